@@ -1,0 +1,87 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layout (dependencies point downwards only):
+//   PasskeyCBOR, PasskeyWire        no dependencies: CBOR codec; base64url, JSON and the WebAuthn L3 JSON wire types
+//   PasskeyCore                     the pure protocol: authenticator data, client data, COSE, ceremonies, `none`
+//   PasskeyAttestation              trust-bearing attestation formats (X.509 via swift-certificates)
+//   passkey (PasskeyCLI)            command-line tool
+// The client SDK depends on PasskeyWire/PasskeyCBOR and swift-crypto only, never on X.509 code.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "passkey",
+    platforms: [.macOS(.v14), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    products: [
+        .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
+        .library(name: "PasskeyWire", targets: ["PasskeyWire"]),
+        .library(name: "PasskeyCore", targets: ["PasskeyCore"]),
+        .library(name: "PasskeyAttestation", targets: ["PasskeyAttestation"]),
+        .executable(name: "passkey", targets: ["PasskeyCLI"]),
+        .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "PasskeyCBOR", swiftSettings: strict),
+        .target(name: "PasskeyWire", swiftSettings: strict),
+        .target(
+            name: "PasskeyCore",
+            dependencies: [
+                "PasskeyCBOR", "PasskeyWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PasskeyAttestation",
+            dependencies: [
+                "PasskeyCore", "PasskeyCBOR", "PasskeyWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "PasskeyCLI",
+            dependencies: [
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "PasskeyCoreBenchmarks",
+            dependencies: [
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"], swiftSettings: strict),
+        .testTarget(name: "PasskeyWireTests", dependencies: ["PasskeyWire"], swiftSettings: strict),
+        .testTarget(
+            name: "PasskeyCoreTests",
+            dependencies: [
+                "PasskeyCore", "PasskeyAttestation", "PasskeyCBOR", "PasskeyWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "PasskeyCLITests", dependencies: ["PasskeyCLI"], swiftSettings: strict),
+    ]
+)

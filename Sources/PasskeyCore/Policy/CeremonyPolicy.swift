@@ -1,0 +1,79 @@
+public import PasskeyWire
+
+/// The relying party's choices for both ceremonies, with secure defaults.
+///
+/// Nothing a client sends can loosen these: options carry them out, verification enforces them.
+public struct CeremonyPolicy: Sendable, Hashable {
+    /// User verification (§7.1 step 16, §7.2 step 17). Default: required.
+    public var userVerification: UserVerificationRequirement
+    /// Algorithms offered in `pubKeyCredParams` and accepted at registration (§7.1 step 20), in order of preference.
+    public var algorithms: [COSEAlgorithmIdentifier]
+    /// Accept RS1 (RSASSA-PKCS1-v1_5 with SHA-1) credential keys. Off by default.
+    public var allowLegacyAlgorithms: Bool
+    public var attestation: AttestationPolicy
+    public var counter: CounterPolicy
+    public var backup: BackupPolicy
+
+    public init(
+        userVerification: UserVerificationRequirement = .required,
+        algorithms: [COSEAlgorithmIdentifier] = CeremonyPolicy.defaultAlgorithms,
+        allowLegacyAlgorithms: Bool = false,
+        attestation: AttestationPolicy = AttestationPolicy(),
+        counter: CounterPolicy = .rejectRegression,
+        backup: BackupPolicy = BackupPolicy()
+    ) {
+        self.userVerification = userVerification
+        self.algorithms = algorithms
+        self.allowLegacyAlgorithms = allowLegacyAlgorithms
+        self.attestation = attestation
+        self.counter = counter
+        self.backup = backup
+    }
+
+    /// ES256 (every platform), EdDSA, ES384, ES512, PS256, RS256 (Windows Hello), ML-DSA-65 and ML-DSA-87.
+    public static let defaultAlgorithms: [COSEAlgorithmIdentifier] = [
+        .es256, .edDSA, .es384, .es512, .ps256, .rs256, .mlDSA65, .mlDSA87,
+    ]
+
+    public static let `default` = CeremonyPolicy()
+
+    /// Whether the UV flag must be set.
+    public var requiresUserVerification: Bool { userVerification == .required }
+}
+
+/// What attestation the relying party accepts (§7.1 steps 23 and 24).
+public struct AttestationPolicy: Sendable, Hashable {
+    /// Require an attestation whose chain reaches a configured trust anchor: `none`, self attestation and chains
+    /// that could not be evaluated are refused. Default: `false` (passkeys from any provider are welcome).
+    public var requireTrustedAttestation: Bool
+
+    public init(requireTrustedAttestation: Bool = false) {
+        self.requireTrustedAttestation = requireTrustedAttestation
+    }
+
+    public static let acceptAny = AttestationPolicy(requireTrustedAttestation: false)
+    public static let requireTrusted = AttestationPolicy(requireTrustedAttestation: true)
+}
+
+/// What to do when the signature counter does not increase (§7.2 step 22).
+public enum CounterPolicy: Sendable, Hashable {
+    /// Refuse the sign-in with `counter_regressed` (default). Both counters at 0 is always fine: iCloud Keychain
+    /// and other synced passkeys have no counter.
+    case rejectRegression
+    /// Accept, and report the regression in ``VerifiedAuthentication/counterRegressed`` for the relying party to act on.
+    case reportRegression
+}
+
+/// How the backup flags are treated (§6.1.3, §7.1 steps 17–19, §7.2 steps 18–19).
+public struct BackupPolicy: Sendable, Hashable {
+    /// Accept credentials that can be synced (BE set). Set to `false` to accept device-bound credentials only.
+    public var allowBackupEligible: Bool
+    /// Refuse a sign-in whose BE flag differs from the stored one. BE is fixed when a credential is created, so a
+    /// change means another authenticator or a bug. Default: `true`.
+    public var requireUnchangedBackupEligibility: Bool
+
+    public init(allowBackupEligible: Bool = true, requireUnchangedBackupEligibility: Bool = true) {
+        self.allowBackupEligible = allowBackupEligible
+        self.requireUnchangedBackupEligibility = requireUnchangedBackupEligibility
+    }
+}
