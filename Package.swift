@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "PasskeyWire", targets: ["PasskeyWire"]),
         .library(name: "PasskeyCore", targets: ["PasskeyCore"]),
         .library(name: "PasskeyAttestation", targets: ["PasskeyAttestation"]),
+        .library(name: "PasskeyDiagnostics", targets: ["PasskeyDiagnostics"]),
         .executable(name: "passkey", targets: ["PasskeyCLI"]),
         .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
     ],
@@ -52,10 +53,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "PasskeyDiagnostics",
+            dependencies: ["PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "PasskeyCLI",
             dependencies: [
-                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR",
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyDiagnostics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -73,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyCoreTests",
             dependencies: [
-                "PasskeyCore", "PasskeyAttestation", "PasskeyCBOR", "PasskeyWire",
+                "PasskeyCore", "PasskeyAttestation", "PasskeyCBOR", "PasskeyWire", "PasskeyDiagnostics",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -117,12 +117,16 @@ private struct Reader {
         case 1:
             return .negative(try readArgument(info, start: start))
         case 2:
-            let length = try checkCount(try readArgument(info, start: start), minimumBytesEach: 1, start: start, what: "byte string")
+            // Read the argument first: the check must see the position after it.
+            let declared = try readArgument(info, start: start)
+            let length = try checkCount(declared, minimumBytesEach: 1, start: start, what: "byte string")
             let bytes = Array(buffer[position..<(position + length)])
             position += length
             return .bytes(bytes)
         case 3:
-            let length = try checkCount(try readArgument(info, start: start), minimumBytesEach: 1, start: start, what: "text string")
+            // Read the argument first: the check must see the position after it.
+            let declared = try readArgument(info, start: start)
+            let length = try checkCount(declared, minimumBytesEach: 1, start: start, what: "text string")
             let slice = UnsafeBufferPointer(rebasing: buffer[position..<(position + length)])
             guard let text = String(validating: slice, as: UTF8.self) else {
                 throw CBORError(.invalidUTF8, "text string is not valid UTF-8", offset: start)
@@ -130,7 +134,9 @@ private struct Reader {
             position += length
             return .text(text)
         case 4:
-            let count = try checkCount(try readArgument(info, start: start), minimumBytesEach: 1, start: start, what: "array")
+            // Read the argument first: the check must see the position after it.
+            let declared = try readArgument(info, start: start)
+            let count = try checkCount(declared, minimumBytesEach: 1, start: start, what: "array")
             guard depth < limits.maximumDepth else {
                 throw CBORError(.depthExceeded, "nesting deeper than \(limits.maximumDepth)", offset: start)
             }
@@ -139,7 +145,9 @@ private struct Reader {
             for _ in 0..<count { array.append(try readItem(depth: depth + 1)) }
             return .array(array)
         case 5:
-            let count = try checkCount(try readArgument(info, start: start), minimumBytesEach: 2, start: start, what: "map")
+            // Read the argument first: the check must see the position after it.
+            let declared = try readArgument(info, start: start)
+            let count = try checkCount(declared, minimumBytesEach: 2, start: start, what: "map")
             guard depth < limits.maximumDepth else {
                 throw CBORError(.depthExceeded, "nesting deeper than \(limits.maximumDepth)", offset: start)
             }

@@ -134,3 +134,9 @@ public struct CBORMap: Sendable, Hashable, Sequence, ExpressibleByDictionaryLite
 
     public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
 }
+
+extension CBORValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}

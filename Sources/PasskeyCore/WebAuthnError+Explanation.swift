@@ -1,0 +1,46 @@
+extension WebAuthnError.Code {
+    /// What the code means and what usually causes it, in words for a developer wiring up passkeys.
+    /// Shown by the CLI and the dashboard next to the code.
+    public var explanation: String {
+        switch self {
+        case .jsonMalformed: "The request body is not valid JSON."
+        case .fieldMissing: "A required member of the credential JSON is missing."
+        case .fieldInvalid: "A member of the credential JSON has the wrong type or value."
+        case .invalidBase64URL: "A binary member is not base64url without padding, as WebAuthn Level 3 JSON requires (standard base64 with + and / is refused)."
+        case .credentialTypeInvalid: "The credential's type is not \"public-key\"."
+        case .credentialIDMismatch: "id, rawId and the credential ID inside the authenticator data do not agree."
+        case .credentialIDTooLong: "The credential ID is longer than 1023 bytes."
+        case .clientDataMalformed: "clientDataJSON is not UTF-8 JSON with type, challenge and origin strings."
+        case .clientDataTypeMismatch: "The client data is for the other ceremony (webauthn.create vs webauthn.get): a registration response was sent to sign-in or the reverse."
+        case .challengeMismatch: "The challenge signed by the client is not the one issued for this ceremony: the options are stale, were used twice, or belong to another session."
+        case .originMismatch: "The page or app that ran the ceremony is not an accepted origin. Add the web origin (scheme, host and port exactly), the iOS origin https://<rp id>, or the Android origin android:apk-key-hash:<hash>."
+        case .crossOriginNotAllowed: "The ceremony ran inside a cross-origin iframe, which this relying party does not allow."
+        case .topOriginMismatch: "The page embedding the iframe is not an accepted top-level origin."
+        case .tokenBindingInvalid: "clientDataJSON carries a tokenBinding status that is neither \"present\" nor \"supported\"."
+        case .cborMalformed: "The CBOR inside the response is malformed (truncated, trailing bytes, duplicate keys, indefinite lengths or too deep)."
+        case .attestationObjectMalformed: "The attestation object lacks fmt, attStmt or authData, or one has the wrong type."
+        case .authenticatorDataMalformed: "The authenticator data is truncated, has leftover bytes, or its flags contradict its content."
+        case .rpIDHashMismatch: "The credential is scoped to another RP ID. The RP ID in the options must be the domain the authenticator saw (often the parent domain), and must match the server's configured RP ID."
+        case .userPresenceRequired: "The authenticator did not report user presence (UP flag clear)."
+        case .userVerificationRequired: "The relying party requires user verification (biometrics or PIN) and the authenticator did not perform it (UV flag clear)."
+        case .backupStateInvalid: "The authenticator says the credential is backed up but not backup eligible, which is impossible."
+        case .backupEligibilityChanged: "Backup eligibility changed since registration; it is fixed when a credential is created."
+        case .backupPolicyViolation: "The credential's backup flags break the relying party's policy (for example a synced passkey where only device-bound credentials are accepted)."
+        case .unsupportedAlgorithm: "The credential uses a signature algorithm this server cannot verify."
+        case .algorithmNotAllowed: "The credential uses an algorithm the relying party did not offer or allow."
+        case .publicKeyMalformed: "The credential public key is malformed or does not fit its algorithm."
+        case .publicKeyWeak: "The credential public key is too weak (RSA under 2048 bits)."
+        case .signatureInvalid: "The signature does not verify with the stored public key: the response was altered, or it was made by another credential."
+        case .unsupportedAttestationFormat: "The attestation format is not accepted by this relying party."
+        case .attestationInvalid: "The attestation statement fails its format's verification procedure."
+        case .attestationUntrusted: "The attestation certificate chain does not lead to a trusted root for this format."
+        case .attestationNotAllowed: "The relying party requires trusted attestation and this credential has none (or only self attestation)."
+        case .safetyNetIntegrityFailed: "Android SafetyNet reports that the device fails integrity checks (ctsProfileMatch or basicIntegrity false)."
+        case .credentialNotAllowed: "The credential is not one of those the options allowed."
+        case .userHandleMissing: "A sign-in without a username needs the user handle from the authenticator, and it returned none: the credential is not discoverable."
+        case .userHandleMismatch: "The user handle does not belong to the credential's owner."
+        case .counterRegressed: "The signature counter did not increase: the authenticator may have been cloned, or an old response was replayed."
+        default: "See the reason for details."
+        }
+    }
+}
