@@ -88,6 +88,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .testTarget(name: "PasskeyCLITests", dependencies: ["PasskeyCLI"], swiftSettings: strict),
+        .testTarget(
+            name: "PasskeyCLITests", dependencies: ["PasskeyCLI", "PasskeyWire"], resources: [.copy("Fixtures")], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,94 @@
+import Foundation
+import PasskeyWire
+import Testing
+
+/// Runs the built `passkey` executable as a user would.
+struct CLIRun {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    static var executable: URL {
+        // The test bundle sits next to the built products.
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey")
+    }
+
+    static func run(_ arguments: [String]) throws -> CLIRun {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIRun(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func fixture(_ path: String) throws -> String {
+        guard let dir = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return dir.appendingPathComponent(path).path
+    }
+}
+
+@Suite("passkey verify", .serialized)
+struct VerifyCommandTests {
+    @Test("a valid TPM registration exits 0 and reports its facts as JSON")
+    func validJSON() throws {
+        let run = try CLIRun.run(["verify", "--fixture", CLIRun.fixture("registration/yubico-tpm-windows-hello.json"), "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = try JSONValue.parse(run.stdout).objectValue
+        #expect(json?["id"] == "yubico-tpm-windows-hello")
+        #expect(json?["result"] == "valid")
+        #expect(json?["failure"] == .null)
+        #expect(json?["fmt"] == "tpm")
+        #expect(json?["attestationType"] == "AttCA")
+        #expect(json?["signCount"] == 0)
+        #expect(json?["aaguid"] == "08987058-cadc-4b81-b6e1-30de50dcbe96")
+        #expect(json?["backupEligible"] == false)
+        #expect(json?["backupState"] == false)
+    }
+
+    @Test("an invalid sign-in exits 1 and names the failed check")
+    func invalidJSON() throws {
+        let run = try CLIRun.run(["verify", "--fixture", CLIRun.fixture("authentication/simplewebauthn-es256-replayed-counter.json"), "--json"])
+        #expect(run.status == 1)
+        let json = try JSONValue.parse(run.stdout).objectValue
+        #expect(json?["result"] == "invalid")
+        #expect(json?["failure"] == "counter_regressed")
+        #expect(json?["fmt"] == .null)
+    }
+
+    @Test("without --json it explains in plain words, with expected and received values")
+    func humanOutput() throws {
+        let run = try CLIRun.run(["verify", "--fixture", CLIRun.fixture("registration/simplewebauthn-none-es256-wrong-rp-id.json")])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("INVALID"))
+        #expect(run.stdout.contains("failed check: rp_id_hash_mismatch"))
+        #expect(run.stdout.contains("expected:"))
+        #expect(run.stdout.contains("received:"))
+        let ok = try CLIRun.run(["verify", "--fixture", CLIRun.fixture("authentication/simplewebauthn-es256-security-key.json")])
+        #expect(ok.status == 0)
+        #expect(ok.stdout.contains("is valid"))
+    }
+
+    @Test("usage errors and unreadable files exit 2")
+    func usage() throws {
+        #expect(try CLIRun.run(["verify"]).status == 2)
+        #expect(try CLIRun.run(["verify", "--fixture", "/nonexistent.json"]).status == 2)
+        #expect(try CLIRun.run(["frobnicate"]).status == 2)
+        let notJSON = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-not-a-fixture.json")
+        try Data("{".utf8).write(to: notJSON)
+        let run = try CLIRun.run(["verify", "--fixture", notJSON.path, "--json"])
+        #expect(run.status == 2)
+        #expect(try JSONValue.parse(run.stdout).objectValue?["error"] == "fixture_unreadable")
+        #expect(try CLIRun.run(["--help"]).status == 0)
+    }
+}
