@@ -17,12 +17,14 @@ struct SafetyNetJWS: Sendable {
 
     init(_ response: [UInt8]) throws(WebAuthnError) {
         let parts = response.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == Self.partCount else {
+        var iterator = parts.makeIterator()
+        guard parts.count == Self.partCount, let headerPart = iterator.next(), let payloadPart = iterator.next(),
+            let signaturePart = iterator.next()
+        else {
             throw WebAuthnError(
                 .attestationInvalid, "android-safetynet response is not a compact JWS", expected: "3 dot-separated parts",
                 received: "\(parts.count) parts")
         }
-        let headerPart = parts[0], payloadPart = parts[1], signaturePart = parts[2]
         let header = try Self.object(headerPart, "header")
         guard let algorithm = header["alg"]?.stringValue else {
             throw WebAuthnError(.attestationInvalid, "android-safetynet JWS header has no \"alg\"")
