@@ -122,6 +122,20 @@ public struct SignatureVerifier: Sendable {
         }
     }
 
+    /// An Ed25519 key from its 32-byte encoding (used for certificate keys by the attestation formats, which cannot
+    /// reach the internal backing).
+    public init(algorithm: COSEAlgorithmIdentifier, ed25519PublicKey raw: [UInt8]) throws(WebAuthnError) {
+        guard algorithm == .edDSA || algorithm == .ed25519 else {
+            throw WebAuthnError(.publicKeyMalformed, "algorithm \(algorithm) cannot be used with an Ed25519 key")
+        }
+        self.algorithm = algorithm
+        do {
+            backing = .ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: raw))
+        } catch {
+            throw WebAuthnError(.publicKeyMalformed, "Ed25519 public key is not valid", received: "\(raw.count) bytes")
+        }
+    }
+
     init(algorithm: COSEAlgorithmIdentifier, backing: Backing) {
         self.algorithm = algorithm
         self.backing = backing
