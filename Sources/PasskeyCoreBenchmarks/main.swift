@@ -102,7 +102,7 @@ let packedSignature = Array(try key.signature(for: registrationAuthData + Array(
 let noneBody = registrationBody(fmt: "none", statement: .map([:]))
 let packedBody = registrationBody(fmt: "packed", statement: .map(["alg": .int(-7), "sig": .bytes(packedSignature)]))
 let registrationRP = RelyingParty(
-    id: "example.com", origins: ["https://example.com"], attestationVerifiers: .standard(trustAnchors: try TrustAnchors(pemRoots: [], for: .packed)))
+    id: "example.com", origins: ["https://example.com"], attestationVerifiers: .standard())
 
 // MARK: - Cases
 
