@@ -120,7 +120,7 @@ private struct Reader {
             // Read the argument first: the check must see the position after it.
             let declared = try readArgument(info, start: start)
             let length = try checkCount(declared, minimumBytesEach: 1, start: start, what: "byte string")
-            let bytes = Array(buffer[position..<(position + length)])
+            let bytes = Array(UnsafeBufferPointer(rebasing: buffer[position..<(position + length)]))
             position += length
             return .bytes(bytes)
         case 3:
@@ -153,11 +153,14 @@ private struct Reader {
             }
             var entries: [CBORMap.Entry] = []
             entries.reserveCapacity(count)
-            var seen = Set<CBORValue>(minimumCapacity: count)
+            // WebAuthn maps are small: a linear scan beats hashing them. Large maps use a set.
+            let smallMap = count <= 16
+            var seen = Set<CBORValue>()
             for _ in 0..<count {
                 let keyStart = position
                 let key = try readItem(depth: depth + 1)
-                guard seen.insert(key).inserted else {
+                let duplicate = smallMap ? entries.contains { $0.key == key } : !seen.insert(key).inserted
+                guard !duplicate else {
                     throw CBORError(.duplicateKey, "map key \(key) appears twice", offset: keyStart)
                 }
                 let value = try readItem(depth: depth + 1)

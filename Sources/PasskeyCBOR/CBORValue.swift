@@ -2,7 +2,7 @@
 ///
 /// Maps keep the order in which their entries appeared on the wire; equality of two maps is order-sensitive,
 /// which is what the strict decoder needs for duplicate-key detection and what tests need to compare encodings.
-public indirect enum CBORValue: Sendable, Hashable {
+public enum CBORValue: Sendable, Hashable {
     /// Major type 0.
     case unsigned(UInt64)
     /// Major type 1: the value is `-1 - n`.
@@ -16,7 +16,7 @@ public indirect enum CBORValue: Sendable, Hashable {
     /// Major type 5, entries in wire order, keys unique.
     case map(CBORMap)
     /// Major type 6.
-    case tagged(UInt64, CBORValue)
+    indirect case tagged(UInt64, CBORValue)
     /// Major type 7: `false`, `true`.
     case bool(Bool)
     /// Major type 7: `null`.

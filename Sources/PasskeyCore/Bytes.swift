@@ -24,8 +24,16 @@ public func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     return difference == 0
 }
 
+/// Constant-time comparison of two strings' UTF-8 bytes (the length is not secret), without copying them.
+func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
+    var difference: UInt8 = 0
+    for (x, y) in zip(a.utf8, b.utf8) { difference |= x ^ y }
+    return difference == 0
+}
+
 /// SHA-256 of bytes, as an array.
-func sha256(_ bytes: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: bytes)) }
+func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(data: bytes).withUnsafeBytes { Array($0) } }
 
 /// Decodes a base64url member, naming it in the error.
 func decodeBase64URL(_ string: String, field: String) throws(WebAuthnError) -> [UInt8] {

@@ -14,11 +14,13 @@ import PasskeyWire
 
 var seconds = 2.0
 var rounds = 5
+var only: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--seconds": seconds = arguments.next().flatMap(Double.init) ?? seconds
     case "--rounds": rounds = arguments.next().flatMap(Int.init) ?? rounds
+    case "--only": only = arguments.next()  // "assertion", for profiling one case
     default:
         print("usage: passkey-core-bench [--seconds S] [--rounds R]")
         exit(2)
@@ -136,24 +138,84 @@ guard rawP256(), fullAssertion(), registration(noneBody), registration(packedBod
     exit(1)
 }
 
-print("passkey-core-bench: \(rounds) rounds × \(seconds) s per case, median shown")
+if only == "parts" {
+    // Profiling aid: what each piece of the assertion path costs.
+    let keyParse = rate { (try? P256.Signing.PublicKey(x963Representation: x963)) != nil }
+    let cose = rate { (try? COSEKey(bytes: coseKey)) != nil }
+    let makeVerifier = rate { (try? COSEKey(bytes: coseKey).makeVerifier()) != nil }
+    let json = rate { (try? AuthenticationResponseJSON(jsonBytes: assertionBody)) != nil }
+    let clientDataParse = rate { (try? CollectedClientData(bytes: assertionClientData)) != nil }
+    let parsed = try AuthenticationResponseJSON(jsonBytes: assertionBody)
+    let b64 = rate {
+        Base64URL.decode(parsed.response.authenticatorData) != nil && Base64URL.decode(parsed.response.signature) != nil
+            && Base64URL.decode(parsed.response.clientDataJSON) != nil && Base64URL.decode(parsed.rawId) != nil
+            && Base64URL.decode(parsed.response.userHandle ?? "") != nil
+    }
+    let sha = rate { !SHA256.hash(data: assertionClientData).description.isEmpty }
+    let authDataParse = rate { (try? AuthenticatorData(bytes: assertionAuthData)) != nil }
+    let derParse = rate { (try? P256.Signing.ECDSASignature(derRepresentation: signatureDER)) != nil }
+    let total = rate(fullAssertion)
+    let rawRate = rate(rawP256)
+    for (name, value) in [("P256 key from x963", keyParse), ("COSE key parse", cose), ("COSE key → verifier", makeVerifier),
+                          ("request JSON → AuthenticationResponseJSON", json), ("client data parse", clientDataParse),
+                          ("5 base64url decodes", b64), ("SHA-256 of client data (+description)", sha), ("authenticator data parse", authDataParse),
+                          ("DER signature parse", derParse), ("full assertion", total), ("raw verify", rawRate)] {
+        print("\(name): \(String(format: "%.2f", 1e6 / value)) µs")
+    }
+    exit(0)
+}
+if only == "assertion" {
+    // Profiling aid: run only the full assertion path.
+    print("assertion only: \(Int(rate(fullAssertion)))/s")
+    exit(0)
+}
+
+/// Interleaves cases in slices of `slice` seconds for `total` seconds, so that machine drift (frequency changes,
+/// other load) hits every case alike; returns each case's operations per second over its own slices.
+@MainActor func interleaved(_ cases: [() -> Bool], total: Double, slice: Double = 0.1) -> [Double] {
+    let clock = ContinuousClock()
+    var operations = [Int](repeating: 0, count: cases.count)
+    var elapsed = [Duration](repeating: .zero, count: cases.count)
+    let sliceDuration = Duration.milliseconds(Int(slice * 1000))
+    var spent = Duration.zero
+    while spent < .milliseconds(Int(total * 1000)) {
+        for (index, body) in cases.enumerated() {
+            let start = clock.now
+            let deadline = start.advanced(by: sliceDuration)
+            var count = 0
+            while clock.now < deadline {
+                for _ in 0..<16 { _ = body() }
+                count += 16
+            }
+            let used = clock.now - start
+            operations[index] += count
+            elapsed[index] += used
+            spent += used
+        }
+    }
+    return zip(operations, elapsed).map { Double($0) / (Double($1.components.seconds) + Double($1.components.attoseconds) * 1e-18) }
+}
+
+print("passkey-core-bench: \(rounds) rounds; the assertion and the raw verify alternate in 0.05 s slices (\(seconds) s each per round), registrations run after them; medians of rounds")
 var raw: [Double] = []
 var full: [Double] = []
+var ratios: [Double] = []
 var none: [Double] = []
 var packed: [Double] = []
 for round in 1...rounds {
-    raw.append(rate(rawP256))
-    full.append(rate(fullAssertion))
-    none.append(rate { registration(noneBody) })
-    packed.append(rate { registration(packedBody) })
-    print("  round \(round): raw \(Int(raw.last ?? 0))/s, assertion \(Int(full.last ?? 0))/s, none \(Int(none.last ?? 0))/s, packed \(Int(packed.last ?? 0))/s")
+    let pair = interleaved([rawP256, fullAssertion], total: seconds * 2, slice: 0.05)
+    let registrations = interleaved([{ registration(noneBody) }, { registration(packedBody) }], total: seconds * 2, slice: 0.05)
+    raw.append(pair[0])
+    full.append(pair[1])
+    ratios.append(pair[1] / pair[0])
+    none.append(registrations[0])
+    packed.append(registrations[1])
+    print("  round \(round): raw \(Int(pair[0]))/s, assertion \(Int(pair[1]))/s (\(String(format: "%.3f", pair[1] / pair[0]))×), none \(Int(registrations[0]))/s, packed \(Int(registrations[1]))/s")
 }
-let rawRate = median(raw)
-let fullRate = median(full)
 func format(_ value: Double) -> String { String(Int(value.rounded())).padding(toLength: 10, withPad: " ", startingAt: 0) }
 print("")
 print("case                                              ops/s")
-print("raw swift-crypto P-256 verify (DER sig)           \(format(rawRate))")
-print("ES256 assertion, request JSON → verified result   \(format(fullRate))  (\(String(format: "%.3f", fullRate / rawRate))× raw)")
+print("raw swift-crypto P-256 verify (DER sig)           \(format(median(raw)))")
+print("ES256 assertion, request JSON → verified result   \(format(median(full)))  (median ratio \(String(format: "%.3f", median(ratios)))× raw)")
 print("registration, none attestation                    \(format(median(none)))")
 print("registration, packed self attestation (ES256)     \(format(median(packed)))")

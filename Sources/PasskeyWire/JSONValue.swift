@@ -3,7 +3,7 @@
 /// WebAuthn needs JSON in two places: the wire types and `clientDataJSON`. Parsing both with one small
 /// parser keeps the hot path free of Foundation and lets errors say exactly what was wrong.
 /// Object members keep their order; duplicate member names are rejected.
-public indirect enum JSONValue: Sendable, Hashable {
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(Double)
@@ -168,6 +168,7 @@ private struct JSONParser {
         guard depth < maximumDepth else { throw JSONParseError("nesting deeper than \(maximumDepth)", offset: position) }
         position += 1
         var members: [(name: String, value: JSONValue)] = []
+        members.reserveCapacity(8)
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
@@ -254,21 +255,29 @@ private struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         let start = position
         position += 1
-        // Fast path: no escapes.
-        var scan = position
+        // Fast path: no escapes. WebAuthn JSON is almost always ASCII (base64url), which needs no UTF-8 validation.
+        var scan = plainRunEnd(from: position)
+        var asciiOnly = true
         while scan < buffer.count {
             let c = buffer[scan]
             if c == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: buffer[position..<scan])
-                guard let s = String(validating: slice, as: UTF8.self) else {
-                    throw JSONParseError("string is not valid UTF-8", offset: start)
+                let s: String
+                if asciiOnly {
+                    s = String(decoding: slice, as: UTF8.self)
+                } else {
+                    guard let validated = String(validating: slice, as: UTF8.self) else {
+                        throw JSONParseError("string is not valid UTF-8", offset: start)
+                    }
+                    s = validated
                 }
                 position = scan + 1
                 return s
             }
             if c == UInt8(ascii: "\\") { break }
             if c < 0x20 { throw JSONParseError("control character in string", offset: scan) }
-            scan += 1
+            asciiOnly = false  // c >= 0x80
+            scan = plainRunEnd(from: scan + 1)
         }
         var bytes: [UInt8] = Array(UnsafeBufferPointer(rebasing: buffer[position..<scan]))
         position = scan
@@ -316,6 +325,33 @@ private struct JSONParser {
                 bytes.append(c)
             }
         }
+    }
+
+    /// The index of the first byte at or after `start` that ends a plain run of string content: a quote, a backslash,
+    /// a control character or a non-ASCII byte. Eight bytes at a time (SWAR), then byte by byte.
+    func plainRunEnd(from start: Int) -> Int {
+        var index = start
+        let count = buffer.count
+        guard let base = UnsafeRawPointer(buffer.baseAddress) else { return index }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5c)
+            // A byte is zero (or below 0x20) when subtracting borrows into its high bit while the byte's own high bit is clear.
+            let hasQuote = (quote &- ones) & ~quote & highs
+            let hasBackslash = (backslash &- ones) & ~backslash & highs
+            let hasControl = (word &- (ones &* 0x20)) & ~word & highs
+            if (hasQuote | hasBackslash | hasControl | (word & highs)) != 0 { break }
+            index += 8
+        }
+        while index < count {
+            let c = buffer[index]
+            if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { return index }
+            index += 1
+        }
+        return index
     }
 
     mutating func parseHex4() throws(JSONParseError) -> UInt32 {

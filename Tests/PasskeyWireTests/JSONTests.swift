@@ -25,6 +25,20 @@ struct JSONTests {
         #expect(throws: JSONParseError.self) { try JSONValue.parse(input) }
     }
 
+    @Test("string scanning is exact at every offset around its 8-byte words")
+    func stringScanOffsets() throws {
+        for prefixLength in 0..<20 {
+            let prefix = String(repeating: "a", count: prefixLength)
+            #expect(try JSONValue.parse("\"\(prefix)\"") == .string(prefix))
+            #expect(try JSONValue.parse("\"\(prefix)\\n\(prefix)\"") == .string(prefix + "\n" + prefix))
+            #expect(try JSONValue.parse("\"\(prefix)é\(prefix)\"") == .string(prefix + "é" + prefix))
+            #expect(try JSONValue.parse("\"\(prefix) !#~\(prefix)\"") == .string(prefix + " !#~" + prefix))
+            #expect(throws: JSONParseError.self) { try JSONValue.parse("\"\(prefix)\u{1f}\(prefix)\"") }
+            #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("\"\(prefix)".utf8) + [0xff] + Array("\"".utf8)) }
+            #expect(throws: JSONParseError.self) { try JSONValue.parse("\"\(prefix)") }
+        }
+    }
+
     @Test("invalid UTF-8 is refused")
     func invalidUTF8() {
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xc3, 0x28, 0x22]) }

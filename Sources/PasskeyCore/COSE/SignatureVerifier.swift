@@ -164,7 +164,12 @@ extension COSEKey {
         }
         switch parameters {
         case .ec2(let curve, let x, let y):
-            return try SignatureVerifier(algorithm: algorithm, ec2Curve: curve, x963: [0x04] + x + y)
+            var point: [UInt8] = []
+            point.reserveCapacity(1 + x.count + y.count)
+            point.append(0x04)  // uncompressed point (SEC 1 §2.3.3)
+            point.append(contentsOf: x)
+            point.append(contentsOf: y)
+            return try SignatureVerifier(algorithm: algorithm, ec2Curve: curve, x963: point)
         case .okp(let curve, let x):
             guard algorithm == .edDSA || algorithm == .ed25519 else {
                 throw WebAuthnError(.publicKeyMalformed, "algorithm \(algorithm) cannot be used with an OKP key")

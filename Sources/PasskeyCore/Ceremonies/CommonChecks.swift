@@ -17,7 +17,7 @@ extension RelyingParty {
         }
         // Step 8 / 11: "Verify that the value of C.challenge equals the base64url encoding of pkOptions.challenge."
         // Exact, constant-time comparison of the strings: padded or standard-base64 variants do not match.
-        guard constantTimeEqual(Array(clientData.challenge.utf8), Array(expectedChallenge.utf8)) else {
+        guard constantTimeEqual(clientData.challenge, expectedChallenge) else {
             throw WebAuthnError(
                 .challengeMismatch, "client data challenge is not the challenge issued for this ceremony",
                 expected: expectedChallenge, received: clientData.challenge)

@@ -7,11 +7,11 @@ import PasskeyWire
 /// SHA-256 of the signing certificate>`. List them all in ``origins``.
 public struct RelyingParty: Sendable {
     /// The RP ID sent in options (a registrable domain suffix of the origins, for example `example.com`).
-    public var id: String
+    public var id: String { didSet { acceptedIDHashes = Self.hashes([id] + additionalIDs) } }
     /// Shown by some authenticators at registration.
     public var name: String
     /// Further RP IDs whose hash is accepted in authenticator data (for example while moving to a new domain).
-    public var additionalIDs: [String]
+    public var additionalIDs: [String] { didSet { acceptedIDHashes = Self.hashes([id] + additionalIDs) } }
     /// Origins accepted in client data, compared exactly (§13.4.9).
     public var origins: [String]
     /// Accept ceremonies run inside cross-origin iframes (`crossOrigin: true`). Default: `false`.
@@ -34,14 +34,22 @@ public struct RelyingParty: Sendable {
         self.topOrigins = topOrigins
         self.policy = policy
         self.attestationVerifiers = attestationVerifiers
+        acceptedIDHashes = Self.hashes([id] + additionalIDs)
     }
+
+    /// SHA-256 of every accepted RP ID, kept in step with ``id`` and ``additionalIDs`` (computed once, not per request).
+    private var acceptedIDHashes: [[UInt8]]
+
+    private static func hashes(_ ids: [String]) -> [[UInt8]] { ids.map { sha256(Array($0.utf8)) } }
 
     /// Every accepted RP ID, primary first.
     public var acceptedIDs: [String] { [id] + additionalIDs }
 
     /// The accepted RP ID whose SHA-256 is `hash`, if any.
     func rpID(matchingHash hash: [UInt8]) -> String? {
-        for candidate in acceptedIDs where constantTimeEqual(sha256(Array(candidate.utf8)), hash) { return candidate }
+        for (candidate, candidateHash) in zip(acceptedIDs, acceptedIDHashes) where constantTimeEqual(candidateHash, hash) {
+            return candidate
+        }
         return nil
     }
 }
