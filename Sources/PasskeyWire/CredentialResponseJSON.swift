@@ -1,19 +1,26 @@
-/// WebAuthn L3 §5.1 `RegistrationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `create()`.
+/// The response member of a credential: ``AuthenticatorAttestationResponseJSON`` after `create()`,
+/// ``AuthenticatorAssertionResponseJSON`` after `get()`.
+public protocol AuthenticatorResponseJSON: JSONRepresentable, Hashable {
+    /// Reads the member, naming errors with `path` (`response.clientDataJSON`).
+    init(json: JSONValue, path: String) throws(WireError)
+}
+
+/// WebAuthn L3 §5.1: what `PublicKeyCredential.toJSON()` gives. The envelope (`id`, `rawId`, `type`, attachment and
+/// client extension results) is the same for both ceremonies; only `response` differs.
 ///
-/// Binary members stay base64url strings here, exactly as received; the verifier decodes them and says
-/// which member was not valid base64url.
-public struct RegistrationResponseJSON: JSONRepresentable, Hashable {
+/// Binary members stay base64url strings here, exactly as received; the verifier decodes them and says which member
+/// was not valid base64url.
+public struct PublicKeyCredentialJSON<Response: AuthenticatorResponseJSON>: JSONRepresentable, Hashable {
     public var id: String
     public var rawId: String
-    public var response: AuthenticatorAttestationResponseJSON
+    public var response: Response
     public var authenticatorAttachment: AuthenticatorAttachment?
     public var clientExtensionResults: JSONObject
     public var type: PublicKeyCredentialType
 
     public init(
-        id: String, rawId: String, response: AuthenticatorAttestationResponseJSON,
-        authenticatorAttachment: AuthenticatorAttachment? = nil, clientExtensionResults: JSONObject = [:],
-        type: PublicKeyCredentialType = .publicKey
+        id: String, rawId: String, response: Response, authenticatorAttachment: AuthenticatorAttachment? = nil,
+        clientExtensionResults: JSONObject = [:], type: PublicKeyCredentialType = .publicKey
     ) {
         self.id = id
         self.rawId = rawId
@@ -27,7 +34,7 @@ public struct RegistrationResponseJSON: JSONRepresentable, Hashable {
         let r = try JSONObjectReader(json)
         id = try r.string("id")
         rawId = try r.optionalString("rawId") ?? id
-        response = try AuthenticatorAttestationResponseJSON(json: try r.required("response"), path: "response")
+        response = try Response(json: try r.required("response"), path: "response")
         authenticatorAttachment = try r.optionalEnum("authenticatorAttachment", as: AuthenticatorAttachment.self)
         clientExtensionResults = try r.optionalObject("clientExtensionResults") ?? [:]
         type = PublicKeyCredentialType(rawValue: try r.string("type"))
@@ -45,11 +52,17 @@ public struct RegistrationResponseJSON: JSONRepresentable, Hashable {
     }
 }
 
+/// WebAuthn L3 §5.1 `RegistrationResponseJSON`: the result of `navigator.credentials.create()`.
+public typealias RegistrationResponseJSON = PublicKeyCredentialJSON<AuthenticatorAttestationResponseJSON>
+
+/// WebAuthn L3 §5.1 `AuthenticationResponseJSON`: the result of `navigator.credentials.get()`.
+public typealias AuthenticationResponseJSON = PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>
+
 /// WebAuthn L3 §5.2.1 `AuthenticatorAttestationResponseJSON`.
 ///
 /// `authenticatorData`, `publicKey` and `publicKeyAlgorithm` are conveniences for clients: a relying party
 /// takes every stored value from `attestationObject`, never from these copies.
-public struct AuthenticatorAttestationResponseJSON: JSONRepresentable, Hashable {
+public struct AuthenticatorAttestationResponseJSON: AuthenticatorResponseJSON {
     public var clientDataJSON: String
     public var authenticatorData: String?
     public var transports: [AuthenticatorTransport]?
@@ -71,7 +84,7 @@ public struct AuthenticatorAttestationResponseJSON: JSONRepresentable, Hashable 
 
     public init(json: JSONValue) throws(WireError) { try self.init(json: json, path: "") }
 
-    init(json: JSONValue, path: String) throws(WireError) {
+    public init(json: JSONValue, path: String) throws(WireError) {
         let r = try JSONObjectReader(json, path: path)
         clientDataJSON = try r.string("clientDataJSON")
         attestationObject = try r.string("attestationObject")
@@ -93,52 +106,8 @@ public struct AuthenticatorAttestationResponseJSON: JSONRepresentable, Hashable 
     }
 }
 
-/// WebAuthn L3 §5.1 `AuthenticationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `get()`.
-public struct AuthenticationResponseJSON: JSONRepresentable, Hashable {
-    public var id: String
-    public var rawId: String
-    public var response: AuthenticatorAssertionResponseJSON
-    public var authenticatorAttachment: AuthenticatorAttachment?
-    public var clientExtensionResults: JSONObject
-    public var type: PublicKeyCredentialType
-
-    public init(
-        id: String, rawId: String, response: AuthenticatorAssertionResponseJSON,
-        authenticatorAttachment: AuthenticatorAttachment? = nil, clientExtensionResults: JSONObject = [:],
-        type: PublicKeyCredentialType = .publicKey
-    ) {
-        self.id = id
-        self.rawId = rawId
-        self.response = response
-        self.authenticatorAttachment = authenticatorAttachment
-        self.clientExtensionResults = clientExtensionResults
-        self.type = type
-    }
-
-    public init(json: JSONValue) throws(WireError) {
-        let r = try JSONObjectReader(json)
-        id = try r.string("id")
-        rawId = try r.optionalString("rawId") ?? id
-        response = try AuthenticatorAssertionResponseJSON(json: try r.required("response"), path: "response")
-        authenticatorAttachment = try r.optionalEnum("authenticatorAttachment", as: AuthenticatorAttachment.self)
-        clientExtensionResults = try r.optionalObject("clientExtensionResults") ?? [:]
-        type = PublicKeyCredentialType(rawValue: try r.string("type"))
-    }
-
-    public var json: JSONValue {
-        var b = JSONObjectBuilder()
-        b.set("id", id)
-        b.set("rawId", rawId)
-        b.set("response", response)
-        b.set("authenticatorAttachment", authenticatorAttachment)
-        b.set("clientExtensionResults", .object(clientExtensionResults))
-        b.set("type", type)
-        return b.value
-    }
-}
-
 /// WebAuthn L3 §5.2.2 `AuthenticatorAssertionResponseJSON`.
-public struct AuthenticatorAssertionResponseJSON: JSONRepresentable, Hashable {
+public struct AuthenticatorAssertionResponseJSON: AuthenticatorResponseJSON {
     public var clientDataJSON: String
     public var authenticatorData: String
     public var signature: String
@@ -158,7 +127,7 @@ public struct AuthenticatorAssertionResponseJSON: JSONRepresentable, Hashable {
 
     public init(json: JSONValue) throws(WireError) { try self.init(json: json, path: "") }
 
-    init(json: JSONValue, path: String) throws(WireError) {
+    public init(json: JSONValue, path: String) throws(WireError) {
         let r = try JSONObjectReader(json, path: path)
         clientDataJSON = try r.string("clientDataJSON")
         authenticatorData = try r.string("authenticatorData")

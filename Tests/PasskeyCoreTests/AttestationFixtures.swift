@@ -69,25 +69,11 @@ struct AttestationFixtureError: Error, CustomStringConvertible {
 }
 
 enum AttestationFixtures {
-    static var directory: URL {
-        get throws {
-            guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
-                throw AttestationFixtureError("Fixtures folder is missing from the test bundle")
-            }
-            return url
-        }
-    }
-
-    /// Registration fixture ids (file names without `.json`), sorted; empty if the bundle cannot be read.
-    static let registrationIDs: [String] = {
-        guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil),
-            let names = try? FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent("registration").path)
-        else { return [] }
-        return names.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(".json".count)) }.sorted()
-    }()
+    /// The same files and folder as ``Fixtures`` (FixtureTests.swift), read at the attestation-format level.
+    static let registrationIDs = Fixtures.names("registration")
 
     static func text(_ relativePath: String) throws -> String {
-        let url = try directory.appendingPathComponent(relativePath)
+        let url = try Fixtures.directory.appendingPathComponent(relativePath)
         return try String(contentsOf: url, encoding: .utf8)
     }
 
