@@ -128,7 +128,10 @@ private struct Reader {
             let declared = try readArgument(info, start: start)
             let length = try checkCount(declared, minimumBytesEach: 1, start: start, what: "text string")
             let slice = UnsafeBufferPointer(rebasing: buffer[position..<(position + length)])
-            guard let text = String(validating: slice, as: UTF8.self) else {
+            // Decoding repairs invalid sequences, so the bytes survive unchanged exactly when they were valid UTF-8
+            // (`String(validating:as:)` needs iOS 18 / macOS 15; this package supports iOS 16).
+            let text = String(decoding: slice, as: UTF8.self)
+            guard text.utf8.elementsEqual(slice) else {
                 throw CBORError(.invalidUTF8, "text string is not valid UTF-8", offset: start)
             }
             position += length

@@ -266,7 +266,7 @@ private struct JSONParser {
                 if asciiOnly {
                     s = String(decoding: slice, as: UTF8.self)
                 } else {
-                    guard let validated = String(validating: slice, as: UTF8.self) else {
+                    guard let validated = validUTF8String(slice) else {
                         throw JSONParseError("string is not valid UTF-8", offset: start)
                     }
                     s = validated
@@ -286,7 +286,7 @@ private struct JSONParser {
             position += 1
             switch c {
             case UInt8(ascii: "\""):
-                guard let s = String(validating: bytes, as: UTF8.self) else {
+                guard let s = bytes.withUnsafeBufferPointer(validUTF8String) else {
                     throw JSONParseError("string is not valid UTF-8", offset: start)
                 }
                 return s
@@ -371,6 +371,13 @@ private struct JSONParser {
         }
         return value
     }
+}
+
+/// The string, if `bytes` are valid UTF-8. (`String(validating:as:)` would do, but needs iOS 18 / macOS 15.)
+/// Decoding repairs invalid sequences with U+FFFD, so the bytes come back unchanged exactly when nothing was invalid.
+func validUTF8String(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    let string = String(decoding: bytes, as: UTF8.self)
+    return string.utf8.elementsEqual(bytes) ? string : nil
 }
 
 // MARK: - Serialisation

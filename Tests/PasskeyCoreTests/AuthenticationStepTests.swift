@@ -19,7 +19,7 @@ struct AuthenticationStepTests {
             response, expectedChallenge: challenge, credential: record, expectedUser: expectedUser, allowedCredentialIDs: allowed)
     }
 
-    @Test("a valid discoverable sign-in returns what to update", arguments: [COSEAlgorithmIdentifier.es256, .es384, .es512, .edDSA, .rs256, .ps256, .mlDSA65])
+    @Test("a valid discoverable sign-in returns what to update", arguments: TestKey.algorithms)
     func validSignIn(alg: COSEAlgorithmIdentifier) throws {
         let a = try TestAuthenticator(algorithm: alg)
         let authData = a.authData(for: "get") { $0.signCount = 8 }.build()

@@ -35,7 +35,7 @@ struct RegistrationStepTests {
         #expect(record.uvInitialized && record.userHandle == a.userHandle)
     }
 
-    @Test("every supported algorithm registers", arguments: [COSEAlgorithmIdentifier.es256, .es384, .es512, .edDSA, .rs256, .ps256, .mlDSA65])
+    @Test("every supported algorithm registers", arguments: TestKey.algorithms)
     func algorithms(alg: COSEAlgorithmIdentifier) throws {
         let a = try TestAuthenticator(algorithm: alg)
         #expect(try verify(a.registration()).publicKeyAlgorithm == alg)

@@ -13,8 +13,9 @@ public struct SignatureVerifier: Sendable {
         case p521(P521.Signing.PublicKey)
         case ed25519(Curve25519.Signing.PublicKey)
         case rsa(_RSA.Signing.PublicKey, RSAHash, _RSA.Signing.Padding)
-        case mlDSA65(MLDSA65.PublicKey)
-        case mlDSA87(MLDSA87.PublicKey)
+        /// ML-DSA-65 or -87: the raw public key, checked when the verifier is made. Kept as bytes because on Apple
+        /// platforms `Crypto` is CryptoKit, whose ML-DSA types need OS 26 while this package supports iOS 16.
+        case mlDSA(COSEAlgorithmIdentifier, [UInt8])
     }
 
     enum RSAHash: Sendable { case sha1, sha256, sha384, sha512 }
@@ -56,10 +57,24 @@ public struct SignatureVerifier: Sendable {
             case .sha384: return key.isValidSignature(sig, for: SHA384.hash(data: data), padding: padding)
             case .sha512: return key.isValidSignature(sig, for: SHA512.hash(data: data), padding: padding)
             }
-        case .mlDSA65(let key):
-            return key.isValidSignature(signature, for: data)
-        case .mlDSA87(let key):
-            return key.isValidSignature(signature, for: data)
+        case .mlDSA(let algorithm, let raw):
+            return Self.verifyMLDSA(algorithm, publicKey: raw, signature: signature, data: data) ?? false
+        }
+    }
+
+    /// ML-DSA verification with an empty context (draft-ietf-cose-dilithium); `nil` where the platform lacks ML-DSA
+    /// or the key does not parse.
+    static func verifyMLDSA(_ algorithm: COSEAlgorithmIdentifier, publicKey raw: [UInt8], signature: [UInt8]?, data: [UInt8]) -> Bool? {
+        guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return nil }
+        switch algorithm {
+        case .mlDSA65:
+            guard let key = try? MLDSA65.PublicKey(rawRepresentation: raw) else { return nil }
+            return signature.map { key.isValidSignature($0, for: data) } ?? true
+        case .mlDSA87:
+            guard let key = try? MLDSA87.PublicKey(rawRepresentation: raw) else { return nil }
+            return signature.map { key.isValidSignature($0, for: data) } ?? true
+        default:
+            return nil
         }
     }
 
@@ -143,6 +158,10 @@ public struct SignatureVerifier: Sendable {
 }
 
 extension COSEKey {
+    static func checkMLDSAKey(_ algorithm: COSEAlgorithmIdentifier, _ raw: [UInt8]) -> Bool {
+        SignatureVerifier.verifyMLDSA(algorithm, publicKey: raw, signature: nil, data: []) == true
+    }
+
     /// Makes a verifier for this key's algorithm, checking that the key fits the algorithm.
     ///
     /// - Parameter allowLegacyAlgorithms: allow RS1 (RSASSA-PKCS1-v1_5 with SHA-1). Off by default; some old
@@ -187,16 +206,17 @@ extension COSEKey {
         case .rsa(let n, let e):
             return try SignatureVerifier(algorithm: algorithm, rsaModulus: n, exponent: e)
         case .akp(let pub):
-            do {
-                switch algorithm {
-                case .mlDSA65: return SignatureVerifier(algorithm: algorithm, backing: .mlDSA65(try MLDSA65.PublicKey(rawRepresentation: pub)))
-                case .mlDSA87: return SignatureVerifier(algorithm: algorithm, backing: .mlDSA87(try MLDSA87.PublicKey(rawRepresentation: pub)))
-                default: break
-                }
-            } catch {
+            guard algorithm == .mlDSA65 || algorithm == .mlDSA87 else {
+                throw WebAuthnError(.publicKeyMalformed, "algorithm \(algorithm) cannot be used with an AKP key")
+            }
+            guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else {
+                throw WebAuthnError(.unsupportedAlgorithm, "\(algorithm) needs ML-DSA support from the operating system (Apple platforms 26 or later)")
+            }
+            // Parse once now, so a key that cannot verify is refused at registration.
+            guard Self.checkMLDSAKey(algorithm, pub) else {
                 throw WebAuthnError(.publicKeyMalformed, "\(algorithm) public key is not valid", received: "\(pub.count) bytes")
             }
-            throw WebAuthnError(.publicKeyMalformed, "algorithm \(algorithm) cannot be used with an AKP key")
+            return SignatureVerifier(algorithm: algorithm, backing: .mlDSA(algorithm, pub))
         case .unknown:
             throw WebAuthnError(.unsupportedAlgorithm, "COSE key type \(keyType) is not supported", received: "\(keyType.rawValue)")
         }
