@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "PasskeyCore", targets: ["PasskeyCore"]),
         .library(name: "PasskeyAttestation", targets: ["PasskeyAttestation"]),
         .library(name: "PasskeyDiagnostics", targets: ["PasskeyDiagnostics"]),
+        .library(name: "PasskeyStorage", targets: ["PasskeyStorage"]),
+        .library(name: "PasskeyStorageSQLite", targets: ["PasskeyStorageSQLite"]),
         .executable(name: "passkey", targets: ["PasskeyCLI"]),
         .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
     ],
@@ -29,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .target(name: "PasskeyCBOR", swiftSettings: strict),
@@ -53,6 +56,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "PasskeyStorage", swiftSettings: strict),
+        .target(
+            name: "PasskeyStorageSQLite",
+            dependencies: ["PasskeyStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
         .target(
             name: "PasskeyDiagnostics",
             dependencies: ["PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR"],
@@ -74,6 +83,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "PasskeyStorageTests", dependencies: ["PasskeyStorage", "PasskeyStorageSQLite"], swiftSettings: strict),
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"], swiftSettings: strict),
         .testTarget(name: "PasskeyWireTests", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .testTarget(

@@ -1,0 +1,110 @@
+public import Foundation
+
+/// Keeps everything in memory: for tests and for trying things out. An actor, so every operation is atomic.
+public actor InMemoryRepository: PasskeyRepository {
+    private var usersByID: [String: UserRecord] = [:]
+    private var credentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
+    private var challengesByKey: [String: ChallengeRecord] = [:]
+
+    public init() {}
+
+    // MARK: Users
+
+    public func user(id: String) -> UserRecord? { usersByID[id] }
+
+    public func user(username: String) -> UserRecord? {
+        let wanted = username.lowercased()
+        return usersByID.values.first { $0.username?.lowercased() == wanted }
+    }
+
+    public func user(userHandle: [UInt8]) -> UserRecord? { usersByID.values.first { $0.userHandle == userHandle } }
+
+    public func users(matching search: String?, limit: Int, offset: Int) -> [UserRecord] {
+        let needle = search?.lowercased()
+        let all = usersByID.values
+            .filter { user in needle.map { (user.username ?? "").lowercased().contains($0) } ?? true }
+            .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+        return Array(all.dropFirst(max(0, offset)).prefix(max(0, limit)))
+    }
+
+    public func deleteUser(id: String) throws(StorageError) {
+        guard usersByID.removeValue(forKey: id) != nil else { throw StorageError(.notFound, "no user \(id)") }
+        credentialsByID = credentialsByID.filter { $0.value.userID != id }
+    }
+
+    // MARK: Credentials
+
+    public func credential(id: [UInt8]) -> CredentialRecordEntry? { credentialsByID[id] }
+
+    public func credentials(userID: String) -> [CredentialRecordEntry] {
+        credentialsByID.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord) throws(StorageError) {
+        guard credentialsByID[credential.id] == nil else {
+            throw StorageError(.credentialExists, "credential ID already registered")
+        }
+        if usersByID[user.id] == nil {
+            if let name = user.username, let other = self.user(username: name), other.id != user.id {
+                throw StorageError(.usernameTaken, "username belongs to user \(other.id)")
+            }
+            usersByID[user.id] = user
+        }
+        credentialsByID[credential.id] = credential
+    }
+
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+    ) throws(StorageError) {
+        guard var credential = credentialsByID[credentialID] else { throw StorageError(.notFound, "credential not found") }
+        guard credential.signCount == expectedSignCount else {
+            throw StorageError(.counterConflict, "stored counter is \(credential.signCount), expected \(expectedSignCount)")
+        }
+        credential.signCount = newSignCount
+        credential.backupState = backupState
+        credential.lastUsedAt = time
+        credentialsByID[credentialID] = credential
+        usersByID[credential.userID]?.lastSignInAt = time
+    }
+
+    public func renameCredential(id: [UInt8], userID: String, name: String) throws(StorageError) {
+        guard var credential = credentialsByID[id], credential.userID == userID else {
+            throw StorageError(.notFound, "credential not found for this user")
+        }
+        credential.name = name
+        credentialsByID[id] = credential
+    }
+
+    public func deleteCredential(id: [UInt8], userID: String) throws(StorageError) {
+        guard let credential = credentialsByID[id], credential.userID == userID else {
+            throw StorageError(.notFound, "credential not found for this user")
+        }
+        credentialsByID[id] = nil
+    }
+
+    // MARK: Challenges
+
+    public func saveChallenge(_ challenge: ChallengeRecord) { challengesByKey[challenge.key] = challenge }
+
+    public func consumeChallenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) -> ChallengeRecord? {
+        guard let record = challengesByKey[key], record.ceremony == ceremony else { return nil }
+        challengesByKey[key] = nil
+        return record.expiresAt > now ? record : nil
+    }
+
+    public func consumeChallenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) -> ChallengeRecord? {
+        guard let record = challengesByKey.values.first(where: { $0.challenge == value && $0.ceremony == ceremony }) else {
+            return nil
+        }
+        challengesByKey[record.key] = nil
+        return record.expiresAt > now ? record : nil
+    }
+
+    public func purgeExpiredChallenges(now: Date) -> Int {
+        let before = challengesByKey.count
+        challengesByKey = challengesByKey.filter { $0.value.expiresAt > now }
+        return before - challengesByKey.count
+    }
+
+    public func challengeCount() -> Int { challengesByKey.count }
+}

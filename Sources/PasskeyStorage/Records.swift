@@ -1,0 +1,115 @@
+public import Foundation
+
+/// A user account. `userHandle` is the WebAuthn user.id: 64 random bytes, never personal data.
+public struct UserRecord: Sendable, Hashable, Identifiable {
+    /// Our stable identifier (a UUID string), used in URLs and tokens.
+    public var id: String
+    public var userHandle: [UInt8]
+    /// `nil` for anonymous users.
+    public var username: String?
+    public var displayName: String
+    public var isAnonymous: Bool
+    public var createdAt: Date
+    public var lastSignInAt: Date?
+
+    public init(
+        id: String = UUID().uuidString.lowercased(), userHandle: [UInt8], username: String?, displayName: String,
+        isAnonymous: Bool, createdAt: Date, lastSignInAt: Date? = nil
+    ) {
+        self.id = id
+        self.userHandle = userHandle
+        self.username = username
+        self.displayName = displayName
+        self.isAnonymous = isAnonymous
+        self.createdAt = createdAt
+        self.lastSignInAt = lastSignInAt
+    }
+}
+
+/// A registered credential: the WebAuthn credential record (L3 §7.1 step 27) plus what management screens show.
+public struct CredentialRecordEntry: Sendable, Hashable, Identifiable {
+    public var id: [UInt8]
+    public var userID: String
+    /// COSE_Key bytes as found in attested credential data.
+    public var publicKey: [UInt8]
+    public var algorithm: Int
+    public var signCount: UInt32
+    public var uvInitialized: Bool
+    public var transports: [String]
+    public var backupEligible: Bool
+    public var backupState: Bool
+    /// Lower-case canonical AAGUID.
+    public var aaguid: String
+    public var attestationFormat: String
+    public var attestationType: String
+    /// A name the user can change ("iPhone", "YubiKey 5").
+    public var name: String?
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+
+    public init(
+        id: [UInt8], userID: String, publicKey: [UInt8], algorithm: Int, signCount: UInt32, uvInitialized: Bool,
+        transports: [String], backupEligible: Bool, backupState: Bool, aaguid: String, attestationFormat: String,
+        attestationType: String, name: String? = nil, createdAt: Date, lastUsedAt: Date? = nil
+    ) {
+        self.id = id
+        self.userID = userID
+        self.publicKey = publicKey
+        self.algorithm = algorithm
+        self.signCount = signCount
+        self.uvInitialized = uvInitialized
+        self.transports = transports
+        self.backupEligible = backupEligible
+        self.backupState = backupState
+        self.aaguid = aaguid
+        self.attestationFormat = attestationFormat
+        self.attestationType = attestationType
+        self.name = name
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
+/// A ceremony in progress: the challenge issued with options, waiting for the client's answer.
+///
+/// Single use: ``ChallengeRepository/consumeChallenge(key:ceremony:now:)`` removes it whether verification then
+/// succeeds or fails, so a response can never be replayed.
+public struct ChallengeRecord: Sendable, Hashable {
+    public enum Ceremony: String, Sendable, Hashable, CaseIterable {
+        case registration
+        case authentication
+    }
+
+    /// The opaque key the client sends back (`challengeKey`).
+    public var key: String
+    /// The challenge exactly as put in the options (base64url).
+    public var challenge: String
+    public var ceremony: Ceremony
+    /// The user the ceremony is for, when known (registration; sign-in with a username).
+    public var userID: String?
+    /// For registration of a new account: the name and handle to create it with.
+    public var username: String?
+    public var displayName: String?
+    public var userHandle: [UInt8]?
+    /// Credential IDs sent in `allowCredentials` (sign-in with a username).
+    public var allowedCredentialIDs: [[UInt8]]
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(
+        key: String, challenge: String, ceremony: Ceremony, userID: String? = nil, username: String? = nil,
+        displayName: String? = nil, userHandle: [UInt8]? = nil, allowedCredentialIDs: [[UInt8]] = [], createdAt: Date,
+        expiresAt: Date
+    ) {
+        self.key = key
+        self.challenge = challenge
+        self.ceremony = ceremony
+        self.userID = userID
+        self.username = username
+        self.displayName = displayName
+        self.userHandle = userHandle
+        self.allowedCredentialIDs = allowedCredentialIDs
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

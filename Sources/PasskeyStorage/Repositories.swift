@@ -1,0 +1,55 @@
+public import Foundation
+
+/// Users and their accounts.
+public protocol UserRepository: Sendable {
+    func user(id: String) async throws(StorageError) -> UserRecord?
+    /// Case-insensitive lookup.
+    func user(username: String) async throws(StorageError) -> UserRecord?
+    func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord?
+    /// Newest first, optionally filtered by a username substring.
+    func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord]
+    func deleteUser(id: String) async throws(StorageError)
+}
+
+/// Credentials, registered and used in atomic steps.
+public protocol CredentialRepository: Sendable {
+    func credential(id: [UInt8]) async throws(StorageError) -> CredentialRecordEntry?
+    func credentials(userID: String) async throws(StorageError) -> [CredentialRecordEntry]
+
+    /// Stores a verified registration in one transaction: creates `user` if it does not exist yet, then the credential.
+    /// - Throws: `credential_exists` when the credential ID is registered to anyone (nothing is written),
+    ///   `username_taken` when a new user's name belongs to another account.
+    func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError)
+
+    /// Records a verified sign-in with compare-and-set on the counter: the row changes only if its sign count is still
+    /// `expectedSignCount`, so two sign-ins racing with the same counter cannot both move it.
+    /// - Throws: `counter_conflict` when the stored counter moved meanwhile, `not_found` when the credential is gone.
+    func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+    ) async throws(StorageError)
+
+    func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError)
+    func deleteCredential(id: [UInt8], userID: String) async throws(StorageError)
+}
+
+/// Ceremonies in progress.
+public protocol ChallengeRepository: Sendable {
+    func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError)
+
+    /// Removes and returns the challenge stored under `key` for `ceremony`, if it exists and has not expired at `now`.
+    /// Atomic: of many concurrent calls with the same key, exactly one gets the record.
+    func consumeChallenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord?
+
+    /// The same, found by the challenge value itself (clients that echo only the signed client data).
+    func consumeChallenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord?
+
+    /// Deletes challenges that expired before `now`; returns how many.
+    @discardableResult
+    func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int
+
+    /// Challenges currently stored (expired ones included until purged), to bound storage.
+    func challengeCount() async throws(StorageError) -> Int
+}
+
+/// Everything the relying-party server stores.
+public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository

@@ -1,0 +1,35 @@
+/// Why a storage operation failed. One error type for the storage layer; the server maps codes to HTTP answers.
+public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { rawValue = value }
+        public var description: String { rawValue }
+
+        /// The credential ID is already registered (to this or another user): §7.1 step 26.
+        public static let credentialExists: Code = "credential_exists"
+        /// The username belongs to another account.
+        public static let usernameTaken: Code = "username_taken"
+        /// The record does not exist.
+        public static let notFound: Code = "not_found"
+        /// The signature counter was changed by a concurrent sign-in (compare-and-set lost).
+        public static let counterConflict: Code = "counter_conflict"
+        /// The database cannot be reached or answered with an error.
+        public static let unavailable: Code = "storage_unavailable"
+        /// Stored data does not decode (corruption or an unknown schema).
+        public static let corrupt: Code = "storage_corrupt"
+    }
+
+    public let code: Code
+    /// For logs only: never sent to clients.
+    public let reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { "\(code.rawValue): \(reason)" }
+    public static func == (lhs: StorageError, rhs: StorageError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}

@@ -1,0 +1,217 @@
+public import Foundation
+public import PasskeyStorage
+import GRDB
+
+/// SQLite storage (the default): one file, WAL journal, `synchronous=FULL` so an answered registration survives a
+/// crash or power loss. Writes are serialized by SQLite; reads run concurrently.
+public final class SQLiteRepository: PasskeyRepository {
+    let pool: DatabasePool
+    /// Where the database lives, for start-up messages.
+    public let path: String
+
+    /// Opens (creating it and its folder if needed) and migrates the database at `path`.
+    public init(path: String) throws(StorageError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // Durability first: fsync at every commit, also in WAL mode.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        configuration.busyMode = .timeout(5)
+        do {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try SQLiteSchema.migrator.migrate(pool)
+        } catch {
+            throw StorageError(.unavailable, "cannot open SQLite database at \(path): \(error)")
+        }
+    }
+
+    /// Runs a read, mapping GRDB errors to ``StorageError``.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
+        do { return try await pool.read(body) } catch { throw Self.map(error) }
+    }
+
+    /// Runs a write transaction, mapping GRDB errors to ``StorageError``.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
+        do { return try await pool.write(body) } catch { throw Self.map(error) }
+    }
+
+    static func map(_ error: any Error) -> StorageError {
+        if let storage = error as? StorageError { return storage }
+        if let database = error as? DatabaseError {
+            switch database.resultCode {
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_MISMATCH: return StorageError(.corrupt, database.description)
+            default: return StorageError(.unavailable, database.description)
+            }
+        }
+        return StorageError(.corrupt, "\(error)")
+    }
+
+    /// The settings in force, for health checks and start-up messages: `journal_mode`, `synchronous`, `sqlite_version`.
+    public func settings() async throws(StorageError) -> [String: String] {
+        try await read { db in
+            [
+                "journal_mode": try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+                "synchronous": try Int.fetchOne(db, sql: "PRAGMA synchronous").map(String.init) ?? "",
+                "sqlite_version": try String.fetchOne(db, sql: "SELECT sqlite_version()") ?? "",
+            ]
+        }
+    }
+
+    // MARK: Users
+
+    public func user(id: String) async throws(StorageError) -> UserRecord? {
+        try await read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(UserRecord.init(row:)) }
+    }
+
+    public func user(username: String) async throws(StorageError) -> UserRecord? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE username = ? COLLATE NOCASE", arguments: [username])
+                .map(UserRecord.init(row:))
+        }
+    }
+
+    public func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE user_handle = ?", arguments: [Data(userHandle)])
+                .map(UserRecord.init(row:))
+        }
+    }
+
+    public func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord] {
+        try await read { db in
+            let pattern = search.map { "%" + Self.escapeLike($0) + "%" }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM users WHERE (? IS NULL OR username LIKE ? ESCAPE '\\')
+                    ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
+                    """,
+                arguments: [pattern, pattern, max(0, limit), max(0, offset)]
+            ).map(UserRecord.init(row:))
+        }
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    public func deleteUser(id: String) async throws(StorageError) {
+        let deleted = try await write { db in
+            try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
+            return db.changesCount
+        }
+        guard deleted > 0 else { throw StorageError(.notFound, "no user \(id)") }
+    }
+
+    // MARK: Credentials
+
+    public func credential(id: [UInt8]) async throws(StorageError) -> CredentialRecordEntry? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM credentials WHERE id = ?", arguments: [Data(id)]).map(CredentialRecordEntry.init(row:))
+        }
+    }
+
+    public func credentials(userID: String) async throws(StorageError) -> [CredentialRecordEntry] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, id", arguments: [userID])
+                .map(CredentialRecordEntry.init(row:))
+        }
+    }
+
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError) {
+        try await write { db in
+            // §7.1 step 26: a credential ID registered to anyone is refused, and nothing is written.
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM credentials WHERE id = ?", arguments: [Data(credential.id)]) == true {
+                throw StorageError(.credentialExists, "credential ID already registered")
+            }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [user.id]) != true {
+                if let name = user.username,
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE username = ? COLLATE NOCASE", arguments: [name]) == true
+                {
+                    throw StorageError(.usernameTaken, "username belongs to another account")
+                }
+                try user.insert(db)
+            }
+            try credential.insert(db)
+        }
+    }
+
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+    ) async throws(StorageError) {
+        try await write { db in
+            // Compare-and-set: only the sign-in that saw the stored counter moves it.
+            try db.execute(
+                sql: """
+                    UPDATE credentials SET sign_count = ?, backup_state = ?, last_used_at = ?
+                    WHERE id = ? AND sign_count = ?
+                    """,
+                arguments: [Int64(newSignCount), backupState, SQLiteSchema.milliseconds(time), Data(credentialID), Int64(expectedSignCount)])
+            guard db.changesCount == 1 else {
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM credentials WHERE id = ?", arguments: [Data(credentialID)]) == true {
+                    throw StorageError(.counterConflict, "the stored counter changed during this sign-in")
+                }
+                throw StorageError(.notFound, "credential not found")
+            }
+            try db.execute(
+                sql: "UPDATE users SET last_sign_in_at = ? WHERE id = (SELECT user_id FROM credentials WHERE id = ?)",
+                arguments: [SQLiteSchema.milliseconds(time), Data(credentialID)])
+        }
+    }
+
+    public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) {
+        let changed = try await write { db in
+            try db.execute(sql: "UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?", arguments: [name, Data(id), userID])
+            return db.changesCount
+        }
+        guard changed == 1 else { throw StorageError(.notFound, "credential not found for this user") }
+    }
+
+    public func deleteCredential(id: [UInt8], userID: String) async throws(StorageError) {
+        let changed = try await write { db in
+            try db.execute(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?", arguments: [Data(id), userID])
+            return db.changesCount
+        }
+        guard changed == 1 else { throw StorageError(.notFound, "credential not found for this user") }
+    }
+
+    // MARK: Challenges
+
+    public func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError) {
+        try await write { db in try challenge.insert(db) }
+    }
+
+    public func consumeChallenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        try await consume(column: "key", value: key, ceremony: ceremony, now: now)
+    }
+
+    public func consumeChallenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        try await consume(column: "challenge", value: value, ceremony: ceremony, now: now)
+    }
+
+    /// `DELETE … RETURNING` in one statement: of concurrent consumers exactly one gets the row.
+    func consume(column: String, value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        let record = try await write { db in
+            try Row.fetchOne(
+                db, sql: "DELETE FROM challenges WHERE \(column) = ? AND ceremony = ? RETURNING *",
+                arguments: [value, ceremony.rawValue]
+            ).map(ChallengeRecord.init(row:))
+        }
+        guard let record, record.expiresAt > now else { return nil }
+        return record
+    }
+
+    public func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [SQLiteSchema.milliseconds(now)])
+            return db.changesCount
+        }
+    }
+
+    public func challengeCount() async throws(StorageError) -> Int {
+        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM challenges") ?? 0 }
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import PasskeyStorage
+
+/// The SQLite schema, as numbered migrations. Times are integer milliseconds since 1970 (UTC); binary values are BLOBs.
+enum SQLiteSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: users, credentials, challenges") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_handle BLOB NOT NULL UNIQUE,
+                        username TEXT UNIQUE COLLATE NOCASE,
+                        display_name TEXT NOT NULL,
+                        is_anonymous INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        last_sign_in_at INTEGER
+                    );
+                    CREATE INDEX users_created_at ON users (created_at);
+                    CREATE TABLE credentials (
+                        id BLOB PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                        public_key BLOB NOT NULL,
+                        algorithm INTEGER NOT NULL,
+                        sign_count INTEGER NOT NULL,
+                        uv_initialized INTEGER NOT NULL,
+                        transports TEXT NOT NULL,
+                        backup_eligible INTEGER NOT NULL,
+                        backup_state INTEGER NOT NULL,
+                        aaguid TEXT NOT NULL,
+                        attestation_format TEXT NOT NULL,
+                        attestation_type TEXT NOT NULL,
+                        name TEXT,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER
+                    );
+                    CREATE INDEX credentials_user_id ON credentials (user_id);
+                    CREATE TABLE challenges (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        challenge TEXT NOT NULL UNIQUE,
+                        ceremony TEXT NOT NULL,
+                        user_id TEXT,
+                        username TEXT,
+                        display_name TEXT,
+                        user_handle BLOB,
+                        allowed_credential_ids TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX challenges_expires_at ON challenges (expires_at);
+                    """)
+        }
+        return migrator
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+    static func date(_ milliseconds: Int64?) -> Date? { milliseconds.map(date) }
+
+    /// Lists of strings and of byte strings are stored as JSON arrays (byte strings base64).
+    static func encodeList(_ values: [String]) -> String {
+        (try? String(decoding: JSONEncoder().encode(values), as: UTF8.self)) ?? "[]"
+    }
+
+    static func decodeList(_ text: String) throws -> [String] {
+        do { return try JSONDecoder().decode([String].self, from: Data(text.utf8)) } catch {
+            throw StorageError(.corrupt, "a stored list is not a JSON array of strings")
+        }
+    }
+}
+
+extension UserRecord {
+    init(row: Row) throws {
+        self.init(
+            id: try row.decode(String.self, forColumn: "id"),
+            userHandle: [UInt8](try row.decode(Data.self, forColumn: "user_handle")),
+            username: try row.decode(String?.self, forColumn: "username"),
+            displayName: try row.decode(String.self, forColumn: "display_name"),
+            isAnonymous: try row.decode(Bool.self, forColumn: "is_anonymous"),
+            createdAt: SQLiteSchema.date(try row.decode(Int64.self, forColumn: "created_at")),
+            lastSignInAt: SQLiteSchema.date(try row.decode(Int64?.self, forColumn: "last_sign_in_at")))
+    }
+
+    func insert(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                id, Data(userHandle), username, displayName, isAnonymous, SQLiteSchema.milliseconds(createdAt),
+                lastSignInAt.map(SQLiteSchema.milliseconds),
+            ])
+    }
+}
+
+extension CredentialRecordEntry {
+    init(row: Row) throws {
+        let signCount = try row.decode(Int64.self, forColumn: "sign_count")
+        guard let counter = UInt32(exactly: signCount) else { throw StorageError(.corrupt, "sign count \(signCount) out of range") }
+        self.init(
+            id: [UInt8](try row.decode(Data.self, forColumn: "id")),
+            userID: try row.decode(String.self, forColumn: "user_id"),
+            publicKey: [UInt8](try row.decode(Data.self, forColumn: "public_key")),
+            algorithm: try row.decode(Int.self, forColumn: "algorithm"),
+            signCount: counter,
+            uvInitialized: try row.decode(Bool.self, forColumn: "uv_initialized"),
+            transports: try SQLiteSchema.decodeList(try row.decode(String.self, forColumn: "transports")),
+            backupEligible: try row.decode(Bool.self, forColumn: "backup_eligible"),
+            backupState: try row.decode(Bool.self, forColumn: "backup_state"),
+            aaguid: try row.decode(String.self, forColumn: "aaguid"),
+            attestationFormat: try row.decode(String.self, forColumn: "attestation_format"),
+            attestationType: try row.decode(String.self, forColumn: "attestation_type"),
+            name: try row.decode(String?.self, forColumn: "name"),
+            createdAt: SQLiteSchema.date(try row.decode(Int64.self, forColumn: "created_at")),
+            lastUsedAt: SQLiteSchema.date(try row.decode(Int64?.self, forColumn: "last_used_at")))
+    }
+
+    func insert(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports,
+                    backup_eligible, backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                Data(id), userID, Data(publicKey), algorithm, Int64(signCount), uvInitialized, SQLiteSchema.encodeList(transports),
+                backupEligible, backupState, aaguid, attestationFormat, attestationType, name,
+                SQLiteSchema.milliseconds(createdAt), lastUsedAt.map(SQLiteSchema.milliseconds),
+            ])
+    }
+}
+
+extension ChallengeRecord {
+    init(row: Row) throws {
+        let ceremonyName = try row.decode(String.self, forColumn: "ceremony")
+        guard let ceremony = Ceremony(rawValue: ceremonyName) else { throw StorageError(.corrupt, "unknown ceremony \(ceremonyName)") }
+        let allowed = try SQLiteSchema.decodeList(try row.decode(String.self, forColumn: "allowed_credential_ids")).map { text in
+            guard let bytes = Data(base64Encoded: text) else { throw StorageError(.corrupt, "an allowed credential ID is not base64") }
+            return [UInt8](bytes)
+        }
+        self.init(
+            key: try row.decode(String.self, forColumn: "key"),
+            challenge: try row.decode(String.self, forColumn: "challenge"),
+            ceremony: ceremony,
+            userID: try row.decode(String?.self, forColumn: "user_id"),
+            username: try row.decode(String?.self, forColumn: "username"),
+            displayName: try row.decode(String?.self, forColumn: "display_name"),
+            userHandle: try row.decode(Data?.self, forColumn: "user_handle").map { [UInt8]($0) },
+            allowedCredentialIDs: allowed,
+            createdAt: SQLiteSchema.date(try row.decode(Int64.self, forColumn: "created_at")),
+            expiresAt: SQLiteSchema.date(try row.decode(Int64.self, forColumn: "expires_at")))
+    }
+
+    func insert(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
+                    allowed_credential_ids, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                key, challenge, ceremony.rawValue, userID, username, displayName, userHandle.map { Data($0) },
+                SQLiteSchema.encodeList(allowedCredentialIDs.map { Data($0).base64EncodedString() }),
+                SQLiteSchema.milliseconds(createdAt), SQLiteSchema.milliseconds(expiresAt),
+            ])
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import PasskeyStorage
+import PasskeyStorageSQLite
+import Testing
+
+/// The implementations every test runs against.
+enum Backend: String, CaseIterable, CustomTestStringConvertible {
+    case memory
+    case sqlite
+
+    var testDescription: String { rawValue }
+
+    func make() throws -> any PasskeyRepository {
+        switch self {
+        case .memory:
+            return InMemoryRepository()
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-storage-\(UUID().uuidString)")
+            return try SQLiteRepository(path: folder.appendingPathComponent("nested/passkey.sqlite").path)
+        }
+    }
+}
+
+let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+func makeUser(_ name: String?, handle: UInt8, at time: Date = t0) -> UserRecord {
+    UserRecord(
+        userHandle: [UInt8](repeating: handle, count: 64), username: name, displayName: name ?? "Anonymous",
+        isAnonymous: name == nil, createdAt: time)
+}
+
+func makeCredential(_ id: UInt8, user: UserRecord, signCount: UInt32 = 0, at time: Date = t0) -> CredentialRecordEntry {
+    CredentialRecordEntry(
+        id: [id, id, id], userID: user.id, publicKey: [0xa5, 1, 2, 3], algorithm: -7, signCount: signCount, uvInitialized: true,
+        transports: ["internal", "hybrid"], backupEligible: true, backupState: false,
+        aaguid: "fbfc3007-154e-4ecc-8c0b-6e020557d7bd", attestationFormat: "none", attestationType: "None", createdAt: time)
+}
+
+func makeChallenge(_ key: String, _ ceremony: ChallengeRecord.Ceremony = .authentication, expires: TimeInterval = 60) -> ChallengeRecord {
+    ChallengeRecord(
+        key: key, challenge: "challenge-" + key, ceremony: ceremony, userID: "u1", username: "ann", displayName: "Ann",
+        userHandle: [1, 2], allowedCredentialIDs: [[1, 1, 1], [2]], createdAt: t0, expiresAt: t0.addingTimeInterval(expires))
+}
+
+func storageCode(_ body: () async throws -> Void) async -> StorageError.Code? {
+    do {
+        try await body()
+        return nil
+    } catch let error as StorageError {
+        return error.code
+    } catch {
+        return "unexpected"
+    }
+}
+
+@Suite("Storage conformance: every implementation behaves alike")
+struct RepositoryConformanceTests {
+    @Test("registration creates the user and the credential, and both read back intact", arguments: Backend.allCases)
+    func registerAndRead(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        let credential = makeCredential(1, user: ann)
+        try await repo.register(credential, for: ann)
+        #expect(try await repo.user(id: ann.id) == ann)
+        #expect(try await repo.user(username: "ANN") == ann)
+        #expect(try await repo.user(userHandle: ann.userHandle) == ann)
+        #expect(try await repo.credential(id: credential.id) == credential)
+        #expect(try await repo.credentials(userID: ann.id) == [credential])
+        // A second credential for the same user: the user is not created twice.
+        let second = makeCredential(2, user: ann, at: t0.addingTimeInterval(1))
+        try await repo.register(second, for: ann)
+        #expect(try await repo.credentials(userID: ann.id).map(\.id) == [credential.id, second.id])
+    }
+
+    @Test("a credential ID registered to anyone is refused and nothing is written (§7.1 step 26)", arguments: Backend.allCases)
+    func duplicateCredential(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        let bob = makeUser("bob", handle: 2)
+        try await repo.register(makeCredential(1, user: ann), for: ann)
+        #expect(await storageCode { try await repo.register(makeCredential(1, user: bob), for: bob) } == .credentialExists)
+        #expect(try await repo.user(id: bob.id) == nil)
+        #expect(try await repo.credential(id: [1, 1, 1])?.userID == ann.id)
+    }
+
+    @Test("usernames are unique regardless of case; anonymous users have none", arguments: Backend.allCases)
+    func usernames(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        try await repo.register(makeCredential(1, user: ann), for: ann)
+        let impostor = makeUser("Ann", handle: 2)
+        #expect(await storageCode { try await repo.register(makeCredential(2, user: impostor), for: impostor) } == .usernameTaken)
+        let anonymous1 = makeUser(nil, handle: 3)
+        let anonymous2 = makeUser(nil, handle: 4)
+        try await repo.register(makeCredential(3, user: anonymous1), for: anonymous1)
+        try await repo.register(makeCredential(4, user: anonymous2), for: anonymous2)
+        #expect(try await repo.user(id: anonymous2.id)?.isAnonymous == true)
+    }
+
+    @Test("sign-ins move the counter by compare-and-set and record last use", arguments: Backend.allCases)
+    func signIn(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        try await repo.register(makeCredential(1, user: ann, signCount: 5), for: ann)
+        let later = t0.addingTimeInterval(30)
+        try await repo.recordSignIn(credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 6, backupState: true, at: later)
+        let stored = try await repo.credential(id: [1, 1, 1])
+        #expect(stored?.signCount == 6 && stored?.backupState == true && stored?.lastUsedAt == later)
+        #expect(try await repo.user(id: ann.id)?.lastSignInAt == later)
+        // A sign-in that read the old counter loses.
+        #expect(await storageCode {
+            try await repo.recordSignIn(credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 7, backupState: true, at: later)
+        } == .counterConflict)
+        #expect(try await repo.credential(id: [1, 1, 1])?.signCount == 6)
+        #expect(await storageCode {
+            try await repo.recordSignIn(credentialID: [9], expectedSignCount: 0, newSignCount: 1, backupState: false, at: later)
+        } == .notFound)
+    }
+
+    @Test("of 50 concurrent sign-ins with the same counter exactly one moves it", arguments: Backend.allCases)
+    func concurrentCounter(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        try await repo.register(makeCredential(1, user: ann, signCount: 10), for: ann)
+        let winners = await withTaskGroup(of: Bool.self) { group in
+            for attempt in 0..<50 {
+                group.addTask {
+                    (try? await repo.recordSignIn(
+                        credentialID: [1, 1, 1], expectedSignCount: 10, newSignCount: UInt32(11 + attempt), backupState: false, at: t0)) != nil
+                }
+            }
+            var count = 0
+            for await won in group where won { count += 1 }
+            return count
+        }
+        #expect(winners == 1)
+    }
+
+    @Test("rename and delete only touch the owner's credentials", arguments: Backend.allCases)
+    func manage(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        let bob = makeUser("bob", handle: 2)
+        try await repo.register(makeCredential(1, user: ann), for: ann)
+        try await repo.register(makeCredential(2, user: bob), for: bob)
+        try await repo.renameCredential(id: [1, 1, 1], userID: ann.id, name: "Ann's iPhone")
+        #expect(try await repo.credential(id: [1, 1, 1])?.name == "Ann's iPhone")
+        #expect(await storageCode { try await repo.renameCredential(id: [2, 2, 2], userID: ann.id, name: "mine now") } == .notFound)
+        #expect(await storageCode { try await repo.deleteCredential(id: [2, 2, 2], userID: ann.id) } == .notFound)
+        try await repo.deleteCredential(id: [1, 1, 1], userID: ann.id)
+        #expect(try await repo.credential(id: [1, 1, 1]) == nil)
+        // Deleting a user removes their credentials.
+        try await repo.deleteUser(id: bob.id)
+        #expect(try await repo.credential(id: [2, 2, 2]) == nil)
+        #expect(try await repo.user(id: bob.id) == nil)
+        #expect(await storageCode { try await repo.deleteUser(id: bob.id) } == .notFound)
+    }
+
+    @Test("user search is paginated, newest first, and treats LIKE wildcards literally", arguments: Backend.allCases)
+    func search(backend: Backend) async throws {
+        let repo = try backend.make()
+        for (index, name) in ["alice", "bob", "alison", "al_x", "carol"].enumerated() {
+            let user = makeUser(name, handle: UInt8(index + 1), at: t0.addingTimeInterval(Double(index)))
+            try await repo.register(makeCredential(UInt8(index + 1), user: user), for: user)
+        }
+        #expect(try await repo.users(matching: "al", limit: 10, offset: 0).compactMap(\.username) == ["al_x", "alison", "alice"])
+        #expect(try await repo.users(matching: "al_", limit: 10, offset: 0).compactMap(\.username) == ["al_x"])
+        #expect(try await repo.users(matching: nil, limit: 2, offset: 1).compactMap(\.username) == ["al_x", "alison"])
+    }
+
+    @Test("challenges are single use, bound to their ceremony, and expire", arguments: Backend.allCases)
+    func challenges(backend: Backend) async throws {
+        let repo = try backend.make()
+        let record = makeChallenge("k1")
+        try await repo.saveChallenge(record)
+        #expect(try await repo.challengeCount() == 1)
+        // The wrong ceremony does not consume it.
+        #expect(try await repo.consumeChallenge(key: "k1", ceremony: .registration, now: t0) == nil)
+        #expect(try await repo.consumeChallenge(key: "k1", ceremony: .authentication, now: t0) == record)
+        #expect(try await repo.consumeChallenge(key: "k1", ceremony: .authentication, now: t0) == nil)
+        // By value, as when the client sends only the signed client data.
+        try await repo.saveChallenge(makeChallenge("k2"))
+        #expect(try await repo.consumeChallenge(value: "challenge-k2", ceremony: .authentication, now: t0)?.key == "k2")
+        // Expired: consumed (gone) but not returned.
+        try await repo.saveChallenge(makeChallenge("k3", expires: 60))
+        #expect(try await repo.consumeChallenge(key: "k3", ceremony: .authentication, now: t0.addingTimeInterval(61)) == nil)
+        #expect(try await repo.challengeCount() == 0)
+    }
+
+    @Test("expired challenges are purged", arguments: Backend.allCases)
+    func purge(backend: Backend) async throws {
+        let repo = try backend.make()
+        try await repo.saveChallenge(makeChallenge("a", expires: 10))
+        try await repo.saveChallenge(makeChallenge("b", expires: 100))
+        #expect(try await repo.purgeExpiredChallenges(now: t0.addingTimeInterval(50)) == 1)
+        #expect(try await repo.challengeCount() == 1)
+    }
+
+    @Test("of 50 concurrent consumers of one challenge exactly one gets it", arguments: Backend.allCases)
+    func concurrentConsume(backend: Backend) async throws {
+        let repo = try backend.make()
+        try await repo.saveChallenge(makeChallenge("race"))
+        let winners = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask { (try? await repo.consumeChallenge(key: "race", ceremony: .authentication, now: t0)) != nil }
+            }
+            var count = 0
+            for await won in group where won { count += 1 }
+            return count
+        }
+        #expect(winners == 1)
+    }
+}
+
+@Suite("SQLite specifics")
+struct SQLiteTests {
+    @Test("data survives closing and reopening the database")
+    func durability() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-reopen-\(UUID().uuidString).sqlite").path
+        let ann = makeUser("ann", handle: 1)
+        do {
+            let repo = try SQLiteRepository(path: path)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+        }
+        let reopened = try SQLiteRepository(path: path)
+        #expect(try await reopened.user(username: "ann") == ann)
+        #expect(try await reopened.credential(id: [1, 1, 1])?.userID == ann.id)
+    }
+
+    @Test("the journal is WAL and every commit is synced (synchronous=FULL)")
+    func pragmas() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pragmas-\(UUID().uuidString).sqlite").path
+        let settings = try await SQLiteRepository(path: path).settings()
+        #expect(settings["journal_mode"] == "wal")
+        #expect(settings["synchronous"] == "2")  // FULL
+    }
+
+    @Test("a file that is not a database gives storage_unavailable, not a crash")
+    func notADatabase() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-garbage-\(UUID().uuidString).sqlite").path
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
+        #expect(throws: StorageError(.unavailable, "")) { try SQLiteRepository(path: path) }
+    }
+}
