@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "PasskeyDiagnostics", targets: ["PasskeyDiagnostics"]),
         .library(name: "PasskeyStorage", targets: ["PasskeyStorage"]),
         .library(name: "PasskeyStorageSQLite", targets: ["PasskeyStorageSQLite"]),
+        .library(name: "PasskeyServer", targets: ["PasskeyServer"]),
+        .executable(name: "passkey-server", targets: ["PasskeyServerApp"]),
         .executable(name: "passkey", targets: ["PasskeyCLI"]),
         .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
     ],
@@ -32,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .target(name: "PasskeyCBOR", swiftSettings: strict),
@@ -63,8 +67,39 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "PasskeyServer",
+            dependencies: [
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyStorage", "PasskeyStorageSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Public")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "PasskeyServerApp",
+            dependencies: [
+                "PasskeyServer", "PasskeyWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "PasskeyDiagnostics",
             dependencies: ["PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PasskeyTestSupport",
+            dependencies: [
+                "PasskeyCore", "PasskeyCBOR", "PasskeyWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -83,13 +118,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "PasskeyServerTests",
+            dependencies: [
+                "PasskeyServer", "PasskeyStorage", "PasskeyCore", "PasskeyWire", "PasskeyCBOR", "PasskeyTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PasskeyStorageTests", dependencies: ["PasskeyStorage", "PasskeyStorageSQLite"], swiftSettings: strict),
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"], swiftSettings: strict),
         .testTarget(name: "PasskeyWireTests", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .testTarget(
             name: "PasskeyCoreTests",
             dependencies: [
-                "PasskeyCore", "PasskeyAttestation", "PasskeyCBOR", "PasskeyWire", "PasskeyDiagnostics",
+                "PasskeyCore", "PasskeyAttestation", "PasskeyCBOR", "PasskeyWire", "PasskeyDiagnostics", "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -5,6 +5,7 @@ public actor InMemoryRepository: PasskeyRepository {
     private var usersByID: [String: UserRecord] = [:]
     private var credentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
     private var challengesByKey: [String: ChallengeRecord] = [:]
+    private var secrets: [String: [UInt8]] = [:]
 
     public init() {}
 
@@ -107,4 +108,13 @@ public actor InMemoryRepository: PasskeyRepository {
     }
 
     public func challengeCount() -> Int { challengesByKey.count }
+
+    // MARK: Secrets
+
+    public func secret(named name: String, orCreate make: @escaping @Sendable () -> [UInt8]) -> [UInt8] {
+        if let existing = secrets[name] { return existing }
+        let created = make()
+        secrets[name] = created
+        return created
+    }
 }

@@ -51,5 +51,13 @@ public protocol ChallengeRepository: Sendable {
     func challengeCount() async throws(StorageError) -> Int
 }
 
+/// Server secrets created once and kept with the data (for example the key that derives fake credential IDs for
+/// unknown usernames, so answers stay the same across restarts and instances).
+public protocol SecretRepository: Sendable {
+    /// The secret stored under `name`, created from `make()` if there is none yet. Atomic: concurrent first calls
+    /// agree on one value.
+    func secret(named name: String, orCreate make: @escaping @Sendable () -> [UInt8]) async throws(StorageError) -> [UInt8]
+}
+
 /// Everything the relying-party server stores.
-public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository
+public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository

@@ -211,6 +211,17 @@ public final class SQLiteRepository: PasskeyRepository {
         }
     }
 
+    public func secret(named name: String, orCreate make: @escaping @Sendable () -> [UInt8]) async throws(StorageError) -> [UInt8] {
+        try await write { db in
+            if let existing = try Data.fetchOne(db, sql: "SELECT value FROM secrets WHERE name = ?", arguments: [name]) {
+                return [UInt8](existing)
+            }
+            let created = make()
+            try db.execute(sql: "INSERT INTO secrets (name, value) VALUES (?, ?)", arguments: [name, Data(created)])
+            return created
+        }
+    }
+
     public func challengeCount() async throws(StorageError) -> Int {
         try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM challenges") ?? 0 }
     }

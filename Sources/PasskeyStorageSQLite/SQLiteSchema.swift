@@ -52,6 +52,9 @@ enum SQLiteSchema {
                     CREATE INDEX challenges_expires_at ON challenges (expires_at);
                     """)
         }
+        migrator.registerMigration("v2: secrets") { db in
+            try db.execute(sql: "CREATE TABLE secrets (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)")
+        }
         return migrator
     }
 

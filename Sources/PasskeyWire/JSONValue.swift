@@ -468,8 +468,13 @@ extension JSONValue {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+    ExpressibleByArrayLiteral, ExpressibleByNilLiteral, ExpressibleByDictionaryLiteral
 {
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        var object = JSONObject()
+        for (name, value) in elements { object[name] = value }
+        self = .object(object)
+    }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }

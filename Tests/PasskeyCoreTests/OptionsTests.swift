@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyCore
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
 

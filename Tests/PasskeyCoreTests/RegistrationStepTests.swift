@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PasskeyCBOR
 import PasskeyCore
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
 

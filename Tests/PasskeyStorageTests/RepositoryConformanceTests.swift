@@ -212,6 +212,17 @@ struct RepositoryConformanceTests {
     }
 }
 
+extension RepositoryConformanceTests {
+    @Test("a secret is created once and then kept", arguments: Backend.allCases)
+    func secrets(backend: Backend) async throws {
+        let repo = try backend.make()
+        let first = try await repo.secret(named: "fake-credentials", orCreate: { [1, 2, 3] })
+        let second = try await repo.secret(named: "fake-credentials", orCreate: { [9, 9, 9] })
+        #expect(first == [1, 2, 3] && second == [1, 2, 3])
+        #expect(try await repo.secret(named: "other", orCreate: { [7] }) == [7])
+    }
+}
+
 @Suite("SQLite specifics")
 struct SQLiteTests {
     @Test("data survives closing and reopening the database")

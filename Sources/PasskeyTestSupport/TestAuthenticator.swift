@@ -1,23 +1,27 @@
-import Crypto
-import _CryptoExtras
-import Foundation
-import PasskeyCBOR
-import PasskeyCore
-import PasskeyWire
+// Test support: a minimal authenticator and builders that make responses a test changes in exactly one place.
+// Used by the core and server test suites; not a product.
+public import Crypto
+public import _CryptoExtras
+public import Foundation
+public import PasskeyCBOR
+public import PasskeyCore
+public import PasskeyWire
 
 /// Builds authenticator data byte by byte, so a test can change exactly one thing.
-struct AuthenticatorDataBuilder {
-    var rpID = "example.com"
-    var rpIDHash: [UInt8]?
-    var flags: AuthenticatorData.Flags = [.userPresent, .userVerified]
-    var signCount: UInt32 = 0
-    var aaguid = [UInt8](repeating: 0, count: 16)
-    var credentialID: [UInt8]?
-    var credentialPublicKey: [UInt8]?
-    var extensions: [UInt8]?
-    var trailing: [UInt8] = []
+public struct AuthenticatorDataBuilder {
+    public var rpID = "example.com"
+    public var rpIDHash: [UInt8]?
+    public var flags: AuthenticatorData.Flags = [.userPresent, .userVerified]
+    public var signCount: UInt32 = 0
+    public var aaguid = [UInt8](repeating: 0, count: 16)
+    public var credentialID: [UInt8]?
+    public var credentialPublicKey: [UInt8]?
+    public var extensions: [UInt8]?
+    public var trailing: [UInt8] = []
 
-    func build() -> [UInt8] {
+    public init() {}
+
+    public func build() -> [UInt8] {
         var out = rpIDHash ?? Array(SHA256.hash(data: Array(rpID.utf8)))
         out.append(flags.rawValue)
         out += [UInt8(signCount >> 24 & 0xff), UInt8(signCount >> 16 & 0xff), UInt8(signCount >> 8 & 0xff), UInt8(signCount & 0xff)]
@@ -33,7 +37,7 @@ struct AuthenticatorDataBuilder {
 }
 
 /// A key the tests sign with, in any algorithm the verifier supports.
-enum TestKey {
+public enum TestKey {
     case p256(P256.Signing.PrivateKey)
     case p384(P384.Signing.PrivateKey)
     case p521(P521.Signing.PrivateKey)
@@ -45,7 +49,7 @@ enum TestKey {
     #endif
 
     /// Every algorithm the tests sign with on this platform.
-    static var algorithms: [COSEAlgorithmIdentifier] {
+    public static var algorithms: [COSEAlgorithmIdentifier] {
         var all: [COSEAlgorithmIdentifier] = [.es256, .es384, .es512, .edDSA, .rs256, .ps256]
         #if !canImport(Darwin)
         all.append(.mlDSA65)
@@ -53,7 +57,7 @@ enum TestKey {
         return all
     }
 
-    static func make(_ alg: COSEAlgorithmIdentifier) throws -> TestKey {
+    public static func make(_ alg: COSEAlgorithmIdentifier) throws -> TestKey {
         switch alg {
         case .es384: return .p384(P384.Signing.PrivateKey())
         case .es512: return .p521(P521.Signing.PrivateKey())
@@ -67,7 +71,7 @@ enum TestKey {
         }
     }
 
-    var algorithm: COSEAlgorithmIdentifier {
+    public var algorithm: COSEAlgorithmIdentifier {
         switch self {
         case .p256: .es256
         case .p384: .es384
@@ -80,7 +84,7 @@ enum TestKey {
         }
     }
 
-    var coseKey: COSEKey {
+    public var coseKey: COSEKey {
         func split(_ x963: Data) -> ([UInt8], [UInt8]) {
             let raw = Array(x963.dropFirst())
             return (Array(raw[0..<(raw.count / 2)]), Array(raw[(raw.count / 2)...]))
@@ -109,7 +113,7 @@ enum TestKey {
         }
     }
 
-    func sign(_ data: [UInt8]) throws -> [UInt8] {
+    public func sign(_ data: [UInt8]) throws -> [UInt8] {
         switch self {
         case .p256(let k): return Array(try k.signature(for: data).derRepresentation)
         case .p384(let k): return Array(try k.signature(for: data).derRepresentation)
@@ -126,17 +130,17 @@ enum TestKey {
 
 /// A minimal authenticator and client for tests: makes registration and assertion responses that a test then
 /// changes in exactly one place.
-struct TestAuthenticator {
-    var key: TestKey
-    var credentialID: [UInt8] = Array(repeating: 0xc1, count: 32)
-    var userHandle: [UInt8] = Array(repeating: 0x75, count: 64)
-    var origin = "https://example.com"
+public struct TestAuthenticator {
+    public var key: TestKey
+    public var credentialID: [UInt8] = Array(repeating: 0xc1, count: 32)
+    public var userHandle: [UInt8] = Array(repeating: 0x75, count: 64)
+    public var origin = "https://example.com"
 
-    init(algorithm: COSEAlgorithmIdentifier = .es256) throws { key = try TestKey.make(algorithm) }
+    public init(algorithm: COSEAlgorithmIdentifier = .es256) throws { key = try TestKey.make(algorithm) }
 
-    static let challenge = Base64URL.encode([UInt8](repeating: 7, count: 32))
+    public static let challenge = Base64URL.encode([UInt8](repeating: 7, count: 32))
 
-    static func clientData(
+    public static func clientData(
         type: String, challenge: String = challenge, origin: String = "https://example.com", extra: [(String, JSONValue)] = []
     ) -> [UInt8] {
         var object: JSONObject = ["type": .string(type), "challenge": .string(challenge), "origin": .string(origin), "crossOrigin": false]
@@ -144,7 +148,7 @@ struct TestAuthenticator {
         return JSONValue.object(object).serializedBytes
     }
 
-    func authData(for ceremony: String, _ configure: (inout AuthenticatorDataBuilder) -> Void = { _ in }) -> AuthenticatorDataBuilder {
+    public func authData(for ceremony: String, _ configure: (inout AuthenticatorDataBuilder) -> Void = { _ in }) -> AuthenticatorDataBuilder {
         var b = AuthenticatorDataBuilder()
         if ceremony == "create" {
             b.flags.insert(.attestedCredentialData)
@@ -156,7 +160,7 @@ struct TestAuthenticator {
     }
 
     /// A registration response with `none` attestation (or a custom format and statement).
-    func registration(
+    public func registration(
         authData: [UInt8]? = nil, clientData: [UInt8]? = nil, fmt: String = "none", attStmt: CBORValue = .map([:]),
         rawId: [UInt8]? = nil
     ) -> RegistrationResponseJSON {
@@ -172,13 +176,13 @@ struct TestAuthenticator {
     }
 
     /// A packed self-attestation statement over `authData ‖ SHA-256(clientData)`.
-    func packedSelfStatement(authData: [UInt8], clientData: [UInt8]) throws -> CBORValue {
+    public func packedSelfStatement(authData: [UInt8], clientData: [UInt8]) throws -> CBORValue {
         let sig = try key.sign(authData + Array(SHA256.hash(data: clientData)))
         return .map(["alg": .int(Int64(key.algorithm.rawValue)), "sig": .bytes(sig)])
     }
 
     /// A signed assertion response.
-    func assertion(
+    public func assertion(
         authData: [UInt8]? = nil, clientData: [UInt8]? = nil, userHandle: [UInt8]?? = .none, signature: [UInt8]? = nil
     ) throws -> AuthenticationResponseJSON {
         let authData = authData ?? self.authData(for: "get").build()
@@ -194,7 +198,7 @@ struct TestAuthenticator {
     }
 
     /// The record a relying party would have stored at registration.
-    func record(signCount: UInt32 = 0, backupEligible: Bool = false) -> CredentialRecord {
+    public func record(signCount: UInt32 = 0, backupEligible: Bool = false) -> CredentialRecord {
         CredentialRecord(
             id: credentialID, publicKey: key.coseKey.encoded, signCount: signCount, uvInitialized: true,
             backupEligible: backupEligible, userHandle: userHandle)
@@ -202,12 +206,12 @@ struct TestAuthenticator {
 }
 
 extension RelyingParty {
-    static let test = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"])
+    public static let test = RelyingParty(id: "example.com", name: "Example", origins: ["https://example.com"])
 }
 
 /// Runs `body` and returns the WebAuthnError code it threw, nil if it did not throw, and `unexpected_error` for any
 /// other error (which a test then reports as a mismatch).
-func errorCode<T>(_ body: () throws -> T) -> WebAuthnError.Code? {
+public func errorCode<T>(_ body: () throws -> T) -> WebAuthnError.Code? {
     do {
         _ = try body()
         return nil

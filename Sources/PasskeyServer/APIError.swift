@@ -1,0 +1,71 @@
+public import PasskeyCore
+public import PasskeyStorage
+public import PasskeyWire
+
+/// An error answer: an HTTP status and `{"error": "<stable_code>", "message": "..."}`.
+///
+/// `message` is safe for clients (it never carries internals, challenges or keys); `logDetail` goes to the log only.
+public struct APIError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status code.
+    public let statusCode: Int
+    public let code: String
+    public let message: String
+    public let logDetail: String?
+
+    public init(status: Int, code: String, message: String, logDetail: String? = nil) {
+        statusCode = status
+        self.code = code
+        self.message = message
+        self.logDetail = logDetail
+    }
+
+    public var description: String { "\(statusCode) \(code): \(message)" + (logDetail.map { " [\($0)]" } ?? "") }
+
+    public var body: JSONValue { .object(["error": .string(code), "message": .string(message)]) }
+
+    static func badRequest(_ code: String, _ message: String) -> APIError { APIError(status: 400, code: code, message: message) }
+
+    static let challengeInvalid = APIError(
+        status: 400, code: "challenge_invalid",
+        message: "The challenge is unknown, was already used, or expired. Request new options and try again.")
+
+    static let rateLimited = APIError(
+        status: 429, code: "rate_limited", message: "Too many requests for new options from this client. Wait a minute and try again.")
+
+    /// A verification failure: 400 with the verifier's stable code and its plain explanation.
+    init(_ error: WebAuthnError) {
+        self.init(status: 400, code: error.code.rawValue, message: error.code.explanation, logDetail: error.description)
+    }
+
+    /// A malformed request body.
+    init(_ error: WireError) {
+        let where_ = error.field.map { " (\($0))" } ?? ""
+        let message: String
+        switch error.code {
+        case .jsonMalformed: message = "The request body is not valid JSON."
+        case .fieldMissing: message = "A required member is missing\(where_)."
+        default: message = "A member has the wrong type or value\(where_)."
+        }
+        self.init(status: 400, code: error.code.rawValue, message: message, logDetail: error.description)
+    }
+
+    /// A storage failure: conflicts are 409, an unreachable database 503, anything else 500 without internals.
+    init(_ error: StorageError) {
+        switch error.code {
+        case .credentialExists:
+            self.init(status: 409, code: "credential_exists", message: "This passkey is already registered.", logDetail: error.reason)
+        case .usernameTaken:
+            self.init(status: 409, code: "username_taken", message: "This username is taken.", logDetail: error.reason)
+        case .counterConflict:
+            self.init(
+                status: 409, code: "counter_conflict", message: "Another sign-in with this passkey happened at the same time. Try again.",
+                logDetail: error.reason)
+        case .notFound:
+            self.init(status: 404, code: "not_found", message: "Not found.", logDetail: error.reason)
+        case .unavailable:
+            self.init(status: 503, code: "storage_unavailable", message: "The server cannot reach its database. Try again shortly.", logDetail: error.reason)
+        default:
+            self.init(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: error.description)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+public import Hummingbird
+public import Logging
+import HummingbirdTLS
+import HTTPTypes
+import NIOSSL
+import ServiceLifecycle
+public import PasskeyCore
+public import PasskeyStorage
+import PasskeyStorageSQLite
+import PasskeyAttestation
+public import Foundation
+
+/// The application type `buildApplication` returns.
+public typealias PasskeyApplication = Application<RouterResponder<PasskeyRequestContext>>
+
+/// Wires storage, the relying party and the routes from a configuration.
+public func buildApplication(_ configuration: ServerConfiguration, logger: Logger? = nil) async throws -> PasskeyApplication {
+    try configuration.validate()
+    var logger = logger ?? Logger(label: "passkey-server")
+    if logger.logLevel > .info { logger.logLevel = .info }
+    let tls = configuration.tlsCertificatePath != nil
+    if configuration.database == "memory:" {
+        let repository = InMemoryRepository()
+        return try makeApplication(configuration, repository: repository, logger: logger, tls: tls)
+    }
+    let path = String(configuration.database.dropFirst("sqlite:".count))
+    let repository = try SQLiteRepository(path: path)
+    logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
+    return try makeApplication(configuration, repository: repository, logger: logger, tls: tls)
+}
+
+func makeApplication<Repository: PasskeyRepository>(
+    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool
+) throws -> PasskeyApplication {
+    let router = buildRouter(configuration, repository: repository)
+    let address = BindAddress.hostname(configuration.host, port: configuration.port)
+    let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
+    let purger = ChallengePurger(repository: repository, logger: logger)
+    if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+        let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+        let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+        let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+        return Application(
+            router: router, server: try .tls(.http1(), tlsConfiguration: tlsConfiguration), configuration: appConfiguration,
+            services: [purger], logger: logger)
+    }
+    return Application(router: router, configuration: appConfiguration, services: [purger], logger: logger)
+}
+
+/// The relying party a configuration describes.
+public func makeRelyingParty(_ configuration: ServerConfiguration) -> RelyingParty {
+    RelyingParty(
+        id: configuration.rpID, name: configuration.rpName, origins: configuration.effectiveOrigins,
+        policy: CeremonyPolicy(userVerification: configuration.userVerification, algorithms: configuration.algorithms),
+        attestationVerifiers: .standard())
+}
+
+/// Every route, over any repository (tests pass the in-memory one).
+public func buildRouter<Repository: PasskeyRepository>(
+    _ configuration: ServerConfiguration, repository: Repository, now: @escaping @Sendable () -> Date = Date.init,
+    random: RandomSource = .system
+) -> Router<PasskeyRequestContext> {
+    let router = Router(context: PasskeyRequestContext.self)
+    router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil))
+    router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
+    let service = CeremonyService(
+        repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration, now: now, random: random)
+    let trustProxy = configuration.trustProxyHeaders
+    CeremonyController<Repository, PasskeyRequestContext>(
+        service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now),
+        clientAddress: { request, context in
+            if trustProxy, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[name] {
+                return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? forwarded
+            }
+            return context.remoteAddress?.ipAddress ?? "unknown"
+        }
+    ).addRoutes(to: router)
+    WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
+    DemoPageController<PasskeyRequestContext>().addRoutes(to: router)
+    router.get("health") { _, _ in
+        do {
+            _ = try await repository.challengeCount()
+            return Response.json(.object(["status": "ok", "database": "ok"]))
+        } catch {
+            return Response.json(.object(["status": "unavailable", "database": "unreachable"]), status: .serviceUnavailable)
+        }
+    }
+    return router
+}
+
+/// Removes expired challenges every 30 seconds, so storage stays bounded.
+struct ChallengePurger<Repository: PasskeyRepository>: Service {
+    let repository: Repository
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await Task.sleep(for: .seconds(30))
+            } catch { return }
+            do {
+                let purged = try await repository.purgeExpiredChallenges(now: Date())
+                if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": "\(purged)"]) }
+            } catch {
+                logger.warning("could not purge expired challenges", metadata: ["error": "\(error.code)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+public import Hummingbird
+public import PasskeyStorage
+public import PasskeyWire
+import Foundation
+import Logging
+
+/// Routes of the documented ceremony API (and the app-backend `/api/…` variant) over a ``CeremonyService``.
+public struct CeremonyController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
+    let service: CeremonyService<Repository>
+    let limiter: RateLimiter
+    let clientAddress: @Sendable (Request, Context) -> String
+
+    public init(service: CeremonyService<Repository>, limiter: RateLimiter, clientAddress: @escaping @Sendable (Request, Context) -> String) {
+        self.service = service
+        self.limiter = limiter
+        self.clientAddress = clientAddress
+    }
+
+    var bodyLimit: Int { service.configuration.maximumBodySize }
+
+    public func addRoutes(to router: Router<Context>) {
+        // The documented API.
+        router.get("generate-registration-options") { request, context in
+            await respond { () throws(APIError) in
+                try await throttle(request, context)
+                return try await registrationOptions(
+                    username: request.uri.queryParameters.get("username"), displayName: request.uri.queryParameters.get("displayName"))
+            }
+        }
+        router.post("generate-registration-options") { request, context in
+            var request = request
+            return await respond { () throws(APIError) in
+                try await throttle(request, context)
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                return try await registrationOptions(username: try body.optionalString("username"), displayName: try body.optionalString("displayName"))
+            }
+        }
+        router.post("verify-registration") { request, context in
+            var request = request
+            return await respond { () throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let credential = try body.registrationCredential("cred")
+                let result = try await service.verifyRegistration(
+                    credential, challengeKey: try body.optionalString("challengeKey"), username: try body.optionalString("username"))
+                context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
+                return .object([
+                    "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
+                    "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
+                ])
+            }
+        }
+        router.get("generate-authentication-options") { request, context in
+            await respond { () throws(APIError) in
+                try await throttle(request, context)
+                return try await authenticationOptions(username: request.uri.queryParameters.get("username"))
+            }
+        }
+        router.post("generate-authentication-options") { request, context in
+            var request = request
+            return await respond { () throws(APIError) in
+                try await throttle(request, context)
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                return try await authenticationOptions(username: try body.optionalString("username"))
+            }
+        }
+        router.post("verify-authentication") { request, context in
+            var request = request
+            return await respond { () throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let credential = try body.authenticationCredential("cred")
+                let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
+                context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
+                return .object([
+                    "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
+                    "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
+                ])
+            }
+        }
+
+        // The app-backend guide's API: same ceremonies, challenge found from the signed client data.
+        for path in ["api/registration-challenge", "api/start-registration"] {
+            router.post(RouterPath(path)) { request, context in
+                var request = request
+                return await respond { () throws(APIError) in
+                    try await throttle(request, context)
+                    let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                    let (options, _, _) = try await service.registrationOptions(
+                        username: try body.optionalString("username"), displayName: try body.optionalString("displayName"))
+                    return options.json
+                }
+            }
+        }
+        router.post("api/complete-registration") { request, context in
+            var request = request
+            return await respond { () throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let credential = try body.registrationCredential("credential")
+                let result = try await service.verifyRegistration(credential, challengeKey: nil, username: try body.optionalString("username"))
+                return Self.userObject(result.user)
+            }
+        }
+        for path in ["api/authentication-challenge", "api/start-authentication"] {
+            router.post(RouterPath(path)) { request, context in
+                var request = request
+                return await respond { () throws(APIError) in
+                    try await throttle(request, context)
+                    let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                    let (options, _) = try await service.authenticationOptions(username: try body.optionalString("username"))
+                    return .object([
+                        "challenge": .string(options.challenge), "rpId": options.rpId.map(JSONValue.string) ?? .null,
+                        "allowCredentials": .array((options.allowCredentials ?? []).map(\.json)),
+                        "timeout": options.timeout.map { (value: Int) -> JSONValue in .number(Double(value)) } ?? .null,
+                        "userVerification": options.userVerification.map { (value: UserVerificationRequirement) -> JSONValue in .string(value.rawValue) } ?? .null,
+                    ])
+                }
+            }
+        }
+        router.post("api/complete-authentication") { request, context in
+            var request = request
+            return await respond { () throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let credential = try body.authenticationCredential("assertion")
+                let result = try await service.verifyAuthentication(credential, challengeKey: nil)
+                if let username = try CeremonyService<Repository>.normalizeUsername(try body.optionalString("username")),
+                    username.lowercased() != result.user.username?.lowercased()
+                {
+                    throw APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")
+                }
+                return Self.userObject(result.user)
+            }
+        }
+    }
+
+    func throttle(_ request: Request, _ context: Context) async throws(APIError) {
+        guard await limiter.allow(clientAddress(request, context)) else { throw APIError.rateLimited }
+    }
+
+    func registrationOptions(username: String?, displayName: String?) async throws(APIError) -> JSONValue {
+        let (options, key, _) = try await service.registrationOptions(username: username, displayName: displayName)
+        guard case .object(var object) = options.json else { return options.json }
+        object["challengeKey"] = .string(key)
+        return .object(object)
+    }
+
+    func authenticationOptions(username: String?) async throws(APIError) -> JSONValue {
+        let (options, key) = try await service.authenticationOptions(username: username)
+        guard case .object(var object) = options.json else { return options.json }
+        object["challengeKey"] = .string(key)
+        return .object(object)
+    }
+
+    /// The user object of the app-backend guide: `{id, username, displayName, email, createdAt}`.
+    static func userObject(_ user: UserRecord) -> JSONValue {
+        let email = user.username.flatMap { $0.contains("@") ? $0 : nil }
+        return .object([
+            "id": .string(user.id), "username": user.username.map(JSONValue.string) ?? .null, "displayName": .string(user.displayName),
+            "email": email.map(JSONValue.string) ?? .null, "createdAt": .string(ISO8601DateFormatter().string(from: user.createdAt)),
+        ])
+    }
+}
+
+/// Reads members of a request body, turning wire errors into 400 answers.
+struct JSONObjectReaderAPI {
+    let reader: JSONObjectReader
+
+    init(_ value: JSONValue) throws(APIError) {
+        do { reader = try JSONObjectReader(value) } catch { throw APIError(error) }
+    }
+
+    func optionalString(_ name: String) throws(APIError) -> String? {
+        do { return try reader.optionalString(name) } catch { throw APIError(error) }
+    }
+
+    /// A credential in WebAuthn L3 JSON, also accepted wrapped as `{"credential": …}`.
+    func credentialValue(_ name: String) throws(APIError) -> JSONValue {
+        let value: JSONValue
+        do { value = try reader.required(name) } catch { throw APIError(error) }
+        if case .object(let object) = value, object["response"] == nil, let inner = object["credential"] { return inner }
+        return value
+    }
+
+    func registrationCredential(_ name: String) throws(APIError) -> RegistrationResponseJSON {
+        let value = try credentialValue(name)
+        do { return try RegistrationResponseJSON(json: value) } catch { throw APIError(error) }
+    }
+
+    func authenticationCredential(_ name: String) throws(APIError) -> AuthenticationResponseJSON {
+        let value = try credentialValue(name)
+        do { return try AuthenticationResponseJSON(json: value) } catch { throw APIError(error) }
+    }
+}

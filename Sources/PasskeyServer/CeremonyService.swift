@@ -1,0 +1,265 @@
+public import Foundation
+public import PasskeyCore
+public import PasskeyStorage
+public import PasskeyWire
+import Crypto
+
+/// The four ceremony operations of the documented API, over any repository. HTTP-free: the router binds them.
+///
+/// Challenges are single use (consumed before verification, so a failed attempt burns them too), bound to their
+/// ceremony and user, and expire after ``ServerConfiguration/challengeTTL``.
+public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
+    public let repository: Repository
+    public let relyingParty: RelyingParty
+    public let configuration: ServerConfiguration
+    let now: @Sendable () -> Date
+    let random: RandomSource
+
+    public init(
+        repository: Repository, relyingParty: RelyingParty, configuration: ServerConfiguration,
+        now: @escaping @Sendable () -> Date = Date.init, random: RandomSource = .system
+    ) {
+        self.repository = repository
+        self.relyingParty = relyingParty
+        self.configuration = configuration
+        self.now = now
+        self.random = random
+    }
+
+    static var maximumUsernameLength: Int { 64 }
+    static var maximumDisplayNameLength: Int { 64 }
+
+    /// Trims and checks a username: 1–64 characters, no control characters.
+    static func normalizeUsername(_ raw: String?) throws(APIError) -> String? {
+        guard let raw else { return nil }
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return nil }
+        guard trimmed.count <= maximumUsernameLength,
+            !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
+        else {
+            throw APIError.badRequest("username_invalid", "A username has 1 to \(maximumUsernameLength) characters and no control characters.")
+        }
+        return trimmed
+    }
+
+    /// Display names are stored truncated and without control characters (WebAuthn L3 §5.4.3 allows truncation).
+    static func sanitizeDisplayName(_ raw: String?, fallback: String) -> String {
+        let cleaned = String(
+            String.UnicodeScalarView((raw ?? "").unicodeScalars.filter { $0.properties.generalCategory != .control && $0.properties.generalCategory != .format })
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        return cleaned.isEmpty ? fallback : String(cleaned.prefix(maximumDisplayNameLength))
+    }
+
+    func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
+
+    func ensureCapacity() async throws(APIError) {
+        do {
+            if try await repository.challengeCount() >= configuration.maximumPendingChallenges {
+                try await repository.purgeExpiredChallenges(now: now())
+                if try await repository.challengeCount() >= configuration.maximumPendingChallenges {
+                    throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
+                }
+            }
+        } catch let error as APIError {
+            throw error
+        } catch let error as StorageError {
+            throw APIError(error)
+        } catch {
+            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+        }
+    }
+
+    // MARK: Registration
+
+    /// Options for a new account (named, or anonymous when `username` is nil).
+    ///
+    /// An existing username is refused with `username_taken`: adding a passkey to an existing account needs that
+    /// account's authorization, never just its name.
+    public func registrationOptions(username rawUsername: String?, displayName rawDisplayName: String?) async throws(APIError)
+        -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord)
+    {
+        let username = try Self.normalizeUsername(rawUsername)
+        if let username {
+            let existing: UserRecord?
+            do { existing = try await repository.user(username: username) } catch { throw APIError(error) }
+            if existing != nil {
+                throw APIError(status: 409, code: "username_taken", message: "This username is taken. Sign in to add a passkey to it.")
+            }
+        }
+        try await ensureCapacity()
+        let time = now()
+        let userHandle = RelyingParty.makeUserHandle(random: random)
+        let anonymousName = "anonymous-" + Base64URL.encode(Array(userHandle.prefix(6)))
+        let displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: username ?? "Anonymous")
+        let user = UserRecord(
+            userHandle: userHandle, username: username, displayName: displayName, isAnonymous: username == nil, createdAt: time)
+        let options = relyingParty.makeRegistrationOptions(
+            userHandle: userHandle, userName: username ?? anonymousName, displayName: displayName,
+            attestation: configuration.attestation, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
+        let key = newChallengeKey()
+        let record = ChallengeRecord(
+            key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: username,
+            displayName: displayName, userHandle: userHandle, createdAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL))
+        do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
+        return (options, key, user)
+    }
+
+    /// Verifies a registration and stores the credential (and the new account) in one transaction.
+    public func verifyRegistration(
+        _ credential: RegistrationResponseJSON, challengeKey: String?, username rawUsername: String?
+    ) async throws(APIError) -> (user: UserRecord, credential: CredentialRecordEntry) {
+        let record = try await consume(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
+        let username = try Self.normalizeUsername(rawUsername)
+        // The username sent with the response, when there is one, must be the one the options were made for.
+        if let username, username.lowercased() != record.username?.lowercased() {
+            throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
+        }
+        guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
+        let verified: VerifiedRegistration
+        do { verified = try relyingParty.verifyRegistration(credential, expectedChallenge: record.challenge, validationTime: now()) } catch {
+            throw APIError(error)
+        }
+        let time = now()
+        let user = UserRecord(
+            id: userID, userHandle: userHandle, username: record.username, displayName: record.displayName ?? record.username ?? "Anonymous",
+            isAnonymous: record.username == nil, createdAt: record.createdAt, lastSignInAt: nil)
+        let entry = CredentialRecordEntry(
+            id: verified.credentialID, userID: userID, publicKey: verified.credentialPublicKey,
+            algorithm: verified.publicKeyAlgorithm.rawValue, signCount: verified.signCount, uvInitialized: verified.userVerified,
+            transports: verified.transports.map(\.rawValue), backupEligible: verified.backupEligible, backupState: verified.backupState,
+            aaguid: verified.aaguid.description, attestationFormat: verified.attestation.format.rawValue,
+            attestationType: verified.attestation.type.rawValue, createdAt: time)
+        do { try await repository.register(entry, for: user) } catch { throw APIError(error) }
+        return (user, entry)
+    }
+
+    // MARK: Authentication
+
+    /// Options for a sign-in. With a username: its credentials in `allowCredentials` — or, for an unknown username,
+    /// deterministic fake ones, so the answer does not reveal whether the account exists (WebAuthn L3 §14.6.2).
+    /// Without: empty `allowCredentials` for discoverable sign-in and AutoFill.
+    public func authenticationOptions(username rawUsername: String?) async throws(APIError)
+        -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)
+    {
+        let username = try Self.normalizeUsername(rawUsername)
+        try await ensureCapacity()
+        var allowed: [CredentialRecord] = []
+        var userID: String?
+        if let username {
+            do {
+                if let user = try await repository.user(username: username) {
+                    userID = user.id
+                    allowed = try await repository.credentials(userID: user.id).map(Self.coreRecord)
+                } else {
+                    allowed = try await fakeCredentials(for: username)
+                }
+            } catch { throw APIError(error) }
+        }
+        let time = now()
+        var options = relyingParty.makeAuthenticationOptions(
+            allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
+        if username == nil { options.allowCredentials = [] }
+        let key = newChallengeKey()
+        let record = ChallengeRecord(
+            key: key, challenge: options.challenge, ceremony: .authentication, userID: userID, username: username,
+            allowedCredentialIDs: allowed.map(\.id), createdAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL))
+        do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
+        return (options, key)
+    }
+
+    /// One or two credential IDs derived from the username with a server secret: stable for a given name, unlinkable
+    /// to real ones, so probing usernames learns nothing.
+    func fakeCredentials(for username: String) async throws(StorageError) -> [CredentialRecord] {
+        let secret = try await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
+        let key = SymmetricKey(data: secret)
+        let mac = Array(HMAC<SHA256>.authenticationCode(for: Array(username.lowercased().utf8), using: key))
+        let count = 1 + Int(mac[0] & 1)
+        return (0..<count).map { index in
+            let id = Array(HMAC<SHA256>.authenticationCode(for: mac + [UInt8(index)], using: key))
+            return CredentialRecord(id: id, publicKey: [], signCount: 0, transports: [.internal, .hybrid])
+        }
+    }
+
+    /// Verifies a sign-in and records the new counter, backup state and last use.
+    public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?) async throws(APIError)
+        -> (user: UserRecord, credential: CredentialRecordEntry)
+    {
+        let record = try await consume(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .authentication)
+        let credentialID: [UInt8]
+        do { credentialID = try credential.credentialID() } catch { throw APIError(error) }
+        let stored: CredentialRecordEntry?
+        do { stored = try await repository.credential(id: credentialID) } catch { throw APIError(error) }
+        guard let stored else {
+            throw APIError.badRequest("credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
+        }
+        let owner: UserRecord?
+        do { owner = try await repository.user(id: stored.userID) } catch { throw APIError(error) }
+        guard let owner else { throw APIError.badRequest("credential_unknown", "This passkey's account no longer exists.") }
+        // Sign-in with a username: the credential must be the named user's.
+        if let userID = record.userID, userID != stored.userID {
+            throw APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))
+        }
+        var coreRecord = Self.coreRecord(stored)
+        coreRecord.userHandle = owner.userHandle
+        let verified: VerifiedAuthentication
+        do {
+            verified = try relyingParty.verifyAuthentication(
+                credential, expectedChallenge: record.challenge, credential: coreRecord,
+                expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
+                allowedCredentialIDs: record.allowedCredentialIDs)
+        } catch { throw APIError(error) }
+        let time = now()
+        do {
+            try await repository.recordSignIn(
+                credentialID: credentialID, expectedSignCount: stored.signCount, newSignCount: verified.newSignCount,
+                backupState: verified.backupState, at: time)
+        } catch {
+            if error.code == .counterConflict {
+                throw APIError(WebAuthnError(.counterRegressed, "a concurrent sign-in already used this counter value"))
+            }
+            throw APIError(error)
+        }
+        var updated = stored
+        updated.signCount = verified.newSignCount
+        updated.backupState = verified.backupState
+        updated.lastUsedAt = time
+        var user = owner
+        user.lastSignInAt = time
+        return (user, updated)
+    }
+
+    // MARK: Shared
+
+    /// Consumes the ceremony's challenge: by `challengeKey` when the client sent one, otherwise by the challenge in
+    /// the signed client data (only a lookup key: verification compares it again).
+    func consume(
+        challengeKey: String?, signedChallenge: () throws(WebAuthnError) -> String, ceremony: ChallengeRecord.Ceremony
+    ) async throws(APIError) -> ChallengeRecord {
+        let time = now()
+        let record: ChallengeRecord?
+        do {
+            if let challengeKey, !challengeKey.isEmpty {
+                record = try await repository.consumeChallenge(key: challengeKey, ceremony: ceremony, now: time)
+            } else {
+                let value: String
+                do { value = try signedChallenge() } catch { throw APIError(error) }
+                record = try await repository.consumeChallenge(value: value, ceremony: ceremony, now: time)
+            }
+        } catch let error as APIError {
+            throw error
+        } catch let error as StorageError {
+            throw APIError(error)
+        } catch {
+            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+        }
+        guard let record else { throw APIError.challengeInvalid }
+        return record
+    }
+
+    static func coreRecord(_ entry: CredentialRecordEntry) -> CredentialRecord {
+        CredentialRecord(
+            id: entry.id, publicKey: entry.publicKey, signCount: entry.signCount, uvInitialized: entry.uvInitialized,
+            transports: entry.transports.map(AuthenticatorTransport.init(rawValue:)), backupEligible: entry.backupEligible,
+            backupState: entry.backupState)
+    }
+}

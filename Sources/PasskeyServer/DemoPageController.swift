@@ -1,0 +1,44 @@
+public import Hummingbird
+import Foundation
+import NIOCore
+
+/// The demo page at `/`: plain HTML, CSS and JavaScript from the bundle, no build step, nothing from a CDN.
+public struct DemoPageController<Context: RequestContext>: Sendable {
+    struct Asset: Sendable {
+        let bytes: [UInt8]
+        let contentType: String
+    }
+
+    let assets: [String: Asset]
+
+    /// Loads the page's files once.
+    public init() {
+        var assets: [String: Asset] = [:]
+        for (name, type) in [("index.html", "text/html; charset=utf-8"), ("demo.js", "text/javascript; charset=utf-8"), ("demo.css", "text/css; charset=utf-8")] {
+            if let url = Bundle.module.url(forResource: "Public/" + name, withExtension: nil) ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Public"),
+                let data = try? Data(contentsOf: url)
+            {
+                assets[name] = Asset(bytes: [UInt8](data), contentType: type)
+            }
+        }
+        self.assets = assets
+    }
+
+    public func addRoutes(to router: Router<Context>) {
+        let assets = assets
+        for (path, name) in [("/", "index.html"), ("/demo.js", "demo.js"), ("/demo.css", "demo.css")] {
+            router.get(RouterPath(path)) { _, _ in
+                guard let asset = assets[name] else {
+                    return Response.json(.object(["error": "not_found", "message": "The demo page is missing from this build."]), status: .notFound)
+                }
+                var response = Response(
+                    status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-cache"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+                // Scripts and styles from this origin only; API calls to this origin only.
+                response.headers[.contentSecurityPolicy] =
+                    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+                return response
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+public import Hummingbird
+import NIOCore
+public import PasskeyWire
+
+extension APIError: HTTPResponseError {
+    public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response.json(body, status: status)
+    }
+}
+
+extension Response {
+    /// A JSON response (`application/json`), serialized by our own writer.
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        let bytes = value.serializedBytes
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+extension Request {
+    /// The body parsed as JSON, at most `limit` bytes. An empty body reads as `{}`.
+    mutating func jsonBody(limit: Int) async throws(APIError) -> JSONValue {
+        let buffer: ByteBuffer
+        do { buffer = try await collectBody(upTo: limit) } catch {
+            throw APIError(status: 413, code: "request_too_large", message: "The request body is larger than \(limit) bytes.")
+        }
+        let bytes = Array(buffer.readableBytesView)
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return .object([:]) }
+        do { return try JSONValue.parse(bytes) } catch {
+            throw APIError(WireError(.jsonMalformed, field: nil, error.description))
+        }
+    }
+}
+
+/// Runs a handler, turning its ``APIError`` into the JSON error answer.
+func respond(_ body: () async throws(APIError) -> JSONValue) async -> Response {
+    do { return Response.json(try await body()) } catch {
+        return Response.json(error.body, status: error.status)
+    }
+}

@@ -1,0 +1,144 @@
+// Passkey demo: talks to this server's documented API with WebAuthn Level 3 JSON.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+function show(status, body, ok) {
+  $("status").textContent = status;
+  $("status").className = ok ? "ok" : "error";
+  $("result").textContent = JSON.stringify(body, null, 2);
+}
+
+// base64url <-> ArrayBuffer, for browsers without parse…FromJSON / toJSON.
+function toBuffer(b64url) {
+  const b64 = b64url.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((b64url.length + 3) % 4);
+  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
+}
+function toB64url(buffer) {
+  let s = "";
+  for (const b of new Uint8Array(buffer)) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function creationOptions(json) {
+  if (window.PublicKeyCredential && PublicKeyCredential.parseCreationOptionsFromJSON) {
+    return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+  }
+  return {
+    ...json,
+    challenge: toBuffer(json.challenge),
+    user: { ...json.user, id: toBuffer(json.user.id) },
+    excludeCredentials: (json.excludeCredentials || []).map((c) => ({ ...c, id: toBuffer(c.id) })),
+  };
+}
+
+function requestOptions(json) {
+  if (window.PublicKeyCredential && PublicKeyCredential.parseRequestOptionsFromJSON) {
+    return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  }
+  return {
+    ...json,
+    challenge: toBuffer(json.challenge),
+    allowCredentials: (json.allowCredentials || []).map((c) => ({ ...c, id: toBuffer(c.id) })),
+  };
+}
+
+function credentialJSON(credential) {
+  if (typeof credential.toJSON === "function") return credential.toJSON();
+  const r = credential.response;
+  const response = { clientDataJSON: toB64url(r.clientDataJSON) };
+  if (r.attestationObject) {
+    response.attestationObject = toB64url(r.attestationObject);
+    if (r.getTransports) response.transports = r.getTransports();
+  } else {
+    response.authenticatorData = toB64url(r.authenticatorData);
+    response.signature = toB64url(r.signature);
+    if (r.userHandle) response.userHandle = toB64url(r.userHandle);
+  }
+  return {
+    id: credential.id, rawId: toB64url(credential.rawId), type: credential.type, response,
+    authenticatorAttachment: credential.authenticatorAttachment || undefined,
+    clientExtensionResults: credential.getClientExtensionResults(),
+  };
+}
+
+async function post(path, body) {
+  const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = await response.json();
+  if (!response.ok) throw Object.assign(new Error(json.message || "request failed"), { body: json });
+  return json;
+}
+
+async function get(path) {
+  const response = await fetch(path);
+  const json = await response.json();
+  if (!response.ok) throw Object.assign(new Error(json.message || "request failed"), { body: json });
+  return json;
+}
+
+let conditionalAbort = null;
+
+async function register(event) {
+  event.preventDefault();
+  conditionalAbort?.abort();
+  const username = $("register-username").value.trim();
+  const displayName = $("register-display-name").value.trim();
+  try {
+    const query = new URLSearchParams();
+    if (username) query.set("username", username);
+    if (displayName) query.set("displayName", displayName);
+    const options = await get("/generate-registration-options?" + query);
+    const credential = await navigator.credentials.create({ publicKey: creationOptions(options) });
+    const result = await post("/verify-registration", { username: username || undefined, challengeKey: options.challengeKey, cred: credentialJSON(credential) });
+    show(result.isAnonymous ? "Registered an anonymous account." : `Registered ${result.username}.`, result, true);
+  } catch (error) {
+    show(error.body ? `Registration refused: ${error.body.error}` : `Registration failed: ${error.name}: ${error.message}`, error.body || { error: error.name, message: error.message }, false);
+  } finally {
+    startAutoFill();
+  }
+}
+
+async function signIn(username, mediation) {
+  const query = username ? "?username=" + encodeURIComponent(username) : "";
+  const options = await get("/generate-authentication-options" + query);
+  const request = { publicKey: requestOptions(options) };
+  if (mediation) {
+    conditionalAbort = new AbortController();
+    request.mediation = mediation;
+    request.signal = conditionalAbort.signal;
+  }
+  const credential = await navigator.credentials.get(request);
+  return post("/verify-authentication", { challengeKey: options.challengeKey, cred: credentialJSON(credential) });
+}
+
+async function signInWith(username) {
+  conditionalAbort?.abort();
+  try {
+    const result = await signIn(username, null);
+    show(`Signed in as ${result.username || "an anonymous user"}.`, result, true);
+  } catch (error) {
+    show(error.body ? `Sign-in refused: ${error.body.error}` : `Sign-in failed: ${error.name}: ${error.message}`, error.body || { error: error.name, message: error.message }, false);
+  } finally {
+    startAutoFill();
+  }
+}
+
+// AutoFill: a conditional request waits for the user to pick a passkey from the username field's suggestions.
+async function startAutoFill() {
+  if (!window.PublicKeyCredential || !PublicKeyCredential.isConditionalMediationAvailable) return;
+  if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
+  try {
+    const result = await signIn(null, "conditional");
+    show(`Signed in as ${result.username || "an anonymous user"} (AutoFill).`, result, true);
+    startAutoFill();
+  } catch (error) {
+    if (error.name === "AbortError") return;
+    show(error.body ? `Sign-in refused: ${error.body.error}` : `AutoFill sign-in failed: ${error.name}`, error.body || { error: error.name }, false);
+  }
+}
+
+$("register-form").addEventListener("submit", register);
+$("signin-form").addEventListener("submit", (event) => { event.preventDefault(); signInWith($("signin-username").value.trim()); });
+$("signin-discoverable-button").addEventListener("click", () => signInWith(null));
+if (!window.PublicKeyCredential) show("This browser does not support passkeys.", {}, false);
+startAutoFill();

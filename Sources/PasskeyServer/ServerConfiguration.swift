@@ -1,0 +1,124 @@
+public import Foundation
+public import PasskeyWire
+
+/// Everything `passkey-server` can be told. Each setting is a flag and a `PASSKEY_…` environment variable
+/// (see `passkey-server --help`); the defaults serve `http://localhost:8080` with SQLite in `./data/`.
+public struct ServerConfiguration: Sendable {
+    /// Address to bind. Default `127.0.0.1`; use `0.0.0.0` behind a proxy or on a LAN.
+    public var host = "127.0.0.1"
+    /// Port to listen on. Default 8080.
+    public var port = 8080
+    /// RP ID: the domain passkeys are scoped to (the parent domain shared by the website and the apps). Default `localhost`.
+    public var rpID = "localhost"
+    /// Shown by authenticators at registration. Default "Passkey Server".
+    public var rpName = "Passkey Server"
+    /// Accepted origins: web (`https://www.example.com`), iOS (`https://<rp id>`), Android (`android:apk-key-hash:…`).
+    /// Empty: `http://localhost:<port>` for RP ID `localhost`, otherwise `https://<rp id>`.
+    public var origins: [String] = []
+    /// Related origins published in `/.well-known/webauthn` and accepted like ``origins``.
+    public var relatedOrigins: [String] = []
+    /// `sqlite:PATH` (default `sqlite:./data/passkey.sqlite`) or `memory:`.
+    public var database = "sqlite:./data/passkey.sqlite"
+    /// How long options stay valid, in seconds (default 60, at least 1).
+    public var challengeTTL: TimeInterval = 60
+    public var userVerification: UserVerificationRequirement = .required
+    /// Algorithms offered in `pubKeyCredParams`, in order of preference. Default ES256, EdDSA, RS256.
+    public var algorithms: [COSEAlgorithmIdentifier] = [.es256, .edDSA, .rs256]
+    /// `none` (default) or `direct`.
+    public var attestation: AttestationConveyancePreference = .none
+    /// Apple apps allowed to use the server's passkeys: `TEAMID.bundle.id` (webcredentials association).
+    public var appleAppIDs: [String] = []
+    /// Android apps: package name and SHA-256 signing-certificate fingerprints (`AA:BB:…`).
+    public var androidApps: [AndroidApp] = []
+    /// Trust `X-Forwarded-For` / `X-Forwarded-Proto` from a reverse proxy. Off by default.
+    public var trustProxyHeaders = false
+    /// PEM files for serving HTTPS directly (without a proxy).
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// Largest request body accepted, in bytes. Default 64 KiB.
+    public var maximumBodySize = 65_536
+    /// Options requests allowed per client per minute before 429. Default 60.
+    public var optionsPerMinute = 60
+    /// Ceremonies in progress kept at most (expired ones are purged); past it options get 503. Default 100 000.
+    public var maximumPendingChallenges = 100_000
+
+    public struct AndroidApp: Sendable, Hashable {
+        public var packageName: String
+        public var sha256Fingerprints: [String]
+        public init(packageName: String, sha256Fingerprints: [String]) {
+            self.packageName = packageName
+            self.sha256Fingerprints = sha256Fingerprints
+        }
+
+        /// The WebAuthn origins Android reports for this app: `android:apk-key-hash:<base64url SHA-256 of the cert>`.
+        public var origins: [String] {
+            sha256Fingerprints.compactMap { fingerprint in
+                let hex = fingerprint.replacingOccurrences(of: ":", with: "")
+                guard hex.count == 64 else { return nil }
+                var bytes: [UInt8] = []
+                var index = hex.startIndex
+                while index < hex.endIndex {
+                    let next = hex.index(index, offsetBy: 2)
+                    guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+                    bytes.append(byte)
+                    index = next
+                }
+                return "android:apk-key-hash:" + Base64URL.encode(bytes)
+            }
+        }
+    }
+
+    public init() {}
+
+    /// The origins accepted in client data: configured, related, Android apps' and the default.
+    public var effectiveOrigins: [String] {
+        var all = origins.isEmpty ? [defaultOrigin] : origins
+        all += relatedOrigins
+        all += androidApps.flatMap(\.origins)
+        var seen = Set<String>()
+        return all.filter { seen.insert($0).inserted }
+    }
+
+    /// `http://localhost:<port>` for RP ID `localhost` (browsers treat it as secure), otherwise `https://<rp id>`.
+    public var defaultOrigin: String {
+        rpID == "localhost" ? "http://localhost:\(port)" : "https://\(rpID)"
+    }
+
+    /// Web origins (http/https) that may call the API from a browser (CORS).
+    public var webOrigins: [String] { effectiveOrigins.filter { $0.hasPrefix("https://") || $0.hasPrefix("http://") } }
+
+    /// Checks the settings and says what is wrong in words.
+    public func validate() throws(ConfigurationError) {
+        guard (1...65_535).contains(port) || port == 0 else { throw ConfigurationError("--port must be between 1 and 65535") }
+        guard !rpID.isEmpty, !rpID.contains("/"), !rpID.contains(":") else {
+            throw ConfigurationError("--rp-id must be a domain such as example.com (no scheme, port or path)")
+        }
+        guard challengeTTL >= 1 else { throw ConfigurationError("--challenge-ttl must be at least 1 second") }
+        guard [.required, .preferred, .discouraged].contains(userVerification) else {
+            throw ConfigurationError("--user-verification must be required, preferred or discouraged")
+        }
+        guard [.none, .direct].contains(attestation) else { throw ConfigurationError("--attestation must be none or direct") }
+        guard !algorithms.isEmpty else { throw ConfigurationError("--algorithm needs at least one algorithm") }
+        for origin in origins + relatedOrigins {
+            guard origin.hasPrefix("https://") || origin.hasPrefix("http://") || origin.hasPrefix("android:apk-key-hash:") else {
+                throw ConfigurationError("origin \(origin) must start with https://, http:// or android:apk-key-hash:")
+            }
+            guard !origin.hasSuffix("/") else { throw ConfigurationError("origin \(origin) must not end with /: origins have no path") }
+        }
+        for app in androidApps where app.origins.count != app.sha256Fingerprints.count {
+            throw ConfigurationError("Android app \(app.packageName): fingerprints must be SHA-256, 32 hex bytes separated by colons")
+        }
+        guard (tlsCertificatePath == nil) == (tlsKeyPath == nil) else {
+            throw ConfigurationError("--tls-cert and --tls-key go together")
+        }
+        guard database.hasPrefix("sqlite:") || database == "memory:" else {
+            throw ConfigurationError("--database must be sqlite:PATH or memory: (postgres:// arrives with PostgreSQL support)")
+        }
+    }
+}
+
+/// A setting that cannot work, said in words.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

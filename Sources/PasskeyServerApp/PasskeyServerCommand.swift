@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import PasskeyServer
+import PasskeyWire
+
+/// `passkey-server`: the relying-party server. Every flag can also be set with `PASSKEY_<FLAG>` (upper case, `_` for `-`),
+/// for example `PASSKEY_RP_ID=example.com`; a flag wins over its environment variable.
+@main
+struct PasskeyServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passkey-server",
+        abstract: "A self-hosted passkey (WebAuthn) relying-party server.",
+        discussion: """
+            With no arguments it serves http://localhost:8080 for RP ID localhost, with an SQLite database in ./data/.
+            Every option can also be given as an environment variable: PASSKEY_ plus the flag name in upper case with _ for -
+            (PASSKEY_RP_ID, PASSKEY_ORIGIN as a comma-separated list, ...). Flags win over environment variables.
+            """
+    )
+
+    @Option(help: "Address to bind (default 127.0.0.1; 0.0.0.0 behind a proxy).") var host: String?
+    @Option(help: "Port (default 8080).") var port: Int?
+    @Option(help: "RP ID: the domain passkeys belong to (default localhost).") var rpId: String?
+    @Option(help: "Relying party name shown at registration (default \"Passkey Server\").") var rpName: String?
+    @Option(help: "Accepted origin, repeatable: https://www.example.com, https://<rp id> for iOS apps, android:apk-key-hash:… (default http://localhost:<port> for localhost, else https://<rp id>).")
+    var origin: [String] = []
+    @Option(help: "Related origin published in /.well-known/webauthn, repeatable.") var relatedOrigin: [String] = []
+    @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite) or memory:.") var database: String?
+    @Option(help: "Seconds options stay valid (default 60, minimum 1).") var challengeTtl: Double?
+    @Option(help: "User verification: required (default), preferred or discouraged.") var userVerification: String?
+    @Option(help: "Attestation: none (default) or direct.") var attestation: String?
+    @Option(help: "Algorithm offered in pubKeyCredParams, repeatable: ES256, EdDSA, ES384, ES512, PS256, RS256, ML-DSA-65, ML-DSA-87 or a COSE number (default ES256, EdDSA, RS256).")
+    var algorithm: [String] = []
+    @Option(help: "Apple app allowed to use these passkeys, TEAMID.bundle.id, repeatable (webcredentials).") var appleAppId: [String] = []
+    @Option(help: "Android app, PACKAGE=SHA256:FINGERPRINT[,SHA256...], repeatable (assetlinks.json and android:apk-key-hash origins).")
+    var androidApp: [String] = []
+    @Flag(help: "Trust X-Forwarded-For from a reverse proxy (default off).") var trustProxyHeaders = false
+    @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
+    @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
+
+    func environment(_ flag: String) -> String? {
+        let name = "PASSKEY_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    func list(_ values: [String], _ flag: String) -> [String] {
+        values.isEmpty ? (environment(flag)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []) : values
+    }
+
+    func makeConfiguration() throws -> ServerConfiguration {
+        var c = ServerConfiguration()
+        c.host = host ?? environment("host") ?? c.host
+        if let value = port ?? environment("port").flatMap(Int.init) { c.port = value } else if environment("port") != nil {
+            throw ValidationError("PASSKEY_PORT must be a number")
+        }
+        c.rpID = rpId ?? environment("rp-id") ?? c.rpID
+        c.rpName = rpName ?? environment("rp-name") ?? c.rpName
+        c.origins = list(origin, "origin")
+        c.relatedOrigins = list(relatedOrigin, "related-origin")
+        c.database = database ?? environment("database") ?? c.database
+        c.challengeTTL = challengeTtl ?? environment("challenge-ttl").flatMap(Double.init) ?? c.challengeTTL
+        c.userVerification = UserVerificationRequirement(rawValue: userVerification ?? environment("user-verification") ?? "required")
+        c.attestation = AttestationConveyancePreference(rawValue: attestation ?? environment("attestation") ?? "none")
+        let algorithmNames = list(algorithm, "algorithm")
+        if !algorithmNames.isEmpty {
+            c.algorithms = try algorithmNames.map { name in
+                if let number = Int(name) { return COSEAlgorithmIdentifier(rawValue: number) }
+                let known: [COSEAlgorithmIdentifier] = [.es256, .edDSA, .es384, .es512, .ps256, .rs256, .mlDSA65, .mlDSA87]
+                guard let match = known.first(where: { $0.name?.lowercased() == name.lowercased() }) else {
+                    throw ValidationError("unknown algorithm \(name): use ES256, EdDSA, ES384, ES512, PS256, RS256, ML-DSA-65, ML-DSA-87 or a COSE number")
+                }
+                return match
+            }
+        }
+        c.appleAppIDs = list(appleAppId, "apple-app-id")
+        c.androidApps = try list(androidApp, "android-app").map { spec in
+            let parts = spec.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { throw ValidationError("--android-app takes PACKAGE=FINGERPRINT[,FINGERPRINT]") }
+            return .init(packageName: String(parts[0]), sha256Fingerprints: parts[1].split(separator: ",").map(String.init))
+        }
+        c.trustProxyHeaders = trustProxyHeaders || environment("trust-proxy-headers") == "true"
+        c.tlsCertificatePath = tlsCert ?? environment("tls-cert")
+        c.tlsKeyPath = tlsKey ?? environment("tls-key")
+        do { try c.validate() } catch { throw ValidationError(error.description) }
+        return c
+    }
+
+    func run() async throws {
+        let configuration = try makeConfiguration()
+        var logger = Logger(label: "passkey-server")
+        logger.logLevel = .info
+        let app = try await buildApplication(configuration, logger: logger)
+        let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
+        let shownHost = configuration.host == "127.0.0.1" ? "localhost" : configuration.host
+        // Written unbuffered, so it shows at once also when stdout is a file or a pipe.
+        let banner = """
+            passkey-server serving \(scheme)://\(shownHost):\(configuration.port)
+              RP ID    \(configuration.rpID)
+              origins  \(configuration.effectiveOrigins.joined(separator: ", "))
+              data     \(configuration.database)
+
+            """
+        FileHandle.standardOutput.write(Data(banner.utf8))
+        try await app.runService()
+    }
+}

@@ -1,0 +1,350 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PasskeyCore
+import PasskeyServer
+import PasskeyTestSupport
+import PasskeyWire
+import Testing
+
+@Suite("Ceremony API: the documented endpoints")
+struct CeremonyAPITests {
+    @Test("register a named user, then sign in with and without the username")
+    func namedUser() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann&displayName=Ann%20Lee")
+            #expect(options.status == .ok)
+            #expect(options["challengeKey"]?.stringValue?.isEmpty == false)
+            #expect(options["rp"]?.objectValue?["id"] == "localhost")
+            #expect(options["user"]?.objectValue?["name"] == "ann")
+            #expect(options["user"]?.objectValue?["displayName"] == "Ann Lee")
+            #expect(options["user"]?.objectValue?["id"]?.stringValue.flatMap(Base64URL.decode)?.count == 64)
+            #expect(options["timeout"] == 60000)
+            #expect(options["excludeCredentials"] == [])
+            #expect(options["authenticatorSelection"]?.objectValue?["residentKey"] == "required")
+            #expect(options["authenticatorSelection"]?.objectValue?["userVerification"] == "required")
+            let algorithms = options["pubKeyCredParams"]?.arrayValue?.compactMap { $0.objectValue?["alg"]?.intValue } ?? []
+            #expect(algorithms.contains(-7) && algorithms.contains(-8) && algorithms.contains(-257))
+            #expect(options.headers[.cacheControl] == "no-store")
+
+            let credential = device.create(options.json)
+            let registered = try await client.call(
+                .post, "/verify-registration", json: ["username": "ann", "challengeKey": options["challengeKey"] ?? nil, "cred": credential])
+            #expect(registered.status == .ok, "\(registered.json)")
+            #expect(registered["verified"] == true)
+            #expect(registered["username"] == "ann")
+            #expect(registered["isAnonymous"] == false)
+            #expect(registered["credentialId"] == .string(Base64URL.encode(device.authenticator.credentialID)))
+            let userID = registered["userId"]
+
+            // Sign in with the username: allowCredentials names the passkey.
+            let request = try await client.call(.get, "/generate-authentication-options?username=ANN")
+            #expect(request.status == .ok)
+            #expect(request["allowCredentials"]?.arrayValue?.first?.objectValue?["id"] == registered["credentialId"])
+            #expect(request["rpId"] == "localhost")
+            let signedIn = try await client.call(
+                .post, "/verify-authentication", json: ["cred": try device.get(request.json, signCount: 1), "challengeKey": request["challengeKey"] ?? nil])
+            #expect(signedIn.status == .ok, "\(signedIn.json)")
+            #expect(signedIn["verified"] == true && signedIn["username"] == "ann" && signedIn["isAnonymous"] == false)
+            #expect(signedIn["userId"] == userID)
+
+            // Without a username: empty allowCredentials, and no challengeKey needed (found from the client data).
+            let discoverable = try await client.call(.get, "/generate-authentication-options")
+            #expect(discoverable["allowCredentials"] == [])
+            let second = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(discoverable.json, signCount: 2)])
+            #expect(second.status == .ok, "\(second.json)")
+            #expect(second["username"] == "ann")
+        }
+        let stored = try await server.repository.credential(id: device.authenticator.credentialID)
+        #expect(stored?.signCount == 2)
+        #expect(stored?.lastUsedAt == server.clock.now)
+    }
+
+    @Test("without a username an anonymous account is created")
+    func anonymous() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options")
+            #expect(options["user"]?.objectValue?["name"]?.stringValue?.hasPrefix("anonymous-") == true)
+            let registered = try await client.call(
+                .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            #expect(registered.status == .ok, "\(registered.json)")
+            #expect(registered["isAnonymous"] == true)
+            #expect(registered["username"] == .null)
+            let request = try await client.call(.post, "/generate-authentication-options", json: [:])
+            let signedIn = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(request.json)])
+            #expect(signedIn["verified"] == true && signedIn["isAnonymous"] == true && signedIn["username"] == .null)
+        }
+    }
+
+    @Test("options also come by POST with a JSON body")
+    func postOptions() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let options = try await client.call(.post, "/generate-registration-options", json: ["username": "bo", "displayName": "Bo"])
+            #expect(options.status == .ok)
+            #expect(options["user"]?.objectValue?["displayName"] == "Bo")
+        }
+    }
+
+    @Test("an existing username cannot be registered again without that account's authorization")
+    func existingUsername() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            _ = try await client.call(.post, "/verify-registration", json: ["username": "ann", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            let again = try await client.call(.get, "/generate-registration-options?username=Ann")
+            #expect(again.status == .conflict)
+            #expect(again["error"] == "username_taken")
+        }
+    }
+
+    @Test("a credential already registered is refused, whoever registers it")
+    func duplicateCredential() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let first = try await client.call(.get, "/generate-registration-options?username=ann")
+            _ = try await client.call(.post, "/verify-registration", json: ["challengeKey": first["challengeKey"] ?? nil, "cred": device.create(first.json)])
+            let second = try await client.call(.get, "/generate-registration-options?username=mallory")
+            let refused = try await client.call(.post, "/verify-registration", json: ["challengeKey": second["challengeKey"] ?? nil, "cred": device.create(second.json)])
+            #expect(refused.status == .conflict)
+            #expect(refused["error"] == "credential_exists")
+        }
+        #expect(try await server.repository.user(username: "mallory") == nil)
+    }
+
+    @Test("unknown usernames get deterministic fake allowCredentials")
+    func unknownUsername() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let a = try await client.call(.get, "/generate-authentication-options?username=nobody")
+            let b = try await client.call(.get, "/generate-authentication-options?username=nobody")
+            #expect(a.status == .ok)
+            let idsA = a["allowCredentials"]?.arrayValue ?? []
+            #expect(!idsA.isEmpty && idsA == b["allowCredentials"]?.arrayValue)
+            #expect(a["challenge"] != b["challenge"])
+        }
+    }
+
+    @Test("challenges are single use and expire")
+    func challengeLifecycle() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            let credential = device.create(options.json)
+            // A failed verification consumes the challenge too.
+            let wrongOrigin = device.create(options.json, origin: "https://evil.example")
+            let failed = try await client.call(.post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": wrongOrigin])
+            #expect(failed.status == .badRequest)
+            #expect(failed["error"] == "origin_mismatch")
+            #expect(failed.object.count == 2 && failed["message"]?.stringValue?.isEmpty == false)
+            let replay = try await client.call(.post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": credential])
+            #expect(replay.status == .badRequest)
+            #expect(replay["error"] == "challenge_invalid")
+
+            let late = try await client.call(.get, "/generate-registration-options?username=bo")
+            server.clock.advance(61)
+            let expired = try await client.call(.post, "/verify-registration", json: ["challengeKey": late["challengeKey"] ?? nil, "cred": device.create(late.json)])
+            #expect(expired["error"] == "challenge_invalid")
+        }
+    }
+
+    @Test("a registration challenge cannot answer a sign-in")
+    func ceremonyBinding() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let registration = try await client.call(.get, "/generate-registration-options?username=ann")
+            _ = try await client.call(.post, "/verify-registration", json: ["challengeKey": registration["challengeKey"] ?? nil, "cred": device.create(registration.json)])
+            let other = try await client.call(.get, "/generate-registration-options?username=bo")
+            let signIn = try await client.call(.post, "/verify-authentication", json: ["challengeKey": other["challengeKey"] ?? nil, "cred": try device.get(other.json)])
+            #expect(signIn["error"] == "challenge_invalid")
+        }
+    }
+
+    @Test("sign-in errors: counter regression, another user's passkey, unknown passkey, user verification")
+    func signInErrors() async throws {
+        let server = TestServer()
+        let ann = try Device(server: server, credentialID: 1)
+        let bo = try Device(server: server, credentialID: 2)
+        try await server.run { client in
+            for (name, device) in [("ann", 1), ("bo", 2)] {
+                let options = try await client.call(.get, "/generate-registration-options?username=\(name)")
+                let credential = device == 1 ? ann.create(options.json) : bo.create(options.json)
+                let done = try await client.call(.post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": credential])
+                #expect(done.status == .ok)
+            }
+            var request = try await client.call(.get, "/generate-authentication-options")
+            _ = try await client.call(.post, "/verify-authentication", json: ["cred": try ann.get(request.json, signCount: 5)])
+            request = try await client.call(.get, "/generate-authentication-options")
+            let regressed = try await client.call(.post, "/verify-authentication", json: ["cred": try ann.get(request.json, signCount: 5)])
+            #expect(regressed["error"] == "counter_regressed")
+
+            request = try await client.call(.get, "/generate-authentication-options?username=ann")
+            let foreign = try await client.call(.post, "/verify-authentication", json: ["cred": try bo.get(request.json, signCount: 1)])
+            #expect(foreign["error"] == "credential_not_allowed")
+
+            let stranger = try Device(server: server, credentialID: 9)
+            stranger.authenticator.userHandle = [1]
+            request = try await client.call(.get, "/generate-authentication-options")
+            let unknown = try await client.call(.post, "/verify-authentication", json: ["cred": try stranger.get(request.json)])
+            #expect(unknown["error"] == "credential_unknown")
+        }
+    }
+
+    @Test("malformed requests get 4xx JSON errors, never a 500")
+    func malformed() async throws {
+        let server = TestServer { $0.maximumBodySize = 2048 }
+        try await server.run { client in
+            let notJSON = try await client.call(.post, "/verify-registration", raw: "{not json")
+            #expect(notJSON.status == .badRequest && notJSON["error"] == "json_malformed")
+            let missing = try await client.call(.post, "/verify-registration", json: ["username": "ann"])
+            #expect(missing.status == .badRequest && missing["error"] == "field_missing")
+            let wrongType = try await client.call(.post, "/verify-authentication", json: ["cred": 42])
+            #expect(wrongType.status == .badRequest && wrongType["error"] == "field_invalid")
+            let badBase64 = try await client.call(
+                .post, "/verify-authentication",
+                json: ["cred": .object(["id": "x", "type": "public-key", "response": .object(["clientDataJSON": "%%%", "authenticatorData": "", "signature": ""])])])
+            #expect(badBase64.status == .badRequest && badBase64["error"] == "invalid_base64url")
+            let huge = try await client.call(.post, "/verify-registration", raw: String(repeating: " ", count: 5000))
+            #expect(huge.status == .contentTooLarge && huge["error"] == "request_too_large")
+            let badName = try await client.call(.get, "/generate-registration-options?username=\(String(repeating: "a", count: 65))")
+            #expect(badName.status == .badRequest && badName["error"] == "username_invalid")
+            let notFound = try await client.call(.get, "/no-such-route")
+            #expect(notFound.status == .notFound && notFound["error"] == "not_found")
+        }
+    }
+
+    @Test("of 50 simultaneous verifications of one challenge exactly one succeeds")
+    func concurrentVerification() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            let body: JSONValue = ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)]
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 { group.addTask { try await client.call(.post, "/verify-registration", json: body).status.code } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 400 }.count == 49)
+        }
+    }
+
+    @Test("options endpoints are throttled per client with 429")
+    func rateLimit() async throws {
+        let server = TestServer { $0.optionsPerMinute = 3 }
+        try await server.run { client in
+            var statuses: [Int] = []
+            for _ in 0..<5 { statuses.append(try await client.call(.get, "/generate-authentication-options").status.code) }
+            #expect(statuses == [200, 200, 200, 429, 429])
+            let limited = try await client.call(.get, "/generate-registration-options")
+            #expect(limited["error"] == "rate_limited")
+        }
+    }
+}
+
+@Suite("App-backend API (/api/…)")
+struct AppBackendAPITests {
+    @Test("registration and sign-in through the /api paths return the user object")
+    func apiFlow() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.post, "/api/registration-challenge", json: ["username": "ann@example.com", "displayName": "Ann"])
+            #expect(options.status == .ok)
+            #expect(Set(options.object.members.map(\.name)).isSuperset(of: ["challenge", "rp", "user", "pubKeyCredParams", "timeout", "attestation", "authenticatorSelection", "excludeCredentials"]))
+            let user = try await client.call(
+                .post, "/api/complete-registration", json: ["credential": .object(["credential": device.create(options.json)]), "username": "ann@example.com"])
+            #expect(user.status == .ok, "\(user.json)")
+            #expect(user["username"] == "ann@example.com" && user["email"] == "ann@example.com" && user["displayName"] == "Ann")
+            #expect(user["id"]?.stringValue?.isEmpty == false && user["createdAt"]?.stringValue?.hasSuffix("Z") == true)
+
+            let request = try await client.call(.post, "/api/start-authentication", json: ["username": "ann@example.com"])
+            #expect(Set(request.object.members.map(\.name)) == ["challenge", "rpId", "allowCredentials", "timeout", "userVerification"])
+            let signedIn = try await client.call(.post, "/api/complete-authentication", json: ["assertion": try device.get(request.json, signCount: 3)])
+            #expect(signedIn["id"] == user["id"])
+            let other = try await client.call(.post, "/api/start-authentication", json: [:])
+            let wrongName = try await client.call(.post, "/api/complete-authentication", json: ["assertion": try device.get(other.json, signCount: 4), "username": "bo"])
+            #expect(wrongName["error"] == "username_mismatch")
+        }
+    }
+}
+
+@Suite("Files for apps, web headers, health")
+struct ServerSurfaceTests {
+    @Test("apple-app-site-association, assetlinks.json and webauthn are JSON, from the configuration")
+    func wellKnown() async throws {
+        let fingerprint = Array(repeating: "AB", count: 32).joined(separator: ":")
+        let server = TestServer {
+            $0.rpID = "example.com"
+            $0.origins = ["https://www.example.com", "https://example.com"]
+            $0.relatedOrigins = ["https://example.co.uk"]
+            $0.appleAppIDs = ["ABCDE12345.com.example.app"]
+            $0.androidApps = [.init(packageName: "com.example.app", sha256Fingerprints: [fingerprint])]
+        }
+        try await server.run { client in
+            let aasa = try await client.call(.get, "/.well-known/apple-app-site-association")
+            #expect(aasa.status == .ok && aasa.headers[.contentType]?.hasPrefix("application/json") == true)
+            #expect(aasa["webcredentials"]?.objectValue?["apps"] == ["ABCDE12345.com.example.app"])
+            let links = try await client.call(.get, "/.well-known/assetlinks.json")
+            let target = links.json.arrayValue?.first?.objectValue?["target"]?.objectValue
+            #expect(target?["package_name"] == "com.example.app")
+            #expect(target?["sha256_cert_fingerprints"] == [.string(fingerprint)])
+            let related = try await client.call(.get, "/.well-known/webauthn")
+            #expect(related["origins"] == ["https://www.example.com", "https://example.com", "https://example.co.uk"])
+        }
+        // The Android app's origin is accepted.
+        #expect(server.configuration.effectiveOrigins.contains("android:apk-key-hash:" + Base64URL.encode([UInt8](repeating: 0xab, count: 32))))
+    }
+
+    @Test("CORS answers configured web origins only, preflight included")
+    func cors() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let allowed = try await client.call(.get, "/generate-authentication-options", headers: [.origin: "http://localhost:8080"])
+            #expect(allowed.headers[.accessControlAllowOrigin] == "http://localhost:8080")
+            let other = try await client.call(.get, "/generate-authentication-options", headers: [.origin: "https://evil.example"])
+            #expect(other.headers[.accessControlAllowOrigin] == nil)
+            let preflight = try await client.call(
+                .options, "/verify-authentication",
+                headers: [.origin: "http://localhost:8080", .accessControlRequestMethod: "POST", .accessControlRequestHeaders: "content-type"])
+            #expect(preflight.status == .noContent)
+            #expect(preflight.headers[.accessControlAllowMethods]?.contains("POST") == true)
+        }
+    }
+
+    @Test("security headers on every response; the demo page is served with a strict CSP")
+    func headersAndDemo() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            for uri in ["/health", "/no-such-route", "/"] {
+                let response = try await client.call(.get, uri)
+                #expect(response.headers[.xContentTypeOptions] == "nosniff")
+                #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
+            }
+            let page = try await client.execute(uri: "/", method: .get)
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(String(buffer: page.body).contains("autocomplete=\"username webauthn\""))
+            #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+            let script = try await client.execute(uri: "/demo.js", method: .get)
+            #expect(String(buffer: script.body).contains("/verify-authentication"))
+        }
+    }
+
+    @Test("health reports the database")
+    func health() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let health = try await client.call(.get, "/health")
+            #expect(health.status == .ok && health["status"] == "ok" && health["database"] == "ok")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PasskeyCore
+import PasskeyServer
+import PasskeyStorage
+import PasskeyTestSupport
+import PasskeyWire
+import Testing
+
+/// A settable clock for expiry tests.
+final class TestClock: @unchecked Sendable {
+    // Guarded by `lock`: read from handlers, moved by tests.
+    private let lock = NSLock()
+    private var current = Date(timeIntervalSince1970: 1_800_000_000)
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+}
+
+struct TestServer {
+    var configuration: ServerConfiguration
+    let repository = InMemoryRepository()
+    let clock = TestClock()
+
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
+        var configuration = ServerConfiguration()
+        configuration.database = "memory:"
+        configuration.optionsPerMinute = 1000
+        configure(&configuration)
+        self.configuration = configuration
+    }
+
+    var origin: String { configuration.defaultOrigin }
+
+    func run<T: Sendable>(_ test: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+        let clock = self.clock
+        let router = buildRouter(configuration, repository: repository, now: { clock.now })
+        return try await Application(router: router).test(.router, test)
+    }
+}
+
+struct JSONResponse {
+    let status: HTTPResponse.Status
+    let headers: HTTPFields
+    let json: JSONValue
+
+    var object: JSONObject { json.objectValue ?? [:] }
+    subscript(_ name: String) -> JSONValue? { object[name] }
+}
+
+extension TestClientProtocol {
+    func call(_ method: HTTPRequest.Method, _ uri: String, json: JSONValue? = nil, raw: String? = nil, headers: HTTPFields = [:]) async throws -> JSONResponse {
+        var headers = headers
+        var body: ByteBuffer?
+        if let json { body = ByteBuffer(bytes: json.serializedBytes) } else if let raw { body = ByteBuffer(string: raw) }
+        if body != nil { headers[.contentType] = "application/json" }
+        let response = try await execute(uri: uri, method: method, headers: headers, body: body)
+        let bytes = Array(response.body.readableBytesView)
+        let json = bytes.isEmpty ? JSONValue.null : ((try? JSONValue.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self)))
+        return JSONResponse(status: response.status, headers: response.headers, json: json)
+    }
+}
+
+/// A test authenticator speaking to the server at `origin` for RP ID `rpID`.
+/// A class shared by the `@Sendable` test closures; each test drives its devices from one task at a time.
+final class Device: @unchecked Sendable {
+    var authenticator: TestAuthenticator
+    let rpID: String
+    let origin: String
+
+    init(server: TestServer, credentialID: UInt8 = 0xc1) throws {
+        authenticator = try TestAuthenticator()
+        authenticator.credentialID = [UInt8](repeating: credentialID, count: 32)
+        authenticator.origin = server.origin
+        rpID = server.configuration.rpID
+        origin = server.origin
+    }
+
+    /// Answers creation options as a browser would: the user handle becomes the device's, the challenge is signed over.
+    func create(_ options: JSONValue, origin: String? = nil, flags: AuthenticatorData.Flags? = nil) -> JSONValue {
+        let challenge = options.objectValue?["challenge"]?.stringValue ?? ""
+        if let handle = options.objectValue?["user"]?.objectValue?["id"]?.stringValue.flatMap(Base64URL.decode) {
+            authenticator.userHandle = handle
+        }
+        let clientData = TestAuthenticator.clientData(type: "webauthn.create", challenge: challenge, origin: origin ?? self.origin)
+        let rpID = self.rpID
+        let authData = authenticator.authData(for: "create") {
+            $0.rpID = rpID
+            if let flags { $0.flags = flags.union(.attestedCredentialData) }
+        }.build()
+        return authenticator.registration(authData: authData, clientData: clientData).json
+    }
+
+    func get(_ options: JSONValue, signCount: UInt32 = 0, origin: String? = nil) throws -> JSONValue {
+        let challenge = options.objectValue?["challenge"]?.stringValue ?? ""
+        let clientData = TestAuthenticator.clientData(type: "webauthn.get", challenge: challenge, origin: origin ?? self.origin)
+        let rpID = self.rpID
+        let authData = authenticator.authData(for: "get") {
+            $0.rpID = rpID
+            $0.signCount = signCount
+        }.build()
+        return try authenticator.assertion(authData: authData, clientData: clientData).json
+    }
+}
