@@ -1,8 +1,8 @@
 public import Foundation
 public import PasskeyClient
 
-/// Credentials kept in one JSON file (format: see the file format notes in the source), for the CLI and for tests
-/// that span processes.
+/// Credentials kept in one JSON file (versioned; the format is described in `CredentialFileFormat.swift`), for the
+/// CLI and for tests that span processes.
 ///
 /// The file holds private keys in the clear, so it is created with mode 0600, replaced atomically on every change,
 /// and refused when other users can read it. Each operation reads the file again, so edits by another instance are

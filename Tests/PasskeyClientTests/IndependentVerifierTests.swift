@@ -17,20 +17,33 @@ struct IndependentVerifierTests {
     static let available: Bool = PythonWebAuthn.isAvailable
     static let required: Bool = ProcessInfo.processInfo.environment["CI"] == "true"
 
-    static let configurations: [(String, SoftwareAuthenticatorConfiguration)] = [
-        ("ES256, none, incrementing, Apple app", SoftwareAuthenticatorConfiguration(origin: .appleApp)),
-        ("Ed25519, packed self, web", SoftwareAuthenticatorConfiguration(origin: .web(RP.webOrigin), algorithms: [.ed25519], attestation: .packedSelf)),
-        ("ES256, packed self, synced, Android", {
-            var c = SoftwareAuthenticatorConfiguration.syncedPasskey(origin: .android(apkKeyHash: RP.apkKeyHash, packageName: RP.androidPackage))
-            c.attestation = .packedSelf
-            return c
-        }()),
+    /// A configuration with a short name for test output.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let configuration: SoftwareAuthenticatorConfiguration
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "ES256, none, incrementing, Apple app", configuration: SoftwareAuthenticatorConfiguration(origin: .appleApp)),
+        Case(
+            name: "Ed25519, packed self, web",
+            configuration: SoftwareAuthenticatorConfiguration(origin: .web(RP.webOrigin), algorithms: [.ed25519], attestation: .packedSelf)),
+        Case(
+            name: "ES256, packed self, synced, Android",
+            configuration: {
+                var c = SoftwareAuthenticatorConfiguration.syncedPasskey(
+                    origin: .android(apkKeyHash: RP.apkKeyHash, packageName: RP.androidPackage))
+                c.attestation = .packedSelf
+                return c
+            }()),
     ]
 
     @Test(
         "py_webauthn verifies registration and sign-in", .enabled(if: available || required, "python3 with webauthn 3.x is not installed"),
-        arguments: configurations)
-    func pyWebAuthnAccepts(name: String, configuration: SoftwareAuthenticatorConfiguration) async throws {
+        arguments: cases)
+    func pyWebAuthnAccepts(_ testCase: Case) async throws {
+        let configuration = testCase.configuration
         try #require(Self.available, "CI=true but `python3 -c 'import webauthn'` fails: run .ci/run's install step")
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
