@@ -6,7 +6,10 @@ import PackageDescription
 //   PasskeyCore                     the pure protocol: authenticator data, client data, COSE, ceremonies, `none`
 //   PasskeyAttestation              trust-bearing attestation formats (X.509 via swift-certificates)
 //   passkey (PasskeyCLI)            command-line tool
-// The client SDK depends on PasskeyWire/PasskeyCBOR and swift-crypto only, never on X.509 code.
+//   PasskeyClient                   client SDK: the Authenticator seam, PasskeyError, ScriptedAuthenticator (PasskeyWire only)
+//   PasskeySoftwareAuthenticator    an authenticator that really signs (PasskeyClient, PasskeyWire, PasskeyCBOR, Crypto)
+// The client SDK depends on PasskeyWire/PasskeyCBOR and swift-crypto only, never on PasskeyCore, attestation or X.509
+// code: an app ships the client, not the verifier.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -25,6 +28,8 @@ let package = Package(
         .library(name: "PasskeyStorageSQLite", targets: ["PasskeyStorageSQLite"]),
         .library(name: "PasskeyServer", targets: ["PasskeyServer"]),
         .executable(name: "passkey-server", targets: ["PasskeyServerApp"]),
+        .library(name: "PasskeyClient", targets: ["PasskeyClient"]),
+        .library(name: "PasskeySoftwareAuthenticator", targets: ["PasskeySoftwareAuthenticator"]),
         .executable(name: "passkey", targets: ["PasskeyCLI"]),
         .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
     ],
@@ -102,6 +107,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "PasskeyClient", dependencies: ["PasskeyWire"], swiftSettings: strict),
+        .target(
+            name: "PasskeySoftwareAuthenticator",
+            dependencies: [
+                "PasskeyClient", "PasskeyWire", "PasskeyCBOR",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "PasskeyCLI",
             dependencies: [
@@ -141,6 +155,16 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PasskeyClientTests",
+            dependencies: [
+                // The SDK under test, and the server-side verifier to check what it produces (tests only).
+                "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyCBOR",
+                "PasskeyCore", "PasskeyAttestation",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

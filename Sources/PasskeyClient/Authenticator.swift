@@ -1,0 +1,25 @@
+public import PasskeyWire
+
+/// The one seam every passkey backend plugs into: the platform sheet on Apple devices, the software authenticator on
+/// Linux, in the CLI and in UI tests, and a scripted double in unit tests.
+///
+/// It speaks only our own value types, the WebAuthn Level 3 JSON that the server produces and verifies: creation
+/// options in, `RegistrationResponseJSON` out; request options in, `AuthenticationResponseJSON` out. No
+/// AuthenticationServices type crosses it, so the flows above it run and are tested on Linux, and an Apple adapter
+/// (`ASAuthorizationController` behind a continuation) fits behind it without changing callers.
+///
+/// Rules every implementation follows:
+/// - **Cancellation:** cancelling the task that awaits a ceremony ends it (dismissing any sheet) and throws
+///   ``PasskeyError/Code/cancelled``.
+/// - **One ceremony at a time:** while one ceremony runs, another request fails at once with
+///   ``PasskeyError/Code/ceremonyInProgress`` and the running one is left alone (platforms refuse a second sheet too;
+///   Apple reports "Request already in progress"). To replace a pending AutoFill request, cancel its task first.
+/// - **Expected outcomes have their own codes:** ``PasskeyError/Code/cancelled``, ``PasskeyError/Code/noCredentials``
+///   and ``PasskeyError/Code/excludedCredentialExists`` are distinct, so the UI can react to each.
+public protocol Authenticator: Sendable {
+    /// Creates a credential (`navigator.credentials.create()`, WebAuthn L3 §5.1.3).
+    func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON
+
+    /// Signs in with an existing credential (`navigator.credentials.get()`, WebAuthn L3 §5.1.4).
+    func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON
+}

@@ -1,0 +1,22 @@
+import PasskeyClient
+
+/// Credentials kept in memory only: gone when the process ends. The default store, right for tests and previews.
+public actor InMemoryCredentialStore: CredentialStore {
+    private var stored: [StoredCredential]
+
+    public init(_ credentials: [StoredCredential] = []) { stored = credentials }
+
+    public func credentials(rpID: String) -> [StoredCredential] { stored.filter { $0.rpID == rpID } }
+
+    public func allCredentials() -> [StoredCredential] { stored }
+
+    @discardableResult
+    public func save(_ credential: StoredCredential) -> [StoredCredential] { stored.applySave(credential) }
+
+    @discardableResult
+    public func removeCredential(id: [UInt8]) -> Bool {
+        let before = stored.count
+        stored.removeAll { $0.id == id }
+        return stored.count != before
+    }
+}

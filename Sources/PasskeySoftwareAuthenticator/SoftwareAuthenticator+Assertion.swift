@@ -1,0 +1,69 @@
+public import PasskeyClient
+public import PasskeyWire
+
+extension SoftwareAuthenticator {
+    /// Signs in (WebAuthn L3 §5.1.4 client steps, §6.3.3 authenticatorGetAssertion).
+    ///
+    /// With `allowCredentials`, only those credentials qualify; without (or empty), any credential for the RP ID does
+    /// (discoverable sign-in). With several candidates the most recently used one is picked, as an account picker
+    /// would list it first. No candidate → ``PasskeyError/Code/noCredentials`` at once, for every mediation (an
+    /// immediate request must not show anything; AutoFill would simply offer nothing).
+    public func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON {
+        try gate.enter(.assertion)
+        defer { gate.leave() }
+        try checkCancellation(.assertion)
+
+        let options = request.options
+        let configuration = configuration
+        try checkAttachment(request.attachments, requested: nil)
+        let rpID = try CeremonyInputs.rpID(options.rpId, origin: configuration.origin)
+        let challenge = try CeremonyInputs.challenge(options.challenge)
+        let allowed = try CeremonyInputs.credentialIDs(options.allowCredentials, member: "allowCredentials")
+
+        // §6.3.3 step 6: the credentials for this RP ID, narrowed to allowCredentials when it is not empty.
+        var candidates = try await store.credentials(rpID: rpID)
+        if !allowed.isEmpty { candidates.removeAll { !allowed.contains($0.id) } }
+        guard let chosen = candidates.max(by: { $0.recency < $1.recency }) else {
+            throw PasskeyError(
+                .noCredentials, stage: .authenticator,
+                allowed.isEmpty
+                    ? "no credential for \(rpID) on this authenticator"
+                    : "none of the \(allowed.count) allowed credentials is on this authenticator for \(rpID)")
+        }
+        let verified = try userVerified(requirement: options.userVerification)
+        try await awaitUser(.assertion, timeoutMilliseconds: options.timeout)
+
+        let key = try CredentialKey(algorithm: chosen.algorithm, rawPrivateKey: chosen.privateKey)
+        let signCount: UInt32 =
+            switch configuration.counter {
+            case .incrementing: chosen.signCount == .max ? .max : chosen.signCount + 1
+            case .alwaysZero: 0
+            }
+        var flags: AuthenticatorDataFlags = [.userPresent]
+        if verified { flags.insert(.userVerified) }
+        if chosen.backupEligible { flags.insert(.backupEligible) }
+        if chosen.backupState { flags.insert(.backupState) }
+
+        // §6.1 authenticator data without attested credential data; §5.8.1 client data for webauthn.get;
+        // §6.3.3 step 11: the signature covers authenticatorData ‖ SHA-256(clientDataJSON).
+        let authenticatorData = AuthenticatorDataBuilder.build(rpID: rpID, flags: flags, signCount: signCount, attestedCredentialData: nil)
+        let clientDataJSON = ClientDataBuilder.build(
+            type: .get, challenge: challenge, origin: configuration.origin.origin(rpID: rpID),
+            androidPackageName: configuration.origin.androidPackageName)
+        let signature = try key.sign(authenticatorData + ClientDataBuilder.hash(clientDataJSON))
+
+        try checkCancellation(.assertion)
+        var updated = chosen
+        updated.signCount = signCount
+        updated.lastUsedAt = now()
+        try await store.save(updated)
+
+        let encodedID = Base64URL.encode(chosen.id)
+        return AuthenticationResponseJSON(
+            id: encodedID, rawId: encodedID,
+            response: AuthenticatorAssertionResponseJSON(
+                clientDataJSON: Base64URL.encode(clientDataJSON), authenticatorData: Base64URL.encode(authenticatorData),
+                signature: Base64URL.encode(signature), userHandle: Base64URL.encode(chosen.userHandle)),
+            authenticatorAttachment: configuration.attachment)
+    }
+}

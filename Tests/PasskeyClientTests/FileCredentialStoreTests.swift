@@ -1,0 +1,186 @@
+import Foundation
+import PasskeyClient
+import PasskeyCore
+import PasskeySoftwareAuthenticator
+import PasskeyWire
+import Testing
+
+@Suite("File credential store")
+struct FileCredentialStoreTests {
+    typealias RP = TestRelyingParty
+
+    func permissions(_ url: URL) throws -> Int? {
+        (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+    }
+
+    func storeError(_ store: FileCredentialStore) async -> PasskeyError? {
+        await passkeyError { () async throws(PasskeyError) in try await store.allCredentials() }
+    }
+
+    @Test("a credential registered by one authenticator signs in from another reading the same file")
+    func roundTrip() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("nested/credentials.json")
+        let rp = RP.relyingParty()
+
+        let request = RP.registrationRequest(rp)
+        let first = SoftwareAuthenticator(
+            configuration: .init(algorithms: [.ed25519]), store: FileCredentialStore(fileURL: file))
+        let registration = try await first.makeCredential(request)
+        let record = try rp.verifyRegistration(registration, expectedChallenge: request.options.challenge)
+            .credentialRecord(userHandle: RP.userHandle(1))
+
+        let second = SoftwareAuthenticator(store: FileCredentialStore(fileURL: file))
+        let signIn = RP.assertionRequest(rp)
+        let assertion = try await second.getAssertion(signIn)
+        let verified = try rp.verifyAuthentication(
+            assertion, expectedChallenge: signIn.options.challenge, credential: record, expectedUser: .discoverable)
+        #expect(verified.newSignCount == 1)
+        #expect(verified.userHandle == RP.userHandle(1))
+
+        let stored = try await FileCredentialStore(fileURL: file).allCredentials()
+        #expect(stored.count == 1)
+        #expect(stored.first?.id == record.id)
+        #expect(stored.first?.signCount == 1)
+        #expect(stored.first?.algorithm == .ed25519)
+        #expect(stored.first?.userName == "ann@example.com")
+        #expect(stored.first?.lastUsedAt != nil)
+    }
+
+    @Test("the file is created with mode 0600, stays 0600 after rewrites, and no temporary files are left")
+    func mode0600() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("credentials.json")
+        let authenticator = SoftwareAuthenticator(store: FileCredentialStore(fileURL: file))
+        _ = try await authenticator.makeCredential(RP.registrationRequest(user: 1))
+        #expect(try permissions(file) == 0o600)
+        _ = try await authenticator.makeCredential(RP.registrationRequest(user: 2))
+        _ = try await authenticator.getAssertion(RP.assertionRequest())
+        #expect(try permissions(file) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["credentials.json"])
+    }
+
+    @Test("a missing file is an empty store")
+    func missingFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        #expect(try await FileCredentialStore(fileURL: directory.file("absent.json")).allCredentials().isEmpty)
+    }
+
+    @Test("save and remove keep the one-per-account rule in the file")
+    func saveAndRemove() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = FileCredentialStore(fileURL: directory.file("credentials.json"))
+        let authenticator = SoftwareAuthenticator(store: store)
+        _ = try await authenticator.makeCredential(RP.registrationRequest(user: 1))
+        let old = try #require(try await store.allCredentials().first)
+        _ = try await authenticator.makeCredential(RP.registrationRequest(user: 1))
+        let current = try await store.allCredentials()
+        #expect(current.count == 1 && current.first?.id != old.id)
+        #expect(try await store.removeCredential(id: current[0].id))
+        #expect(try await store.removeCredential(id: current[0].id) == false)
+        #expect(try await store.allCredentials().isEmpty)
+    }
+
+    /// Writes `text` as the store's file with mode 0600.
+    func write(_ text: String, to url: URL) throws {
+        try Data(text.utf8).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+    }
+
+    /// A valid file with one credential, as JSON text.
+    func validFile(_ directory: TemporaryDirectory) async throws -> (URL, String) {
+        let file = directory.file("credentials.json")
+        _ = try await SoftwareAuthenticator(store: FileCredentialStore(fileURL: file)).makeCredential(RP.registrationRequest())
+        return (file, String(decoding: try Data(contentsOf: file), as: UTF8.self))
+    }
+
+    @Test("a corrupt file is a clear storage_corrupted error, not a crash")
+    func corrupt() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (file, _) = try await validFile(directory)
+        try write("{\"format\": \"passkey-software-credentials\", \"version\": 1, \"credentials\": [", to: file)
+        let error = await storeError(FileCredentialStore(fileURL: file))
+        #expect(error?.code == .storageCorrupted)
+        #expect(error?.stage == .storage)
+        #expect(error?.reason.contains("not JSON") == true)
+
+        try write("hello", to: file)
+        #expect(await storeError(FileCredentialStore(fileURL: file))?.code == .storageCorrupted)
+        try write("{\"format\": \"something-else\", \"version\": 1, \"credentials\": []}", to: file)
+        #expect(await storeError(FileCredentialStore(fileURL: file))?.reason.contains("not a credential file") == true)
+    }
+
+    @Test("a tampered credential names the credential and member")
+    func tampered() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (file, text) = try await validFile(directory)
+        let document = try JSONValue.parse(text)
+        let credential = try #require(document.objectValue?["credentials"]?.arrayValue?.first?.objectValue)
+
+        /// Rewrites the file with one member of the credential changed.
+        func tamper(_ member: String, _ value: JSONValue) throws {
+            var edited = credential
+            edited[member] = value
+            var root = try #require(document.objectValue)
+            root["credentials"] = .array([.object(edited)])
+            try write(JSONValue.object(root).serialized(), to: file)
+        }
+        let cases: [(String, JSONValue, String)] = [
+            ("privateKey", .string(Base64URL.encode([1, 2, 3])), "privateKey"),
+            // The P-256 group order n is not a valid private scalar.
+            ("privateKey", .string("_____wAAAAD__________7zm-q2nF56E87nKwvxjJVE"), "not a valid es256 private key"),
+            ("algorithm", .number(-257), "algorithm"),
+            ("signCount", .number(-1), "signCount"),
+            ("userHandle", .string("@@"), "userHandle"),
+            ("id", .string(Base64URL.encode([1])), "id"),
+            ("createdAt", .null, "createdAt"),
+        ]
+        for (member, value, expected) in cases {
+            try tamper(member, value)
+            let error = await storeError(FileCredentialStore(fileURL: file))
+            #expect(error?.code == .storageCorrupted, "\(member)")
+            #expect(error?.reason.contains("credentials[0]") == true, "\(member)")
+            #expect(error?.reason.contains(expected) == true, "\(member): \(error?.reason ?? "no error")")
+        }
+    }
+
+    @Test("a file from a newer format version is refused with a message saying so")
+    func newerVersion() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (file, text) = try await validFile(directory)
+        try write(text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2"), to: file)
+        let error = await storeError(FileCredentialStore(fileURL: file))
+        #expect(error?.code == .storageCorrupted)
+        #expect(error?.reason.contains("newer release") == true)
+    }
+
+    @Test("a file other users can read is refused")
+    func insecureMode() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (file, _) = try await validFile(directory)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        let error = await storeError(FileCredentialStore(fileURL: file))
+        #expect(error?.code == .storageFailed)
+        #expect(error?.reason.contains("644") == true)
+    }
+
+    @Test("a corrupt store surfaces through the authenticator as a storage error")
+    func corruptThroughAuthenticator() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("credentials.json")
+        try write("[]", to: file)
+        let authenticator = SoftwareAuthenticator(store: FileCredentialStore(fileURL: file))
+        let error = await passkeyError { () async throws(PasskeyError) in try await authenticator.getAssertion(RP.assertionRequest()) }
+        #expect(error?.code == .storageCorrupted)
+        #expect(error?.userMessage == "Saved passkeys are damaged and could not be read.")
+    }
+}
