@@ -2,6 +2,7 @@ public import Hummingbird
 public import Logging
 import HummingbirdTLS
 import HTTPTypes
+import NIOCore
 import NIOSSL
 import ServiceLifecycle
 public import PasskeyCore
@@ -58,16 +59,17 @@ public func makeRelyingParty(_ configuration: ServerConfiguration) -> RelyingPar
 /// Every route, over any repository (tests pass the in-memory one).
 public func buildRouter<Repository: PasskeyRepository>(
     _ configuration: ServerConfiguration, repository: Repository, now: @escaping @Sendable () -> Date = Date.init,
-    random: RandomSource = .system
+    random: RandomSource = .system, metrics: CeremonyMetrics = CeremonyMetrics()
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
+    router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil))
     router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
     let service = CeremonyService(
         repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration, now: now, random: random)
     let trustProxy = configuration.trustProxyHeaders
     CeremonyController<Repository, PasskeyRequestContext>(
-        service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now),
+        service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
         clientAddress: { request, context in
             if trustProxy, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[name] {
                 return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? forwarded
@@ -77,6 +79,11 @@ public func buildRouter<Repository: PasskeyRepository>(
     ).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
     DemoPageController<PasskeyRequestContext>().addRoutes(to: router)
+    router.get("metrics") { _, _ in
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+    }
     router.get("health") { _, _ in
         do {
             _ = try await repository.challengeCount()

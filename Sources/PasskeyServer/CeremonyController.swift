@@ -8,12 +8,30 @@ import Logging
 public struct CeremonyController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
     let service: CeremonyService<Repository>
     let limiter: RateLimiter
+    let metrics: CeremonyMetrics
     let clientAddress: @Sendable (Request, Context) -> String
 
-    public init(service: CeremonyService<Repository>, limiter: RateLimiter, clientAddress: @escaping @Sendable (Request, Context) -> String) {
+    public init(
+        service: CeremonyService<Repository>, limiter: RateLimiter, metrics: CeremonyMetrics,
+        clientAddress: @escaping @Sendable (Request, Context) -> String
+    ) {
         self.service = service
         self.limiter = limiter
+        self.metrics = metrics
         self.clientAddress = clientAddress
+    }
+
+    /// Runs a ceremony step, records its outcome and latency, and answers with JSON.
+    func observed(_ ceremony: String, _ step: String, _ body: () async throws(APIError) -> JSONValue) async -> Response {
+        let start = ContinuousClock.now
+        do {
+            let value = try await body()
+            metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
+            return Response.json(value)
+        } catch {
+            metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
+            return Response.json(error.body, status: error.status)
+        }
     }
 
     var bodyLimit: Int { service.configuration.maximumBodySize }
@@ -21,7 +39,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     public func addRoutes(to router: Router<Context>) {
         // The documented API.
         router.get("generate-registration-options") { request, context in
-            await respond { () throws(APIError) in
+            await observed("registration", "options") { () throws(APIError) in
                 try await throttle(request, context)
                 return try await registrationOptions(
                     username: request.uri.queryParameters.get("username"), displayName: request.uri.queryParameters.get("displayName"))
@@ -29,7 +47,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("generate-registration-options") { request, context in
             var request = request
-            return await respond { () throws(APIError) in
+            return await observed("registration", "options") { () throws(APIError) in
                 try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await registrationOptions(username: try body.optionalString("username"), displayName: try body.optionalString("displayName"))
@@ -37,7 +55,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("verify-registration") { request, context in
             var request = request
-            return await respond { () throws(APIError) in
+            return await observed("registration", "verify") { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")
                 let result = try await service.verifyRegistration(
@@ -50,14 +68,14 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             }
         }
         router.get("generate-authentication-options") { request, context in
-            await respond { () throws(APIError) in
+            await observed("authentication", "options") { () throws(APIError) in
                 try await throttle(request, context)
                 return try await authenticationOptions(username: request.uri.queryParameters.get("username"))
             }
         }
         router.post("generate-authentication-options") { request, context in
             var request = request
-            return await respond { () throws(APIError) in
+            return await observed("authentication", "options") { () throws(APIError) in
                 try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await authenticationOptions(username: try body.optionalString("username"))
@@ -65,7 +83,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("verify-authentication") { request, context in
             var request = request
-            return await respond { () throws(APIError) in
+            return await observed("authentication", "verify") { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
@@ -81,7 +99,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/registration-challenge", "api/start-registration"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await respond { () throws(APIError) in
+                return await observed("registration", "options") { () throws(APIError) in
                     try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     let (options, _, _) = try await service.registrationOptions(
@@ -92,7 +110,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("api/complete-registration") { request, context in
             var request = request
-            return await respond { () throws(APIError) in
+            return await observed("registration", "verify") { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("credential")
                 let result = try await service.verifyRegistration(credential, challengeKey: nil, username: try body.optionalString("username"))
@@ -102,7 +120,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/authentication-challenge", "api/start-authentication"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await respond { () throws(APIError) in
+                return await observed("authentication", "options") { () throws(APIError) in
                     try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     let (options, _) = try await service.authenticationOptions(username: try body.optionalString("username"))
@@ -117,7 +135,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("api/complete-authentication") { request, context in
             var request = request
-            return await respond { () throws(APIError) in
+            return await observed("authentication", "verify") { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("assertion")
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil)

@@ -339,6 +339,35 @@ struct ServerSurfaceTests {
         }
     }
 
+    @Test("metrics count ceremonies by result and error code, with latency histograms")
+    func metrics() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            _ = try await client.call(.get, "/generate-registration-options?username=ann")
+            _ = try await client.call(.post, "/verify-registration", json: ["challengeKey": "nope", "cred": .object(["id": "AA", "type": "public-key", "response": .object(["clientDataJSON": "e30", "attestationObject": "oA"])])])
+            let response = try await client.execute(uri: "/metrics", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+            let text = String(buffer: response.body)
+            #expect(text.contains(#"passkey_ceremonies_total{ceremony="registration",step="options",result="success",code="none"} 1"#))
+            #expect(text.contains(#"passkey_ceremonies_total{ceremony="registration",step="verify",result="failure",code="challenge_invalid"} 1"#))
+            #expect(text.contains("passkey_ceremony_duration_seconds_bucket"))
+        }
+    }
+
+    @Test("every response carries a request id; a caller's short id is kept")
+    func requestID() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let generated = try await client.call(.get, "/health")
+            #expect(generated.headers[.init("X-Request-Id")!]?.count == 36)
+            let kept = try await client.call(.get, "/health", headers: [.init("X-Request-Id")!: "trace-123"])
+            #expect(kept.headers[.init("X-Request-Id")!] == "trace-123")
+            let refused = try await client.call(.get, "/health", headers: [.init("X-Request-Id")!: "bad id with spaces"])
+            #expect(refused.headers[.init("X-Request-Id")!] != "bad id with spaces")
+        }
+    }
+
     @Test("health reports the database")
     func health() async throws {
         let server = TestServer()
