@@ -2,7 +2,8 @@ public import Hummingbird
 import Foundation
 import NIOCore
 
-/// The demo page at `/`: plain HTML, CSS and JavaScript from the bundle, no build step, nothing from a CDN.
+/// The demo page at `/` (plain HTML, CSS and JavaScript from the bundle, no build step, nothing from a CDN) and the
+/// OpenAPI document at `/openapi.json`.
 public struct DemoPageController<Context: RequestContext>: Sendable {
     struct Asset: Sendable {
         let bytes: [UInt8]
@@ -14,7 +15,10 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
     /// Loads the page's files once.
     public init() {
         var assets: [String: Asset] = [:]
-        for (name, type) in [("index.html", "text/html; charset=utf-8"), ("demo.js", "text/javascript; charset=utf-8"), ("demo.css", "text/css; charset=utf-8")] {
+        for (name, type) in [
+            ("index.html", "text/html; charset=utf-8"), ("demo.js", "text/javascript; charset=utf-8"), ("demo.css", "text/css; charset=utf-8"),
+            ("openapi.json", "application/json; charset=utf-8"),
+        ] {
             if let url = Bundle.module.url(forResource: "Public/" + name, withExtension: nil) ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Public"),
                 let data = try? Data(contentsOf: url)
             {
@@ -26,7 +30,7 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
 
     public func addRoutes(to router: Router<Context>) {
         let assets = assets
-        for (path, name) in [("/", "index.html"), ("/demo.js", "demo.js"), ("/demo.css", "demo.css")] {
+        for (path, name) in [("/", "index.html"), ("/demo.js", "demo.js"), ("/demo.css", "demo.css"), ("/openapi.json", "openapi.json")] {
             router.get(RouterPath(path)) { _, _ in
                 guard let asset = assets[name] else {
                     return Response.json(.object(["error": "not_found", "message": "The demo page is missing from this build."]), status: .notFound)

@@ -368,6 +368,25 @@ struct ServerSurfaceTests {
         }
     }
 
+    @Test("the OpenAPI document and the router agree, route for route")
+    func openAPI() async throws {
+        let server = TestServer()
+        let router = buildRouter(server.configuration, repository: server.repository)
+        let routes = Set(router.routes.map { route in
+            "\(route.method.rawValue) /" + route.path.description.split(separator: "/").joined(separator: "/")
+        })
+        try await server.run { client in
+            let response = try await client.call(.get, "/openapi.json")
+            #expect(response.status == .ok)
+            #expect(response["openapi"] == "3.1.0")
+            var documented = Set<String>()
+            for member in response["paths"]?.objectValue?.members ?? [] {
+                for operation in member.value.objectValue?.members ?? [] { documented.insert("\(operation.name.uppercased()) \(member.name)") }
+            }
+            #expect(documented == routes, "undocumented: \(routes.subtracting(documented).sorted()); not routed: \(documented.subtracting(routes).sorted())")
+        }
+    }
+
     @Test("health reports the database")
     func health() async throws {
         let server = TestServer()
