@@ -108,29 +108,38 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func verifyRegistration(
         _ credential: RegistrationResponseJSON, challengeKey: String?, username rawUsername: String?
     ) async throws(APIError) -> (user: UserRecord, credential: CredentialRecordEntry) {
-        let record = try await consume(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
-        let username = try Self.normalizeUsername(rawUsername)
-        // The username sent with the response, when there is one, must be the one the options were made for.
-        if let username, username.lowercased() != record.username?.lowercased() {
-            throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
+        let record = try await findChallenge(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
+        do throws(APIError) {
+            let username = try Self.normalizeUsername(rawUsername)
+            // The username sent with the response, when there is one, must be the one the options were made for.
+            if let username, username.lowercased() != record.username?.lowercased() {
+                throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
+            }
+            guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
+            let verified: VerifiedRegistration
+            do { verified = try relyingParty.verifyRegistration(credential, expectedChallenge: record.challenge, validationTime: now()) } catch {
+                throw APIError(error)
+            }
+            let time = now()
+            let user = UserRecord(
+                id: userID, userHandle: userHandle, username: record.username, displayName: record.displayName ?? record.username ?? "Anonymous",
+                isAnonymous: record.username == nil, createdAt: record.createdAt, lastSignInAt: nil)
+            let entry = CredentialRecordEntry(
+                id: verified.credentialID, userID: userID, publicKey: verified.credentialPublicKey,
+                algorithm: verified.publicKeyAlgorithm.rawValue, signCount: verified.signCount, uvInitialized: verified.userVerified,
+                transports: verified.transports.map(\.rawValue), backupEligible: verified.backupEligible, backupState: verified.backupState,
+                aaguid: verified.aaguid.description, attestationFormat: verified.attestation.format.rawValue,
+                attestationType: verified.attestation.type.rawValue, createdAt: time)
+            // One transaction consumes the challenge and stores the account and credential: of concurrent completions of
+            // one ceremony exactly one writes.
+            do { try await repository.register(entry, for: user, consumingChallenge: record.key, now: time) } catch {
+                throw error.code == .challengeConsumed ? APIError.challengeInvalid : APIError(error)
+            }
+            return (user, entry)
+        } catch {
+            await burn(record)
+            throw error
         }
-        guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
-        let verified: VerifiedRegistration
-        do { verified = try relyingParty.verifyRegistration(credential, expectedChallenge: record.challenge, validationTime: now()) } catch {
-            throw APIError(error)
-        }
-        let time = now()
-        let user = UserRecord(
-            id: userID, userHandle: userHandle, username: record.username, displayName: record.displayName ?? record.username ?? "Anonymous",
-            isAnonymous: record.username == nil, createdAt: record.createdAt, lastSignInAt: nil)
-        let entry = CredentialRecordEntry(
-            id: verified.credentialID, userID: userID, publicKey: verified.credentialPublicKey,
-            algorithm: verified.publicKeyAlgorithm.rawValue, signCount: verified.signCount, uvInitialized: verified.userVerified,
-            transports: verified.transports.map(\.rawValue), backupEligible: verified.backupEligible, backupState: verified.backupState,
-            aaguid: verified.aaguid.description, attestationFormat: verified.attestation.format.rawValue,
-            attestationType: verified.attestation.type.rawValue, createdAt: time)
-        do { try await repository.register(entry, for: user) } catch { throw APIError(error) }
-        return (user, entry)
     }
 
     // MARK: Authentication
@@ -184,40 +193,52 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?) async throws(APIError)
         -> (user: UserRecord, credential: CredentialRecordEntry)
     {
-        let record = try await consume(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .authentication)
-        let credentialID: [UInt8]
-        do { credentialID = try credential.credentialID() } catch { throw APIError(error) }
-        let stored: CredentialRecordEntry?
-        do { stored = try await repository.credential(id: credentialID) } catch { throw APIError(error) }
-        guard let stored else {
-            throw APIError.badRequest("credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
-        }
-        let owner: UserRecord?
-        do { owner = try await repository.user(id: stored.userID) } catch { throw APIError(error) }
-        guard let owner else { throw APIError.badRequest("credential_unknown", "This passkey's account no longer exists.") }
-        // Sign-in with a username: the credential must be the named user's.
-        if let userID = record.userID, userID != stored.userID {
-            throw APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))
-        }
-        var coreRecord = Self.coreRecord(stored)
-        coreRecord.userHandle = owner.userHandle
+        let record = try await findChallenge(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .authentication)
+        let stored: CredentialRecordEntry
+        let owner: UserRecord
         let verified: VerifiedAuthentication
-        do {
-            verified = try relyingParty.verifyAuthentication(
-                credential, expectedChallenge: record.challenge, credential: coreRecord,
-                expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
-                allowedCredentialIDs: record.allowedCredentialIDs)
-        } catch { throw APIError(error) }
-        let time = now()
-        do {
-            try await repository.recordSignIn(
-                credentialID: credentialID, expectedSignCount: stored.signCount, newSignCount: verified.newSignCount,
-                backupState: verified.backupState, at: time)
-        } catch {
-            if error.code == .counterConflict {
-                throw APIError(WebAuthnError(.counterRegressed, "a concurrent sign-in already used this counter value"))
+        let time: Date
+        do throws(APIError) {
+            let credentialID: [UInt8]
+            do { credentialID = try credential.credentialID() } catch { throw APIError(error) }
+            let found: CredentialRecordEntry?
+            do { found = try await repository.credential(id: credentialID) } catch { throw APIError(error) }
+            guard let found else {
+                throw APIError.badRequest("credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
             }
-            throw APIError(error)
+            stored = found
+            let foundOwner: UserRecord?
+            do { foundOwner = try await repository.user(id: stored.userID) } catch { throw APIError(error) }
+            guard let foundOwner else { throw APIError.badRequest("credential_unknown", "This passkey's account no longer exists.") }
+            owner = foundOwner
+            // Sign-in with a username: the credential must be the named user's.
+            if let userID = record.userID, userID != stored.userID {
+                throw APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))
+            }
+            var coreRecord = Self.coreRecord(stored)
+            coreRecord.userHandle = owner.userHandle
+            do {
+                verified = try relyingParty.verifyAuthentication(
+                    credential, expectedChallenge: record.challenge, credential: coreRecord,
+                    expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
+                    allowedCredentialIDs: record.allowedCredentialIDs)
+            } catch { throw APIError(error) }
+            time = now()
+            // One transaction consumes the challenge and moves the counter (compare-and-set), backup state and last use.
+            do {
+                try await repository.recordSignIn(
+                    credentialID: credentialID, expectedSignCount: stored.signCount, newSignCount: verified.newSignCount,
+                    backupState: verified.backupState, at: time, consumingChallenge: record.key)
+            } catch {
+                switch error.code {
+                case .challengeConsumed: throw APIError.challengeInvalid
+                case .counterConflict: throw APIError(WebAuthnError(.counterRegressed, "a concurrent sign-in already used this counter value"))
+                default: throw APIError(error)
+                }
+            }
+        } catch {
+            await burn(record)
+            throw error
         }
         var updated = stored
         updated.signCount = verified.newSignCount
@@ -230,30 +251,28 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     // MARK: Shared
 
-    /// Consumes the ceremony's challenge: by `challengeKey` when the client sent one, otherwise by the challenge in
-    /// the signed client data (only a lookup key: verification compares it again).
-    func consume(
+    /// Finds the ceremony's challenge without consuming it: by `challengeKey` when the client sent one, otherwise by the
+    /// challenge in the signed client data (only a lookup key: verification compares it again). It is consumed in the
+    /// transaction that records a success, or burnt on failure.
+    func findChallenge(
         challengeKey: String?, signedChallenge: () throws(WebAuthnError) -> String, ceremony: ChallengeRecord.Ceremony
     ) async throws(APIError) -> ChallengeRecord {
         let time = now()
         let record: ChallengeRecord?
-        do {
-            if let challengeKey, !challengeKey.isEmpty {
-                record = try await repository.consumeChallenge(key: challengeKey, ceremony: ceremony, now: time)
-            } else {
-                let value: String
-                do { value = try signedChallenge() } catch { throw APIError(error) }
-                record = try await repository.consumeChallenge(value: value, ceremony: ceremony, now: time)
-            }
-        } catch let error as APIError {
-            throw error
-        } catch let error as StorageError {
-            throw APIError(error)
-        } catch {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+        if let challengeKey, !challengeKey.isEmpty {
+            do { record = try await repository.challenge(key: challengeKey, ceremony: ceremony, now: time) } catch { throw APIError(error) }
+        } else {
+            let value: String
+            do { value = try signedChallenge() } catch { throw APIError(error) }
+            do { record = try await repository.challenge(value: value, ceremony: ceremony, now: time) } catch { throw APIError(error) }
         }
         guard let record else { throw APIError.challengeInvalid }
         return record
+    }
+
+    /// Consumes a challenge whose ceremony failed, so a response can never be retried against it.
+    func burn(_ record: ChallengeRecord) async {
+        _ = try? await repository.consumeChallenge(key: record.key, ceremony: record.ceremony, now: now())
     }
 
     static func coreRecord(_ entry: CredentialRecordEntry) -> CredentialRecord {

@@ -54,6 +54,30 @@ public actor InMemoryRepository: PasskeyRepository {
         credentialsByID[credential.id] = credential
     }
 
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
+        throws(StorageError)
+    {
+        try checkChallenge(challengeKey, now: now)
+        try register(credential, for: user)
+        challengesByKey[challengeKey] = nil
+    }
+
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        consumingChallenge challengeKey: String
+    ) throws(StorageError) {
+        try checkChallenge(challengeKey, now: time)
+        try recordSignIn(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
+        challengesByKey[challengeKey] = nil
+    }
+
+    /// Throws `challenge_consumed` when the challenge is gone or has expired. (The actor makes check-then-remove atomic.)
+    private func checkChallenge(_ key: String, now: Date) throws(StorageError) {
+        guard let record = challengesByKey[key], record.expiresAt > now else {
+            throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+        }
+    }
+
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
     ) throws(StorageError) {
@@ -86,6 +110,15 @@ public actor InMemoryRepository: PasskeyRepository {
     // MARK: Challenges
 
     public func saveChallenge(_ challenge: ChallengeRecord) { challengesByKey[challenge.key] = challenge }
+
+    public func challenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) -> ChallengeRecord? {
+        guard let record = challengesByKey[key], record.ceremony == ceremony, record.expiresAt > now else { return nil }
+        return record
+    }
+
+    public func challenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) -> ChallengeRecord? {
+        challengesByKey.values.first { $0.challenge == value && $0.ceremony == ceremony && $0.expiresAt > now }
+    }
 
     public func consumeChallenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) -> ChallengeRecord? {
         guard let record = challengesByKey[key], record.ceremony == ceremony else { return nil }

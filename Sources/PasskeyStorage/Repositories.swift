@@ -21,11 +21,27 @@ public protocol CredentialRepository: Sendable {
     ///   `username_taken` when a new user's name belongs to another account.
     func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError)
 
+    /// The same, in the transaction that consumes the ceremony's challenge (stored under `challengeKey` for registration):
+    /// of concurrent completions of one ceremony exactly one writes.
+    /// - Throws: `challenge_consumed` when the challenge is gone or expired at `now`; otherwise as ``register(_:for:)``.
+    ///   On any failure nothing is written: a caller that wants the challenge burnt consumes it separately.
+    func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
+        async throws(StorageError)
+
     /// Records a verified sign-in with compare-and-set on the counter: the row changes only if its sign count is still
     /// `expectedSignCount`, so two sign-ins racing with the same counter cannot both move it.
     /// - Throws: `counter_conflict` when the stored counter moved meanwhile, `not_found` when the credential is gone.
     func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+    ) async throws(StorageError)
+
+    /// ``recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:)`` in the transaction that consumes
+    /// the sign-in's challenge (stored under `challengeKey`).
+    /// - Throws: `challenge_consumed` when the challenge is gone or expired; otherwise as the plain call. On any failure
+    ///   nothing is written.
+    func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        consumingChallenge challengeKey: String
     ) async throws(StorageError)
 
     func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError)
@@ -35,6 +51,13 @@ public protocol CredentialRepository: Sendable {
 /// Ceremonies in progress.
 public protocol ChallengeRepository: Sendable {
     func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError)
+
+    /// The challenge stored under `key` for `ceremony`, without consuming it; `nil` when unknown or expired at `now`.
+    /// Verification reads it, then consumes it in the transaction that records the outcome.
+    func challenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord?
+
+    /// The same, found by the challenge value (clients that send only the signed client data).
+    func challenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord?
 
     /// Removes and returns the challenge stored under `key` for `ceremony`, if it exists and has not expired at `now`.
     /// Atomic: of many concurrent calls with the same key, exactly one gets the record.

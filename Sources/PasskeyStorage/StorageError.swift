@@ -14,6 +14,8 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let notFound: Code = "not_found"
         /// The signature counter was changed by a concurrent sign-in (compare-and-set lost).
         public static let counterConflict: Code = "counter_conflict"
+        /// The ceremony's challenge was consumed (or expired) before this write: another request used it first.
+        public static let challengeConsumed: Code = "challenge_consumed"
         /// The database cannot be reached or answered with an error.
         public static let unavailable: Code = "storage_unavailable"
         /// Stored data does not decode (corruption or an unknown schema).

@@ -6,6 +6,7 @@ import GRDB
 /// crash or power loss. Writes are serialized by SQLite; reads run concurrently.
 public final class SQLiteRepository: PasskeyRepository {
     let pool: DatabasePool
+    let writer: GroupCommitWriter
     /// Where the database lives, for start-up messages.
     public let path: String
 
@@ -21,8 +22,10 @@ public final class SQLiteRepository: PasskeyRepository {
         do {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
             try SQLiteSchema.migrator.migrate(pool)
+            self.pool = pool
+            writer = GroupCommitWriter(pool: pool)
         } catch {
             throw StorageError(.unavailable, "cannot open SQLite database at \(path): \(error)")
         }
@@ -33,9 +36,9 @@ public final class SQLiteRepository: PasskeyRepository {
         do { return try await pool.read(body) } catch { throw Self.map(error) }
     }
 
-    /// Runs a write transaction, mapping GRDB errors to ``StorageError``.
+    /// Runs a write in the next group-committed transaction, mapping GRDB errors to ``StorageError``.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
-        do { return try await pool.write(body) } catch { throw Self.map(error) }
+        do { return try await writer.write(body) } catch { throw Self.map(error) }
     }
 
     static func map(_ error: any Error) -> StorageError {
@@ -122,7 +125,11 @@ public final class SQLiteRepository: PasskeyRepository {
     }
 
     public func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError) {
-        try await write { db in
+        try await write { db in try Self.register(db, credential: credential, user: user) }
+    }
+
+    static func register(_ db: Database, credential: CredentialRecordEntry, user: UserRecord) throws {
+        do {
             // §7.1 step 26: a credential ID registered to anyone is refused, and nothing is written.
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM credentials WHERE id = ?", arguments: [Data(credential.id)]) == true {
                 throw StorageError(.credentialExists, "credential ID already registered")
@@ -139,10 +146,50 @@ public final class SQLiteRepository: PasskeyRepository {
         }
     }
 
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
+        async throws(StorageError)
+    {
+        try await write { db in
+            try Self.takeChallenge(db, key: challengeKey, now: now)
+            try Self.register(db, credential: credential, user: user)
+        }
+    }
+
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        consumingChallenge challengeKey: String
+    ) async throws(StorageError) {
+        try await write { db in
+            try Self.takeChallenge(db, key: challengeKey, now: time)
+            try Self.recordSignIn(
+                db, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                at: time)
+        }
+    }
+
+    /// Deletes the challenge; throws `challenge_consumed` when it was gone or expired (the savepoint then rolls back).
+    static func takeChallenge(_ db: Database, key: String, now: Date) throws {
+        guard let expiresAt = try Int64.fetchOne(db, sql: "DELETE FROM challenges WHERE key = ? RETURNING expires_at", arguments: [key]),
+            expiresAt > SQLiteSchema.milliseconds(now)
+        else {
+            throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+        }
+    }
+
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
     ) async throws(StorageError) {
         try await write { db in
+            try Self.recordSignIn(
+                db, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                at: time)
+        }
+    }
+
+    static func recordSignIn(
+        _ db: Database, credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+    ) throws {
+        do {
             // Compare-and-set: only the sign-in that saw the stored counter moves it.
             try db.execute(
                 sql: """
@@ -179,6 +226,23 @@ public final class SQLiteRepository: PasskeyRepository {
     }
 
     // MARK: Challenges
+
+    public func challenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        try await peek(column: "key", value: key, ceremony: ceremony, now: now)
+    }
+
+    public func challenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        try await peek(column: "challenge", value: value, ceremony: ceremony, now: now)
+    }
+
+    func peek(column: String, value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        let record = try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM challenges WHERE \(column) = ? AND ceremony = ?", arguments: [value, ceremony.rawValue])
+                .map(ChallengeRecord.init(row:))
+        }
+        guard let record, record.expiresAt > now else { return nil }
+        return record
+    }
 
     public func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError) {
         try await write { db in try challenge.insert(db) }

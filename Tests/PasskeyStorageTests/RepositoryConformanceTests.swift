@@ -223,6 +223,61 @@ extension RepositoryConformanceTests {
     }
 }
 
+extension RepositoryConformanceTests {
+    @Test("registration consumes its challenge in the same transaction; on failure nothing is written", arguments: Backend.allCases)
+    func registerConsuming(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        try await repo.saveChallenge(makeChallenge("reg", .registration))
+        try await repo.register(makeCredential(1, user: ann), for: ann, consumingChallenge: "reg", now: t0)
+        #expect(try await repo.challenge(key: "reg", ceremony: .registration, now: t0) == nil)
+        #expect(try await repo.user(id: ann.id) != nil)
+        // The challenge is gone: a second completion writes nothing.
+        let bob = makeUser("bob", handle: 2)
+        #expect(await storageCode { try await repo.register(makeCredential(2, user: bob), for: bob, consumingChallenge: "reg", now: t0) } == .challengeConsumed)
+        #expect(try await repo.user(id: bob.id) == nil)
+        // A duplicate credential: nothing written, the challenge is left for the caller to burn.
+        try await repo.saveChallenge(makeChallenge("reg2", .registration))
+        #expect(await storageCode { try await repo.register(makeCredential(1, user: bob), for: bob, consumingChallenge: "reg2", now: t0) } == .credentialExists)
+        #expect(try await repo.user(id: bob.id) == nil)
+        #expect(try await repo.challenge(key: "reg2", ceremony: .registration, now: t0) != nil)
+        // Expired: refused.
+        try await repo.saveChallenge(makeChallenge("late", .registration, expires: 1))
+        #expect(await storageCode { try await repo.register(makeCredential(3, user: bob), for: bob, consumingChallenge: "late", now: t0.addingTimeInterval(2)) } == .challengeConsumed)
+    }
+
+    @Test("a sign-in consumes its challenge with the counter update; of 50 racing completions one wins", arguments: Backend.allCases)
+    func signInConsuming(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        try await repo.register(makeCredential(1, user: ann, signCount: 0), for: ann)
+        try await repo.saveChallenge(makeChallenge("auth"))
+        let winners = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    (try? await repo.recordSignIn(
+                        credentialID: [1, 1, 1], expectedSignCount: 0, newSignCount: 0, backupState: false, at: t0, consumingChallenge: "auth")) != nil
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(winners == 1)
+        #expect(try await repo.challengeCount() == 0)
+        #expect(try await repo.challenge(key: "auth", ceremony: .authentication, now: t0) == nil)
+    }
+
+    @Test("peeking at a challenge does not consume it, and respects ceremony and expiry", arguments: Backend.allCases)
+    func peek(backend: Backend) async throws {
+        let repo = try backend.make()
+        try await repo.saveChallenge(makeChallenge("p", expires: 10))
+        #expect(try await repo.challenge(key: "p", ceremony: .authentication, now: t0)?.key == "p")
+        #expect(try await repo.challenge(value: "challenge-p", ceremony: .authentication, now: t0)?.key == "p")
+        #expect(try await repo.challenge(key: "p", ceremony: .registration, now: t0) == nil)
+        #expect(try await repo.challenge(key: "p", ceremony: .authentication, now: t0.addingTimeInterval(11)) == nil)
+        #expect(try await repo.challengeCount() == 1)
+    }
+}
+
 @Suite("SQLite specifics")
 struct SQLiteTests {
     @Test("data survives closing and reopening the database")
@@ -236,6 +291,25 @@ struct SQLiteTests {
         let reopened = try SQLiteRepository(path: path)
         #expect(try await reopened.user(username: "ann") == ann)
         #expect(try await reopened.credential(id: [1, 1, 1])?.userID == ann.id)
+    }
+
+    @Test("group commit: 300 concurrent writes all land, and a failing write does not undo its neighbours")
+    func groupCommit() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-group-\(UUID().uuidString).sqlite").path
+        let repo = try SQLiteRepository(path: path)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<300 {
+                group.addTask {
+                    // Every tenth write repeats a key: it must fail alone.
+                    let key = index % 10 == 0 && index > 0 ? "k0" : "k\(index)"
+                    return (try? await repo.saveChallenge(makeChallenge(key))) != nil
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.filter { $0 }.count == 271)
+        let reopened = try SQLiteRepository(path: path)
+        #expect(try await reopened.challengeCount() == 271)
     }
 
     @Test("the journal is WAL and every commit is synced (synchronous=FULL)")
