@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "PasskeySoftwareAuthenticator", targets: ["PasskeySoftwareAuthenticator"]),
         .executable(name: "passkey", targets: ["PasskeyCLI"]),
         .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
+        .executable(name: "passkey-server-bench", targets: ["PasskeyServerBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -145,6 +146,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "PasskeyStorageTests", dependencies: ["PasskeyStorage", "PasskeyStorageSQLite"], swiftSettings: strict),
+        .executableTarget(
+            name: "PasskeyServerBenchmarks",
+            dependencies: [
+                "PasskeyServer", "PasskeyStorageSQLite", "PasskeyStorage", "PasskeyCore", "PasskeyWire", "PasskeyTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"], swiftSettings: strict),
         .testTarget(name: "PasskeyWireTests", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .testTarget(

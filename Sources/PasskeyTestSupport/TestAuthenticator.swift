@@ -8,7 +8,7 @@ public import PasskeyCore
 public import PasskeyWire
 
 /// Builds authenticator data byte by byte, so a test can change exactly one thing.
-public struct AuthenticatorDataBuilder {
+public struct AuthenticatorDataBuilder: Sendable {
     public var rpID = "example.com"
     public var rpIDHash: [UInt8]?
     public var flags: AuthenticatorData.Flags = [.userPresent, .userVerified]
@@ -37,7 +37,7 @@ public struct AuthenticatorDataBuilder {
 }
 
 /// A key the tests sign with, in any algorithm the verifier supports.
-public enum TestKey {
+public enum TestKey: Sendable {
     case p256(P256.Signing.PrivateKey)
     case p384(P384.Signing.PrivateKey)
     case p521(P521.Signing.PrivateKey)
@@ -130,7 +130,7 @@ public enum TestKey {
 
 /// A minimal authenticator and client for tests: makes registration and assertion responses that a test then
 /// changes in exactly one place.
-public struct TestAuthenticator {
+public struct TestAuthenticator: Sendable {
     public var key: TestKey
     public var credentialID: [UInt8] = Array(repeating: 0xc1, count: 32)
     public var userHandle: [UInt8] = Array(repeating: 0x75, count: 64)

@@ -1,0 +1,200 @@
+// passkey-server-bench: sign-in verifications per second through HTTP, with SQLite, next to a bare endpoint doing the
+// same verification without storage, in one run (figures in docs/benchmarks.md; never asserted by tests).
+//
+//   swift build -c release --product passkey-server-bench && .build/release/passkey-server-bench [--requests N] [--connections C] [--rounds R]
+//
+// Both paths run in one server process over the same HTTP stack and are driven by the same client: C keep-alive
+// connections sending requests back to back. The SQLite path is the real POST /verify-authentication: the challenge
+// is read, the signature verified, and the challenge consumed with the counter update in one (group-committed,
+// synchronous=FULL) transaction. The bare path parses and verifies the same kind of request against a record held in
+// memory, with no challenge bookkeeping and no storage.
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PasskeyCore
+import PasskeyServer
+import PasskeyStorageSQLite
+import PasskeyTestSupport
+import PasskeyWire
+
+var requests = 3000
+var connections = 32
+var rounds = 3
+var iterator = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = iterator.next() {
+    switch argument {
+    case "--requests": requests = iterator.next().flatMap(Int.init) ?? requests
+    case "--connections": connections = iterator.next().flatMap(Int.init) ?? connections
+    case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
+    default:
+        print("usage: passkey-server-bench [--requests N] [--connections C] [--rounds R]")
+        exit(2)
+    }
+}
+
+/// The port the server bound, once it runs.
+final class PortBox: @unchecked Sendable {
+    // Guarded by `lock`: set by the server's channel callback, read by the driver.
+    private let lock = NSLock()
+    private var value: Int?
+    func set(_ port: Int?) { lock.withLock { value = port } }
+    func get() -> Int? { lock.withLock { value } }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+}
+
+func json(_ response: TestClient.Response) throws -> JSONObject {
+    let bytes = Array(response.body?.readableBytesView ?? ByteBuffer().readableBytesView)
+    guard let object = try JSONValue.parse(bytes).objectValue else { throw BenchError(description: "not a JSON object") }
+    return object
+}
+
+func request(_ client: TestClient, _ method: HTTPRequest.Method, _ uri: String, _ body: JSONValue? = nil) async throws -> TestClient.Response {
+    try await client.execute(
+        TestClient.Request(
+            uri, method: method, headers: body == nil ? [:] : [.contentType: "application/json"],
+            body: body.map { ByteBuffer(bytes: $0.serializedBytes) }))
+}
+
+// MARK: - Server
+
+var configuration = ServerConfiguration()
+configuration.port = 0
+configuration.origins = ["http://localhost:8080"]  // the origin the benchmark's client data claims
+configuration.optionsPerMinute = 10_000_000
+configuration.maximumPendingChallenges = 10_000_000
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-server-bench-\(UUID().uuidString)")
+let repository = try SQLiteRepository(path: folder.appendingPathComponent("bench.sqlite").path)
+let router = buildRouter(configuration, repository: repository)
+
+// The bare endpoint: same parsing and verification, a record in memory, a fixed challenge, no storage.
+let authenticator = try TestAuthenticator()
+let bareChallenge = Base64URL.encode([UInt8](repeating: 9, count: 32))
+let relyingParty = RelyingParty(id: "localhost", origins: ["http://localhost:8080"])
+let bareRecord = CredentialRecord(id: authenticator.credentialID, publicKey: authenticator.key.coseKey.encoded, signCount: 0)
+router.post("bench/bare-verify") { request, _ in
+    var request = request
+    let buffer = try await request.collectBody(upTo: 65_536)
+    let body = try JSONValue.parse(Array(buffer.readableBytesView))
+    guard let cred = body.objectValue?["cred"] else { throw HTTPError(.badRequest) }
+    let response = try AuthenticationResponseJSON(json: cred)
+    let verified = try relyingParty.verifyAuthentication(
+        response, expectedChallenge: bareChallenge, credential: bareRecord, expectedUser: .identified(userHandle: nil))
+    let answer: JSONValue = [
+        "verified": true, "credentialId": .string(Base64URL.encode(verified.credentialID)), "isAnonymous": false,
+    ]
+    return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: answer.serializedBytes)))
+}
+
+let port = PortBox()
+let app = Application(
+    router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "bench"),
+    onServerRunning: { channel in port.set(channel.localAddress?.port) })
+let serverTask = Task { try await app.runService() }
+var waited = 0
+while port.get() == nil, waited < 200 {
+    try await Task.sleep(for: .milliseconds(25))
+    waited += 1
+}
+guard let serverPort = port.get() else { throw BenchError(description: "the server did not start") }
+
+// MARK: - Clients
+
+let clients = (0..<connections).map { _ in TestClient(host: "127.0.0.1", port: serverPort) }
+for client in clients { client.connect() }
+let setup = clients[0]
+
+// One registered passkey that behaves like a synced one (counter always 0), so concurrent sign-ins never conflict.
+let options = try json(try await request(setup, .get, "/generate-registration-options?username=bench"))
+let device: TestAuthenticator = {
+    var device = authenticator
+    device.userHandle = options["user"]?.objectValue?["id"]?.stringValue.flatMap(Base64URL.decode) ?? []
+    return device
+}()
+let creationClientData = TestAuthenticator.clientData(
+    type: "webauthn.create", challenge: options["challenge"]?.stringValue ?? "", origin: "http://localhost:8080")
+let registrationAuthData = device.authData(for: "create") { $0.rpID = "localhost" }.build()
+let registration = try await request(
+    setup, .post, "/verify-registration",
+    ["challengeKey": options["challengeKey"] ?? nil, "cred": device.registration(authData: registrationAuthData, clientData: creationClientData).json])
+guard registration.status == .ok else { throw BenchError(description: "registration failed: \(String(buffer: registration.body ?? ByteBuffer()))") }
+
+let signInAuthData = device.authData(for: "get") { $0.rpID = "localhost" }.build()
+func signedBody(challenge: String, key: JSONValue?, device: TestAuthenticator, authData signInAuthData: [UInt8]) throws -> JSONValue {
+    let clientData = TestAuthenticator.clientData(type: "webauthn.get", challenge: challenge, origin: "http://localhost:8080")
+    return ["challengeKey": key ?? nil, "cred": try device.assertion(authData: signInAuthData, clientData: clientData).json]
+}
+let bareBody = try signedBody(challenge: bareChallenge, key: nil, device: device, authData: signInAuthData)
+
+/// Sends `bodies` to `path` over every connection, back to back; returns requests per second.
+func drive(_ path: String, _ bodies: [JSONValue]) async throws -> Double {
+    let clients = clients
+    let clock = ContinuousClock()
+    let start = clock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for (index, client) in clients.enumerated() {
+            let mine = stride(from: index, to: bodies.count, by: clients.count).map { bodies[$0] }
+            group.addTask {
+                for body in mine {
+                    let response = try await request(client, .post, path, body)
+                    guard response.status == .ok else {
+                        throw BenchError(description: "\(path) answered \(response.status.code): \(String(buffer: response.body ?? ByteBuffer()))")
+                    }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let elapsed = clock.now - start
+    return Double(bodies.count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+}
+
+/// Fresh sign-in requests for the SQLite path: options from the server (stored challenges), then signed.
+func freshSignIns(_ count: Int) async throws -> [JSONValue] {
+    let device = device
+    let signInAuthData = signInAuthData
+    let clients = clients
+    return try await withThrowingTaskGroup(of: [JSONValue].self) { group in
+        for (index, client) in clients.enumerated() {
+            let share = count / clients.count + (index < count % clients.count ? 1 : 0)
+            group.addTask {
+                var bodies: [JSONValue] = []
+                for _ in 0..<share {
+                    let options = try json(try await request(client, .get, "/generate-authentication-options"))
+                    bodies.append(try signedBody(challenge: options["challenge"]?.stringValue ?? "", key: options["challengeKey"], device: device, authData: signInAuthData))
+                }
+                return bodies
+            }
+        }
+        return try await group.reduce(into: [JSONValue]()) { $0 += $1 }
+    }
+}
+
+// Warm-up.
+_ = try await drive("/bench/bare-verify", Array(repeating: bareBody, count: min(500, requests)))
+_ = try await drive("/verify-authentication", try await freshSignIns(min(500, requests)))
+
+print("passkey-server-bench: \(requests) sign-ins per path per round, \(connections) connections, \(rounds) rounds (SQLite, synchronous=FULL)")
+var bare: [Double] = []
+var stored: [Double] = []
+for round in 1...rounds {
+    let bodies = try await freshSignIns(requests)
+    let storedRate = try await drive("/verify-authentication", bodies)
+    let bareRate = try await drive("/bench/bare-verify", Array(repeating: bareBody, count: requests))
+    stored.append(storedRate)
+    bare.append(bareRate)
+    print("  round \(round): bare \(Int(bareRate))/s, SQLite \(Int(storedRate))/s (\(String(format: "%.3f", storedRate / bareRate))×)")
+}
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+print("")
+print("bare verification over HTTP (no storage)          \(Int(median(bare))) sign-ins/s")
+print("POST /verify-authentication with SQLite           \(Int(median(stored))) sign-ins/s")
+print("ratio (median of rounds)                          \(String(format: "%.3f", median(zip(stored, bare).map { $0 / $1 })))×")
+
+for client in clients { try? await client.shutdown() }
+serverTask.cancel()
+try? FileManager.default.removeItem(at: folder)
+exit(0)
