@@ -174,7 +174,7 @@ let package = Package(
             dependencies: [
                 // The SDK under test, and the server-side verifier to check what it produces (tests only).
                 "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyCBOR",
-                "PasskeyCore", "PasskeyAttestation",
+                "PasskeyCore", "PasskeyAttestation", "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

@@ -193,23 +193,34 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?) async throws(APIError)
         -> (user: UserRecord, credential: CredentialRecordEntry)
     {
-        let record = try await findChallenge(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .authentication)
+        // One read gathers the ceremony, the credential and its owner.
+        let credentialID: [UInt8]
+        do { credentialID = try credential.credentialID() } catch {
+            // A malformed response still burns the ceremony it names.
+            if let challengeKey { _ = try? await repository.consumeChallenge(key: challengeKey, ceremony: .authentication, now: now()) }
+            throw APIError(error)
+        }
+        let reference: ChallengeReference
+        if let challengeKey, !challengeKey.isEmpty {
+            reference = .key(challengeKey)
+        } else {
+            do { reference = .value(try credential.signedChallenge()) } catch { throw APIError(error) }
+        }
+        let lookup: SignInLookup
+        do { lookup = try await repository.lookUpSignIn(challenge: reference, credentialID: credentialID, now: now()) } catch {
+            throw APIError(error)
+        }
+        guard let record = lookup.challenge else { throw APIError.challengeInvalid }
         let stored: CredentialRecordEntry
         let owner: UserRecord
         let verified: VerifiedAuthentication
         let time: Date
         do throws(APIError) {
-            let credentialID: [UInt8]
-            do { credentialID = try credential.credentialID() } catch { throw APIError(error) }
-            let found: CredentialRecordEntry?
-            do { found = try await repository.credential(id: credentialID) } catch { throw APIError(error) }
-            guard let found else {
+            guard let found = lookup.credential else {
                 throw APIError.badRequest("credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
             }
             stored = found
-            let foundOwner: UserRecord?
-            do { foundOwner = try await repository.user(id: stored.userID) } catch { throw APIError(error) }
-            guard let foundOwner else { throw APIError.badRequest("credential_unknown", "This passkey's account no longer exists.") }
+            guard let foundOwner = lookup.owner else { throw APIError.badRequest("credential_unknown", "This passkey's account no longer exists.") }
             owner = foundOwner
             // Sign-in with a username: the credential must be the named user's.
             if let userID = record.userID, userID != stored.userID {

@@ -142,6 +142,17 @@ public actor InMemoryRepository: PasskeyRepository {
 
     public func challengeCount() -> Int { challengesByKey.count }
 
+    // MARK: Sign-in context
+
+    public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) -> SignInLookup {
+        let record: ChallengeRecord? = switch reference {
+        case .key(let key): challenge(key: key, ceremony: .authentication, now: now)
+        case .value(let value): challenge(value: value, ceremony: .authentication, now: now)
+        }
+        let credential = credentialsByID[credentialID]
+        return SignInLookup(challenge: record, credential: credential, owner: credential.flatMap { usersByID[$0.userID] })
+    }
+
     // MARK: Secrets
 
     public func secret(named name: String, orCreate make: @escaping @Sendable () -> [UInt8]) -> [UInt8] {

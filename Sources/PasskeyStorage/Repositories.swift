@@ -82,5 +82,30 @@ public protocol SecretRepository: Sendable {
     func secret(named name: String, orCreate make: @escaping @Sendable () -> [UInt8]) async throws(StorageError) -> [UInt8]
 }
 
+/// How a ceremony's challenge is named by the client: its key, or the challenge value from the signed client data.
+public enum ChallengeReference: Sendable, Hashable {
+    case key(String)
+    case value(String)
+}
+
+/// What finishing a sign-in needs, read together: the ceremony, the credential, and its owner.
+public struct SignInLookup: Sendable, Hashable {
+    public var challenge: ChallengeRecord?
+    public var credential: CredentialRecordEntry?
+    public var owner: UserRecord?
+
+    public init(challenge: ChallengeRecord?, credential: CredentialRecordEntry?, owner: UserRecord?) {
+        self.challenge = challenge
+        self.credential = credential
+        self.owner = owner
+    }
+}
+
+/// Reads a sign-in's context in one round trip to storage.
+public protocol SignInReader: Sendable {
+    /// The unexpired challenge (not consumed), the credential with `credentialID`, and the credential's owner.
+    func lookUpSignIn(challenge: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup
+}
+
 /// Everything the relying-party server stores.
-public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository
+public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader

@@ -228,20 +228,42 @@ public final class SQLiteRepository: PasskeyRepository {
     // MARK: Challenges
 
     public func challenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
-        try await peek(column: "key", value: key, ceremony: ceremony, now: now)
+        try await peek(.key(key), ceremony: ceremony, now: now)
     }
 
     public func challenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
-        try await peek(column: "challenge", value: value, ceremony: ceremony, now: now)
+        try await peek(.value(value), ceremony: ceremony, now: now)
     }
 
-    func peek(column: String, value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
-        let record = try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM challenges WHERE \(column) = ? AND ceremony = ?", arguments: [value, ceremony.rawValue])
-                .map(ChallengeRecord.init(row:))
-        }
+    func peek(_ reference: ChallengeReference, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        let record = try await read { db in try Self.fetchChallenge(db, reference, ceremony: ceremony) }
         guard let record, record.expiresAt > now else { return nil }
         return record
+    }
+
+    /// The challenge named by key or value for `ceremony`, expired or not.
+    static func fetchChallenge(_ db: Database, _ reference: ChallengeReference, ceremony: ChallengeRecord.Ceremony) throws -> ChallengeRecord? {
+        let (column, value) = switch reference {
+        case .key(let key): ("key", key)
+        case .value(let value): ("challenge", value)
+        }
+        return try Row.fetchOne(db, sql: "SELECT * FROM challenges WHERE \(column) = ? AND ceremony = ?", arguments: [value, ceremony.rawValue])
+            .map(ChallengeRecord.init(row:))
+    }
+
+    public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
+        let lookup = try await read { db in
+            let challenge = try Self.fetchChallenge(db, reference, ceremony: .authentication)
+            let credential = try Row.fetchOne(db, sql: "SELECT * FROM credentials WHERE id = ?", arguments: [Data(credentialID)])
+                .map(CredentialRecordEntry.init(row:))
+            let owner = try credential.flatMap { credential in
+                try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [credential.userID]).map(UserRecord.init(row:))
+            }
+            return SignInLookup(challenge: challenge, credential: credential, owner: owner)
+        }
+        var result = lookup
+        if let record = result.challenge, record.expiresAt <= now { result.challenge = nil }
+        return result
     }
 
     public func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError) {

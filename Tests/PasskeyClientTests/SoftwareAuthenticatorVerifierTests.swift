@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PasskeyClient
 import PasskeyCore
+import PasskeyTestSupport
 import PasskeySoftwareAuthenticator
 import PasskeyWire
 import Testing
@@ -108,7 +109,7 @@ struct SoftwareAuthenticatorVerifierTests {
         let registered = try preferring.verifyRegistration(response, expectedChallenge: request.options.challenge)
         #expect(!registered.userVerified)
         #expect(
-            verifierErrorCode {
+            errorCode {
                 try preferring.verifyRegistration(response, expectedChallenge: request.options.challenge, requireUserVerification: true)
             } == .userVerificationRequired)
 
@@ -137,7 +138,7 @@ struct SoftwareAuthenticatorVerifierTests {
         let request = RP.registrationRequest(preferring, style: .conditional)
         let response = try await authenticator.makeCredential(request)
         #expect(
-            verifierErrorCode { try preferring.verifyRegistration(response, expectedChallenge: request.options.challenge) }
+            errorCode { try preferring.verifyRegistration(response, expectedChallenge: request.options.challenge) }
                 == .userPresenceRequired)
         let registered = try preferring.verifyRegistration(
             response, expectedChallenge: request.options.challenge, requireUserPresence: false)
@@ -172,7 +173,7 @@ struct SoftwareAuthenticatorVerifierTests {
         let webOnly = RP.relyingParty(origins: [RP.webOrigin])
         let request = RP.registrationRequest(webOnly)
         let response = try await SoftwareAuthenticator(configuration: .init(origin: .appleApp)).makeCredential(request)
-        #expect(verifierErrorCode { try webOnly.verifyRegistration(response, expectedChallenge: request.options.challenge) } == .originMismatch)
+        #expect(errorCode { try webOnly.verifyRegistration(response, expectedChallenge: request.options.challenge) } == .originMismatch)
     }
 
     @Test("the signed challenge is the options' challenge")
@@ -182,6 +183,6 @@ struct SoftwareAuthenticatorVerifierTests {
         let response = try await SoftwareAuthenticator().makeCredential(request)
         #expect(try response.signedChallenge() == request.options.challenge)
         let other = RP.registrationRequest(rp).options.challenge
-        #expect(verifierErrorCode { try rp.verifyRegistration(response, expectedChallenge: other) } == .challengeMismatch)
+        #expect(errorCode { try rp.verifyRegistration(response, expectedChallenge: other) } == .challengeMismatch)
     }
 }

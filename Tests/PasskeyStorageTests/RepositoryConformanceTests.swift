@@ -266,6 +266,21 @@ extension RepositoryConformanceTests {
         #expect(try await repo.challenge(key: "auth", ceremony: .authentication, now: t0) == nil)
     }
 
+    @Test("a sign-in's context is read in one call: challenge, credential and owner", arguments: Backend.allCases)
+    func signInLookup(backend: Backend) async throws {
+        let repo = try backend.make()
+        let ann = makeUser("ann", handle: 1)
+        try await repo.register(makeCredential(1, user: ann), for: ann)
+        try await repo.saveChallenge(makeChallenge("s", expires: 10))
+        let byKey = try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0)
+        #expect(byKey.challenge?.key == "s" && byKey.credential?.userID == ann.id && byKey.owner == ann)
+        let byValue = try await repo.lookUpSignIn(challenge: .value("challenge-s"), credentialID: [9], now: t0)
+        #expect(byValue.challenge?.key == "s" && byValue.credential == nil && byValue.owner == nil)
+        let expired = try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0.addingTimeInterval(11))
+        #expect(expired.challenge == nil && expired.credential != nil)
+        #expect(try await repo.challengeCount() == 1)
+    }
+
     @Test("peeking at a challenge does not consume it, and respects ceremony and expiry", arguments: Backend.allCases)
     func peek(backend: Backend) async throws {
         let repo = try backend.make()

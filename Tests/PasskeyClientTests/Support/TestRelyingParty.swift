@@ -56,17 +56,6 @@ func passkeyError<T>(_ body: () async throws(PasskeyError) -> T) async -> Passke
     }
 }
 
-/// The WebAuthnError code our verifier throws, or `nil` if it accepted.
-func verifierErrorCode<T>(_ body: () throws -> T) -> WebAuthnError.Code? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as WebAuthnError {
-        return error.code
-    } catch {
-        return "unexpected_error"
-    }
-}
 
 /// Polls until `condition` holds (at most about five seconds): for "the ceremony has started" without sleeping blindly.
 func eventually(_ condition: () async -> Bool) async -> Bool {
