@@ -102,8 +102,9 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
 
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            // The wait ends at once when the server shuts down.
             do {
-                try await Task.sleep(for: .seconds(30))
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(30)) }
             } catch { return }
             do {
                 let purged = try await repository.purgeExpiredChallenges(now: Date())
