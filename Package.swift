@@ -138,7 +138,8 @@ let package = Package(
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
-                "PasskeyServer", "PasskeyStorage", "PasskeyCore", "PasskeyWire", "PasskeyCBOR", "PasskeyTestSupport",
+                "PasskeyServer", "PasskeyServerApp", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
+                "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
