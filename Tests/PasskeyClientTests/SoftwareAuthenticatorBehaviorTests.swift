@@ -174,7 +174,8 @@ struct SoftwareAuthenticatorBehaviorTests {
 
     @Test("one ceremony at a time: a second request is refused with ceremony_in_progress; the first is undisturbed")
     func oneAtATime() async throws {
-        let authenticator = SoftwareAuthenticator(configuration: .init(userResponseDelay: .milliseconds(600)))
+        // A wide window: the second and third requests must arrive while the first waits, also on a loaded machine.
+        let authenticator = SoftwareAuthenticator(configuration: .init(userResponseDelay: .seconds(3)))
         let rp = rp
         let first = Task { try await authenticator.makeCredential(RP.registrationRequest(rp, user: 1)) }
         #expect(await eventually { await authenticator.ceremonyInProgress == .registration })

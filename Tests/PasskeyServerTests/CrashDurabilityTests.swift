@@ -65,10 +65,14 @@ struct CrashDurabilityTests {
         let server = try await ServerProcess.start(database: "sqlite:" + path, port: try ServerProcess.freePort())
         let port = server.port
         let confirmed = ConfirmedIDs()
-        let deadline = ContinuousClock.now.advanced(by: .seconds(1.5))
-        // Eight clients register as fast as they can; the server is killed while they do.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        // Eight clients register as fast as they can; the server is killed while they do, once 40 registrations have
+        // been acknowledged (or after 10 seconds on a very slow machine): progress, not a fixed time, triggers it.
         let killer = Task {
-            try await Task.sleep(for: .milliseconds(800))
+            let start = ContinuousClock.now
+            while await confirmed.ids.count < 40, ContinuousClock.now - start < .seconds(10) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             kill(server.process.processIdentifier, SIGKILL)
         }
         await withTaskGroup(of: Void.self) { group in
