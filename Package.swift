@@ -6,7 +6,8 @@ import PackageDescription
 //   PasskeyCore                     the pure protocol: authenticator data, client data, COSE, ceremonies, `none`
 //   PasskeyAttestation              trust-bearing attestation formats (X.509 via swift-certificates)
 //   passkey (PasskeyCLI)            command-line tool
-//   PasskeyClient                   client SDK: the Authenticator seam, PasskeyError, ScriptedAuthenticator (PasskeyWire only)
+//   PasskeyClient                   client SDK: the Authenticator seam, PasskeyError, ScriptedAuthenticator, the
+//                                   PasskeyAuthClient flows and their HTTP transport (PasskeyWire and Foundation only)
 //   PasskeySoftwareAuthenticator    an authenticator that really signs (PasskeyClient, PasskeyWire, PasskeyCBOR, Crypto)
 // The client SDK depends on PasskeyWire/PasskeyCBOR and swift-crypto only, never on PasskeyCore, attestation or X.509
 // code: an app ships the client, not the verifier.
@@ -123,7 +124,9 @@ let package = Package(
             name: "PasskeyCLI",
             dependencies: [
                 "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyDiagnostics",
+                "PasskeyClient", "PasskeySoftwareAuthenticator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict
         ),
@@ -178,6 +181,16 @@ let package = Package(
                 "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyCBOR",
                 "PasskeyCore", "PasskeyAttestation", "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PasskeyClientFlowTests",
+            dependencies: [
+                // The client flows against the real server routes, in process (HummingbirdTesting) and over HTTP.
+                "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyServer", "PasskeyStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

@@ -11,9 +11,10 @@ struct PasskeyCommand: AsyncParsableCommand {
         commandName: "passkey",
         abstract: "Verify, inspect and run WebAuthn (passkey) ceremonies.",
         discussion: """
-            Exit status: 0 success, 1 refused (the response is invalid), 2 usage error or unreadable file, 3 network error.
+            Exit status: 0 success, 1 refused (the server, the authenticator or the verifier said no), 2 usage error or \
+            unreadable file, 3 network error.
             """,
-        subcommands: [VerifyCommand.self]
+        subcommands: [RegisterCommand.self, LoginCommand.self, CredentialsCommand.self, InspectCommand.self, VerifyCommand.self]
     )
 
     /// Runs the command, mapping argument errors to exit status 2 (swift-argument-parser uses 64 by default).

@@ -22,4 +22,8 @@ public protocol Authenticator: Sendable {
 
     /// Signs in with an existing credential (`navigator.credentials.get()`, WebAuthn L3 §5.1.4).
     func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON
+
+    /// What this backend can do here, without showing anything. A default (supported, platform authenticator
+    /// available, no AutoFill) is provided for backends that cannot tell.
+    func capabilities() async -> AuthenticatorCapabilities
 }

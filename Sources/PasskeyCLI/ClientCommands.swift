@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+import PasskeyClient
+import PasskeySoftwareAuthenticator
+import PasskeyWire
+
+/// `passkey register`: creates an account with a new passkey on a passkey server, as a device would.
+struct RegisterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register",
+        abstract: "Create an account with a new passkey on a passkey server (software authenticator).",
+        discussion: """
+            Asks the server for creation options, creates a passkey in the credential file, and sends the response to \
+            the server for verification. Exit status: 0 registered, 1 refused (for example the username is already \
+            registered), 2 usage error or unreadable credential file, 3 network error.
+            """)
+
+    @OptionGroup var server: ServerOptions
+    @Option(name: .long, help: "The account's username.") var username: String
+    @Option(name: .long, help: "The name shown for the account. Default: the username.") var displayName: String?
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        let url = try server.serverURL()
+        let origin = try server.originPolicy()
+        let authenticator = makeAuthenticator(origin: origin, storeURL: storeOptions.storeURL)
+        let client = PasskeyAuthClient(serverURL: url, authenticator: authenticator)
+        let result: PasskeyRegistrationResult
+        do {
+            result = try await client.register(username: username, displayName: displayName)
+        } catch {
+            var explanation: String?
+            if error.server?.code == "username_taken" {
+                explanation = "\(username) is already registered on \(server.server); sign in with `passkey login` instead"
+            }
+            throw CeremonyFailure.report(error, command: "register", json: storeOptions.json, explanation: explanation)
+        }
+        if storeOptions.json {
+            print(
+                JSONValue.object([
+                    "ok": true, "verified": .bool(result.verified), "username": .optional(result.username), "userId": .string(result.userId),
+                    "credentialId": .string(result.credentialId), "isAnonymous": .bool(result.isAnonymous),
+                    "store": .string(storeOptions.storeURL.path),
+                ]).prettyPrinted())
+        } else {
+            print("✓ registered \(result.username ?? "an anonymous account") on \(server.server)")
+            print("  user id:       \(result.userId)")
+            print("  credential id: \(result.credentialId)")
+            print("  stored in:     \(storeOptions.storeURL.path)")
+        }
+    }
+}
+
+/// `passkey login`: signs in with a passkey from the credential file.
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Sign in to a passkey server with a passkey from the credential file.",
+        discussion: """
+            Without --username, signs in without a username (discoverable credential): the server sends no \
+            allowCredentials and the most recently used passkey for its RP ID answers. Exit status: 0 signed in, \
+            1 refused (no passkey, or the server rejected it), 2 usage error or unreadable credential file, \
+            3 network error.
+            """)
+
+    @OptionGroup var server: ServerOptions
+    @Option(name: .long, help: "Sign in to this account. Default: no username (discoverable sign-in).") var username: String?
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        let url = try server.serverURL()
+        let origin = try server.originPolicy()
+        let authenticator = makeAuthenticator(origin: origin, storeURL: storeOptions.storeURL)
+        let client = PasskeyAuthClient(serverURL: url, authenticator: authenticator)
+        let result: PasskeyAuthenticationResult
+        do {
+            result = try await client.authenticate(username: username)
+        } catch {
+            var explanation: String?
+            switch error.server?.code {
+            case "credential_unknown": explanation = "the server does not know this passkey (it may have been deleted there)"
+            case "signature_invalid": explanation = "the server rejected the passkey's signature: the credential file does not hold the key this passkey was registered with"
+            default: break
+            }
+            throw CeremonyFailure.report(error, command: "login", json: storeOptions.json, explanation: explanation)
+        }
+        let signCount = try? await authenticator.store.allCredentials().first(where: { Base64URL.encode($0.id) == result.credentialId })?.signCount
+        if storeOptions.json {
+            print(
+                JSONValue.object([
+                    "ok": true, "verified": .bool(result.verified), "username": .optional(result.username), "userId": .string(result.userId),
+                    "credentialId": .string(result.credentialId), "isAnonymous": .bool(result.isAnonymous),
+                    "signCount": signCount.map { JSONValue.number(Double($0)) } ?? .null,
+                ]).prettyPrinted())
+        } else {
+            print("✓ signed in as \(result.username ?? "an anonymous account") on \(server.server)")
+            print("  user id:       \(result.userId)")
+            print("  credential id: \(result.credentialId)")
+            if let signCount { print("  sign count:    \(signCount)") }
+        }
+    }
+}
+
+/// `passkey credentials`: what the software authenticator holds (never the private keys).
+struct CredentialsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "credentials",
+        abstract: "List the passkeys in the credential file (private keys are never printed).",
+        discussion: "Exit status: 0 listed (also when empty), 2 unreadable or damaged credential file.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        let store = FileCredentialStore(fileURL: storeOptions.storeURL)
+        let credentials: [StoredCredential]
+        do { credentials = try await store.allCredentials() } catch {
+            throw CeremonyFailure.report(error, command: "credentials", json: storeOptions.json)
+        }
+        if storeOptions.json {
+            let items: [JSONValue] = credentials.map { c in
+                .object([
+                    "id": .string(Base64URL.encode(c.id)), "rpId": .string(c.rpID), "userName": .string(c.userName),
+                    "userDisplayName": .string(c.userDisplayName), "userHandle": .string(Base64URL.encode(c.userHandle)),
+                    "algorithm": .string(c.algorithm == .es256 ? "ES256" : "EdDSA"), "signCount": .number(Double(c.signCount)),
+                    "backupEligible": .bool(c.backupEligible), "backupState": .bool(c.backupState), "createdAt": .string(iso8601(c.createdAt)),
+                    "lastUsedAt": .optional(c.lastUsedAt.map(iso8601)),
+                ])
+            }
+            print(JSONValue.object(["store": .string(storeOptions.storeURL.path), "credentials": .array(items)]).prettyPrinted())
+            return
+        }
+        guard !credentials.isEmpty else {
+            print("no passkeys in \(storeOptions.storeURL.path)")
+            return
+        }
+        print("\(credentials.count) passkey\(credentials.count == 1 ? "" : "s") in \(storeOptions.storeURL.path):")
+        for c in credentials {
+            print("- \(c.userName) (\(c.userDisplayName)) @ \(c.rpID)")
+            print("    id \(Base64URL.encode(c.id))")
+            print(
+                "    \(c.algorithm == .es256 ? "ES256" : "EdDSA"), sign count \(c.signCount), created \(iso8601(c.createdAt))"
+                    + (c.lastUsedAt.map { ", last used \(iso8601($0))" } ?? ", never used"))
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import PasskeyClient
+import PasskeySoftwareAuthenticator
+import PasskeyWire
+
+/// Options shared by the commands that use the software authenticator's credential file.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: "The credential file of the software authenticator (created with mode 0600). Default: ~/.passkey/credentials.json.")
+    var store: String?
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    var storeURL: URL {
+        if let store { return URL(fileURLWithPath: (store as NSString).expandingTildeInPath) }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".passkey/credentials.json")
+    }
+}
+
+/// Options of the commands that talk to a passkey server.
+struct ServerOptions: ParsableArguments {
+    @Option(name: .long, help: "The passkey server's base URL, for example http://localhost:8080.")
+    var server: String
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The origin the authenticator reports. Default: the server URL's origin (a browser on that site).",
+            discussion: "ios (or apple): an iOS/macOS app, origin https://<rp id>; android:apk-key-hash:HASH: an Android app; any other value: a website at that origin."))
+    var origin: String?
+
+    func serverURL() throws -> URL {
+        guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw ValidationError("--server must be an http:// or https:// URL, for example http://localhost:8080")
+        }
+        return url
+    }
+
+    /// `scheme://host[:port]` of the server URL: what a browser on the server's own pages reports.
+    func serverOrigin() throws -> String {
+        let url = try serverURL()
+        var origin = "\(url.scheme!.lowercased())://\(url.host!.lowercased())"
+        if let port = url.port { origin += ":\(port)" }
+        return origin
+    }
+
+    func originPolicy() throws -> OriginPolicy {
+        guard let origin, !origin.isEmpty else { return .web(try serverOrigin()) }
+        switch origin.lowercased() {
+        case "ios", "apple", "apple-app": return .appleApp
+        default: break
+        }
+        let prefix = "android:apk-key-hash:"
+        if origin.hasPrefix(prefix) {
+            return .android(apkKeyHash: String(origin.dropFirst(prefix.count)), packageName: nil)
+        }
+        guard origin.hasPrefix("https://") || origin.hasPrefix("http://"), !origin.hasSuffix("/") else {
+            throw ValidationError("--origin must be ios, android:apk-key-hash:HASH, or an origin such as https://www.example.com (no path)")
+        }
+        return .web(origin)
+    }
+}
+
+/// How a command ends when a ceremony fails: the message, and the documented exit status.
+enum CeremonyFailure {
+    /// 3 for the network, 2 for an unreadable credential file, 1 for every refusal (server, authenticator, person).
+    static func exitStatus(for error: PasskeyError) -> CLIExit {
+        switch error.code {
+        case .network: .network
+        case .timeout where error.stage == .network: .network
+        case .storageFailed, .storageCorrupted: .usage
+        default: .refused
+        }
+    }
+
+    /// Prints the failure (JSON on stdout, or text on stderr) and returns the exit code to throw.
+    static func report(_ error: PasskeyError, command: String, json: Bool, explanation: String? = nil) -> ExitCode {
+        let status = exitStatus(for: error)
+        let message = explanation ?? defaultExplanation(error)
+        if json {
+            var object = JSONObject()
+            object["ok"] = false
+            object["error"] = .string(error.code.rawValue)
+            object["stage"] = .string(error.stage.rawValue)
+            object["serverError"] = error.server.map { JSONValue.string($0.code) } ?? .null
+            object["httpStatus"] = error.server?.httpStatus.map { JSONValue.number(Double($0)) } ?? .null
+            object["message"] = .string(message)
+            object["detail"] = .string(error.reason)
+            print(JSONValue.object(object).prettyPrinted())
+        } else {
+            var text = "passkey \(command): \(message)"
+            text += "\n  code:   \(error.code.rawValue) (stage \(error.stage.rawValue))"
+            if let server = error.server {
+                text += "\n  server: \(server.httpStatus.map { "HTTP \($0) " } ?? "")\(server.code): \(server.message)"
+            } else {
+                text += "\n  detail: \(error.reason)"
+            }
+            FileHandle.printError(text)
+        }
+        return ExitCode(status.rawValue)
+    }
+
+    static func defaultExplanation(_ error: PasskeyError) -> String {
+        switch error.code {
+        case .network: "cannot reach the server (\(error.reason))"
+        case .timeout: "the server did not answer in time"
+        case .storageCorrupted: "the credential file is damaged or was edited by hand; it was left untouched"
+        case .storageFailed: "the credential file cannot be used (\(error.reason))"
+        case .noCredentials: "the credential file holds no passkey for this server and account"
+        case .invalidChallenge: "the server no longer knows this challenge (expired or already used); run the command again"
+        case .domainNotAssociated: "the origin does not match the server's RP ID (\(error.reason)); use --origin"
+        default: error.server.map { "the server refused: \($0.message)" } ?? error.userMessage
+        }
+    }
+}
+
+/// The software authenticator the CLI runs: a device-bound passkey (incrementing counter) in the credential file.
+func makeAuthenticator(origin: OriginPolicy, storeURL: URL) -> SoftwareAuthenticator {
+    SoftwareAuthenticator(
+        configuration: SoftwareAuthenticatorConfiguration(origin: origin, transports: [.internal]),
+        store: FileCredentialStore(fileURL: storeURL))
+}
+
+extension JSONValue {
+    static func optional(_ string: String?) -> JSONValue { string.map(JSONValue.string) ?? .null }
+}
+
+func iso8601(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }

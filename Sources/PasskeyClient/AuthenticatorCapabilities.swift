@@ -1,0 +1,27 @@
+/// What an authenticator can do on this device, as far as it knows without showing anything.
+///
+/// Platform answers are hints, not promises: a device may report passkeys as available and still have none for this
+/// relying party (that is ``PasskeyError/Code/noCredentials`` at sign-in).
+public struct AuthenticatorCapabilities: Sendable, Hashable {
+    /// Passkey ceremonies can run at all (OS version, entitlement, a working backend).
+    public var isSupported: Bool
+    /// A user-verifying platform authenticator is available (WebAuthn
+    /// `isUserVerifyingPlatformAuthenticatorAvailable()`): Face ID / Touch ID, Windows Hello, a synced provider, or
+    /// the software authenticator configured as `platform`.
+    public var isPlatformAuthenticatorAvailable: Bool
+    /// AutoFill sign-in (`mediation: "conditional"`) is available.
+    public var supportsConditionalMediation: Bool
+
+    public init(isSupported: Bool, isPlatformAuthenticatorAvailable: Bool, supportsConditionalMediation: Bool = false) {
+        self.isSupported = isSupported
+        self.isPlatformAuthenticatorAvailable = isPlatformAuthenticatorAvailable
+        self.supportsConditionalMediation = supportsConditionalMediation
+    }
+}
+
+extension Authenticator {
+    /// Default for backends that do not say: supported, with a platform authenticator, no AutoFill.
+    public func capabilities() async -> AuthenticatorCapabilities {
+        AuthenticatorCapabilities(isSupported: true, isPlatformAuthenticatorAvailable: true)
+    }
+}

@@ -1,0 +1,264 @@
+public import PasskeyWire
+
+/// Registers and signs in against a passkey server with any ``Authenticator``: the server API of `passkey-server`
+/// (`/generate-registration-options`, `/verify-registration`, `/generate-authentication-options`,
+/// `/verify-authentication`), plus the bare ceremonies for apps that talk to another backend.
+///
+/// Every failure is a ``PasskeyError``:
+/// - transport: ``PasskeyError/Code/network``, ``PasskeyError/Code/timeout``, ``PasskeyError/Code/cancelled``
+///   (stage `network`), as the ``RelyingPartyTransport`` reports them;
+/// - the server's `{"error", "message"}` answers: ``PasskeyError/Code/server`` with the server's own code in
+///   ``PasskeyError/server`` (stage `options` when asking for options, `verification` when sending the response),
+///   except `challenge_invalid`, which is ``PasskeyError/Code/invalidChallenge`` (still carrying the server problem):
+///   the options expired or were used, ask for new ones;
+/// - the authenticator's errors pass through unchanged, with their own code and stage (`authenticator`, `options`,
+///   `storage`);
+/// - a task cancelled between steps: ``PasskeyError/Code/cancelled`` at the stage it stopped before.
+///
+/// Only the high-level flows (``register(username:displayName:)``, ``authenticate(username:)``) emit
+/// ``PasskeyClientEvent``s.
+public actor PasskeyAuthClient {
+    public nonisolated let authenticator: any Authenticator
+    public nonisolated let transport: any RelyingPartyTransport
+    private let onEvent: (@Sendable (PasskeyClientEvent) -> Void)?
+    private var subscribers: [Int: AsyncStream<PasskeyClientEvent>.Continuation] = [:]
+    private var nextSubscriber = 0
+
+    /// - Parameters:
+    ///   - transport: how to reach the server (``URLSessionRelyingPartyTransport`` for HTTP).
+    ///   - onEvent: called synchronously for every event, on the client's executor; keep it short.
+    public init(
+        transport: any RelyingPartyTransport, authenticator: any Authenticator,
+        onEvent: (@Sendable (PasskeyClientEvent) -> Void)? = nil
+    ) {
+        self.transport = transport
+        self.authenticator = authenticator
+        self.onEvent = onEvent
+    }
+
+    // MARK: Discovery
+
+    public func capabilities() async -> AuthenticatorCapabilities { await authenticator.capabilities() }
+
+    /// Whether passkey ceremonies can run here at all.
+    public func isSupported() async -> Bool { await authenticator.capabilities().isSupported }
+
+    /// Whether a user-verifying platform authenticator is available.
+    public func isPlatformAuthenticatorAvailable() async -> Bool {
+        await authenticator.capabilities().isPlatformAuthenticatorAvailable
+    }
+
+    // MARK: Events
+
+    /// A stream of every later event. It ends when the consumer stops iterating (the subscription is then dropped).
+    /// Keeps at most the 256 newest events a slow consumer has not read.
+    public func events() -> AsyncStream<PasskeyClientEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PasskeyClientEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let id = nextSubscriber
+        nextSubscriber += 1
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ id: Int) { subscribers[id] = nil }
+
+    private func emit(_ event: PasskeyClientEvent) {
+        onEvent?(event)
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    // MARK: High level: the passkey-server API
+
+    /// Creates an account with a new passkey: options from the server, a credential from the authenticator, the
+    /// response back to the server. `username` `nil` (or empty) creates an anonymous account.
+    public func register(username: String?, displayName: String? = nil) async throws(PasskeyError) -> PasskeyRegistrationResult {
+        let username = username.flatMap { $0.isEmpty ? nil : $0 }
+        emit(.registrationStarted(username: username))
+        do {
+            let result = try await performRegistration(username: username, displayName: displayName)
+            emit(.registrationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
+            return result
+        } catch {
+            emit(.registrationFailed(PasskeyClientFailure(error)))
+            throw error
+        }
+    }
+
+    /// Signs in. With a username the server lists that account's passkeys; without one (`nil`), any passkey for the
+    /// relying party on the authenticator may answer (discoverable, usernameless sign-in).
+    public func authenticate(username: String? = nil) async throws(PasskeyError) -> PasskeyAuthenticationResult {
+        let username = username.flatMap { $0.isEmpty ? nil : $0 }
+        emit(.authenticationStarted(username: username))
+        do {
+            let result = try await performAuthentication(username: username)
+            emit(.authenticationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
+            return result
+        } catch {
+            emit(.authenticationFailed(PasskeyClientFailure(error)))
+            throw error
+        }
+    }
+
+    private func performRegistration(username: String?, displayName: String?) async throws(PasskeyError) -> PasskeyRegistrationResult {
+        var query: [RelyingPartyRequest.QueryItem] = []
+        if let username { query.append(.init(name: "username", value: username)) }
+        if let displayName, !displayName.isEmpty { query.append(.init(name: "displayName", value: displayName)) }
+        let answer = try await exchange(RelyingPartyRequest(method: .get, path: "generate-registration-options", query: query), stage: .options)
+        let challengeKey = answer["challengeKey"]?.stringValue
+        let options: PublicKeyCredentialCreationOptionsJSON
+        do { options = try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
+            throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
+        }
+        try checkCancellation(before: .authenticator)
+        let credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
+        try checkCancellation(before: .verification)
+
+        var body = JSONObject()
+        if let username { body["username"] = .string(username) }
+        if let challengeKey { body["challengeKey"] = .string(challengeKey) }
+        body["cred"] = credential.json
+        let verified = try await exchange(
+            RelyingPartyRequest(method: .post, path: "verify-registration", body: JSONValue.object(body).serializedBytes), stage: .verification)
+        let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
+        return PasskeyRegistrationResult(
+            verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
+            isAnonymous: fields.isAnonymous, response: credential)
+    }
+
+    private func performAuthentication(username: String?) async throws(PasskeyError) -> PasskeyAuthenticationResult {
+        var query: [RelyingPartyRequest.QueryItem] = []
+        if let username { query.append(.init(name: "username", value: username)) }
+        let answer = try await exchange(
+            RelyingPartyRequest(method: .get, path: "generate-authentication-options", query: query), stage: .options)
+        let challengeKey = answer["challengeKey"]?.stringValue
+        let options: PublicKeyCredentialRequestOptionsJSON
+        do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
+            throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
+        }
+        try checkCancellation(before: .authenticator)
+        let assertion = try await authenticator.getAssertion(AssertionRequest(options: options))
+        try checkCancellation(before: .verification)
+
+        var body = JSONObject()
+        body["cred"] = assertion.json
+        if let challengeKey { body["challengeKey"] = .string(challengeKey) }
+        let verified = try await exchange(
+            RelyingPartyRequest(method: .post, path: "verify-authentication", body: JSONValue.object(body).serializedBytes),
+            stage: .verification)
+        let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
+        return PasskeyAuthenticationResult(
+            verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
+            isAnonymous: fields.isAnonymous, response: assertion)
+    }
+
+    // MARK: Low level: the ceremonies alone, for any backend
+
+    /// Runs a registration ceremony on the authenticator with options from any backend and returns the credential
+    /// JSON to send back to it (WebAuthn L3 `RegistrationResponseJSON`). Nothing is sent anywhere.
+    ///
+    /// `user` is the user entity exactly as the backend made it (its `id` is the user handle, never personal data);
+    /// `username` and `displayName` must be its `name` and `displayName`. Without `user`, one is made from them with a
+    /// random 32-byte user handle.
+    public func register(
+        username: String, displayName: String, challenge: String, rp: PublicKeyCredentialRpEntity,
+        user: PublicKeyCredentialUserEntityJSON? = nil,
+        pubKeyCredParams: [PublicKeyCredentialParameters] = [.init(alg: .es256), .init(alg: .rs256)], timeout: Int? = nil,
+        attestation: AttestationConveyancePreference? = nil, authenticatorSelection: AuthenticatorSelectionCriteria? = nil,
+        excludeCredentials: [PublicKeyCredentialDescriptorJSON]? = nil, style: RegistrationStyle = .modal
+    ) async throws(PasskeyError) -> RegistrationResponseJSON {
+        let entity: PublicKeyCredentialUserEntityJSON
+        if let user {
+            guard user.name == username, user.displayName == displayName else {
+                throw PasskeyError(
+                    .invalidOptions, stage: .options, "username and displayName must be user.name and user.displayName when user is given")
+            }
+            entity = user
+        } else {
+            var generator = SystemRandomNumberGenerator()
+            let handle = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            entity = PublicKeyCredentialUserEntityJSON(id: Base64URL.encode(handle), name: username, displayName: displayName)
+        }
+        let options = PublicKeyCredentialCreationOptionsJSON(
+            rp: rp, user: entity, challenge: challenge, pubKeyCredParams: pubKeyCredParams, timeout: timeout,
+            excludeCredentials: excludeCredentials, authenticatorSelection: authenticatorSelection, attestation: attestation)
+        return try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
+    }
+
+    /// Runs a sign-in ceremony on the authenticator with options from any backend and returns the credential JSON to
+    /// send back to it (WebAuthn L3 `AuthenticationResponseJSON`). `username` is informational only: which account
+    /// signs in is decided by `allowCredentials` (empty or `nil`: any discoverable credential for `rpId`).
+    public func authenticate(
+        username: String?, challenge: String, rpId: String?, allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil,
+        timeout: Int? = nil, userVerification: UserVerificationRequirement? = nil, mediation: AssertionMediation = .modal
+    ) async throws(PasskeyError) -> AuthenticationResponseJSON {
+        let options = PublicKeyCredentialRequestOptionsJSON(
+            challenge: challenge, timeout: timeout, rpId: rpId, allowCredentials: allowCredentials, userVerification: userVerification)
+        return try await authenticator.getAssertion(AssertionRequest(options: options, mediation: mediation))
+    }
+
+    // MARK: HTTP
+
+    private func checkCancellation(before stage: PasskeyError.Stage) throws(PasskeyError) {
+        if Task.isCancelled { throw .cancelled(stage: stage, "the task was cancelled before the \(stage.rawValue) step") }
+    }
+
+    /// Sends a request and returns the JSON object of a 2xx answer, or throws the mapped server error.
+    private func exchange(_ request: RelyingPartyRequest, stage: PasskeyError.Stage) async throws(PasskeyError) -> JSONObject {
+        try checkCancellation(before: stage)
+        let response = try await transport.send(request)
+        return try Self.interpret(response, path: request.path, stage: stage)
+    }
+
+    /// Maps an HTTP answer: a 2xx JSON object is returned; an error answer becomes the ``PasskeyError`` described on
+    /// the type.
+    static func interpret(_ response: RelyingPartyResponse, path: String, stage: PasskeyError.Stage) throws(PasskeyError) -> JSONObject {
+        let json = try? JSONValue.parse(response.body)
+        if (200..<300).contains(response.status) {
+            guard let object = json?.objectValue else {
+                throw PasskeyError(.invalidResponse, stage: stage, "\(path) answered \(response.status) without a JSON object")
+            }
+            return object
+        }
+        let object = json?.objectValue
+        guard let code = object?["error"]?.stringValue else {
+            let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+            var error = PasskeyError.server(code: "http_\(response.status)", message: text, httpStatus: response.status)
+            error.stage = stage
+            error.reason = "\(path) answered HTTP \(response.status) without an error object"
+            throw error
+        }
+        let message = object?["message"]?.stringValue ?? ""
+        let problem = PasskeyError.ServerProblem(code: code, message: message, httpStatus: response.status)
+        if code == "challenge_invalid" {
+            throw PasskeyError(
+                .invalidChallenge, stage: stage, "\(path): the server no longer knows this challenge (\(message))",
+                recovery: .requestNewOptions, server: problem)
+        }
+        var error = PasskeyError.server(code: code, message: message, httpStatus: response.status)
+        error.stage = stage
+        throw error
+    }
+}
+
+/// The members both verify answers share.
+private struct VerifiedFields {
+    var verified: Bool
+    var username: String?
+    var userId: String
+    var credentialId: String
+    var isAnonymous: Bool
+
+    init(_ object: JSONObject, expectedCredentialId: String) throws(PasskeyError) {
+        guard object["verified"]?.boolValue == true, let userId = object["userId"]?.stringValue else {
+            throw PasskeyError(.invalidResponse, stage: .verification, "the server's answer does not say verified with a userId")
+        }
+        verified = true
+        username = object["username"]?.stringValue
+        self.userId = userId
+        credentialId = object["credentialId"]?.stringValue ?? expectedCredentialId
+        isAnonymous = object["isAnonymous"]?.boolValue ?? (username == nil)
+    }
+}

@@ -1,0 +1,81 @@
+public import PasskeyWire
+
+/// The server's answer to a verified registration (`POST /verify-registration`).
+public struct PasskeyRegistrationResult: Sendable, Hashable {
+    public var verified: Bool
+    /// `nil` for an anonymous account.
+    public var username: String?
+    public var userId: String
+    /// The new credential's ID, base64url.
+    public var credentialId: String
+    public var isAnonymous: Bool
+    /// What was sent to the server.
+    public var response: RegistrationResponseJSON
+
+    public init(
+        verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool, response: RegistrationResponseJSON
+    ) {
+        self.verified = verified
+        self.username = username
+        self.userId = userId
+        self.credentialId = credentialId
+        self.isAnonymous = isAnonymous
+        self.response = response
+    }
+}
+
+/// The server's answer to a verified sign-in (`POST /verify-authentication`).
+public struct PasskeyAuthenticationResult: Sendable, Hashable {
+    public var verified: Bool
+    /// `nil` for an anonymous account.
+    public var username: String?
+    public var userId: String
+    /// The credential that signed, base64url.
+    public var credentialId: String
+    public var isAnonymous: Bool
+    /// What was sent to the server.
+    public var response: AuthenticationResponseJSON
+
+    public init(
+        verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool,
+        response: AuthenticationResponseJSON
+    ) {
+        self.verified = verified
+        self.username = username
+        self.userId = userId
+        self.credentialId = credentialId
+        self.isAnonymous = isAnonymous
+        self.response = response
+    }
+}
+
+/// What the client reports for analytics: one event when a ceremony starts and one when it ends. Events carry codes,
+/// never challenges, keys or credential contents.
+public enum PasskeyClientEvent: Sendable, Hashable {
+    /// `username` is `nil` for an anonymous registration.
+    case registrationStarted(username: String?)
+    case registrationSucceeded(userId: String, credentialId: String, isAnonymous: Bool)
+    case registrationFailed(PasskeyClientFailure)
+    /// `username` is `nil` for a usernameless (discoverable) sign-in.
+    case authenticationStarted(username: String?)
+    case authenticationSucceeded(userId: String, credentialId: String, isAnonymous: Bool)
+    case authenticationFailed(PasskeyClientFailure)
+}
+
+/// A failure as an analytics event sees it: stable codes only.
+public struct PasskeyClientFailure: Sendable, Hashable {
+    public var code: PasskeyError.Code
+    public var stage: PasskeyError.Stage
+    /// The server's own code (`username_taken`, `challenge_invalid`, …) when the server refused.
+    public var serverCode: String?
+
+    public init(code: PasskeyError.Code, stage: PasskeyError.Stage, serverCode: String?) {
+        self.code = code
+        self.stage = stage
+        self.serverCode = serverCode
+    }
+
+    public init(_ error: PasskeyError) {
+        self.init(code: error.code, stage: error.stage, serverCode: error.server?.code)
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import PasskeyWire
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A real `passkey-server` process (in-memory database) on a free local port; always terminated.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    var url: String { "http://localhost:\(port)" }
+
+    init() throws {
+        port = try Self.freePort()
+        let executable = CLIRun.executable.deletingLastPathComponent().appendingPathComponent("passkey-server")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw CLITestError("passkey-server is not built at \(executable.path): run `swift build` first")
+        }
+        process.executableURL = executable
+        process.arguments = ["--port", "\(port)", "--database", "memory:"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Polls /health until the server answers (at most ~15 s).
+    func waitUntilHealthy() async throws {
+        let health = URL(string: "http://127.0.0.1:\(port)/health")!
+        for _ in 0..<150 {
+            if !process.isRunning { throw CLITestError("passkey-server exited with status \(process.terminationStatus)") }
+            if await Self.status(of: health) == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw CLITestError("passkey-server did not become healthy on port \(port)")
+    }
+
+    static func status(of url: URL) async -> Int? {
+        await withCheckedContinuation { continuation in
+            var request = URLRequest(url: url)
+            request.timeoutInterval = 2
+            URLSession.shared.dataTask(with: request) { _, response, _ in
+                continuation.resume(returning: (response as? HTTPURLResponse)?.statusCode)
+            }.resume()
+        }
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    static func freePort() throws -> Int {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { throw CLITestError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct CLITestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A private (0600) file in a fresh temporary directory.
+func privateFile(_ name: String, contents: [UInt8]? = nil) throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    let path = directory.appendingPathComponent(name).path
+    if let contents {
+        guard FileManager.default.createFile(atPath: path, contents: Data(contents), attributes: [.posixPermissions: 0o600]) else {
+            throw CLITestError("cannot write \(path)")
+        }
+    }
+    return path
+}
+
+@Suite("passkey register / login / credentials against a real passkey-server", .serialized)
+struct ClientCommandsTests {
+    @Test("register, log in with and without a username, refuse a second registration and a tampered store")
+    func endToEnd() async throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        try await server.waitUntilHealthy()
+        let store = try privateFile("credentials.json")
+
+        let registered = try CLIRun.run(["register", "--server", server.url, "--username", "ann", "--display-name", "Ann Lee", "--store", store, "--json"])
+        #expect(registered.status == 0, "\(registered.stdout)\(registered.stderr)")
+        let registration = try JSONValue.parse(registered.stdout).objectValue
+        #expect(registration?["verified"] == true && registration?["username"] == "ann" && registration?["isAnonymous"] == false)
+        let credentialId = try #require(registration?["credentialId"]?.stringValue)
+        let mode = try FileManager.default.attributesOfItem(atPath: store)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let named = try CLIRun.run(["login", "--server", server.url, "--username", "ann", "--store", store, "--json"])
+        #expect(named.status == 0, "\(named.stdout)\(named.stderr)")
+        let namedJSON = try JSONValue.parse(named.stdout).objectValue
+        #expect(namedJSON?["username"] == "ann" && namedJSON?["credentialId"] == .string(credentialId) && namedJSON?["signCount"] == 1)
+
+        let usernameless = try CLIRun.run(["login", "--server", server.url, "--store", store])
+        #expect(usernameless.status == 0, "\(usernameless.stderr)")
+        #expect(usernameless.stdout.contains("signed in as ann"))
+        #expect(usernameless.stdout.contains("sign count:    2"))
+
+        let listed = try CLIRun.run(["credentials", "--store", store, "--json"])
+        #expect(listed.status == 0)
+        let credentials = try JSONValue.parse(listed.stdout).objectValue?["credentials"]?.arrayValue ?? []
+        #expect(credentials.count == 1)
+        #expect(credentials.first?.objectValue?["rpId"] == "localhost" && credentials.first?.objectValue?["signCount"] == 2)
+        #expect(!listed.stdout.contains("privateKey"))
+        #expect(try CLIRun.run(["credentials", "--store", store]).stdout.contains("ann (Ann Lee) @ localhost"))
+
+        // The same user again from the same store: the server answers 409 username_taken.
+        let again = try CLIRun.run(["register", "--server", server.url, "--username", "ann", "--store", store])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already registered"), "\(again.stderr)")
+        #expect(again.stderr.contains("username_taken"))
+        let againJSON = try CLIRun.run(["register", "--server", server.url, "--username", "ann", "--store", store, "--json"])
+        #expect(againJSON.status == 1)
+        #expect(try JSONValue.parse(againJSON.stdout).objectValue?["serverError"] == "username_taken")
+
+        // A store whose key for ann was swapped for another passkey's key: the server rejects the signature.
+        let other = try privateFile("other.json")
+        #expect(try CLIRun.run(["register", "--server", server.url, "--username", "bo", "--store", other]).status == 0)
+        let tampered = try privateFile("tampered.json", contents: try swapPrivateKey(of: store, with: other))
+        let forged = try CLIRun.run(["login", "--server", server.url, "--username", "ann", "--store", tampered])
+        #expect(forged.status == 1, "\(forged.stdout)\(forged.stderr)")
+        #expect(forged.stderr.contains("signature"), "\(forged.stderr)")
+
+        // A damaged store is refused before anything is sent.
+        let damaged = try privateFile("damaged.json", contents: Array(#"{"format": "passkey-software-credentials", "version": 1, "credentials": [{"id": 1}]}"#.utf8))
+        let unreadable = try CLIRun.run(["login", "--server", server.url, "--store", damaged])
+        #expect(unreadable.status == 2)
+        #expect(unreadable.stderr.contains("damaged"), "\(unreadable.stderr)")
+
+        // No passkey for the server in an empty store: refused.
+        let empty = try CLIRun.run(["login", "--server", server.url, "--store", try privateFile("empty.json")])
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("no_credentials"))
+    }
+
+    @Test("network failures exit 3, usage errors 2")
+    func networkAndUsage() throws {
+        let store = try privateFile("credentials.json")
+        let run = try CLIRun.run(["login", "--server", "http://127.0.0.1:9", "--store", store, "--json"])
+        #expect(run.status == 3)
+        #expect(try JSONValue.parse(run.stdout).objectValue?["error"] == "network")
+        #expect(try CLIRun.run(["register", "--server", "not a url", "--username", "x", "--store", store]).status == 2)
+        #expect(try CLIRun.run(["register", "--server", "http://localhost:1"]).status == 2)
+        #expect(try CLIRun.run(["login", "--server", "http://localhost:1", "--origin", "ftp://x", "--store", store]).status == 2)
+    }
+
+    @Test("inspect decodes a registration: client data, flags, AAGUID, COSE key, attestation certificates")
+    func inspect() throws {
+        let fixture = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: CLIRun.fixture("registration/yubico-tpm-windows-hello.json")))))
+        let credential = try #require(fixture.objectValue?["credential"])
+        let file = try privateFile("response.json", contents: credential.serializedBytes)
+        let run = try CLIRun.run(["inspect", file, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try JSONValue.parse(run.stdout).objectValue
+        #expect(report?["ceremony"] == "registration")
+        #expect(report?["clientData"]?.objectValue?["type"] == "webauthn.create")
+        let authData = report?["authenticatorData"]?.objectValue
+        #expect(authData?["aaguid"] == "08987058-cadc-4b81-b6e1-30de50dcbe96")
+        #expect(authData?["flags"]?.objectValue?["AT"] == true)
+        #expect(authData?["credentialPublicKey"]?.objectValue?["kty"] != nil)
+        let attestation = report?["attestation"]?.objectValue
+        #expect(attestation?["fmt"] == "tpm")
+        #expect((attestation?["certificates"]?.arrayValue?.count ?? 0) >= 1)
+
+        let human = try CLIRun.run(["inspect", CLIRun.fixture("authentication/simplewebauthn-es256-security-key.json")])
+        #expect(human.status == 0, "\(human.stderr)")
+        #expect(human.stdout.contains("ceremony: authentication"))
+        #expect(human.stdout.contains("UP: true"))
+        #expect(try CLIRun.run(["inspect", "/nonexistent.json"]).status == 2)
+    }
+}
+
+/// The credential file `store` with its first credential's private key replaced by `other`'s first.
+func swapPrivateKey(of store: String, with other: String) throws -> [UInt8] {
+    func document(_ path: String) throws -> JSONObject {
+        try #require(try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).objectValue)
+    }
+    var target = try document(store)
+    let donor = try document(other)
+    var credentials = try #require(target["credentials"]?.arrayValue)
+    var first = try #require(credentials.first?.objectValue)
+    first["privateKey"] = try #require(donor["credentials"]?.arrayValue?.first?.objectValue?["privateKey"])
+    credentials[0] = .object(first)
+    target["credentials"] = .array(credentials)
+    return JSONValue.object(target).serializedBytes
+}

@@ -1,0 +1,150 @@
+import Foundation
+import PasskeyClient
+import PasskeyServer
+import PasskeySoftwareAuthenticator
+import PasskeyStorage
+import PasskeyWire
+import Testing
+
+@Suite("PasskeyAuthClient against the real server routes")
+struct ClientFlowTests {
+    @Test("named account: register, sign in with the username, then without it; the counter increments")
+    func named() async throws {
+        let server = FlowServer()
+        let events = Recorder<PasskeyClientEvent>()
+        let authenticator = server.authenticator()
+        let registered = try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator, onEvent: { events.append($0) })
+            let registered = try await client.register(username: "ann", displayName: "Ann Lee")
+            #expect(registered.verified && registered.username == "ann" && !registered.isAnonymous)
+            #expect(registered.credentialId == registered.response.id)
+
+            let named = try await client.authenticate(username: "ann")
+            #expect(named.verified && named.username == "ann" && named.userId == registered.userId)
+            #expect(named.credentialId == registered.credentialId)
+            let usernameless = try await client.authenticate()
+            #expect(usernameless.username == "ann" && usernameless.userId == registered.userId)
+            return registered
+        }
+        let id = try #require(Base64URL.decode(registered.credentialId))
+        #expect(try await server.repository.credential(id: id)?.signCount == 2)
+        #expect(try await authenticator.store.allCredentials().first?.signCount == 2)
+        #expect(try await server.repository.user(username: "ann")?.displayName == "Ann Lee")
+
+        #expect(
+            events.values == [
+                .registrationStarted(username: "ann"),
+                .registrationSucceeded(userId: registered.userId, credentialId: registered.credentialId, isAnonymous: false),
+                .authenticationStarted(username: "ann"),
+                .authenticationSucceeded(userId: registered.userId, credentialId: registered.credentialId, isAnonymous: false),
+                .authenticationStarted(username: nil),
+                .authenticationSucceeded(userId: registered.userId, credentialId: registered.credentialId, isAnonymous: false),
+            ])
+    }
+
+    @Test("anonymous account: no username at registration or sign-in")
+    func anonymous() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
+            let registered = try await client.register(username: nil)
+            #expect(registered.isAnonymous && registered.username == nil)
+            let signedIn = try await client.authenticate(username: nil)
+            #expect(signedIn.isAnonymous && signedIn.username == nil && signedIn.userId == registered.userId)
+        }
+    }
+
+    @Test("a synced passkey keeps counter 0, and the server accepts 0 after 0")
+    func counterZero() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator { $0 = .syncedPasskey(origin: .web(server.origin)) }
+        let registered = try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
+            let registered = try await client.register(username: "bo")
+            _ = try await client.authenticate(username: "bo")
+            _ = try await client.authenticate()
+            return registered
+        }
+        let stored = try await server.repository.credential(id: try #require(Base64URL.decode(registered.credentialId)))
+        #expect(stored?.signCount == 0)
+        #expect(stored?.backupEligible == true && stored?.backupState == true)
+    }
+
+    @Test("several accounts on one authenticator: the username picks the right passkey")
+    func twoAccounts() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
+            let ann = try await client.register(username: "ann")
+            let bo = try await client.register(username: "bo")
+            #expect(try await client.authenticate(username: "ann").credentialId == ann.credentialId)
+            #expect(try await client.authenticate(username: "bo").credentialId == bo.credentialId)
+        }
+    }
+
+    @Test("excludeCredentials: the low-level ceremony refuses a credential already on the authenticator")
+    func excludeCredentials() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
+            let registered = try await client.register(username: "ann")
+            let stored = try #require(try await authenticator.store.allCredentials().first)
+            let error = await expectPasskeyError { () async throws(PasskeyError) in
+                try await client.register(
+                    username: "ann", displayName: "ann", challenge: Base64URL.encode(Array(repeating: 7, count: 32)),
+                    rp: PublicKeyCredentialRpEntity(id: "localhost", name: "Test"),
+                    user: PublicKeyCredentialUserEntityJSON(id: Base64URL.encode(stored.userHandle), name: "ann", displayName: "ann"),
+                    excludeCredentials: [PublicKeyCredentialDescriptorJSON(id: registered.credentialId)])
+            }
+            #expect(error?.code == .excludedCredentialExists)
+            #expect(error?.stage == .authenticator)
+            #expect(error?.recovery == .signInWithExistingPasskey)
+        }
+    }
+
+    @Test("low-level ceremonies return credential JSON any backend can verify")
+    func lowLevel() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator()
+        let client = PasskeyAuthClient(transport: CannedTransport(status: 500, body: ""), authenticator: authenticator)
+        let challenge = Base64URL.encode(Array(repeating: 1, count: 32))
+        let registration = try await client.register(
+            username: "cy", displayName: "Cy", challenge: challenge, rp: PublicKeyCredentialRpEntity(id: "localhost", name: "Test"),
+            timeout: 60_000, attestation: AttestationConveyancePreference.none,
+            authenticatorSelection: AuthenticatorSelectionCriteria(residentKey: .required, userVerification: .required))
+        #expect(registration.response.attestationObject.isEmpty == false)
+        let assertion = try await client.authenticate(
+            username: "cy", challenge: challenge, rpId: "localhost", allowCredentials: [PublicKeyCredentialDescriptorJSON(id: registration.id)],
+            userVerification: .required)
+        #expect(assertion.id == registration.id)
+        #expect(assertion.response.userHandle != nil)
+        #expect(await client.isSupported())
+        #expect(await client.isPlatformAuthenticatorAvailable())
+        let securityKey = PasskeyAuthClient(
+            transport: CannedTransport(status: 500, body: ""),
+            authenticator: server.authenticator { $0.attachment = .crossPlatform })
+        #expect(await securityKey.isPlatformAuthenticatorAvailable() == false)
+    }
+
+    @Test("the event stream delivers started and failed events with the server's code")
+    func eventStream() async throws {
+        let server = FlowServer()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: server.authenticator())
+            let stream = await client.events()
+            _ = try await client.register(username: "ann")
+            _ = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
+            var received: [PasskeyClientEvent] = []
+            for await event in stream {
+                received.append(event)
+                if received.count == 4 { break }
+            }
+            #expect(received[0] == .registrationStarted(username: "ann"))
+            #expect(received[2] == .registrationStarted(username: "ann"))
+            #expect(received[3] == .registrationFailed(PasskeyClientFailure(code: .server, stage: .options, serverCode: "username_taken")))
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import PasskeyClient
+import PasskeyServer
+import PasskeySoftwareAuthenticator
+import PasskeyStorage
+import PasskeyWire
+import Testing
+
+@Suite("PasskeyAuthClient: every failure is a PasskeyError")
+struct ErrorMappingTests {
+    @Test("409 username_taken keeps the server's code and status, at the options stage")
+    func usernameTaken() async throws {
+        let server = FlowServer()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: server.authenticator())
+            _ = try await client.register(username: "ann")
+            let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
+            #expect(error?.code == .server)
+            #expect(error?.stage == .options)
+            #expect(error?.server?.code == "username_taken")
+            #expect(error?.server?.httpStatus == 409)
+            #expect(error?.server?.message.isEmpty == false)
+        }
+    }
+
+    @Test("400 username_invalid and 429 rate_limited")
+    func badRequestAndRateLimit() async throws {
+        let server = FlowServer { $0.optionsPerMinute = 2 }
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: server.authenticator())
+            let invalid = await expectPasskeyError { () async throws(PasskeyError) in
+                try await client.register(username: String(repeating: "x", count: 65))
+            }
+            #expect(invalid?.serverCode == "username_invalid" && invalid?.server?.httpStatus == 400)
+            _ = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate(username: "nobody") }
+            let limited = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
+            #expect(limited?.code == .server && limited?.serverCode == "rate_limited" && limited?.server?.httpStatus == 429)
+        }
+    }
+
+    @Test("an expired challenge is challenge_invalid → invalidChallenge, with the server problem kept")
+    func challengeExpired() async throws {
+        let server = FlowServer()
+        let clock = server.clock
+        try await server.run { transport in
+            // The person takes longer than the options' 60 s before the response reaches the server.
+            let slow = transport.intercepting { request in
+                if request.path.hasPrefix("verify-") { clock.advance(61) }
+            }
+            let client = PasskeyAuthClient(transport: slow, authenticator: server.authenticator())
+            let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
+            #expect(error?.code == .invalidChallenge)
+            #expect(error?.stage == .verification)
+            #expect(error?.recovery == .requestNewOptions)
+            #expect(error?.server?.code == "challenge_invalid" && error?.server?.httpStatus == 400)
+        }
+    }
+
+    @Test("a verification failure keeps the verifier's code (origin_mismatch)")
+    func verificationFailure() async throws {
+        let server = FlowServer()
+        try await server.run { transport in
+            // A page on another origin under the same RP ID: the authenticator signs, the server refuses.
+            let authenticator = server.authenticator { $0.origin = .web("http://evil.localhost:9999") }
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
+            let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
+            #expect(error?.code == .server && error?.stage == .verification)
+            #expect(error?.serverCode == "origin_mismatch")
+        }
+    }
+
+    @Test("a passkey the server deleted: credential_unknown")
+    func credentialUnknown() async throws {
+        let server = FlowServer()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: server.authenticator())
+            let registered = try await client.register(username: "ann")
+            try await server.repository.deleteCredential(id: Base64URL.decode(registered.credentialId)!, userID: registered.userId)
+            let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
+            #expect(error?.serverCode == "credential_unknown")
+        }
+    }
+
+    @Test("authenticator errors pass through with their own code and stage")
+    func authenticatorErrors() async throws {
+        let server = FlowServer()
+        try await server.run { transport in
+            let empty = PasskeyAuthClient(transport: transport, authenticator: server.authenticator())
+            let none = await expectPasskeyError { () async throws(PasskeyError) in try await empty.authenticate() }
+            #expect(none?.code == .noCredentials && none?.stage == .authenticator)
+
+            let scripted = ScriptedAuthenticator(registration: .cancelled, assertion: .noCredentials)
+            let client = PasskeyAuthClient(transport: transport, authenticator: scripted)
+            let cancelled = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
+            #expect(cancelled?.code == .cancelled && cancelled?.stage == .authenticator && cancelled?.recovery == PasskeyError.Recovery.none)
+            #expect(await scripted.registrationRequests.first?.options.user.name == "ann")
+
+            // Options for a website on another domain: refused before any sheet.
+            let elsewhere = PasskeyAuthClient(
+                transport: transport, authenticator: server.authenticator { $0.origin = .web("https://example.org") })
+            let domain = await expectPasskeyError { () async throws(PasskeyError) in try await elsewhere.register(username: "bo") }
+            #expect(domain?.code == .domainNotAssociated && domain?.stage == .options)
+        }
+    }
+
+    @Test("cancelling the task while the sheet is up ends the flow with cancelled, and nothing is sent")
+    func taskCancellation() async throws {
+        let server = FlowServer()
+        let sent = Recorder<String>()
+        try await server.run { transport in
+            let recording = transport.intercepting { sent.append($0.path) }
+            let scripted = ScriptedAuthenticator(delay: .seconds(30))
+            let client = PasskeyAuthClient(transport: recording, authenticator: scripted)
+            let task = startTask { () async throws(PasskeyError) in try await client.authenticate() }
+            while await scripted.ceremonyInProgress == nil { try await Task.sleep(for: .milliseconds(5)) }
+            task.cancel()
+            let error = await task.value.failure
+            #expect(error?.code == .cancelled && error?.stage == .authenticator)
+        }
+        #expect(sent.values == ["generate-authentication-options"])
+    }
+
+    @Test("a task cancelled before it starts stops at the options stage without a request")
+    func cancelledBeforeStart() async throws {
+        let client = PasskeyAuthClient(transport: CannedTransport(status: 200, body: "{}"), authenticator: ScriptedAuthenticator())
+        let task = startTask { () async throws(PasskeyError) in
+            while !Task.isCancelled { await Task.yield() }
+            return try await client.register(username: "ann")
+        }
+        task.cancel()
+        let error = await task.value.failure
+        #expect(error?.code == .cancelled && error?.stage == .options)
+    }
+
+    @Test("answers that are not the API's: HTML errors, non-JSON success, options without a challenge")
+    func malformedAnswers() async throws {
+        let authenticator = ScriptedAuthenticator()
+        let proxy = PasskeyAuthClient(transport: CannedTransport(status: 502, body: "<html>Bad Gateway</html>"), authenticator: authenticator)
+        let gateway = await expectPasskeyError { () async throws(PasskeyError) in try await proxy.authenticate() }
+        #expect(gateway?.code == .server && gateway?.serverCode == "http_502" && gateway?.server?.httpStatus == 502)
+
+        let html = PasskeyAuthClient(transport: CannedTransport(status: 200, body: "<html></html>"), authenticator: authenticator)
+        #expect(await expectPasskeyError { () async throws(PasskeyError) in try await html.authenticate() }?.code == .invalidResponse)
+
+        let empty = PasskeyAuthClient(transport: CannedTransport(status: 200, body: "{}"), authenticator: authenticator)
+        let options = await expectPasskeyError { () async throws(PasskeyError) in try await empty.register(username: "ann") }
+        #expect(options?.code == .invalidOptions && options?.stage == .options)
+    }
+}
+
+@Suite("URLSessionRelyingPartyTransport over real sockets", .serialized)
+struct HTTPTransportTests {
+    @Test("the whole flow over HTTP against the live server")
+    func live() async throws {
+        // The authenticator acts as an iOS app (origin https://<rp id>), so the server's URL needs no RP ID match.
+        let server = FlowServer { $0.origins = ["https://localhost"] }
+        try await server.runLive { url in
+            let authenticator = server.authenticator { $0.origin = .appleApp }
+            let client = PasskeyAuthClient(serverURL: url, authenticator: authenticator)
+            let registered = try await client.register(username: "ann lee+1", displayName: "Ann")
+            #expect(registered.username == "ann lee+1")
+            let signedIn = try await client.authenticate(username: "ann lee+1")
+            #expect(signedIn.userId == registered.userId)
+            let taken = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann lee+1") }
+            #expect(taken?.serverCode == "username_taken" && taken?.server?.httpStatus == 409)
+        }
+    }
+
+    @Test("a refused connection is network, at the options stage's transport")
+    func refused() async throws {
+        // Port 9 (discard) on loopback: nothing listens there on a test machine.
+        let client = PasskeyAuthClient(serverURL: URL(string: "http://127.0.0.1:9")!, authenticator: ScriptedAuthenticator(), timeout: 5)
+        let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
+        #expect(error?.code == .network && error?.stage == .network)
+        #expect(error?.recovery == .checkConnection)
+    }
+
+    @Test("a server that does not answer in time is timeout; cancelling during the request is cancelled")
+    func timeoutAndCancel() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let url = URL(string: "http://127.0.0.1:\(listener.port)")!
+        let slow = PasskeyAuthClient(serverURL: url, authenticator: ScriptedAuthenticator(), timeout: 0.5)
+        let timedOut = await expectPasskeyError { () async throws(PasskeyError) in try await slow.authenticate() }
+        #expect(timedOut?.code == .timeout && timedOut?.stage == .network)
+
+        let patient = PasskeyAuthClient(serverURL: url, authenticator: ScriptedAuthenticator(), timeout: 30)
+        let task = startTask { () async throws(PasskeyError) in try await patient.authenticate() }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let cancelled = await task.value.failure
+        #expect(cancelled?.code == .cancelled && cancelled?.stage == .network)
+    }
+}
