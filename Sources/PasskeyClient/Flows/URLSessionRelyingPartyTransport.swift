@@ -47,25 +47,33 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
         }
     }
 
-    /// Runs a data task; cancelling the awaiting task cancels it.
+    /// Runs a data task. The answer comes from whichever happens first: the task finishing, ``timeout`` elapsing
+    /// (`URLError.timedOut`), or the awaiting task being cancelled (`URLError.cancelled`); the data task is cancelled in
+    /// the last two cases. The timer and cancellation are ours because FoundationNetworking on Linux applies neither a
+    /// short `timeoutInterval` nor `cancel()` promptly.
     private func perform(_ request: URLRequest) async -> Result<RelyingPartyResponse, any Error> {
         let box = TaskBox()
+        let timeout = self.timeout
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<RelyingPartyResponse, any Error>, Never>) in
+                box.setContinuation(continuation)
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
-                        continuation.resume(returning: .failure(error))
+                        box.finish(.failure(error))
                     } else if let http = response as? HTTPURLResponse {
-                        continuation.resume(returning: .success(RelyingPartyResponse(status: http.statusCode, body: Array(data ?? Data()))))
+                        box.finish(.success(RelyingPartyResponse(status: http.statusCode, body: Array(data ?? Data()))))
                     } else {
-                        continuation.resume(returning: .failure(URLError(.badServerResponse)))
+                        box.finish(.failure(URLError(.badServerResponse)))
                     }
                 }
                 box.set(task)
                 task.resume()
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    box.finish(.failure(URLError(.timedOut)))
+                }
             }
         } onCancel: {
-            box.cancel()
+            box.finish(.failure(URLError(.cancelled)))
         }
     }
 
@@ -85,27 +93,44 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
     }
 }
 
-/// Holds the data task so a cancellation arriving before or after it starts is honoured.
+/// Holds the data task and the continuation: the first outcome (answer, timeout, cancellation) resumes the
+/// continuation exactly once and cancels the data task if it is still running.
 private final class TaskBox: @unchecked Sendable {
     // Guarded by `lock`.
     private let lock = NSLock()
     private var task: URLSessionDataTask?
-    private var cancelled = false
+    private var continuation: CheckedContinuation<Result<RelyingPartyResponse, any Error>, Never>?
+    private var outcome: Result<RelyingPartyResponse, any Error>?
 
-    func set(_ task: URLSessionDataTask) {
-        let cancelNow = lock.withLock { () -> Bool in
-            self.task = task
-            return cancelled
+    func setContinuation(_ continuation: CheckedContinuation<Result<RelyingPartyResponse, any Error>, Never>) {
+        let early = lock.withLock { () -> Result<RelyingPartyResponse, any Error>? in
+            if let outcome { return outcome }
+            self.continuation = continuation
+            return nil
         }
-        if cancelNow { task.cancel() }
+        if let early { continuation.resume(returning: early) }
     }
 
-    func cancel() {
-        let task = lock.withLock { () -> URLSessionDataTask? in
-            cancelled = true
-            return self.task
+    func set(_ task: URLSessionDataTask) {
+        let finished = lock.withLock { () -> Bool in
+            self.task = task
+            return outcome != nil
         }
-        task?.cancel()
+        if finished { task.cancel() }
+    }
+
+    /// Records the first outcome and resumes the waiting caller with it; later outcomes are ignored.
+    func finish(_ result: Result<RelyingPartyResponse, any Error>) {
+        let (continuation, task) = lock.withLock { () -> (CheckedContinuation<Result<RelyingPartyResponse, any Error>, Never>?, URLSessionDataTask?) in
+            guard outcome == nil else { return (nil, nil) }
+            outcome = result
+            let waiting = self.continuation
+            self.continuation = nil
+            return (waiting, self.task)
+        }
+        guard let continuation else { return }
+        if case .failure = result { task?.cancel() }
+        continuation.resume(returning: result)
     }
 }
 #endif
