@@ -196,5 +196,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PasskeyCLITests", dependencies: ["PasskeyCLI", "PasskeyWire"], resources: [.copy("Fixtures")], swiftSettings: strict),
+        // Headless Chromium against a real `passkey-server` process. Depending on the executable target makes
+        // `swift build --build-tests` build `passkey-server`, which the test runs from the build products folder.
+        .testTarget(name: "PasskeyEndToEndTests", dependencies: ["PasskeyServerApp", "PasskeyWire"], swiftSettings: strict),
     ]
 )

@@ -124,7 +124,11 @@ async function signInWith(username) {
 }
 
 // AutoFill: a conditional request waits for the user to pick a passkey from the username field's suggestions.
+// `/?autofill=off` turns it off, for automated browsers: a virtual authenticator answers a conditional request at
+// once (NotAllowedError with no passkey, else a sign-in), which would race the buttons' ceremonies.
+const autoFillOff = new URLSearchParams(location.search).get("autofill") === "off";
 async function startAutoFill() {
+  if (autoFillOff) return;
   if (!window.PublicKeyCredential || !PublicKeyCredential.isConditionalMediationAvailable) return;
   if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
   try {

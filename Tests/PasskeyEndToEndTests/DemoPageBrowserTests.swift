@@ -1,0 +1,100 @@
+import Foundation
+import PasskeyWire
+import Testing
+
+/// The demo page in a real browser: headless Chromium driven through WebDriver (chromedriver), with a DevTools
+/// virtual authenticator, against a real `passkey-server` process on `http://localhost:<port>` with SQLite.
+///
+/// Needs `chromium` and `chromedriver` on PATH (Debian: `apt-get install chromium chromium-driver`). Without them the
+/// test is skipped locally; on CI (`CI=true`) it runs anyway and fails, so a missing browser never turns it off silently.
+@Suite("Demo page in headless Chromium")
+struct DemoPageBrowserTests {
+    static let chromium = Network.which("chromium")
+    static let chromedriver = Network.which("chromedriver")
+    static let available = chromium != nil && chromedriver != nil
+    static let required = ProcessInfo.processInfo.environment["CI"] == "true"
+
+    @Test(
+        "registers and signs in with a username, without one, and anonymously",
+        .enabled(if: available || required, "chromium and chromedriver are not on PATH (apt-get install chromium chromium-driver)"),
+        .timeLimit(.minutes(2)))
+    func demoPageCeremonies() async throws {
+        guard let chromium = Self.chromium, let chromedriver = Self.chromedriver else {
+            let missing = [Self.chromium == nil ? "chromium" : nil, Self.chromedriver == nil ? "chromedriver" : nil].compactMap { $0 }
+            let verb = missing.count == 1 ? "is" : "are"
+            Issue.record("CI=true but \(missing.joined(separator: " and ")) \(verb) not on PATH: .ci/run installs chromium and chromium-driver")
+            return
+        }
+        let run = try BrowserRun(chromium: chromium, chromedriver: chromedriver)
+        await run.run { page in
+            try await Self.scenario(page, database: run.database)
+        }
+    }
+
+    static func scenario(_ page: DemoPage, database: URL) async throws {
+        // (a) Register with a username.
+        let ann = try await page.register(username: "ann")
+        try check(ann["verified"] == true, "registration not verified: \(ann.resultText)")
+        try check(ann["username"] == "ann", "registered username: \(ann.resultText)")
+        try check(ann["isAnonymous"] == false, "a registration with a username is not anonymous: \(ann.resultText)")
+        let annUserID = ann["userId"]?.stringValue ?? ""
+        let annCredentialID = ann["credentialId"]?.stringValue ?? ""
+        try check(!annUserID.isEmpty && !annCredentialID.isEmpty, "registration returns userId and credentialId: \(ann.resultText)")
+
+        // The passkey is a resident (discoverable) credential for RP ID localhost on the virtual authenticator.
+        let afterAnn = try await page.storedCredentials()
+        try check(afterAnn.count == 1, "the authenticator holds one credential: \(afterAnn.map { JSONValue.object($0).serialized() })")
+        let annStored = afterAnn[0]
+        try check(base64URL(annStored["credentialId"]?.stringValue ?? "") == annCredentialID,
+                  "the authenticator's credential is the one the server stored: \(JSONValue.object(annStored).serialized())")
+        try check(annStored["isResidentCredential"] == true, "Ann's credential is resident: \(JSONValue.object(annStored).serialized())")
+        try check(annStored["rpId"] == "localhost", "Ann's credential is for RP ID localhost: \(JSONValue.object(annStored).serialized())")
+
+        // (b) Sign in with the username: the server sends allowCredentials.
+        let withName = try await page.signIn(username: "ann")
+        try check(withName["verified"] == true, "sign-in with a username not verified: \(withName.resultText)")
+        try check(withName["userId"]?.stringValue == annUserID, "signed in as another user: \(withName.resultText)")
+        try check(withName["username"] == "ann" && withName["credentialId"]?.stringValue == annCredentialID,
+                  "sign-in with a username reports Ann's account and passkey: \(withName.resultText)")
+
+        // (c) Sign in without a username: the authenticator finds the discoverable credential and returns its user handle.
+        let discoverable = try await page.signInWithoutUsername()
+        try check(discoverable["verified"] == true, "sign-in without a username not verified: \(discoverable.resultText)")
+        try check(discoverable["userId"]?.stringValue == annUserID, "discoverable sign-in found another user: \(discoverable.resultText)")
+        try check(discoverable["username"] == "ann", "discoverable sign-in reports Ann: \(discoverable.resultText)")
+
+        // (d) Anonymous: register with the username field empty.
+        let anonymous = try await page.register(username: nil)
+        try check(anonymous["verified"] == true, "anonymous registration not verified: \(anonymous.resultText)")
+        try check(anonymous["isAnonymous"] == true, "registration without a username is anonymous: \(anonymous.resultText)")
+        try check(anonymous["username"] == .null, "an anonymous account has no username: \(anonymous.resultText)")
+        let anonymousUserID = anonymous["userId"]?.stringValue ?? ""
+        let anonymousCredentialID = anonymous["credentialId"]?.stringValue ?? ""
+        try check(!anonymousUserID.isEmpty && anonymousUserID != annUserID, "the anonymous account is a new user: \(anonymous.resultText)")
+        try check(!anonymousCredentialID.isEmpty && anonymousCredentialID != annCredentialID, "the anonymous account has its own passkey: \(anonymous.resultText)")
+
+        let both = try await page.storedCredentials()
+        try check(both.count == 2, "the authenticator holds two credentials: \(both.map { JSONValue.object($0).serialized() })")
+        try check(both.allSatisfy { $0["isResidentCredential"] == true }, "both credentials are resident: \(both.map { JSONValue.object($0).serialized() })")
+        try check(Set(both.compactMap { $0["credentialId"]?.stringValue }.map(base64URL)) == [annCredentialID, anonymousCredentialID],
+                  "the authenticator holds Ann's and the anonymous passkey: \(both.map { JSONValue.object($0).serialized() })")
+
+        // With two discoverable credentials for localhost, Chromium's virtual authenticator would pick one at random.
+        // Remove Ann's, so a sign-in without a username must be the anonymous account.
+        try await page.removeCredential(annStored["credentialId"]?.stringValue ?? annCredentialID)
+        let remaining = try await page.storedCredentials()
+        try check(remaining.compactMap { $0["credentialId"]?.stringValue }.map(base64URL) == [anonymousCredentialID],
+                  "only the anonymous passkey is left: \(remaining.map { JSONValue.object($0).serialized() })")
+
+        let anonymousSignIn = try await page.signInWithoutUsername()
+        try check(anonymousSignIn["verified"] == true, "anonymous sign-in not verified: \(anonymousSignIn.resultText)")
+        try check(anonymousSignIn["userId"]?.stringValue == anonymousUserID, "anonymous sign-in found another user: \(anonymousSignIn.resultText)")
+        try check(anonymousSignIn["isAnonymous"] == true && anonymousSignIn["username"] == .null,
+                  "the anonymous account signs in without a username: \(anonymousSignIn.resultText)")
+        try check(anonymousSignIn["credentialId"]?.stringValue == anonymousCredentialID, "signed in with the anonymous passkey: \(anonymousSignIn.resultText)")
+
+        // Everything above went through the server's SQLite database.
+        let size = (try? FileManager.default.attributesOfItem(atPath: database.path)[.size] as? Int) ?? 0
+        try check(size > 0, "passkey-server created its SQLite database at \(database.path)")
+    }
+}

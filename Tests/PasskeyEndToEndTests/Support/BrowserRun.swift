@@ -1,0 +1,192 @@
+import Foundation
+import PasskeyWire
+import Testing
+
+/// A check in the scenario that did not hold; the run adds the page, server and browser state to it.
+struct ScenarioFailure: Error, CustomStringConvertible {
+    let description: String
+    let sourceLocation: SourceLocation
+}
+
+/// Fails the scenario at the first broken expectation: later steps depend on earlier ones, so going on would only
+/// pile up noise. The failure is recorded with diagnostics by ``BrowserRun``.
+func check(_ condition: Bool, _ message: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    if !condition { throw ScenarioFailure(description: message(), sourceLocation: sourceLocation) }
+}
+
+/// One end-to-end run: a temporary folder, a `passkey-server` process, chromedriver, a headless Chromium session with a
+/// virtual authenticator. Everything it starts it stops, also when the scenario fails; on failure it keeps the folder
+/// (server and chromedriver logs, a screenshot, the database) and says where it is.
+final class BrowserRun {
+    let chromium: URL
+    let chromedriver: URL
+    let folder: URL
+    let database: URL
+    private(set) var server: ChildProcess?
+    private(set) var driverProcess: ChildProcess?
+    private(set) var driverPort: Int?
+    private(set) var driver: WebDriver?
+    private(set) var page: DemoPage?
+
+    /// Chromium's flags: headless, and what it needs to run as root in a container.
+    static let browserArguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"]
+
+    /// A CTAP2 platform authenticator with resident keys and user verification that always consents and verifies.
+    static let authenticatorOptions: JSONValue = [
+        "protocol": "ctap2", "transport": "internal", "hasResidentKey": true, "hasUserVerification": true,
+        "isUserConsenting": true, "isUserVerified": true,
+    ]
+
+    init(chromium: URL, chromedriver: URL) throws {
+        self.chromium = chromium
+        self.chromedriver = chromedriver
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-e2e-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        database = folder.appendingPathComponent("e2e.sqlite")
+    }
+
+    /// Starts everything, runs `scenario` on the demo page, records any failure with diagnostics, and cleans up.
+    func run(_ scenario: (DemoPage) async throws -> Void) async {
+        var failed = false
+        do {
+            let ports = try Network.freePorts(2)
+            server = try await PasskeyServerLauncher.start(port: ports[0], database: database, directory: folder)
+            driverProcess = try await ChromeDriverLauncher.start(executable: chromedriver, port: ports[1], directory: folder)
+            driverPort = ports[1]
+            let driver = try await WebDriver.newSession(port: ports[1], browser: chromium, arguments: Self.browserArguments)
+            self.driver = driver
+            let authenticator = try await driver.addVirtualAuthenticator(Self.authenticatorOptions)
+            let page = DemoPage(driver: driver, origin: "http://localhost:\(ports[0])", authenticator: authenticator)
+            self.page = page
+            try await scenario(page)
+        } catch let failure as ScenarioFailure {
+            failed = true
+            Issue.record(Comment(rawValue: "\(failure.description)\n\n\(await diagnostics())"), sourceLocation: failure.sourceLocation)
+        } catch {
+            failed = true
+            Issue.record(Comment(rawValue: "\(error)\n\n\(await diagnostics())"))
+        }
+        await cleanUp(keepFolder: failed)
+    }
+
+    /// The page's status and result, a screenshot, and the server's and chromedriver's output.
+    func diagnostics() async -> String {
+        var lines: [String] = []
+        if let page {
+            let status = (try? await page.driver.element("#status").text()) ?? "(unreadable)"
+            let result = (try? await page.driver.element("#result").text()) ?? "(unreadable)"
+            lines.append("page #status: \(status)")
+            lines.append("page #result: \(result)")
+        }
+        if let driver {
+            // Best effort: bring the result into the viewport first (WebDriver scripts are not subject to the page's CSP).
+            _ = try? await driver.command("POST", "execute/sync", ["script": "document.getElementById('status')?.scrollIntoView()", "args": []])
+            let file = folder.appendingPathComponent("failure.png")
+            do {
+                try await driver.screenshot().write(to: file)
+                lines.append("screenshot: \(file.path)")
+            } catch {
+                lines.append("screenshot: not taken (\(error))")
+            }
+        }
+        lines.append("kept for inspection: \(folder.path)")
+        if let server { lines.append("passkey-server output:\n\(server.output())") }
+        if let driverProcess { lines.append("chromedriver output (last lines):\n\(driverProcess.output(limit: 2_000))") }
+        print("End-to-end test failed: screenshot and logs kept in \(folder.path)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Closes the browser through chromedriver (terminating chromedriver alone leaves Chromium running), then stops
+    /// chromedriver and the server. The folder goes unless the run failed.
+    func cleanUp(keepFolder: Bool) async {
+        if let driver { await driver.delete() }
+        if let driverPort, driverProcess?.isRunning == true { await WebDriver.shutdown(port: driverPort) }
+        driverProcess?.terminate()
+        server?.terminate()
+        if !keepFolder { try? FileManager.default.removeItem(at: folder) }
+    }
+}
+
+/// The demo page at `/`, driven like a person would: type, click, read the status line and the result.
+struct DemoPage: Sendable {
+    let driver: WebDriver
+    let origin: String
+    let authenticator: String
+
+    /// What a ceremony left on the page.
+    struct Outcome {
+        let status: String
+        let resultText: String
+        let result: JSONObject
+
+        subscript(_ name: String) -> JSONValue? { result[name] }
+    }
+
+    /// Loads the page afresh, so `#status` has no class until the next ceremony ends. AutoFill is off: the virtual
+    /// authenticator would answer its conditional request at once and race the buttons (see demo.js).
+    func open() async throws {
+        try await driver.navigate(to: origin + "/?autofill=off")
+        let status = try await driver.element("#status")
+        let className = try await status.property("className")
+        let text = try await status.text()
+        try check(className.isEmpty, "a freshly loaded page shows no outcome yet, but #status is \(className): \(text)")
+    }
+
+    func register(username: String?, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+        try await open()
+        let field = try await driver.element("#register-username")
+        try await field.clear()
+        if let username { try await field.type(username) }
+        try await driver.element("#register-button").click()
+        return try await outcome(of: "registration", sourceLocation: sourceLocation)
+    }
+
+    func signIn(username: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+        try await open()
+        let field = try await driver.element("#signin-username")
+        try await field.clear()
+        try await field.type(username)
+        try await driver.element("#signin-button").click()
+        return try await outcome(of: "sign-in with a username", sourceLocation: sourceLocation)
+    }
+
+    func signInWithoutUsername(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+        try await open()
+        try await driver.element("#signin-discoverable-button").click()
+        return try await outcome(of: "sign-in without a username", sourceLocation: sourceLocation)
+    }
+
+    /// Polls `#status` (every 100 ms, at most 10 s) until the page marks the ceremony `ok` or `error`; an error or a
+    /// timeout fails the scenario.
+    func outcome(of ceremony: String, sourceLocation: SourceLocation) async throws -> Outcome {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let status = try await driver.element("#status")
+            let className = try await status.property("className")
+            if className == "ok" || className == "error" {
+                let statusText = try await status.text()
+                let resultText = try await driver.element("#result").text()
+                try check(className == "ok", "\(ceremony) failed on the page: \(statusText)", sourceLocation: sourceLocation)
+                let result = (try? JSONValue.parse(resultText))?.objectValue
+                try check(result != nil, "\(ceremony): #result is not a JSON object: \(resultText)", sourceLocation: sourceLocation)
+                return Outcome(status: statusText, resultText: resultText, result: result ?? [:])
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ScenarioFailure(description: "\(ceremony): no outcome on the page within 10 s", sourceLocation: sourceLocation)
+    }
+
+    /// The virtual authenticator's credentials.
+    func storedCredentials() async throws -> [JSONObject] {
+        try await driver.credentials(authenticator: authenticator)
+    }
+
+    func removeCredential(_ credentialID: String) async throws {
+        try await driver.removeCredential(credentialID, authenticator: authenticator)
+    }
+}
+
+/// base64url without padding, whichever base64 alphabet the input used.
+func base64URL(_ text: String) -> String {
+    String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }.filter { $0 != "=" })
+}
