@@ -67,7 +67,8 @@ extension RelyingParty {
         guard let rpID = rpID(matchingHash: authData.rpIDHash) else {
             throw WebAuthnError(
                 .rpIDHashMismatch, "authenticator data is scoped to another RP ID",
-                expected: "SHA-256(\(acceptedIDs.joined(separator: " | ")))", received: authData.rpIDHash.hexString)
+                expected: acceptedIDs.map { "SHA-256(\($0)) = \(sha256(Array($0.utf8)).hexString)" }.joined(separator: " | "),
+                received: authData.rpIDHash.hexString)
         }
         // Step 15 / 16: "Verify that the UP bit of the flags in authData is set" (registration: unless mediation was conditional).
         if requireUserPresence, !authData.userPresent {
