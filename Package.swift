@@ -157,6 +157,7 @@ let package = Package(
                 "PasskeyServer", "PasskeyStorageSQLite", "PasskeyStorage", "PasskeyCore", "PasskeyWire", "PasskeyTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

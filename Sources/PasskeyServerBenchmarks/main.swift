@@ -10,6 +10,7 @@
 // memory, with no challenge bookkeeping and no storage.
 import Foundation
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import NIOCore
 import PasskeyCore
@@ -90,9 +91,12 @@ router.post("bench/bare-verify") { request, _ in
 }
 
 let port = PortBox()
+// Request logs at warning level: one line per request to a terminal would measure the terminal, on both paths alike.
+var logger = Logger(label: "passkey-server-bench")
+logger.logLevel = .warning
 let app = Application(
     router: router, configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "bench"),
-    onServerRunning: { channel in port.set(channel.localAddress?.port) })
+    onServerRunning: { channel in port.set(channel.localAddress?.port) }, logger: logger)
 let serverTask = Task { try await app.runService() }
 var waited = 0
 while port.get() == nil, waited < 200 {
