@@ -66,19 +66,19 @@ public final class SQLiteRepository: PasskeyRepository {
     // MARK: Users
 
     public func user(id: String) async throws(StorageError) -> UserRecord? {
-        try await read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(UserRecord.init(row:)) }
+        try await read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(UserRecord.init(row:)) }
     }
 
     public func user(username: String) async throws(StorageError) -> UserRecord? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE username = ? COLLATE NOCASE", arguments: [username])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE username = ? COLLATE NOCASE"), arguments: [username])
                 .map(UserRecord.init(row:))
         }
     }
 
     public func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM users WHERE user_handle = ?", arguments: [Data(userHandle)])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_handle = ?"), arguments: [Data(userHandle)])
                 .map(UserRecord.init(row:))
         }
     }
@@ -86,13 +86,10 @@ public final class SQLiteRepository: PasskeyRepository {
     public func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord] {
         try await read { db in
             let pattern = search.map { "%" + Self.escapeLike($0) + "%" }
-            return try Row.fetchAll(
-                db,
-                sql: """
+            return try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT * FROM users WHERE (? IS NULL OR username LIKE ? ESCAPE '\\')
                     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
-                    """,
-                arguments: [pattern, pattern, max(0, limit), max(0, offset)]
+                    """), arguments: [pattern, pattern, max(0, limit), max(0, offset)]
             ).map(UserRecord.init(row:))
         }
     }
@@ -103,7 +100,7 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func deleteUser(id: String) async throws(StorageError) {
         let deleted = try await write { db in
-            try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM users WHERE id = ?").execute(arguments: [id])
             return db.changesCount
         }
         guard deleted > 0 else { throw StorageError(.notFound, "no user \(id)") }
@@ -113,13 +110,13 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func credential(id: [UInt8]) async throws(StorageError) -> CredentialRecordEntry? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM credentials WHERE id = ?", arguments: [Data(id)]).map(CredentialRecordEntry.init(row:))
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM credentials WHERE id = ?"), arguments: [Data(id)]).map(CredentialRecordEntry.init(row:))
         }
     }
 
     public func credentials(userID: String) async throws(StorageError) -> [CredentialRecordEntry] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, id", arguments: [userID])
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, id"), arguments: [userID])
                 .map(CredentialRecordEntry.init(row:))
         }
     }
@@ -131,12 +128,12 @@ public final class SQLiteRepository: PasskeyRepository {
     static func register(_ db: Database, credential: CredentialRecordEntry, user: UserRecord) throws {
         do {
             // §7.1 step 26: a credential ID registered to anyone is refused, and nothing is written.
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM credentials WHERE id = ?", arguments: [Data(credential.id)]) == true {
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM credentials WHERE id = ?"), arguments: [Data(credential.id)]) == true {
                 throw StorageError(.credentialExists, "credential ID already registered")
             }
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [user.id]) != true {
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?"), arguments: [user.id]) != true {
                 if let name = user.username,
-                    try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE username = ? COLLATE NOCASE", arguments: [name]) == true
+                    try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ? COLLATE NOCASE"), arguments: [name]) == true
                 {
                     throw StorageError(.usernameTaken, "username belongs to another account")
                 }
@@ -169,7 +166,7 @@ public final class SQLiteRepository: PasskeyRepository {
 
     /// Deletes the challenge; throws `challenge_consumed` when it was gone or expired (the savepoint then rolls back).
     static func takeChallenge(_ db: Database, key: String, now: Date) throws {
-        guard let expiresAt = try Int64.fetchOne(db, sql: "DELETE FROM challenges WHERE key = ? RETURNING expires_at", arguments: [key]),
+        guard let expiresAt = try Int64.fetchOne(db.cachedStatement(sql: "DELETE FROM challenges WHERE key = ? RETURNING expires_at"), arguments: [key]),
             expiresAt > SQLiteSchema.milliseconds(now)
         else {
             throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
@@ -191,14 +188,13 @@ public final class SQLiteRepository: PasskeyRepository {
     ) throws {
         do {
             // Compare-and-set: only the sign-in that saw the stored counter moves it.
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     UPDATE credentials SET sign_count = ?, backup_state = ?, last_used_at = ?
                     WHERE id = ? AND sign_count = ?
-                    """,
+                    """).execute(
                 arguments: [Int64(newSignCount), backupState, SQLiteSchema.milliseconds(time), Data(credentialID), Int64(expectedSignCount)])
             guard db.changesCount == 1 else {
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM credentials WHERE id = ?", arguments: [Data(credentialID)]) == true {
+                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM credentials WHERE id = ?"), arguments: [Data(credentialID)]) == true {
                     throw StorageError(.counterConflict, "the stored counter changed during this sign-in")
                 }
                 throw StorageError(.notFound, "credential not found")
@@ -211,7 +207,7 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) {
         let changed = try await write { db in
-            try db.execute(sql: "UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?", arguments: [name, Data(id), userID])
+            try db.cachedStatement(sql: "UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?").execute(arguments: [name, Data(id), userID])
             return db.changesCount
         }
         guard changed == 1 else { throw StorageError(.notFound, "credential not found for this user") }
@@ -219,7 +215,7 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func deleteCredential(id: [UInt8], userID: String) async throws(StorageError) {
         let changed = try await write { db in
-            try db.execute(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?", arguments: [Data(id), userID])
+            try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(id), userID])
             return db.changesCount
         }
         guard changed == 1 else { throw StorageError(.notFound, "credential not found for this user") }
@@ -247,17 +243,17 @@ public final class SQLiteRepository: PasskeyRepository {
         case .key(let key): ("key", key)
         case .value(let value): ("challenge", value)
         }
-        return try Row.fetchOne(db, sql: "SELECT * FROM challenges WHERE \(column) = ? AND ceremony = ?", arguments: [value, ceremony.rawValue])
+        return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM challenges WHERE \(column) = ? AND ceremony = ?"), arguments: [value, ceremony.rawValue])
             .map(ChallengeRecord.init(row:))
     }
 
     public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
         let lookup = try await read { db in
             let challenge = try Self.fetchChallenge(db, reference, ceremony: .authentication)
-            let credential = try Row.fetchOne(db, sql: "SELECT * FROM credentials WHERE id = ?", arguments: [Data(credentialID)])
+            let credential = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM credentials WHERE id = ?"), arguments: [Data(credentialID)])
                 .map(CredentialRecordEntry.init(row:))
             let owner = try credential.flatMap { credential in
-                try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [credential.userID]).map(UserRecord.init(row:))
+                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [credential.userID]).map(UserRecord.init(row:))
             }
             return SignInLookup(challenge: challenge, credential: credential, owner: owner)
         }
@@ -292,18 +288,18 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int {
         try await write { db in
-            try db.execute(sql: "DELETE FROM challenges WHERE expires_at <= ?", arguments: [SQLiteSchema.milliseconds(now)])
+            try db.cachedStatement(sql: "DELETE FROM challenges WHERE expires_at <= ?").execute(arguments: [SQLiteSchema.milliseconds(now)])
             return db.changesCount
         }
     }
 
     public func secret(named name: String, orCreate make: @escaping @Sendable () -> [UInt8]) async throws(StorageError) -> [UInt8] {
         try await write { db in
-            if let existing = try Data.fetchOne(db, sql: "SELECT value FROM secrets WHERE name = ?", arguments: [name]) {
+            if let existing = try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM secrets WHERE name = ?"), arguments: [name]) {
                 return [UInt8](existing)
             }
             let created = make()
-            try db.execute(sql: "INSERT INTO secrets (name, value) VALUES (?, ?)", arguments: [name, Data(created)])
+            try db.cachedStatement(sql: "INSERT INTO secrets (name, value) VALUES (?, ?)").execute(arguments: [name, Data(created)])
             return created
         }
     }

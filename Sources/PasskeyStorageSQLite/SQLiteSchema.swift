@@ -62,15 +62,17 @@ enum SQLiteSchema {
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
     static func date(_ milliseconds: Int64?) -> Date? { milliseconds.map(date) }
 
-    /// Lists of strings and of byte strings are stored as JSON arrays (byte strings base64).
-    static func encodeList(_ values: [String]) -> String {
-        (try? String(decoding: JSONEncoder().encode(values), as: UTF8.self)) ?? "[]"
-    }
+    /// Lists of short tokens (transports, base64 credential IDs) are stored comma-separated: none of them holds a comma.
+    /// Rows written by the first schema version hold JSON arrays; those still read.
+    static func encodeList(_ values: [String]) -> String { values.joined(separator: ",") }
 
     static func decodeList(_ text: String) throws -> [String] {
-        do { return try JSONDecoder().decode([String].self, from: Data(text.utf8)) } catch {
-            throw StorageError(.corrupt, "a stored list is not a JSON array of strings")
+        if text.hasPrefix("[") {
+            do { return try JSONDecoder().decode([String].self, from: Data(text.utf8)) } catch {
+                throw StorageError(.corrupt, "a stored list is not a JSON array of strings")
+            }
         }
+        return text.isEmpty ? [] : text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     }
 }
 
@@ -87,12 +89,11 @@ extension UserRecord {
     }
 
     func insert(_ db: Database) throws {
-        try db.execute(
-            sql: """
+        try db.cachedStatement(sql: """
                 INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
+                """).execute(
+                arguments: [
                 id, Data(userHandle), username, displayName, isAnonymous, SQLiteSchema.milliseconds(createdAt),
                 lastSignInAt.map(SQLiteSchema.milliseconds),
             ])
@@ -122,13 +123,12 @@ extension CredentialRecordEntry {
     }
 
     func insert(_ db: Database) throws {
-        try db.execute(
-            sql: """
+        try db.cachedStatement(sql: """
                 INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports,
                     backup_eligible, backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
+                """).execute(
+                arguments: [
                 Data(id), userID, Data(publicKey), algorithm, Int64(signCount), uvInitialized, SQLiteSchema.encodeList(transports),
                 backupEligible, backupState, aaguid, attestationFormat, attestationType, name,
                 SQLiteSchema.milliseconds(createdAt), lastUsedAt.map(SQLiteSchema.milliseconds),
@@ -158,13 +158,12 @@ extension ChallengeRecord {
     }
 
     func insert(_ db: Database) throws {
-        try db.execute(
-            sql: """
+        try db.cachedStatement(sql: """
                 INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
                     allowed_credential_ids, created_at, expires_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
+                """).execute(
+                arguments: [
                 key, challenge, ceremony.rawValue, userID, username, displayName, userHandle.map { Data($0) },
                 SQLiteSchema.encodeList(allowedCredentialIDs.map { Data($0).base64EncodedString() }),
                 SQLiteSchema.milliseconds(createdAt), SQLiteSchema.milliseconds(expiresAt),
