@@ -66,19 +66,19 @@ public final class SQLiteRepository: PasskeyRepository {
     // MARK: Users
 
     public func user(id: String) async throws(StorageError) -> UserRecord? {
-        try await read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(UserRecord.init(row:)) }
+        try await read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [id]).map(UserRecord.init(row:)) }
     }
 
     public func user(username: String) async throws(StorageError) -> UserRecord? {
         try await read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE username = ? COLLATE NOCASE"), arguments: [username])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE username = ? COLLATE NOCASE"), arguments: [username])
                 .map(UserRecord.init(row:))
         }
     }
 
     public func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord? {
         try await read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE user_handle = ?"), arguments: [Data(userHandle)])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE user_handle = ?"), arguments: [Data(userHandle)])
                 .map(UserRecord.init(row:))
         }
     }
@@ -87,7 +87,7 @@ public final class SQLiteRepository: PasskeyRepository {
         try await read { db in
             let pattern = search.map { "%" + Self.escapeLike($0) + "%" }
             return try Row.fetchAll(db.cachedStatement(sql: """
-                    SELECT * FROM users WHERE (? IS NULL OR username LIKE ? ESCAPE '\\')
+                    SELECT \(SQLiteSchema.userColumns) FROM users WHERE (? IS NULL OR username LIKE ? ESCAPE '\\')
                     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
                     """), arguments: [pattern, pattern, max(0, limit), max(0, offset)]
             ).map(UserRecord.init(row:))
@@ -110,13 +110,13 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func credential(id: [UInt8]) async throws(StorageError) -> CredentialRecordEntry? {
         try await read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM credentials WHERE id = ?"), arguments: [Data(id)]).map(CredentialRecordEntry.init(row:))
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE id = ?"), arguments: [Data(id)]).map(CredentialRecordEntry.init(row:))
         }
     }
 
     public func credentials(userID: String) async throws(StorageError) -> [CredentialRecordEntry] {
         try await read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM credentials WHERE user_id = ? ORDER BY created_at, id"), arguments: [userID])
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE user_id = ? ORDER BY created_at, id"), arguments: [userID])
                 .map(CredentialRecordEntry.init(row:))
         }
     }
@@ -243,17 +243,17 @@ public final class SQLiteRepository: PasskeyRepository {
         case .key(let key): ("key", key)
         case .value(let value): ("challenge", value)
         }
-        return try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM challenges WHERE \(column) = ? AND ceremony = ?"), arguments: [value, ceremony.rawValue])
+        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.challengeColumns) FROM challenges WHERE \(column) = ? AND ceremony = ?"), arguments: [value, ceremony.rawValue])
             .map(ChallengeRecord.init(row:))
     }
 
     public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
         let lookup = try await read { db in
             let challenge = try Self.fetchChallenge(db, reference, ceremony: .authentication)
-            let credential = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM credentials WHERE id = ?"), arguments: [Data(credentialID)])
+            let credential = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE id = ?"), arguments: [Data(credentialID)])
                 .map(CredentialRecordEntry.init(row:))
             let owner = try credential.flatMap { credential in
-                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [credential.userID]).map(UserRecord.init(row:))
+                try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [credential.userID]).map(UserRecord.init(row:))
             }
             return SignInLookup(challenge: challenge, credential: credential, owner: owner)
         }
@@ -278,7 +278,7 @@ public final class SQLiteRepository: PasskeyRepository {
     func consume(column: String, value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
         let record = try await write { db in
             try Row.fetchOne(
-                db, sql: "DELETE FROM challenges WHERE \(column) = ? AND ceremony = ? RETURNING *",
+                db, sql: "DELETE FROM challenges WHERE \(column) = ? AND ceremony = ? RETURNING \(SQLiteSchema.challengeColumns)",
                 arguments: [value, ceremony.rawValue]
             ).map(ChallengeRecord.init(row:))
         }

@@ -58,6 +58,17 @@ enum SQLiteSchema {
         return migrator
     }
 
+    // Column lists in the order the row decoders read them: rows are decoded by position, not by name (a lookup by name
+    // folds case on every call, which showed in the sign-in profile).
+    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at"
+    static let credentialColumns = """
+        id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible, backup_state, aaguid, \
+        attestation_format, attestation_type, name, created_at, last_used_at
+        """
+    static let challengeColumns = """
+        key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at
+        """
+
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
     static func date(_ milliseconds: Int64?) -> Date? { milliseconds.map(date) }
@@ -79,13 +90,13 @@ enum SQLiteSchema {
 extension UserRecord {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(String.self, forColumn: "id"),
-            userHandle: [UInt8](try row.decode(Data.self, forColumn: "user_handle")),
-            username: try row.decode(String?.self, forColumn: "username"),
-            displayName: try row.decode(String.self, forColumn: "display_name"),
-            isAnonymous: try row.decode(Bool.self, forColumn: "is_anonymous"),
-            createdAt: SQLiteSchema.date(try row.decode(Int64.self, forColumn: "created_at")),
-            lastSignInAt: SQLiteSchema.date(try row.decode(Int64?.self, forColumn: "last_sign_in_at")))
+            id: try row.decode(String.self, atIndex: 0),
+            userHandle: [UInt8](try row.decode(Data.self, atIndex: 1)),
+            username: try row.decode(String?.self, atIndex: 2),
+            displayName: try row.decode(String.self, atIndex: 3),
+            isAnonymous: try row.decode(Bool.self, atIndex: 4),
+            createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 5)),
+            lastSignInAt: SQLiteSchema.date(try row.decode(Int64?.self, atIndex: 6)))
     }
 
     func insert(_ db: Database) throws {
@@ -102,24 +113,24 @@ extension UserRecord {
 
 extension CredentialRecordEntry {
     init(row: Row) throws {
-        let signCount = try row.decode(Int64.self, forColumn: "sign_count")
+        let signCount = try row.decode(Int64.self, atIndex: 4)
         guard let counter = UInt32(exactly: signCount) else { throw StorageError(.corrupt, "sign count \(signCount) out of range") }
         self.init(
-            id: [UInt8](try row.decode(Data.self, forColumn: "id")),
-            userID: try row.decode(String.self, forColumn: "user_id"),
-            publicKey: [UInt8](try row.decode(Data.self, forColumn: "public_key")),
-            algorithm: try row.decode(Int.self, forColumn: "algorithm"),
+            id: [UInt8](try row.decode(Data.self, atIndex: 0)),
+            userID: try row.decode(String.self, atIndex: 1),
+            publicKey: [UInt8](try row.decode(Data.self, atIndex: 2)),
+            algorithm: try row.decode(Int.self, atIndex: 3),
             signCount: counter,
-            uvInitialized: try row.decode(Bool.self, forColumn: "uv_initialized"),
-            transports: try SQLiteSchema.decodeList(try row.decode(String.self, forColumn: "transports")),
-            backupEligible: try row.decode(Bool.self, forColumn: "backup_eligible"),
-            backupState: try row.decode(Bool.self, forColumn: "backup_state"),
-            aaguid: try row.decode(String.self, forColumn: "aaguid"),
-            attestationFormat: try row.decode(String.self, forColumn: "attestation_format"),
-            attestationType: try row.decode(String.self, forColumn: "attestation_type"),
-            name: try row.decode(String?.self, forColumn: "name"),
-            createdAt: SQLiteSchema.date(try row.decode(Int64.self, forColumn: "created_at")),
-            lastUsedAt: SQLiteSchema.date(try row.decode(Int64?.self, forColumn: "last_used_at")))
+            uvInitialized: try row.decode(Bool.self, atIndex: 5),
+            transports: try SQLiteSchema.decodeList(try row.decode(String.self, atIndex: 6)),
+            backupEligible: try row.decode(Bool.self, atIndex: 7),
+            backupState: try row.decode(Bool.self, atIndex: 8),
+            aaguid: try row.decode(String.self, atIndex: 9),
+            attestationFormat: try row.decode(String.self, atIndex: 10),
+            attestationType: try row.decode(String.self, atIndex: 11),
+            name: try row.decode(String?.self, atIndex: 12),
+            createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 13)),
+            lastUsedAt: SQLiteSchema.date(try row.decode(Int64?.self, atIndex: 14)))
     }
 
     func insert(_ db: Database) throws {
@@ -138,23 +149,23 @@ extension CredentialRecordEntry {
 
 extension ChallengeRecord {
     init(row: Row) throws {
-        let ceremonyName = try row.decode(String.self, forColumn: "ceremony")
+        let ceremonyName = try row.decode(String.self, atIndex: 2)
         guard let ceremony = Ceremony(rawValue: ceremonyName) else { throw StorageError(.corrupt, "unknown ceremony \(ceremonyName)") }
-        let allowed = try SQLiteSchema.decodeList(try row.decode(String.self, forColumn: "allowed_credential_ids")).map { text in
+        let allowed = try SQLiteSchema.decodeList(try row.decode(String.self, atIndex: 7)).map { text in
             guard let bytes = Data(base64Encoded: text) else { throw StorageError(.corrupt, "an allowed credential ID is not base64") }
             return [UInt8](bytes)
         }
         self.init(
-            key: try row.decode(String.self, forColumn: "key"),
-            challenge: try row.decode(String.self, forColumn: "challenge"),
+            key: try row.decode(String.self, atIndex: 0),
+            challenge: try row.decode(String.self, atIndex: 1),
             ceremony: ceremony,
-            userID: try row.decode(String?.self, forColumn: "user_id"),
-            username: try row.decode(String?.self, forColumn: "username"),
-            displayName: try row.decode(String?.self, forColumn: "display_name"),
-            userHandle: try row.decode(Data?.self, forColumn: "user_handle").map { [UInt8]($0) },
+            userID: try row.decode(String?.self, atIndex: 3),
+            username: try row.decode(String?.self, atIndex: 4),
+            displayName: try row.decode(String?.self, atIndex: 5),
+            userHandle: try row.decode(Data?.self, atIndex: 6).map { [UInt8]($0) },
             allowedCredentialIDs: allowed,
-            createdAt: SQLiteSchema.date(try row.decode(Int64.self, forColumn: "created_at")),
-            expiresAt: SQLiteSchema.date(try row.decode(Int64.self, forColumn: "expires_at")))
+            createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 8)),
+            expiresAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 9)))
     }
 
     func insert(_ db: Database) throws {
