@@ -40,7 +40,8 @@ struct ServerOptions: ParsableArguments {
     /// `scheme://host[:port]` of the server URL: what a browser on the server's own pages reports.
     func serverOrigin() throws -> String {
         let url = try serverURL()
-        var origin = "\(url.scheme!.lowercased())://\(url.host!.lowercased())"
+        guard let scheme = url.scheme, let host = url.host else { throw ValidationError("--server must name a host") }
+        var origin = "\(scheme.lowercased())://\(host.lowercased())"
         if let port = url.port { origin += ":\(port)" }
         return origin
     }

@@ -36,6 +36,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Android app, PACKAGE=SHA256:FINGERPRINT[,SHA256...], repeatable (assetlinks.json and android:apk-key-hash origins).")
     var androidApp: [String] = []
     @Flag(help: "Trust X-Forwarded-For from a reverse proxy (default off).") var trustProxyHeaders = false
+    @Option(help: "Options requests allowed per client per minute before 429 (default 60; raise it for load tests).")
+    var optionsPerMinute: Int?
     @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
     @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
 
@@ -81,6 +83,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             return .init(packageName: String(parts[0]), sha256Fingerprints: parts[1].split(separator: ",").map(String.init))
         }
         c.trustProxyHeaders = trustProxyHeaders || environment("trust-proxy-headers") == "true"
+        if let value = optionsPerMinute ?? environment("options-per-minute").flatMap(Int.init) {
+            guard value >= 1 else { throw ValidationError("--options-per-minute must be at least 1") }
+            c.optionsPerMinute = value
+        }
         c.tlsCertificatePath = tlsCert ?? environment("tls-cert")
         c.tlsKeyPath = tlsKey ?? environment("tls-key")
         do { try c.validate() } catch { throw ValidationError(error.description) }

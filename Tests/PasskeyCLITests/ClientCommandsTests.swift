@@ -17,14 +17,14 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     var url: String { "http://localhost:\(port)" }
 
-    init() throws {
+    init(arguments extra: [String] = []) throws {
         port = try Self.freePort()
         let executable = CLIRun.executable.deletingLastPathComponent().appendingPathComponent("passkey-server")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw CLITestError("passkey-server is not built at \(executable.path): run `swift build` first")
         }
         process.executableURL = executable
-        process.arguments = ["--port", "\(port)", "--database", "memory:"]
+        process.arguments = ["--port", "\(port)", "--database", "memory:"] + extra
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -97,6 +97,35 @@ func privateFile(_ name: String, contents: [UInt8]? = nil) throws -> String {
 
 @Suite("passkey register / login / credentials against a real passkey-server", .serialized)
 struct ClientCommandsTests {
+    @Test("bench runs full ceremonies and reports rates and percentiles; throttling shows as rate_limited")
+    func bench() async throws {
+        let server = try ServerProcess(arguments: ["--options-per-minute", "1000000"])
+        defer { server.stop() }
+        try await server.waitUntilHealthy()
+        let run = try CLIRun.run(["bench", "--server", server.url, "--concurrency", "3", "--duration", "1", "--ceremony", "both", "--json"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let report = try JSONValue.parse(run.stdout).objectValue
+        let succeeded = report?["succeeded"]?.intValue ?? 0
+        #expect(succeeded > 3)
+        #expect(report?["failed"] == 0)
+        for ceremony in ["register", "login", "all"] {
+            let line = report?[ceremony]?.objectValue
+            #expect((line?["count"]?.intValue ?? 0) > 0, "\(ceremony)")
+            let p50 = line?["p50Ms"]?.numberValue ?? 0
+            let p99 = line?["p99Ms"]?.numberValue ?? 0
+            #expect(p50 > 0 && p99 >= p50, "\(ceremony)")
+        }
+        #expect(report?["all"]?.objectValue?["count"]?.intValue == succeeded)
+
+        // A server with the default throttle (60 options a minute per client) refuses most of a load test.
+        let throttled = try ServerProcess()
+        defer { throttled.stop() }
+        try await throttled.waitUntilHealthy()
+        let limited = try CLIRun.run(["bench", "--server", throttled.url, "--concurrency", "2", "--duration", "1", "--ceremony", "register", "--json"])
+        #expect(limited.status == 1)
+        #expect((try JSONValue.parse(limited.stdout).objectValue?["failures"]?.objectValue?["rate_limited"]?.intValue ?? 0) > 0)
+    }
+
     @Test("register, log in with and without a username, refuse a second registration and a tampered store")
     func endToEnd() async throws {
         let server = try ServerProcess()
