@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "PasskeyAttestation", targets: ["PasskeyAttestation"]),
         .library(name: "PasskeyDiagnostics", targets: ["PasskeyDiagnostics"]),
         .library(name: "PasskeyStorage", targets: ["PasskeyStorage"]),
+        .library(name: "PasskeyAuthenticatorNames", targets: ["PasskeyAuthenticatorNames"]),
         .library(name: "PasskeyStorageSQLite", targets: ["PasskeyStorageSQLite"]),
         .library(name: "PasskeyServer", targets: ["PasskeyServer"]),
         .executable(name: "passkey-server", targets: ["PasskeyServerApp"]),
@@ -69,6 +70,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "PasskeyStorage", swiftSettings: strict),
+        .target(
+            name: "PasskeyAuthenticatorNames", dependencies: ["PasskeyWire"], exclude: ["Resources/README.md"],
+            resources: [.copy("Resources/aaguids.json")], swiftSettings: strict),
         .target(
             name: "PasskeyStorageSQLite",
             dependencies: ["PasskeyStorage", .product(name: "GRDB", package: "GRDB.swift")],
@@ -123,6 +127,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyCLI",
             dependencies: [
+                "PasskeyAuthenticatorNames",
                 "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyDiagnostics",
                 "PasskeyClient", "PasskeySoftwareAuthenticator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -3,6 +3,7 @@ import Foundation
 import PasskeyCBOR
 import PasskeyCore
 import PasskeyWire
+import PasskeyAuthenticatorNames
 import X509
 
 /// `passkey inspect FILE|-`: decodes a registration or sign-in response (the credential JSON a browser or app posts)
@@ -108,6 +109,7 @@ struct InspectCommand: ParsableCommand {
         out["signCount"] = .number(Double(data.signCount))
         if let attested = data.attestedCredentialData {
             out["aaguid"] = .string(attested.aaguid.description)
+            out["authenticator"] = AuthenticatorNames.bundled.name(for: attested.aaguid.description).map(JSONValue.string) ?? .null
             out["credentialId"] = .string(Base64URL.encode(attested.credentialID))
             out["credentialPublicKey"] = coseKey(attested.credentialPublicKey)
         }

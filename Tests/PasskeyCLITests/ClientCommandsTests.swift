@@ -200,7 +200,7 @@ struct ClientCommandsTests {
         #expect(try CLIRun.run(["login", "--server", "http://localhost:1", "--origin", "ftp://x", "--store", store]).status == 2)
     }
 
-    @Test("inspect decodes a registration: client data, flags, AAGUID, COSE key, attestation certificates")
+    @Test("inspect decodes a registration: client data, flags, AAGUID and its name, COSE key, attestation certificates")
     func inspect() throws {
         let fixture = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: CLIRun.fixture("registration/yubico-tpm-windows-hello.json")))))
         let credential = try #require(fixture.objectValue?["credential"])
@@ -212,6 +212,7 @@ struct ClientCommandsTests {
         #expect(report?["clientData"]?.objectValue?["type"] == "webauthn.create")
         let authData = report?["authenticatorData"]?.objectValue
         #expect(authData?["aaguid"] == "08987058-cadc-4b81-b6e1-30de50dcbe96")
+        #expect(authData?["authenticator"] == "Windows Hello")  // named from the bundled AAGUID list
         #expect(authData?["flags"]?.objectValue?["AT"] == true)
         #expect(authData?["credentialPublicKey"]?.objectValue?["kty"] != nil)
         let attestation = report?["attestation"]?.objectValue
