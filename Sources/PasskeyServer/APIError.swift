@@ -33,8 +33,16 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         status: 429, code: "rate_limited", message: "Too many requests for new options from this client. Wait a minute and try again.")
 
     /// A verification failure: 400 with the verifier's stable code and its plain explanation.
+    ///
+    /// The log detail keeps the expected and received values (origins, RP ID hashes, counters…) except where they are
+    /// challenges, credential IDs, user handles or raw input: logs never hold those.
     init(_ error: WebAuthnError) {
-        self.init(status: 400, code: error.code.rawValue, message: error.code.explanation, logDetail: error.description)
+        let secretValues: Set<WebAuthnError.Code> = [
+            .challengeMismatch, .credentialIDMismatch, .credentialNotAllowed, .userHandleMismatch, .userHandleMissing,
+            .invalidBase64URL,
+        ]
+        let detail = secretValues.contains(error.code) ? "\(error.code.rawValue): \(error.reason)" : error.description
+        self.init(status: 400, code: error.code.rawValue, message: error.code.explanation, logDetail: detail)
     }
 
     /// A malformed request body.

@@ -21,8 +21,14 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         self.clientAddress = clientAddress
     }
 
-    /// Runs a ceremony step, records its outcome and latency, and answers with JSON.
-    func observed(_ ceremony: String, _ step: String, _ body: () async throws(APIError) -> JSONValue) async -> Response {
+    /// Runs a ceremony step, records its outcome and latency, logs failures by code, and answers with JSON.
+    ///
+    /// Failures are logged with their stable code and the verifier's reason (expected and received values: origins,
+    /// RP ID hashes, counters — never challenges, keys or credential IDs). A counter regression, the sign of a cloned
+    /// authenticator, is a warning.
+    func observed(
+        _ ceremony: String, _ step: String, _ logger: Logger, _ body: () async throws(APIError) -> JSONValue
+    ) async -> Response {
         let start = ContinuousClock.now
         do {
             let value = try await body()
@@ -30,6 +36,13 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             return Response.json(value)
         } catch {
             metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
+            let level: Logger.Level = error.code == "counter_regressed" ? .warning : (error.statusCode >= 500 ? .error : .notice)
+            logger.log(
+                level: level, "ceremony failed",
+                metadata: [
+                    "ceremony": .string(ceremony), "step": .string(step), "code": .string(error.code),
+                    "detail": .string(error.logDetail ?? error.message),
+                ])
             return Response.json(error.body, status: error.status)
         }
     }
@@ -39,7 +52,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     public func addRoutes(to router: Router<Context>) {
         // The documented API.
         router.get("generate-registration-options") { request, context in
-            await observed("registration", "options") { () throws(APIError) in
+            await observed("registration", "options", context.logger) { () throws(APIError) in
                 try await throttle(request, context)
                 return try await registrationOptions(
                     username: request.uri.queryParameters.get("username"), displayName: request.uri.queryParameters.get("displayName"))
@@ -47,7 +60,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("generate-registration-options") { request, context in
             var request = request
-            return await observed("registration", "options") { () throws(APIError) in
+            return await observed("registration", "options", context.logger) { () throws(APIError) in
                 try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await registrationOptions(username: try body.optionalString("username"), displayName: try body.optionalString("displayName"))
@@ -55,7 +68,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("verify-registration") { request, context in
             var request = request
-            return await observed("registration", "verify") { () throws(APIError) in
+            return await observed("registration", "verify", context.logger) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")
                 let result = try await service.verifyRegistration(
@@ -68,14 +81,14 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             }
         }
         router.get("generate-authentication-options") { request, context in
-            await observed("authentication", "options") { () throws(APIError) in
+            await observed("authentication", "options", context.logger) { () throws(APIError) in
                 try await throttle(request, context)
                 return try await authenticationOptions(username: request.uri.queryParameters.get("username"))
             }
         }
         router.post("generate-authentication-options") { request, context in
             var request = request
-            return await observed("authentication", "options") { () throws(APIError) in
+            return await observed("authentication", "options", context.logger) { () throws(APIError) in
                 try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await authenticationOptions(username: try body.optionalString("username"))
@@ -83,7 +96,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("verify-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify") { () throws(APIError) in
+            return await observed("authentication", "verify", context.logger) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
@@ -99,7 +112,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/registration-challenge", "api/start-registration"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await observed("registration", "options") { () throws(APIError) in
+                return await observed("registration", "options", context.logger) { () throws(APIError) in
                     try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     let (options, _, _) = try await service.registrationOptions(
@@ -110,7 +123,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("api/complete-registration") { request, context in
             var request = request
-            return await observed("registration", "verify") { () throws(APIError) in
+            return await observed("registration", "verify", context.logger) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("credential")
                 let result = try await service.verifyRegistration(credential, challengeKey: nil, username: try body.optionalString("username"))
@@ -120,7 +133,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/authentication-challenge", "api/start-authentication"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await observed("authentication", "options") { () throws(APIError) in
+                return await observed("authentication", "options", context.logger) { () throws(APIError) in
                     try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     let (options, _) = try await service.authenticationOptions(username: try body.optionalString("username"))
@@ -135,7 +148,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("api/complete-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify") { () throws(APIError) in
+            return await observed("authentication", "verify", context.logger) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("assertion")
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil)

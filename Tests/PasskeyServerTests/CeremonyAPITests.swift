@@ -155,6 +155,31 @@ struct CeremonyAPITests {
         }
     }
 
+    @Test("failures are logged by code with expected and received values, but never a challenge")
+    func failureLogs() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        let capture = LogCapture()
+        try await server.run(logger: capture.logger) { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            let wrongOrigin = device.create(options.json, origin: "https://evil.example")
+            _ = try await client.call(.post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": wrongOrigin])
+
+            let second = try await client.call(.get, "/generate-registration-options?username=bo")
+            let issued = second["challenge"]?.stringValue ?? ""
+            var stale = second.json.objectValue ?? [:]
+            stale["challenge"] = .string(Base64URL.encode([UInt8](repeating: 1, count: 32)))
+            let replayed = device.create(.object(stale))
+            let refused = try await client.call(.post, "/verify-registration", json: ["challengeKey": second["challengeKey"] ?? nil, "cred": replayed])
+            #expect(refused["error"] == "challenge_mismatch")
+            let lines = capture.lines.filter { $0.contains("ceremony failed") }
+            #expect(lines.contains { $0.contains("code=origin_mismatch") && $0.contains("https://evil.example") && $0.contains("http://localhost:8080") })
+            #expect(lines.contains { $0.contains("code=challenge_mismatch") })
+            #expect(!capture.lines.contains { $0.contains(issued) || $0.contains(Base64URL.encode([UInt8](repeating: 1, count: 32))) })
+            #expect(!lines.isEmpty && lines.allSatisfy { $0.contains("request_id=") })  // each failure can be tied to its request
+        }
+    }
+
     @Test("a registration challenge cannot answer a sign-in")
     func ceremonyBinding() async throws {
         let server = TestServer()

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import NIOCore
 import PasskeyCore
@@ -33,10 +34,10 @@ struct TestServer {
 
     var origin: String { configuration.defaultOrigin }
 
-    func run<T: Sendable>(_ test: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    func run<T: Sendable>(logger: Logger? = nil, _ test: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         let clock = self.clock
         let router = buildRouter(configuration, repository: repository, now: { clock.now })
-        return try await Application(router: router).test(.router, test)
+        return try await Application(router: router, logger: logger).test(.router, test)
     }
 }
 
@@ -101,5 +102,34 @@ final class Device: @unchecked Sendable {
             $0.signCount = signCount
         }.build()
         return try authenticator.assertion(authData: authData, clientData: clientData).json
+    }
+}
+
+/// Collects log lines (message and metadata as text) so tests can check what the server logs.
+final class LogCapture: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var stored: [String] = []
+    var lines: [String] { lock.withLock { stored } }
+    func append(_ line: String) { lock.withLock { stored.append(line) } }
+
+    var logger: Logger {
+        var logger = Logger(label: "test") { _ in CaptureHandler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+}
+
+struct CaptureHandler: LogHandler {
+    let capture: LogCapture
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+        let all = self.metadata.merging(explicit ?? [:]) { $1 }
+        capture.append("\(level) \(message) " + all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))
     }
 }
