@@ -201,9 +201,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "PasskeyCLITests", dependencies: ["PasskeyCLI", "PasskeyWire"], resources: [.copy("Fixtures")], swiftSettings: strict),
+            name: "PasskeyCLITests", dependencies: ["PasskeyCLI", "PasskeyWire", "PasskeyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: strict),
         // Headless Chromium against a real `passkey-server` process. Depending on the executable target makes
         // `swift build --build-tests` build `passkey-server`, which the test runs from the build products folder.
-        .testTarget(name: "PasskeyEndToEndTests", dependencies: ["PasskeyServerApp", "PasskeyWire"], swiftSettings: strict),
+        .testTarget(name: "PasskeyEndToEndTests", dependencies: ["PasskeyServerApp", "PasskeyWire", "PasskeyTestSupport"], swiftSettings: strict),
     ]
 )

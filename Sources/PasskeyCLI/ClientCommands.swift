@@ -21,10 +21,7 @@ struct RegisterCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let url = try server.serverURL()
-        let origin = try server.originPolicy()
-        let authenticator = makeAuthenticator(origin: origin, storeURL: storeOptions.storeURL)
-        let client = PasskeyAuthClient(serverURL: url, authenticator: authenticator)
+        let client = try server.makeClient(storeURL: storeOptions.storeURL)
         let result: PasskeyRegistrationResult
         do {
             result = try await client.register(username: username, displayName: displayName)
@@ -68,10 +65,7 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let url = try server.serverURL()
-        let origin = try server.originPolicy()
-        let authenticator = makeAuthenticator(origin: origin, storeURL: storeOptions.storeURL)
-        let client = PasskeyAuthClient(serverURL: url, authenticator: authenticator)
+        let client = try server.makeClient(storeURL: storeOptions.storeURL)
         let result: PasskeyAuthenticationResult
         do {
             result = try await client.authenticate(username: username)
@@ -84,7 +78,7 @@ struct LoginCommand: AsyncParsableCommand {
             }
             throw CeremonyFailure.report(error, command: "login", json: storeOptions.json, explanation: explanation)
         }
-        let signCount = try? await authenticator.store.allCredentials().first(where: { Base64URL.encode($0.id) == result.credentialId })?.signCount
+        let signCount = try? await FileCredentialStore(fileURL: storeOptions.storeURL).allCredentials().first(where: { Base64URL.encode($0.id) == result.credentialId })?.signCount
         if storeOptions.json {
             print(
                 JSONValue.object([

@@ -46,6 +46,11 @@ struct ServerOptions: ParsableArguments {
         return origin
     }
 
+    /// A client for this server whose software authenticator keeps its passkeys in `storeURL`.
+    func makeClient(storeURL: URL) throws -> PasskeyAuthClient {
+        PasskeyAuthClient(serverURL: try serverURL(), authenticator: makeAuthenticator(origin: try originPolicy(), storeURL: storeURL))
+    }
+
     func originPolicy() throws -> OriginPolicy {
         guard let origin, !origin.isEmpty else { return .web(try serverOrigin()) }
         switch origin.lowercased() {

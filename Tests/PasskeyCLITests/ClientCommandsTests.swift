@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
 
@@ -18,7 +19,7 @@ final class ServerProcess: @unchecked Sendable {
     var url: String { "http://localhost:\(port)" }
 
     init(arguments extra: [String] = []) throws {
-        port = try Self.freePort()
+        port = try LocalPorts.free()
         let executable = CLIRun.executable.deletingLastPathComponent().appendingPathComponent("passkey-server")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw CLITestError("passkey-server is not built at \(executable.path): run `swift build` first")
@@ -58,23 +59,6 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    static func freePort() throws -> Int {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard ok else { throw CLITestError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 struct CLITestError: Error, CustomStringConvertible {

@@ -9,8 +9,8 @@ import Testing
 /// test is skipped locally; on CI (`CI=true`) it runs anyway and fails, so a missing browser never turns it off silently.
 @Suite("Demo page in headless Chromium")
 struct DemoPageBrowserTests {
-    static let chromium = Network.which("chromium")
-    static let chromedriver = Network.which("chromedriver")
+    static let chromium = Executables.which("chromium")
+    static let chromedriver = Executables.which("chromedriver")
     static let available = chromium != nil && chromedriver != nil
     static let required = ProcessInfo.processInfo.environment["CI"] == "true"
 

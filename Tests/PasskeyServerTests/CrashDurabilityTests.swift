@@ -8,6 +8,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Runs the built `passkey-server` binary.
@@ -17,22 +19,6 @@ struct ServerProcess {
 
     static var executable: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey-server")
-    }
-
-    /// A free TCP port on loopback (bound to port 0, then released).
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw CocoaError(.fileNoSuchFile) }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-        guard bound == 0 else { throw CocoaError(.fileNoSuchFile) }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     static func start(database: String, port: Int) async throws -> ServerProcess {
@@ -62,7 +48,7 @@ struct CrashDurabilityTests {
     func killDuringRegistrations() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-crash-\(UUID().uuidString)")
         let path = folder.appendingPathComponent("crash.sqlite").path
-        let server = try await ServerProcess.start(database: "sqlite:" + path, port: try ServerProcess.freePort())
+        let server = try await ServerProcess.start(database: "sqlite:" + path, port: try LocalPorts.free())
         let port = server.port
         let confirmed = ConfirmedIDs()
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
@@ -114,7 +100,7 @@ struct CrashDurabilityTests {
         for id in acknowledged where try await repository.credential(id: id) == nil { missing += 1 }
         #expect(missing == 0, "\(missing) of \(acknowledged.count) acknowledged registrations were lost")
         // And a restarted server serves from it.
-        let restarted = try await ServerProcess.start(database: "sqlite:" + path, port: try ServerProcess.freePort())
+        let restarted = try await ServerProcess.start(database: "sqlite:" + path, port: try LocalPorts.free())
         restarted.process.terminate()
         restarted.process.waitUntilExit()
     }

@@ -1,20 +1,19 @@
 public import PasskeyWire
 
-/// The server's answer to a verified registration (`POST /verify-registration`).
-public struct PasskeyRegistrationResult: Sendable, Hashable {
+/// The server's answer to a verified ceremony (`POST /verify-registration` or `POST /verify-authentication`): the same
+/// fields for both, with the credential JSON that was sent.
+public struct PasskeyCeremonyResult<Response: Sendable & Hashable>: Sendable, Hashable {
     public var verified: Bool
     /// `nil` for an anonymous account.
     public var username: String?
     public var userId: String
-    /// The new credential's ID, base64url.
+    /// The credential registered or used, base64url.
     public var credentialId: String
     public var isAnonymous: Bool
     /// What was sent to the server.
-    public var response: RegistrationResponseJSON
+    public var response: Response
 
-    public init(
-        verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool, response: RegistrationResponseJSON
-    ) {
+    public init(verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool, response: Response) {
         self.verified = verified
         self.username = username
         self.userId = userId
@@ -23,31 +22,12 @@ public struct PasskeyRegistrationResult: Sendable, Hashable {
         self.response = response
     }
 }
+
+/// The server's answer to a verified registration (`POST /verify-registration`).
+public typealias PasskeyRegistrationResult = PasskeyCeremonyResult<RegistrationResponseJSON>
 
 /// The server's answer to a verified sign-in (`POST /verify-authentication`).
-public struct PasskeyAuthenticationResult: Sendable, Hashable {
-    public var verified: Bool
-    /// `nil` for an anonymous account.
-    public var username: String?
-    public var userId: String
-    /// The credential that signed, base64url.
-    public var credentialId: String
-    public var isAnonymous: Bool
-    /// What was sent to the server.
-    public var response: AuthenticationResponseJSON
-
-    public init(
-        verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool,
-        response: AuthenticationResponseJSON
-    ) {
-        self.verified = verified
-        self.username = username
-        self.userId = userId
-        self.credentialId = credentialId
-        self.isAnonymous = isAnonymous
-        self.response = response
-    }
-}
+public typealias PasskeyAuthenticationResult = PasskeyCeremonyResult<AuthenticationResponseJSON>
 
 /// What the client reports for analytics: one event when a ceremony starts and one when it ends. Events carry codes,
 /// never challenges, keys or credential contents.

@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
 
@@ -49,7 +50,7 @@ final class BrowserRun {
     func run(_ scenario: (DemoPage) async throws -> Void) async {
         var failed = false
         do {
-            let ports = try Network.freePorts(2)
+            let ports = try LocalPorts.free(2)
             server = try await PasskeyServerLauncher.start(port: ports[0], database: database, directory: folder)
             driverProcess = try await ChromeDriverLauncher.start(executable: chromedriver, port: ports[1], directory: folder)
             driverPort = ports[1]
