@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         .target(name: "PasskeyCBOR", swiftSettings: strict),
@@ -82,7 +83,9 @@ let package = Package(
             name: "PasskeyServer",
             dependencies: [
                 "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyStorage", "PasskeyStorageSQLite",
+                "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

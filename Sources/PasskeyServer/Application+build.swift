@@ -20,13 +20,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     var logger = logger ?? Logger(label: "passkey-server")
     if logger.logLevel > .info { logger.logLevel = .info }
     let tls = configuration.tlsCertificatePath != nil
-    if configuration.database == "memory:" {
-        let repository = InMemoryRepository()
-        return try makeApplication(configuration, repository: repository, logger: logger, tls: tls)
+    let repository = try openRepository(configuration.database)
+    if let sqlite = repository as? SQLiteRepository {
+        logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: sqlite.path).standardizedFileURL.path)"])
     }
-    let path = String(configuration.database.dropFirst("sqlite:".count))
-    let repository = try SQLiteRepository(path: path)
-    logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
     return try makeApplication(configuration, repository: repository, logger: logger, tls: tls)
 }
 
@@ -68,15 +65,24 @@ public func buildRouter<Repository: PasskeyRepository>(
     let service = CeremonyService(
         repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration, now: now, random: random)
     let trustProxy = configuration.trustProxyHeaders
-    CeremonyController<Repository, PasskeyRequestContext>(
+    let issuer = TokenIssuer(
+        repository: repository, issuer: configuration.connect.tokenIssuer ?? configuration.effectiveOrigins.first ?? configuration.defaultOrigin,
+        audience: configuration.connect.tokenAudience ?? configuration.rpID, lifetime: configuration.connect.signedDataLifetime, now: now,
+        random: random)
+    let connect = ConnectService(ceremonies: service, issuer: issuer)
+    let ceremonies = CeremonyController<Repository, PasskeyRequestContext>(
         service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
         clientAddress: { request, context in
             if trustProxy, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[name] {
                 return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? forwarded
             }
             return context.remoteAddress?.ipAddress ?? "unknown"
-        }
-    ).addRoutes(to: router)
+        },
+        signer: { user, credentialID, ceremony, userVerified throws(APIError) in
+            try await connect.signedData(user: user, credentialID: credentialID, ceremony: ceremony, userVerified: userVerified)
+        })
+    ceremonies.addRoutes(to: router)
+    ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
     DemoPageController<PasskeyRequestContext>().addRoutes(to: router)
     router.get("metrics") { _, _ in
@@ -109,6 +115,8 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
             do {
                 let purged = try await repository.purgeExpiredChallenges(now: Date())
                 if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": "\(purged)"]) }
+                try await repository.purgeExpiredTokens(now: Date())
+                try await repository.deleteRetiredSigningKeys(now: Date())
             } catch {
                 logger.warning("could not purge expired challenges", metadata: ["error": "\(error.code)"])
             }

@@ -10,15 +10,19 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     let limiter: RateLimiter
     let metrics: CeremonyMetrics
     let clientAddress: @Sendable (Request, Context) -> String
+    /// Signs `signedPasskeyData` for a verified ceremony (user, credential ID, ceremony, user verified).
+    let signer: @Sendable (UserRecord, [UInt8], String, Bool) async throws(APIError) -> String
 
     public init(
         service: CeremonyService<Repository>, limiter: RateLimiter, metrics: CeremonyMetrics,
-        clientAddress: @escaping @Sendable (Request, Context) -> String
+        clientAddress: @escaping @Sendable (Request, Context) -> String,
+        signer: @escaping @Sendable (UserRecord, [UInt8], String, Bool) async throws(APIError) -> String
     ) {
         self.service = service
         self.limiter = limiter
         self.metrics = metrics
         self.clientAddress = clientAddress
+        self.signer = signer
     }
 
     /// Runs a ceremony step, records its outcome and latency, logs failures by code, and answers with JSON.
@@ -74,9 +78,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let result = try await service.verifyRegistration(
                     credential, challengeKey: try body.optionalString("challengeKey"), username: try body.optionalString("username"))
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
+                let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized)
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
+                    "signedPasskeyData": .string(token),
                 ])
             }
         }
@@ -101,9 +107,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
+                let token = try await signer(result.user, result.credential.id, "authentication", result.userVerified)
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
+                    "signedPasskeyData": .string(token),
                 ])
             }
         }
@@ -198,8 +206,26 @@ struct JSONObjectReaderAPI {
         do { reader = try JSONObjectReader(value) } catch { throw APIError(error) }
     }
 
+    init(reader: JSONObjectReader) { self.reader = reader }
+
     func optionalString(_ name: String) throws(APIError) -> String? {
         do { return try reader.optionalString(name) } catch { throw APIError(error) }
+    }
+
+    func requiredString(_ name: String) throws(APIError) -> String {
+        do { return try reader.string(name) } catch { throw APIError(error) }
+    }
+
+    func optionalInt(_ name: String) throws(APIError) -> Int? {
+        do { return try reader.optionalInt(name) } catch { throw APIError(error) }
+    }
+
+    /// A nested object member, as a reader whose errors name the full path (`user.id`).
+    func requiredObject(_ name: String) throws(APIError) -> JSONObjectReaderAPI {
+        do {
+            let value = try reader.required(name)
+            return JSONObjectReaderAPI(reader: try JSONObjectReader(value, path: reader.fieldPath(name)))
+        } catch { throw APIError(error) }
     }
 
     /// A credential in WebAuthn L3 JSON, also accepted wrapped as `{"credential": …}`.

@@ -191,7 +191,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     /// Verifies a sign-in and records the new counter, backup state and last use.
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?) async throws(APIError)
-        -> (user: UserRecord, credential: CredentialRecordEntry)
+        -> (user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool)
     {
         // One read gathers the ceremony, the credential and its owner.
         let credentialID: [UInt8]
@@ -216,9 +216,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let verified: VerifiedAuthentication
         let time: Date
         do throws(APIError) {
-            guard let found = lookup.credential else {
-                throw APIError.badRequest("credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
-            }
+            guard let found = lookup.credential else { throw await unknownCredentialError(credential) }
             stored = found
             guard let foundOwner = lookup.owner else { throw APIError.badRequest("credential_unknown", "This passkey's account no longer exists.") }
             owner = foundOwner
@@ -257,7 +255,71 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         updated.lastUsedAt = time
         var user = owner
         user.lastSignInAt = time
-        return (user, updated)
+        return (user, updated, verified.userVerified)
+    }
+
+    /// The answer for a credential that is not stored. When the response names (by user handle) an account that still
+    /// exists, the passkey was registered to it and later deleted here while the device kept it:
+    /// `passkey_deleted_on_server`, so the app can tell the person and the device can forget the passkey. Otherwise
+    /// `credential_unknown`.
+    func unknownCredentialError(_ credential: AuthenticationResponseJSON) async -> APIError {
+        if let encoded = credential.response.userHandle, let handle = Base64URL.decode(encoded), !handle.isEmpty,
+            (try? await repository.user(userHandle: handle)) ?? nil != nil
+        {
+            return APIError.badRequest(
+                "passkey_deleted_on_server", "This passkey was removed from your account. Sign in another way, then add a new passkey.")
+        }
+        return APIError.badRequest(
+            "credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
+    }
+
+    // MARK: Adding a passkey to an existing account
+
+    /// Options to add a passkey to `user`: their credentials in `excludeCredentials`. With `replacing`, one of the user's
+    /// credentials is removed in the transaction that stores the new one (reset), never before it verified.
+    public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil) async throws(APIError)
+        -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String)
+    {
+        try await ensureCapacity()
+        let existing: [CredentialRecordEntry]
+        do { existing = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }
+        if let replacing, !existing.contains(where: { $0.id == replacing }) {
+            throw APIError(status: 404, code: "passkey_not_found", message: "The passkey to replace does not belong to this account.")
+        }
+        let time = now()
+        let anonymousName = "anonymous-" + Base64URL.encode(Array(user.userHandle.prefix(6)))
+        // The passkey being replaced is not excluded: the authenticator that holds it overwrites it (same RP ID and
+        // user handle), which is what a reset wants.
+        let excluded = existing.filter { $0.id != replacing }.map(Self.coreRecord)
+        let options = relyingParty.makeRegistrationOptions(
+            userHandle: user.userHandle, userName: user.username ?? anonymousName, displayName: user.displayName,
+            excludeCredentials: excluded, attestation: configuration.attestation,
+            timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
+        let key = newChallengeKey()
+        let record = ChallengeRecord(
+            key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: user.username,
+            displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, createdAt: time,
+            expiresAt: time.addingTimeInterval(configuration.challengeTTL))
+        do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
+        return (options, key)
+    }
+
+    /// Options to sign in as `user` (their passkeys in `allowCredentials`).
+    public func authenticationOptions(for user: UserRecord) async throws(APIError)
+        -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)
+    {
+        try await ensureCapacity()
+        let allowed: [CredentialRecord]
+        do { allowed = try await repository.credentials(userID: user.id).map(Self.coreRecord) } catch { throw APIError(error) }
+        let time = now()
+        let options = relyingParty.makeAuthenticationOptions(
+            allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
+        let key = newChallengeKey()
+        let record = ChallengeRecord(
+            key: key, challenge: options.challenge, ceremony: .authentication, userID: user.id, username: user.username,
+            allowedCredentialIDs: allowed.map(\.id), createdAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL))
+        do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
+        return (options, key)
     }
 
     // MARK: Shared

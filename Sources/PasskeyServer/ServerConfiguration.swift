@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     public var optionsPerMinute = 60
     /// Ceremonies in progress kept at most (expired ones are purged); past it options get 503. Default 100 000.
     public var maximumPendingChallenges = 100_000
+    /// Tokens for apps that keep their own login: `signedPasskeyData`, connect tokens, rollout (docs/connect.md).
+    public var connect = ConnectConfiguration()
 
     public struct AndroidApp: Sendable, Hashable {
         public var packageName: String
@@ -110,6 +112,10 @@ public struct ServerConfiguration: Sendable {
         }
         guard (tlsCertificatePath == nil) == (tlsKeyPath == nil) else {
             throw ConfigurationError("--tls-cert and --tls-key go together")
+        }
+        guard (0...100).contains(connect.rollout.percentage) else { throw ConfigurationError("--rollout-percentage must be 0 to 100") }
+        guard connect.signedDataLifetime >= 1, connect.connectTokenLifetime >= 1 else {
+            throw ConfigurationError("token lifetimes must be at least 1 second")
         }
         guard database.hasPrefix("sqlite:") || database == "memory:" else {
             throw ConfigurationError("--database must be sqlite:PATH or memory: (postgres:// arrives with PostgreSQL support)")

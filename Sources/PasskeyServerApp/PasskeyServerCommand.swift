@@ -16,7 +16,9 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             With no arguments it serves http://localhost:8080 for RP ID localhost, with an SQLite database in ./data/.
             Every option can also be given as an environment variable: PASSKEY_ plus the flag name in upper case with _ for -
             (PASSKEY_RP_ID, PASSKEY_ORIGIN as a comma-separated list, ...). Flags win over environment variables.
-            """
+            Subcommands manage backend API keys and token signing keys in the same database.
+            """,
+        subcommands: [APIKeysCommand.self, KeysCommand.self]
     )
 
     @Option(help: "Address to bind (default 127.0.0.1; 0.0.0.0 behind a proxy).") var host: String?
@@ -38,6 +40,17 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Flag(help: "Trust X-Forwarded-For from a reverse proxy (default off).") var trustProxyHeaders = false
     @Option(help: "Options requests allowed per client per minute before 429 (default 60; raise it for load tests).")
     var optionsPerMinute: Int?
+    @Option(help: "aud of signedPasskeyData, checked by the app's backend (default: the RP ID).") var tokenAudience: String?
+    @Option(help: "iss of signedPasskeyData (default: the first origin).") var tokenIssuer: String?
+    @Option(help: "Seconds signedPasskeyData stays valid (default 300).") var signedDataTtl: Double?
+    @Option(help: "Seconds a connect token stays valid (default 300).") var connectTokenTtl: Double?
+    @Option(help: "Offer passkeys through the decision endpoints: on (default) or off.") var rollout: String?
+    @Option(help: "Share of users offered passkeys, 0-100, stable per user (default 100).") var rolloutPercentage: Int?
+    @Option(help: "Platform offered passkeys, repeatable: iOS, macOS, Android, Windows, ... (default: all).") var rolloutPlatform: [String] = []
+    @Option(help: "Lowest OS version per platform, repeatable: iOS=16.0 (default: none).") var rolloutMinimumOs: [String] = []
+    @Option(help: "Days before asking again after a user declines a passkey (default 14).") var declineCooldownDays: Int?
+    @Option(help: "Consecutive passkey failures on a device before falling back to the old login (default 3).") var failureLimit: Int?
+    @Flag(help: "Add passkeys without asking where the OS allows it (conditional create; default off).") var autoAppend = false
     @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
     @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
 
@@ -87,6 +100,25 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             guard value >= 1 else { throw ValidationError("--options-per-minute must be at least 1") }
             c.optionsPerMinute = value
         }
+        c.connect.tokenAudience = tokenAudience ?? environment("token-audience")
+        c.connect.tokenIssuer = tokenIssuer ?? environment("token-issuer")
+        c.connect.signedDataLifetime = signedDataTtl ?? environment("signed-data-ttl").flatMap(Double.init) ?? c.connect.signedDataLifetime
+        c.connect.connectTokenLifetime = connectTokenTtl ?? environment("connect-token-ttl").flatMap(Double.init) ?? c.connect.connectTokenLifetime
+        switch rollout ?? environment("rollout") ?? "on" {
+        case "on": c.connect.rollout.enabled = true
+        case "off": c.connect.rollout.enabled = false
+        default: throw ValidationError("--rollout must be on or off")
+        }
+        c.connect.rollout.percentage = rolloutPercentage ?? environment("rollout-percentage").flatMap(Int.init) ?? 100
+        c.connect.rollout.platforms = list(rolloutPlatform, "rollout-platform")
+        for spec in list(rolloutMinimumOs, "rollout-minimum-os") {
+            let parts = spec.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { throw ValidationError("--rollout-minimum-os takes PLATFORM=VERSION, such as iOS=16.0") }
+            c.connect.rollout.minimumOSVersions[String(parts[0])] = String(parts[1])
+        }
+        c.connect.rollout.declineCooldownDays = declineCooldownDays ?? environment("decline-cooldown-days").flatMap(Int.init) ?? 14
+        c.connect.rollout.failureLimit = failureLimit ?? environment("failure-limit").flatMap(Int.init) ?? 3
+        c.connect.rollout.autoAppend = autoAppend || environment("auto-append") == "true"
         c.tlsCertificatePath = tlsCert ?? environment("tls-cert")
         c.tlsKeyPath = tlsKey ?? environment("tls-key")
         do { try c.validate() } catch { throw ValidationError(error.description) }

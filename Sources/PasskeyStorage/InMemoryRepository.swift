@@ -6,6 +6,12 @@ public actor InMemoryRepository: PasskeyRepository {
     private var credentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
     private var challengesByKey: [String: ChallengeRecord] = [:]
     private var secrets: [String: [UInt8]] = [:]
+    // Connect state (InMemoryRepository+Connect.swift).
+    var signingKeysByID: [String: SigningKeyRecord] = [:]
+    var apiKeysByID: [String: APIKeyRecord] = [:]
+    var connectTokensByHash: [[UInt8]: ConnectTokenRecord] = [:]
+    var usedTokenIDs: [String: Date] = [:]
+    var externalIDsByUserID: [String: String] = [:]
 
     public init() {}
 
@@ -31,6 +37,8 @@ public actor InMemoryRepository: PasskeyRepository {
     public func deleteUser(id: String) throws(StorageError) {
         guard usersByID.removeValue(forKey: id) != nil else { throw StorageError(.notFound, "no user \(id)") }
         credentialsByID = credentialsByID.filter { $0.value.userID != id }
+        externalIDsByUserID[id] = nil
+        connectTokensByHash = connectTokensByHash.filter { $0.value.userID != id }
     }
 
     // MARK: Credentials
@@ -59,6 +67,9 @@ public actor InMemoryRepository: PasskeyRepository {
     {
         try checkChallenge(challengeKey, now: now)
         try register(credential, for: user)
+        if let replaced = challengesByKey[challengeKey]?.replacesCredentialID, credentialsByID[replaced]?.userID == credential.userID {
+            credentialsByID[replaced] = nil
+        }
         challengesByKey[challengeKey] = nil
     }
 
@@ -161,4 +172,6 @@ public actor InMemoryRepository: PasskeyRepository {
         secrets[name] = created
         return created
     }
+
+    func insertUser(_ user: UserRecord) { usersByID[user.id] = user }
 }

@@ -93,13 +93,15 @@ public struct ChallengeRecord: Sendable, Hashable {
     public var userHandle: [UInt8]?
     /// Credential IDs sent in `allowCredentials` (sign-in with a username).
     public var allowedCredentialIDs: [[UInt8]]
+    /// Registration that resets a passkey: the user's credential the new one replaces once it verifies.
+    public var replacesCredentialID: [UInt8]?
     public var createdAt: Date
     public var expiresAt: Date
 
     public init(
         key: String, challenge: String, ceremony: Ceremony, userID: String? = nil, username: String? = nil,
-        displayName: String? = nil, userHandle: [UInt8]? = nil, allowedCredentialIDs: [[UInt8]] = [], createdAt: Date,
-        expiresAt: Date
+        displayName: String? = nil, userHandle: [UInt8]? = nil, allowedCredentialIDs: [[UInt8]] = [],
+        replacesCredentialID: [UInt8]? = nil, createdAt: Date, expiresAt: Date
     ) {
         self.key = key
         self.challenge = challenge
@@ -109,6 +111,7 @@ public struct ChallengeRecord: Sendable, Hashable {
         self.displayName = displayName
         self.userHandle = userHandle
         self.allowedCredentialIDs = allowedCredentialIDs
+        self.replacesCredentialID = replacesCredentialID
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }

@@ -22,7 +22,8 @@ public protocol CredentialRepository: Sendable {
     func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError)
 
     /// The same, in the transaction that consumes the ceremony's challenge (stored under `challengeKey` for registration):
-    /// of concurrent completions of one ceremony exactly one writes.
+    /// of concurrent completions of one ceremony exactly one writes. When the challenge names a credential it replaces
+    /// (``ChallengeRecord/replacesCredentialID``), that credential of the same user is deleted in the same transaction.
     /// - Throws: `challenge_consumed` when the challenge is gone or expired at `now`; otherwise as ``register(_:for:)``.
     ///   On any failure nothing is written: a caller that wants the challenge burnt consumes it separately.
     func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
@@ -109,3 +110,4 @@ public protocol SignInReader: Sendable {
 
 /// Everything the relying-party server stores.
 public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader
+    & SigningKeyRepository & APIKeyRepository & ConnectTokenRepository & ExternalUserRepository

@@ -147,8 +147,11 @@ public final class SQLiteRepository: PasskeyRepository {
         async throws(StorageError)
     {
         try await write { db in
-            try Self.takeChallenge(db, key: challengeKey, now: now)
+            let replaced = try Self.takeChallenge(db, key: challengeKey, now: now)
             try Self.register(db, credential: credential, user: user)
+            if let replaced {
+                try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(replaced), credential.userID])
+            }
         }
     }
 
@@ -164,13 +167,16 @@ public final class SQLiteRepository: PasskeyRepository {
         }
     }
 
-    /// Deletes the challenge; throws `challenge_consumed` when it was gone or expired (the savepoint then rolls back).
-    static func takeChallenge(_ db: Database, key: String, now: Date) throws {
-        guard let expiresAt = try Int64.fetchOne(db.cachedStatement(sql: "DELETE FROM challenges WHERE key = ? RETURNING expires_at"), arguments: [key]),
-            expiresAt > SQLiteSchema.milliseconds(now)
+    /// Deletes the challenge and returns the credential it replaces, if any; throws `challenge_consumed` when it was gone
+    /// or expired (the savepoint then rolls back).
+    @discardableResult
+    static func takeChallenge(_ db: Database, key: String, now: Date) throws -> [UInt8]? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "DELETE FROM challenges WHERE key = ? RETURNING expires_at, replaces_credential_id"), arguments: [key]),
+            try row.decode(Int64.self, atIndex: 0) > SQLiteSchema.milliseconds(now)
         else {
             throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
         }
+        return try row.decode(Data?.self, atIndex: 1).map { [UInt8]($0) }
     }
 
     public func recordSignIn(

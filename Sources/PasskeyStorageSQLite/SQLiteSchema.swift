@@ -55,6 +55,46 @@ enum SQLiteSchema {
         migrator.registerMigration("v2: secrets") { db in
             try db.execute(sql: "CREATE TABLE secrets (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)")
         }
+        migrator.registerMigration("v3: signing keys, API keys, connect tokens, external users, passkey reset") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE signing_keys (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        algorithm TEXT NOT NULL,
+                        private_key_pem TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        retires_at INTEGER
+                    );
+                    CREATE TABLE api_keys (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        prefix TEXT NOT NULL,
+                        secret_hash BLOB NOT NULL UNIQUE,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER,
+                        revoked_at INTEGER
+                    );
+                    CREATE TABLE connect_tokens (
+                        hash BLOB PRIMARY KEY NOT NULL,
+                        type TEXT NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                        single_use INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX connect_tokens_expires_at ON connect_tokens (expires_at);
+                    CREATE TABLE used_token_ids (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        expires_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX used_token_ids_expires_at ON used_token_ids (expires_at);
+                    CREATE TABLE external_users (
+                        external_id TEXT PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE
+                    );
+                    ALTER TABLE challenges ADD COLUMN replaces_credential_id BLOB;
+                    """)
+        }
         return migrator
     }
 
@@ -66,7 +106,8 @@ enum SQLiteSchema {
         attestation_format, attestation_type, name, created_at, last_used_at
         """
     static let challengeColumns = """
-        key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at
+        key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at, \
+        replaces_credential_id
         """
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
@@ -164,6 +205,7 @@ extension ChallengeRecord {
             displayName: try row.decode(String?.self, atIndex: 5),
             userHandle: try row.decode(Data?.self, atIndex: 6).map { [UInt8]($0) },
             allowedCredentialIDs: allowed,
+            replacesCredentialID: try row.decode(Data?.self, atIndex: 10).map { [UInt8]($0) },
             createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 8)),
             expiresAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 9)))
     }
@@ -171,13 +213,13 @@ extension ChallengeRecord {
     func insert(_ db: Database) throws {
         try db.cachedStatement(sql: """
                 INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
-                    allowed_credential_ids, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    allowed_credential_ids, created_at, expires_at, replaces_credential_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(
                 arguments: [
                 key, challenge, ceremony.rawValue, userID, username, displayName, userHandle.map { Data($0) },
                 SQLiteSchema.encodeList(allowedCredentialIDs.map { Data($0).base64EncodedString() }),
-                SQLiteSchema.milliseconds(createdAt), SQLiteSchema.milliseconds(expiresAt),
+                SQLiteSchema.milliseconds(createdAt), SQLiteSchema.milliseconds(expiresAt), replacesCredentialID.map { Data($0) },
             ])
     }
 }

@@ -1,0 +1,37 @@
+public import Foundation
+public import PasskeyStorage
+import PasskeyCore
+import PasskeyStorageSQLite
+
+/// Operator actions behind `passkey-server api-keys …` and `passkey-server keys …`, over any repository.
+public enum Administration {
+    /// Creates an API key named `name`. The returned secret is shown once; only its hash is stored.
+    public static func createAPIKey<Repository: APIKeyRepository>(
+        name: String, repository: Repository, now: Date = Date()
+    ) async throws(StorageError) -> (record: APIKeyRecord, secret: String) {
+        let secret = BearerSecrets.make(prefix: BearerSecrets.apiKeyPrefix)
+        let record = APIKeyRecord(
+            name: name, prefix: String(secret.prefix(BearerSecrets.apiKeyPrefix.count + 6)), secretHash: BearerSecrets.hash(secret),
+            createdAt: now)
+        try await repository.addAPIKey(record)
+        return (record, secret)
+    }
+
+    /// Adds a new signing key that signs from now on; the previous ones stay published (and verify) for `overlap`
+    /// seconds, so tokens they signed keep verifying until they expire. Running servers pick the new key up within
+    /// 30 seconds.
+    public static func rotateSigningKey<Repository: SigningKeyRepository>(
+        repository: Repository, overlap: TimeInterval, now: Date = Date()
+    ) async throws(StorageError) -> SigningKeyRecord {
+        let key = SigningKeys.make(now: now)
+        try await repository.addSigningKey(key, retiringOthersAt: now.addingTimeInterval(overlap))
+        return key
+    }
+}
+
+/// Opens the storage a `--database` value names: `sqlite:PATH` or `memory:`.
+public func openRepository(_ database: String) throws -> any PasskeyRepository {
+    if database == "memory:" { return InMemoryRepository() }
+    guard database.hasPrefix("sqlite:") else { throw ConfigurationError("--database must be sqlite:PATH or memory:") }
+    return try SQLiteRepository(path: String(database.dropFirst("sqlite:".count)))
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import PasskeyStorage
+import PasskeyWire
+
+/// Routes of the connect API (docs/connect.md):
+/// - the app's backend, with an API key: `POST /connect/tokens`, `POST /connect/verify`, `GET /users/{id}/passkeys`,
+///   `DELETE /users/{id}/passkeys/{credentialId}`, `DELETE /users/{id}`;
+/// - the app, with a connect token: `POST /connect/append/decision|options|verify`, `GET /connect/passkeys`,
+///   `PATCH|DELETE /connect/passkeys/{credentialId}`, `POST /connect/login/options`;
+/// - the app, without a token: `POST /connect/login/decision`;
+/// - everyone: `GET /.well-known/jwks.json`.
+struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
+    let service: ConnectService<Repository>
+    let ceremonies: CeremonyController<Repository, Context>
+
+    var bodyLimit: Int { service.ceremonies.configuration.maximumBodySize }
+
+    static func authorization(_ request: Request) -> String? { request.headers[.authorization] }
+
+    func addRoutes(to router: Router<Context>) {
+        router.get(".well-known/jwks.json") { _, _ in
+            let value: JSONValue
+            do throws(APIError) { value = try await service.issuer.jwks() } catch { return Response.json(error.body, status: error.status) }
+            // Backends cache the key set; rotation keeps old keys published long enough for that.
+            var response = Response.json(value)
+            response.headers[.cacheControl] = "public, max-age=300"
+            return response
+        }
+        addBackendRoutes(to: router)
+        addClientRoutes(to: router)
+    }
+
+    // MARK: Backend (API key)
+
+    func addBackendRoutes(to router: Router<Context>) {
+        router.post("connect/tokens") { request, context in
+            var request = request
+            return await ceremonies.observed("connect", "token", context.logger) { () throws(APIError) in
+                _ = try await service.authenticateBackend(Self.authorization(request))
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let type = ConnectTokenType(rawValue: try body.requiredString("type"))
+                let user = try body.requiredObject("user")
+                let minted = try await service.mintToken(
+                    type: type, externalID: try user.requiredString("id"), name: try user.optionalString("name"),
+                    displayName: try user.optionalString("displayName"))
+                return .object([
+                    "token": .string(minted.token), "expiresAt": .string(ISO8601DateFormatter().string(from: minted.expiresAt)),
+                    "userId": .string(minted.user.id),
+                ])
+            }
+        }
+        router.post("connect/verify") { request, context in
+            var request = request
+            return await ceremonies.observed("connect", "verify", context.logger) { () throws(APIError) in
+                _ = try await service.authenticateBackend(Self.authorization(request))
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                return try await service.verifySignedData(try body.requiredString("signedPasskeyData"))
+            }
+        }
+        router.get("users/:id/passkeys") { request, context in
+            await ceremonies.observed("manage", "list", context.logger) { () throws(APIError) in
+                _ = try await service.authenticateBackend(Self.authorization(request))
+                return try await service.passkeys(of: try await service.backendUser(context.parameters.get("id") ?? ""))
+            }
+        }
+        router.delete("users/:id/passkeys/:credentialId") { request, context in
+            await ceremonies.observed("manage", "delete", context.logger) { () throws(APIError) in
+                _ = try await service.authenticateBackend(Self.authorization(request))
+                let user = try await service.backendUser(context.parameters.get("id") ?? "")
+                try await service.deletePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")))
+                return .object(["deleted": true])
+            }
+        }
+        router.delete("users/:id") { request, context in
+            await ceremonies.observed("manage", "delete-user", context.logger) { () throws(APIError) in
+                _ = try await service.authenticateBackend(Self.authorization(request))
+                try await service.deleteUser(try await service.backendUser(context.parameters.get("id") ?? ""))
+                return .object(["deleted": true])
+            }
+        }
+    }
+
+    // MARK: App (connect token)
+
+    func addClientRoutes(to router: Router<Context>) {
+        router.post("connect/append/decision") { request, context in
+            var request = request
+            return await ceremonies.observed("append", "decision", context.logger) { () throws(APIError) in
+                let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: false)
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let declined = try body.optionalString("lastDeclinedAt").map { (text: String) throws(APIError) -> Date in
+                    guard let date = ISO8601DateFormatter().date(from: text) else {
+                        throw APIError.badRequest("date_invalid", "lastDeclinedAt is an ISO 8601 time such as 2026-11-21T10:00:00Z.")
+                    }
+                    return date
+                }
+                return try await service.appendDecision(
+                    user: user, client: try ClientReport(json: body.reader.value("client")), lastDeclinedAt: declined)
+            }
+        }
+        router.post("connect/append/options") { request, context in
+            var request = request
+            return await ceremonies.observed("append", "options", context.logger) { () throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let replaces = try body.optionalString("replaces").map { (text: String) throws(APIError) in try service.credentialID(text) }
+                let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: true)
+                let (options, key) = try await service.ceremonies.appendOptions(for: user, replacing: replaces)
+                guard case .object(var object) = options.json else { return options.json }
+                object["challengeKey"] = .string(key)
+                return .object(object)
+            }
+        }
+        router.post("connect/append/verify") { request, context in
+            var request = request
+            return await ceremonies.observed("append", "verify", context.logger) { () throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let credential = try body.registrationCredential("cred")
+                // Authorized by the challenge: only append options (made with a consumed append token) name an
+                // existing account.
+                let result = try await service.ceremonies.verifyRegistration(
+                    credential, challengeKey: try body.requiredString("challengeKey"), username: nil)
+                let token = try await service.signedData(
+                    user: result.user, credentialID: result.credential.id, ceremony: "registration", userVerified: result.credential.uvInitialized)
+                return .object([
+                    "verified": true, "userId": .string(result.user.id), "username": result.user.username.map(JSONValue.string) ?? .null,
+                    "credentialId": .string(Base64URL.encode(result.credential.id)), "passkey": PasskeyListing.json(result.credential),
+                    "signedPasskeyData": .string(token),
+                ])
+            }
+        }
+        router.get("connect/passkeys") { request, context in
+            await ceremonies.observed("manage", "list", context.logger) { () throws(APIError) in
+                let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
+                return try await service.passkeys(of: user)
+            }
+        }
+        router.patch("connect/passkeys/:credentialId") { request, context in
+            var request = request
+            return await ceremonies.observed("manage", "rename", context.logger) { () throws(APIError) in
+                let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                return try await service.renamePasskey(
+                    of: user, id: try service.credentialID(context.parameters.get("credentialId")), name: try body.requiredString("name"))
+            }
+        }
+        router.delete("connect/passkeys/:credentialId") { request, context in
+            await ceremonies.observed("manage", "delete", context.logger) { () throws(APIError) in
+                let id = try service.credentialID(context.parameters.get("credentialId"))
+                let user = try await service.authorize(Self.authorization(request), .passkeyDelete, consume: true)
+                try await service.deletePasskey(of: user, id: id)
+                return .object(["deleted": true])
+            }
+        }
+        router.post("connect/login/options") { request, context in
+            await ceremonies.observed("authentication", "options", context.logger) { () throws(APIError) in
+                let user = try await service.authorize(Self.authorization(request), .passkeyLogin, consume: true)
+                let (options, key) = try await service.ceremonies.authenticationOptions(for: user)
+                guard case .object(var object) = options.json else { return options.json }
+                object["challengeKey"] = .string(key)
+                return .object(object)
+            }
+        }
+        router.post("connect/login/decision") { request, context in
+            var request = request
+            return await ceremonies.observed("login", "decision", context.logger) { () throws(APIError) in
+                try await ceremonies.throttle(request, context)
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let failures = try body.optionalInt("recentFailures") ?? 0
+                guard failures >= 0 else { throw APIError.badRequest("recent_failures_invalid", "recentFailures is 0 or more.") }
+                return try await service.loginDecision(
+                    client: try ClientReport(json: body.reader.value("client")), identifier: try body.optionalString("identifier"),
+                    recentFailures: failures)
+            }
+        }
+    }
+}

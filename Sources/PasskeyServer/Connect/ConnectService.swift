@@ -1,0 +1,242 @@
+import Foundation
+import PasskeyCore
+import PasskeyStorage
+import PasskeyWire
+
+/// The connect API, HTTP-free: API-key calls of the app's backend (connect tokens, verifying `signedPasskeyData`,
+/// managing a user's passkeys) and the connect-token calls of the app (append, list, rename, delete, decisions).
+struct ConnectService<Repository: PasskeyRepository>: Sendable {
+    let ceremonies: CeremonyService<Repository>
+    let issuer: TokenIssuer<Repository>
+
+    var repository: Repository { ceremonies.repository }
+    var settings: ConnectConfiguration { ceremonies.configuration.connect }
+    func now() -> Date { ceremonies.now() }
+
+    // MARK: Backend authentication
+
+    /// The API key in `Authorization: Bearer pks_…`. Missing → 401 `api_key_missing`; unknown → 401 `api_key_invalid`;
+    /// revoked → 401 `api_key_revoked`.
+    func authenticateBackend(_ authorization: String?) async throws(APIError) -> APIKeyRecord {
+        guard let secret = BearerSecrets.bearer(authorization) else {
+            throw APIError(status: 401, code: "api_key_missing", message: "Send the backend's API key as Authorization: Bearer <key>.")
+        }
+        let key: APIKeyRecord?
+        do { key = try await repository.apiKey(secretHash: BearerSecrets.hash(secret)) } catch { throw APIError(error) }
+        guard let key else { throw APIError(status: 401, code: "api_key_invalid", message: "The API key is not known to this server.") }
+        guard key.revokedAt == nil else { throw APIError(status: 401, code: "api_key_revoked", message: "The API key was revoked.") }
+        try? await repository.touchAPIKey(id: key.id, at: now())
+        return key
+    }
+
+    // MARK: Connect tokens
+
+    /// Mints a connect token for the app's user `externalID`, linking (and for append, creating) our account.
+    func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?) async throws(APIError)
+        -> (token: String, expiresAt: Date, user: UserRecord)
+    {
+        guard ConnectTokenType.all.contains(type) else {
+            throw APIError.badRequest("token_type_invalid", "type must be passkey-append, passkey-list, passkey-delete or passkey-login.")
+        }
+        let externalID = externalID.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !externalID.isEmpty, externalID.count <= 256 else {
+            throw APIError.badRequest("user_id_invalid", "user.id is the app's own user id: 1 to 256 characters.")
+        }
+        let time = now()
+        let user: UserRecord
+        do {
+            if type == .passkeyAppend {
+                let username = try CeremonyService<Repository>.normalizeUsername(name)
+                let candidate = UserRecord(
+                    userHandle: RelyingParty.makeUserHandle(random: ceremonies.random), username: username,
+                    displayName: CeremonyService<Repository>.sanitizeDisplayName(displayName, fallback: username ?? "Passkey user"),
+                    isAnonymous: false, createdAt: time)
+                user = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
+            } else {
+                guard let linked = try await repository.user(externalID: externalID) else {
+                    throw APIError(status: 404, code: "user_not_found", message: "No passkey account is linked to this user id yet.")
+                }
+                user = linked
+            }
+        } catch let error as APIError {
+            throw error
+        } catch let error as StorageError {
+            throw APIError(error)
+        } catch {
+            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+        }
+        let token = BearerSecrets.make(prefix: BearerSecrets.connectTokenPrefix, random: ceremonies.random)
+        let expiresAt = time.addingTimeInterval(settings.connectTokenLifetime)
+        let record = ConnectTokenRecord(
+            hash: BearerSecrets.hash(token), type: type.rawValue, userID: user.id, singleUse: type.isSingleUse, createdAt: time,
+            expiresAt: expiresAt)
+        do { try await repository.saveConnectToken(record) } catch { throw APIError(error) }
+        return (token, expiresAt, user)
+    }
+
+    /// The user a connect token acts for. Unknown, expired or used → 401 `connect_token_invalid`; another type → 403
+    /// `connect_token_wrong_type` (the token is not consumed then). Single-use tokens are consumed when `consume`.
+    func authorize(_ authorization: String?, _ type: ConnectTokenType, consume: Bool) async throws(APIError) -> UserRecord {
+        guard let token = BearerSecrets.bearer(authorization) else {
+            throw APIError(status: 401, code: "connect_token_missing", message: "Send a connect token as Authorization: Bearer <token>.")
+        }
+        let hash = BearerSecrets.hash(token)
+        let time = now()
+        do {
+            guard let record = try await repository.connectToken(hash: hash, now: time) else { throw Self.tokenInvalid }
+            guard record.type == type.rawValue else {
+                throw APIError(
+                    status: 403, code: "connect_token_wrong_type", message: "This connect token is for \(record.type), not \(type.rawValue).")
+            }
+            if consume && record.singleUse {
+                guard try await repository.consumeConnectToken(hash: hash, now: time) != nil else { throw Self.tokenInvalid }
+            }
+            guard let user = try await repository.user(id: record.userID) else { throw Self.tokenInvalid }
+            return user
+        } catch let error as APIError {
+            throw error
+        } catch let error as StorageError {
+            throw APIError(error)
+        } catch {
+            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+        }
+    }
+
+    static var tokenInvalid: APIError {
+        APIError(status: 401, code: "connect_token_invalid", message: "The connect token is unknown, expired or already used. Ask the backend for a new one.")
+    }
+
+    // MARK: signedPasskeyData
+
+    /// A token for a verified ceremony.
+    func signedData(user: UserRecord, credentialID: [UInt8], ceremony: String, userVerified: Bool) async throws(APIError) -> String {
+        let externalID: String?
+        do { externalID = try await repository.externalID(userID: user.id) } catch { throw APIError(error) }
+        return try await issuer.sign(
+            userID: user.id, username: user.username, externalUserID: externalID, credentialID: credentialID, ceremony: ceremony,
+            userVerified: userVerified
+        ).token
+    }
+
+    /// `POST /connect/verify`: checks a token once and says whom it proves.
+    func verifySignedData(_ token: String) async throws(APIError) -> JSONValue {
+        let claims = try await issuer.verify(token, consume: true)
+        // A token for an account or passkey deleted since it was issued proves nothing any more.
+        do {
+            guard try await repository.user(id: claims.sub) != nil else {
+                throw APIError.badRequest("user_not_found", "The account this token names was deleted.")
+            }
+            if let id = Base64URL.decode(claims.credentialID), try await repository.credential(id: id) == nil {
+                throw APIError.badRequest("passkey_deleted_on_server", "The passkey this token names was deleted.")
+            }
+        } catch let error as APIError {
+            throw error
+        } catch let error as StorageError {
+            throw APIError(error)
+        } catch {
+            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+        }
+        return .object([
+            "success": true, "userId": .string(claims.sub), "externalUserId": claims.externalUserID.map(JSONValue.string) ?? .null,
+            "username": claims.username.map(JSONValue.string) ?? .null, "credentialId": .string(claims.credentialID),
+            "ceremony": .string(claims.ceremony), "amr": .array(claims.amr.map(JSONValue.string)),
+        ])
+    }
+
+    // MARK: Backend management
+
+    /// A user named in a backend URL: the app's own (external) id first, then ours.
+    func backendUser(_ id: String) async throws(APIError) -> UserRecord {
+        do {
+            if let user = try await repository.user(externalID: id) { return user }
+            if let user = try await repository.user(id: id) { return user }
+        } catch { throw APIError(error) }
+        throw APIError(status: 404, code: "user_not_found", message: "No such user.")
+    }
+
+    func passkeys(of user: UserRecord) async throws(APIError) -> JSONValue {
+        let credentials: [CredentialRecordEntry]
+        do { credentials = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }
+        return .object(["passkeys": .array(credentials.map(PasskeyListing.json))])
+    }
+
+    func credentialID(_ encoded: String?) throws(APIError) -> [UInt8] {
+        guard let encoded, let id = Base64URL.decode(encoded), !id.isEmpty, id.count <= 1023 else {
+            throw APIError.badRequest("credential_id_invalid", "The passkey id is not base64url.")
+        }
+        return id
+    }
+
+    func deletePasskey(of user: UserRecord, id: [UInt8]) async throws(APIError) {
+        do { try await repository.deleteCredential(id: id, userID: user.id) } catch {
+            if error.code == .notFound { throw APIError(status: 404, code: "passkey_not_found", message: "This account has no such passkey.") }
+            throw APIError(error)
+        }
+    }
+
+    func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(APIError) -> JSONValue {
+        let name = CeremonyService<Repository>.sanitizeDisplayName(rawName, fallback: "")
+        guard !name.isEmpty else { throw APIError.badRequest("name_invalid", "A passkey name has 1 to 64 visible characters.") }
+        do { try await repository.renameCredential(id: id, userID: user.id, name: name) } catch {
+            if error.code == .notFound { throw APIError(status: 404, code: "passkey_not_found", message: "This account has no such passkey.") }
+            throw APIError(error)
+        }
+        let updated: CredentialRecordEntry?
+        do { updated = try await repository.credential(id: id) } catch { throw APIError(error) }
+        return updated.map(PasskeyListing.json) ?? .null
+    }
+
+    func deleteUser(_ user: UserRecord) async throws(APIError) {
+        do { try await repository.deleteUser(id: user.id) } catch { throw APIError(error) }
+    }
+
+    // MARK: Decisions
+
+    func appendDecision(user: UserRecord, client: ClientReport, lastDeclinedAt: Date?) async throws(APIError) -> JSONValue {
+        let credentials: [CredentialRecordEntry]
+        do { credentials = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }
+        let usable = credentials.contains { PasskeyListing.isUsable($0, on: client.platform) }
+        let decision = settings.rollout.appendDecision(
+            client: client, userID: user.id, hasUsablePasskey: usable, lastDeclinedAt: lastDeclinedAt, now: now())
+        return .object(["step": .string(decision.step), "reason": .string(decision.reason), "passkeys": .number(Double(credentials.count))])
+    }
+
+    /// Login decision; `text-field` with conditional mediation carries fresh options for AutoFill.
+    func loginDecision(client: ClientReport, identifier: String?, recentFailures: Int) async throws(APIError) -> JSONValue {
+        var known: (userID: String, passkeys: Int)?
+        let username = try CeremonyService<Repository>.normalizeUsername(identifier)
+        if let username {
+            do {
+                if let user = try await repository.user(username: username) {
+                    known = (user.id, try await repository.credentials(userID: user.id).count)
+                }
+            } catch { throw APIError(error) }
+        }
+        let decision = settings.rollout.loginDecision(client: client, recentFailures: recentFailures, knownUser: known)
+        var answer: JSONObject = ["step": .string(decision.step), "reason": .string(decision.reason)]
+        if decision.step == "one-tap", let username { answer["identifier"] = .string(username) }
+        if decision.step == "text-field" && client.conditionalMediation {
+            let (options, key) = try await ceremonies.authenticationOptions(username: nil)
+            if case .object(var object) = options.json {
+                object["challengeKey"] = .string(key)
+                answer["options"] = .object(object)
+            }
+        }
+        return .object(answer)
+    }
+}
+
+extension ClientReport {
+    /// Reads `{"platform", "osVersion", "platformAuthenticator", "conditionalMediation", "conditionalCreate"}`.
+    init(json: JSONValue?) throws(APIError) {
+        guard let json, case .object = json else { self.init(); return }
+        let reader = try JSONObjectReaderAPI(json)
+        do {
+            self.init(
+                platform: try reader.reader.optionalString("platform"), osVersion: try reader.reader.optionalString("osVersion"),
+                platformAuthenticator: try reader.reader.optionalBool("platformAuthenticator") ?? false,
+                conditionalMediation: try reader.reader.optionalBool("conditionalMediation") ?? false,
+                conditionalCreate: try reader.reader.optionalBool("conditionalCreate") ?? false)
+        } catch { throw APIError(error) }
+    }
+}

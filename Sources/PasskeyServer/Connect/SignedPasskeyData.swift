@@ -1,0 +1,35 @@
+import JWTKit
+
+/// The claims of `signedPasskeyData`: a short-lived JWT (ES256) that proves to the app's backend who just signed in
+/// (or registered) with which passkey. The backend verifies it offline with `/.well-known/jwks.json` or online with
+/// `POST /connect/verify`, then starts its own session.
+struct SignedPasskeyClaims: JWTPayload, Equatable {
+    /// The server's issuer name (``ConnectConfiguration/tokenIssuer``).
+    var iss: String
+    /// Our user id.
+    var sub: String
+    /// ``ConnectConfiguration/tokenAudience``: the backend checks it is its own.
+    var aud: String
+    var iat: Int
+    var exp: Int
+    /// Unique: `/connect/verify` accepts each token once.
+    var jti: String
+    /// RFC 8176 methods: `fido` always, plus `mfa` when the authenticator verified the user (biometrics or PIN).
+    var amr: [String]
+    /// `authentication` or `registration`.
+    var ceremony: String
+    var username: String?
+    /// The app's own user id, when the account was linked through a connect token.
+    var externalUserID: String?
+    /// The passkey used, base64url.
+    var credentialID: String
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, iat, exp, jti, amr, ceremony, username
+        case externalUserID = "external_user_id"
+        case credentialID = "credential_id"
+    }
+
+    /// Time and audience are checked by ``TokenIssuer`` with the server's clock, not here.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

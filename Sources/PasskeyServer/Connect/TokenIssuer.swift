@@ -1,0 +1,129 @@
+import Crypto
+import Foundation
+import JWTKit
+import PasskeyCore
+import PasskeyStorage
+import PasskeyWire
+
+/// Signs and verifies `signedPasskeyData` with the signing keys kept in storage, and publishes their public halves.
+///
+/// Every instance reads the same keys from the database: it loads them at first use, again every 30 seconds (so a
+/// `passkey-server keys rotate` run elsewhere takes effect), and at once when a token names a key it does not know.
+/// Only the newest key without a retirement time signs; retired keys verify until they leave the JWKS.
+actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
+    let repository: Repository
+    let issuer: String
+    let audience: String
+    let lifetime: TimeInterval
+    let now: @Sendable () -> Date
+    let random: RandomSource
+
+    private var collection = JWTKeyCollection()
+    private var keys: [SigningKeyRecord] = []
+    private var publicKeys: [String: P256.Signing.PublicKey] = [:]
+    private var loadedAt: Date?
+
+    static var reloadInterval: TimeInterval { 30 }
+
+    init(repository: Repository, issuer: String, audience: String, lifetime: TimeInterval, now: @escaping @Sendable () -> Date, random: RandomSource) {
+        self.repository = repository
+        self.issuer = issuer
+        self.audience = audience
+        self.lifetime = lifetime
+        self.now = now
+        self.random = random
+    }
+
+    /// Loads the keys (creating the first one when storage has none) unless they were loaded recently.
+    func load(force: Bool = false) async throws(APIError) {
+        let time = now()
+        if !force, let loadedAt, time.timeIntervalSince(loadedAt) < Self.reloadInterval, time >= loadedAt { return }
+        let stored: [SigningKeyRecord]
+        do { stored = try await repository.ensureSigningKey { SigningKeys.make(now: time) } } catch { throw APIError(error) }
+        let fresh = JWTKeyCollection()
+        var publics: [String: P256.Signing.PublicKey] = [:]
+        var usable: [SigningKeyRecord] = []
+        for record in stored where record.algorithm == "ES256" && (record.retiresAt.map { $0 > time } ?? true) {
+            guard let key = try? P256.Signing.PrivateKey(pemRepresentation: record.privateKeyPEM),
+                let signer = try? ES256PrivateKey(backing: key)
+            else { continue }
+            await fresh.add(ecdsa: signer, kid: JWKIdentifier(string: record.id))
+            publics[record.id] = key.publicKey
+            usable.append(record)
+        }
+        guard usable.contains(where: { $0.retiresAt == nil }) else {
+            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "no usable signing key")
+        }
+        collection = fresh
+        publicKeys = publics
+        keys = usable
+        loadedAt = time
+    }
+
+    /// Signs claims for a verified ceremony; returns the token and its expiry.
+    func sign(
+        userID: String, username: String?, externalUserID: String?, credentialID: [UInt8], ceremony: String, userVerified: Bool
+    ) async throws(APIError) -> (token: String, expiresAt: Date) {
+        try await load()
+        guard let current = keys.first(where: { $0.retiresAt == nil }) else {
+            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "no signing key")
+        }
+        let issuedAt = now()
+        let expiresAt = issuedAt.addingTimeInterval(lifetime)
+        let claims = SignedPasskeyClaims(
+            iss: issuer, sub: userID, aud: audience, iat: Int(issuedAt.timeIntervalSince1970), exp: Int(expiresAt.timeIntervalSince1970),
+            jti: Base64URL.encode(random.bytes(16)), amr: userVerified ? ["fido", "mfa"] : ["fido"], ceremony: ceremony,
+            username: username, externalUserID: externalUserID, credentialID: Base64URL.encode(credentialID))
+        do {
+            let token = try await collection.sign(claims, kid: JWKIdentifier(string: current.id))
+            return (token, expiresAt)
+        } catch {
+            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "signing failed: \(error)")
+        }
+    }
+
+    /// Verifies a token this server issued: header (`alg` ES256 and a `kid` of ours; nothing else is trusted from it),
+    /// signature, issuer, audience, expiry; then, when `consume`, that its `jti` was not verified before.
+    func verify(_ token: String, consume: Bool) async throws(APIError) -> SignedPasskeyClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(String(parts[0])),
+            let header = try? JSONValue.parse(headerBytes), case .object(let object) = header
+        else { throw Self.invalid("not a JWS compact token") }
+        guard object["alg"]?.stringValue == "ES256" else { throw Self.invalid("alg must be ES256") }
+        guard object["jku"] == nil, object["jwk"] == nil, object["x5u"] == nil, object["x5c"] == nil, object["crit"] == nil else {
+            throw Self.invalid("key material or crit in the header")
+        }
+        guard let kid = object["kid"]?.stringValue else { throw Self.invalid("no kid") }
+        try await load()
+        if publicKeys[kid] == nil { try await load(force: true) }
+        guard publicKeys[kid] != nil else { throw Self.invalid("unknown or retired kid") }
+        let claims: SignedPasskeyClaims
+        do { claims = try await collection.verify(token, as: SignedPasskeyClaims.self) } catch { throw Self.invalid("signature or payload: \(error)") }
+        guard claims.iss == issuer else { throw Self.invalid("iss \(claims.iss), expected \(issuer)") }
+        guard claims.aud == audience else { throw Self.invalid("aud \(claims.aud), expected \(audience)") }
+        let time = Int(now().timeIntervalSince1970)
+        guard claims.exp > time else {
+            throw APIError(status: 400, code: "token_expired", message: "The signed passkey data has expired. Sign in again.")
+        }
+        if consume {
+            let first: Bool
+            do { first = try await repository.markTokenUsed(id: claims.jti, expiresAt: Date(timeIntervalSince1970: Double(claims.exp))) } catch {
+                throw APIError(error)
+            }
+            guard first else {
+                throw APIError(status: 400, code: "token_replayed", message: "This signed passkey data was already verified. Each one is accepted once.")
+            }
+        }
+        return claims
+    }
+
+    static func invalid(_ detail: String) -> APIError {
+        APIError(status: 400, code: "token_invalid", message: "The signed passkey data is not valid for this server.", logDetail: detail)
+    }
+
+    /// `{"keys": [...]}`: every key that signs or still verifies.
+    func jwks() async throws(APIError) -> JSONValue {
+        try await load()
+        return .object(["keys": .array(keys.compactMap { record in publicKeys[record.id].map { SigningKeys.jwk(record, $0) } })])
+    }
+}

@@ -1,0 +1,54 @@
+public import Foundation
+
+/// The keys that sign `signedPasskeyData`, shared by every instance.
+public protocol SigningKeyRepository: Sendable {
+    /// Every stored key, newest first (retired ones included until deleted).
+    func signingKeys() async throws(StorageError) -> [SigningKeyRecord]
+
+    /// Adds `key` as the current signing key and gives every key still without a retirement time `retiringOthersAt`,
+    /// in one transaction.
+    func addSigningKey(_ key: SigningKeyRecord, retiringOthersAt: Date) async throws(StorageError)
+
+    /// The current keys; when there are none, adds `make()` first. Atomic: instances starting together agree on one key.
+    func ensureSigningKey(_ make: @escaping @Sendable () -> SigningKeyRecord) async throws(StorageError) -> [SigningKeyRecord]
+
+    /// Deletes keys whose retirement time is before `now`; returns how many.
+    @discardableResult
+    func deleteRetiredSigningKeys(now: Date) async throws(StorageError) -> Int
+}
+
+/// API keys of the app backends.
+public protocol APIKeyRepository: Sendable {
+    func addAPIKey(_ key: APIKeyRecord) async throws(StorageError)
+    /// Every key, revoked ones included, oldest first.
+    func apiKeys() async throws(StorageError) -> [APIKeyRecord]
+    /// The key whose secret hashes to `secretHash`, revoked or not.
+    func apiKey(secretHash: [UInt8]) async throws(StorageError) -> APIKeyRecord?
+    /// Marks the key revoked at `time`. - Throws: `not_found` for an unknown id.
+    func revokeAPIKey(id: String, at time: Date) async throws(StorageError)
+    /// Records a use (best effort, for the list).
+    func touchAPIKey(id: String, at time: Date) async throws(StorageError)
+}
+
+/// Connect tokens, and the ids of signed tokens already verified (replay protection).
+public protocol ConnectTokenRepository: Sendable {
+    func saveConnectToken(_ token: ConnectTokenRecord) async throws(StorageError)
+    /// The unexpired token with this hash, without consuming it.
+    func connectToken(hash: [UInt8], now: Date) async throws(StorageError) -> ConnectTokenRecord?
+    /// Removes and returns the unexpired token with this hash. Atomic: of concurrent calls exactly one gets it.
+    func consumeConnectToken(hash: [UInt8], now: Date) async throws(StorageError) -> ConnectTokenRecord?
+    /// Records that the signed token `id` (its `jti`) was verified; `false` when it already was. Atomic.
+    func markTokenUsed(id: String, expiresAt: Date) async throws(StorageError) -> Bool
+    /// Deletes expired connect tokens and used-token ids; returns how many.
+    @discardableResult
+    func purgeExpiredTokens(now: Date) async throws(StorageError) -> Int
+}
+
+/// Links between the app's own user ids and ours, for apps that keep their existing login.
+public protocol ExternalUserRepository: Sendable {
+    func user(externalID: String) async throws(StorageError) -> UserRecord?
+    func externalID(userID: String) async throws(StorageError) -> String?
+    /// The user linked to `externalID`; when there is none, stores `newUser` and links it, in one transaction.
+    /// - Throws: `username_taken` when `newUser`'s name belongs to another account.
+    func linkedUser(externalID: String, orCreate newUser: UserRecord) async throws(StorageError) -> UserRecord
+}

@@ -1,0 +1,93 @@
+public import Foundation
+
+extension InMemoryRepository {
+    // MARK: Signing keys
+
+    public func signingKeys() -> [SigningKeyRecord] {
+        signingKeysByID.values.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+    }
+
+    public func addSigningKey(_ key: SigningKeyRecord, retiringOthersAt: Date) {
+        for (id, var existing) in signingKeysByID where existing.retiresAt == nil {
+            existing.retiresAt = retiringOthersAt
+            signingKeysByID[id] = existing
+        }
+        signingKeysByID[key.id] = key
+    }
+
+    public func ensureSigningKey(_ make: @escaping @Sendable () -> SigningKeyRecord) -> [SigningKeyRecord] {
+        if !signingKeysByID.values.contains(where: { $0.retiresAt == nil }) {
+            let key = make()
+            signingKeysByID[key.id] = key
+        }
+        return signingKeys()
+    }
+
+    public func deleteRetiredSigningKeys(now: Date) -> Int {
+        let before = signingKeysByID.count
+        signingKeysByID = signingKeysByID.filter { $0.value.retiresAt.map { $0 > now } ?? true }
+        return before - signingKeysByID.count
+    }
+
+    // MARK: API keys
+
+    public func addAPIKey(_ key: APIKeyRecord) { apiKeysByID[key.id] = key }
+
+    public func apiKeys() -> [APIKeyRecord] { apiKeysByID.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) } }
+
+    public func apiKey(secretHash: [UInt8]) -> APIKeyRecord? { apiKeysByID.values.first { $0.secretHash == secretHash } }
+
+    public func revokeAPIKey(id: String, at time: Date) throws(StorageError) {
+        guard var key = apiKeysByID[id] else { throw StorageError(.notFound, "no API key \(id)") }
+        if key.revokedAt == nil { key.revokedAt = time }
+        apiKeysByID[id] = key
+    }
+
+    public func touchAPIKey(id: String, at time: Date) { apiKeysByID[id]?.lastUsedAt = time }
+
+    // MARK: Connect tokens
+
+    public func saveConnectToken(_ token: ConnectTokenRecord) { connectTokensByHash[token.hash] = token }
+
+    public func connectToken(hash: [UInt8], now: Date) -> ConnectTokenRecord? {
+        guard let token = connectTokensByHash[hash], token.expiresAt > now else { return nil }
+        return token
+    }
+
+    public func consumeConnectToken(hash: [UInt8], now: Date) -> ConnectTokenRecord? {
+        guard let token = connectTokensByHash.removeValue(forKey: hash), token.expiresAt > now else { return nil }
+        return token
+    }
+
+    public func markTokenUsed(id: String, expiresAt: Date) -> Bool {
+        guard usedTokenIDs[id] == nil else { return false }
+        usedTokenIDs[id] = expiresAt
+        return true
+    }
+
+    public func purgeExpiredTokens(now: Date) -> Int {
+        let before = connectTokensByHash.count + usedTokenIDs.count
+        connectTokensByHash = connectTokensByHash.filter { $0.value.expiresAt > now }
+        usedTokenIDs = usedTokenIDs.filter { $0.value > now }
+        return before - connectTokensByHash.count - usedTokenIDs.count
+    }
+
+    // MARK: External users
+
+    public func user(externalID: String) -> UserRecord? {
+        guard let userID = externalIDsByUserID.first(where: { $0.value == externalID })?.key else { return nil }
+        return user(id: userID)
+    }
+
+    public func externalID(userID: String) -> String? { externalIDsByUserID[userID] }
+
+    public func linkedUser(externalID: String, orCreate newUser: UserRecord) throws(StorageError) -> UserRecord {
+        if let existing = user(externalID: externalID) { return existing }
+        if let name = newUser.username, let other = user(username: name), other.id != newUser.id {
+            throw StorageError(.usernameTaken, "username belongs to user \(other.id)")
+        }
+        insertUser(newUser)
+        externalIDsByUserID[newUser.id] = externalID
+        return newUser
+    }
+}

@@ -1,0 +1,521 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PasskeyServer
+import PasskeyStorage
+import PasskeyWire
+import Testing
+
+/// A test server with an API key, and the calls an app backend and an app make in the connect flows.
+struct ConnectHarness {
+    let server: TestServer
+    let apiKey: String
+
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+        server = TestServer(configure)
+        apiKey = try await Administration.createAPIKey(name: "test backend", repository: server.repository).secret
+    }
+
+    var backend: HTTPFields { [.authorization: "Bearer \(apiKey)"] }
+    static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+
+    /// `POST /connect/tokens` for the app's user `externalID`; returns the token.
+    func token(_ client: any TestClientProtocol, _ type: String, externalID: String = "app-user-1", name: String = "ann@example.com")
+        async throws -> String
+    {
+        let answer = try await client.call(
+            .post, "/connect/tokens", json: ["type": .string(type), "user": ["id": .string(externalID), "name": .string(name), "displayName": "Ann"]],
+            headers: backend)
+        #expect(answer.status == .ok, "\(answer.json)")
+        return answer["token"]?.stringValue ?? ""
+    }
+
+    /// Adds a passkey through the append flow; returns the verify answer.
+    func append(_ client: any TestClientProtocol, device: Device, externalID: String = "app-user-1", replaces: String? = nil) async throws -> JSONResponse {
+        let token = try await token(client, "passkey-append", externalID: externalID)
+        var body: JSONObject = [:]
+        if let replaces { body["replaces"] = .string(replaces) }
+        let options = try await client.call(.post, "/connect/append/options", json: .object(body), headers: Self.bearer(token))
+        #expect(options.status == .ok, "\(options.json)")
+        return try await client.call(
+            .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+    }
+
+    /// Signs in without a username; returns the verify answer.
+    func signIn(_ client: any TestClientProtocol, device: Device, signCount: UInt32) async throws -> JSONResponse {
+        let options = try await client.call(.get, "/generate-authentication-options")
+        return try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(options.json, signCount: signCount)])
+    }
+}
+
+/// Verifies an ES256 JWS against a JWKS with swift-crypto alone (not the server's JWT library).
+func verifyJWS(_ token: String, jwks: JSONValue) -> JSONObject? {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let header = try? JSONValue.parse(headerBytes),
+        header.objectValue?["alg"] == "ES256", let kid = header.objectValue?["kid"]?.stringValue,
+        let jwk = jwks.objectValue?["keys"]?.arrayValue?.first(where: { $0.objectValue?["kid"]?.stringValue == kid })?.objectValue,
+        let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode), let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode),
+        let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y),
+        let signatureBytes = Base64URL.decode(parts[2]), let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+        key.isValidSignature(signature, for: Array((parts[0] + "." + parts[1]).utf8)),
+        let payload = Base64URL.decode(parts[1]).flatMap({ try? JSONValue.parse($0) })?.objectValue
+    else { return nil }
+    return payload
+}
+
+@Suite("Connect API: tokens, signedPasskeyData, passkey management, decisions")
+struct ConnectAPITests {
+    @Test("sign-in answers carry signedPasskeyData that verifies against the JWKS, and once through /connect/verify")
+    func signedPasskeyData() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let appended = try await harness.append(client, device: device)
+            #expect(appended.status == .ok, "\(appended.json)")
+            let signedIn = try await harness.signIn(client, device: device, signCount: 1)
+            #expect(signedIn["verified"] == true)
+            let token = try #require(signedIn["signedPasskeyData"]?.stringValue)
+
+            let jwks = try await client.call(.get, "/.well-known/jwks.json")
+            #expect(jwks.status == .ok)
+            #expect(jwks.headers[.contentType]?.hasPrefix("application/json") == true)
+            let keys = try #require(jwks["keys"]?.arrayValue)
+            #expect(keys.count == 1)
+            #expect(keys.first?.objectValue?["d"] == nil, "the JWKS must never hold the private key")
+            let claims = try #require(verifyJWS(token, jwks: jwks.json))
+            #expect(claims["sub"] == signedIn["userId"])
+            #expect(claims["aud"] == "localhost")
+            #expect(claims["iss"] == "http://localhost:8080")
+            #expect(claims["external_user_id"] == "app-user-1")
+            #expect(claims["username"] == "ann@example.com")
+            #expect(claims["credential_id"] == signedIn["credentialId"])
+            #expect(claims["ceremony"] == "authentication")
+            #expect(claims["amr"] == ["fido", "mfa"])
+            let issued = try #require(claims["iat"]?.intValue)
+            #expect(claims["exp"]?.intValue == issued + 300)
+
+            let verified = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(token)], headers: harness.backend)
+            #expect(verified.status == .ok, "\(verified.json)")
+            #expect(verified["success"] == true)
+            #expect(verified["userId"] == signedIn["userId"])
+            #expect(verified["externalUserId"] == "app-user-1")
+            #expect(verified["username"] == "ann@example.com")
+            #expect(verified["credentialId"] == signedIn["credentialId"])
+
+            let replayed = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(token)], headers: harness.backend)
+            #expect(replayed.status == .badRequest)
+            #expect(replayed["error"] == "token_replayed")
+
+            // A changed payload breaks the signature.
+            var parts = token.split(separator: ".").map(String.init)
+            parts[1] = Base64URL.encode(Array(#"{"sub":"someone-else"}"#.utf8))
+            let forged = try await client.call(
+                .post, "/connect/verify", json: ["signedPasskeyData": .string(parts.joined(separator: "."))], headers: harness.backend)
+            #expect(forged["error"] == "token_invalid")
+            // alg none is refused before any key is looked at.
+            let none = Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + parts[1] + "."
+            let unsigned = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(none)], headers: harness.backend)
+            #expect(unsigned["error"] == "token_invalid")
+        }
+    }
+
+    @Test("signedPasskeyData expires")
+    func expiry() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let appended = try await harness.append(client, device: device)
+            let token = try #require(appended["signedPasskeyData"]?.stringValue)
+            harness.server.clock.advance(301)
+            let late = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(token)], headers: harness.backend)
+            #expect(late.status == .badRequest)
+            #expect(late["error"] == "token_expired")
+        }
+    }
+
+    @Test("backend calls need a valid, unrevoked API key")
+    func apiKeys() async throws {
+        let harness = try await ConnectHarness()
+        try await harness.server.run { client in
+            let body: JSONValue = ["type": "passkey-append", "user": ["id": "u1", "name": "bob"]]
+            let missing = try await client.call(.post, "/connect/tokens", json: body)
+            #expect(missing.status == .unauthorized)
+            #expect(missing["error"] == "api_key_missing")
+            let wrong = try await client.call(.post, "/connect/tokens", json: body, headers: ConnectHarness.bearer("pks_not-a-key"))
+            #expect(wrong.status == .unauthorized)
+            #expect(wrong["error"] == "api_key_invalid")
+            let list = try await client.call(.get, "/users/u1/passkeys", headers: ConnectHarness.bearer("pks_not-a-key"))
+            #expect(list["error"] == "api_key_invalid")
+
+            let keys = try await harness.server.repository.apiKeys()
+            #expect(keys.count == 1 && keys[0].secretHash != Array(harness.apiKey.utf8), "only a hash is stored")
+            try await harness.server.repository.revokeAPIKey(id: keys[0].id, at: harness.server.clock.now)
+            let revoked = try await client.call(.post, "/connect/tokens", json: body, headers: harness.backend)
+            #expect(revoked.status == .unauthorized)
+            #expect(revoked["error"] == "api_key_revoked")
+        }
+    }
+
+    @Test("connect tokens: single use for append and delete, bound to their type, short-lived")
+    func connectTokens() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let unknownType = try await client.call(
+                .post, "/connect/tokens", json: ["type": "passkey-admin", "user": ["id": "u"]], headers: harness.backend)
+            #expect(unknownType["error"] == "token_type_invalid")
+            let noUser = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-list", "user": ["id": "nobody"]], headers: harness.backend)
+            #expect(noUser.status == .notFound)
+            #expect(noUser["error"] == "user_not_found")
+
+            let append = try await harness.token(client, "passkey-append")
+            #expect(append.hasPrefix("pct_"))
+            // The wrong type is refused without using the token up.
+            let wrongType = try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(append))
+            #expect(wrongType.status == .forbidden)
+            #expect(wrongType["error"] == "connect_token_wrong_type")
+            let options = try await client.call(.post, "/connect/append/options", headers: ConnectHarness.bearer(append))
+            #expect(options.status == .ok)
+            let again = try await client.call(.post, "/connect/append/options", headers: ConnectHarness.bearer(append))
+            #expect(again.status == .unauthorized)
+            #expect(again["error"] == "connect_token_invalid")
+            let verified = try await client.call(
+                .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            #expect(verified.status == .ok, "\(verified.json)")
+
+            let missing = try await client.call(.get, "/connect/passkeys")
+            #expect(missing["error"] == "connect_token_missing")
+            let list = try await harness.token(client, "passkey-list")
+            harness.server.clock.advance(301)
+            let expired = try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(list))
+            #expect(expired.status == .unauthorized)
+            #expect(expired["error"] == "connect_token_invalid")
+        }
+    }
+
+    @Test("append links the app's user: a new account on first use, the same one after; excludeCredentials lists its passkeys")
+    func appendLinksAccounts() async throws {
+        let harness = try await ConnectHarness()
+        let first = try Device(server: harness.server, credentialID: 0xa1)
+        let second = try Device(server: harness.server, credentialID: 0xa2)
+        try await harness.server.run { client in
+            let one = try await harness.append(client, device: first)
+            #expect(one.status == .ok, "\(one.json)")
+            #expect(one["username"] == "ann@example.com")
+            #expect(one["passkey"]?.objectValue?["synced"] == false)
+
+            let token = try await harness.token(client, "passkey-append")
+            let options = try await client.call(.post, "/connect/append/options", headers: ConnectHarness.bearer(token))
+            #expect(options["excludeCredentials"]?.arrayValue?.compactMap { $0.objectValue?["id"] } == [one["credentialId"] ?? nil])
+            #expect(options["user"]?.objectValue?["name"] == "ann@example.com")
+            let two = try await client.call(
+                .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": second.create(options.json)])
+            #expect(two.status == .ok, "\(two.json)")
+            #expect(two["userId"] == one["userId"], "the second passkey joins the same account")
+
+            // A name taken by an account that is not linked is refused, not merged.
+            _ = try await client.call(.get, "/generate-registration-options?username=carol")
+            let other = try Device(server: harness.server, credentialID: 0xa3)
+            let options3 = try await client.call(.get, "/generate-registration-options?username=carol")
+            _ = try await client.call(.post, "/verify-registration", json: ["challengeKey": options3["challengeKey"] ?? nil, "cred": other.create(options3.json)])
+            let clash = try await client.call(
+                .post, "/connect/tokens", json: ["type": "passkey-append", "user": ["id": "app-user-2", "name": "Carol"]], headers: harness.backend)
+            #expect(clash.status == .conflict)
+            #expect(clash["error"] == "username_taken")
+        }
+    }
+
+    @Test("list, rename and delete with connect tokens; a deleted passkey is reported at sign-in")
+    func manage() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let appended = try await harness.append(client, device: device)
+            let id = try #require(appended["credentialId"]?.stringValue)
+            let list = try await harness.token(client, "passkey-list")
+            let listed = try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(list))
+            let passkey = try #require(listed["passkeys"]?.arrayValue?.first?.objectValue)
+            #expect(passkey["id"] == .string(id))
+            #expect(passkey["name"] == "Passkey")
+            #expect(passkey["deviceBound"] == true)
+            #expect(passkey["transports"] == ["internal", "hybrid"])
+            #expect(passkey["createdAt"]?.stringValue?.hasSuffix("Z") == true)
+            #expect(passkey["lastUsedAt"] == .null)
+
+            let renamed = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": " Work phone "], headers: ConnectHarness.bearer(list))
+            #expect(renamed.status == .ok, "\(renamed.json)")
+            #expect(renamed["name"] == "Work phone")
+            let empty = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": "  "], headers: ConnectHarness.bearer(list))
+            #expect(empty["error"] == "name_invalid")
+            let unknown = try await client.call(.patch, "/connect/passkeys/AAAA", json: ["name": "x"], headers: ConnectHarness.bearer(list))
+            #expect(unknown.status == .notFound)
+            #expect(unknown["error"] == "passkey_not_found")
+
+            let delete = try await harness.token(client, "passkey-delete")
+            let deleted = try await client.call(.delete, "/connect/passkeys/\(id)", headers: ConnectHarness.bearer(delete))
+            #expect(deleted.status == .ok)
+            #expect(deleted["deleted"] == true)
+            let reused = try await client.call(.delete, "/connect/passkeys/\(id)", headers: ConnectHarness.bearer(delete))
+            #expect(reused["error"] == "connect_token_invalid")
+            let after = try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(list))
+            #expect(after["passkeys"] == [])
+
+            // The device still offers the passkey: the app learns it was deleted here.
+            let signIn = try await harness.signIn(client, device: device, signCount: 1)
+            #expect(signIn.status == .badRequest)
+            #expect(signIn["error"] == "passkey_deleted_on_server")
+        }
+    }
+
+    @Test("reset: a new passkey replaces the old one only once it verifies")
+    func reset() async throws {
+        let harness = try await ConnectHarness()
+        let old = try Device(server: harness.server, credentialID: 0xb1)
+        let new = try Device(server: harness.server, credentialID: 0xb2)
+        try await harness.server.run { client in
+            let first = try await harness.append(client, device: old)
+            let oldID = try #require(first["credentialId"]?.stringValue)
+
+            // A reset whose new passkey fails verification leaves the old one in place.
+            let token = try await harness.token(client, "passkey-append")
+            let options = try await client.call(.post, "/connect/append/options", json: ["replaces": .string(oldID)], headers: ConnectHarness.bearer(token))
+            #expect(options["excludeCredentials"] == [], "the passkey being replaced is not excluded")
+            let failed = try await client.call(
+                .post, "/connect/append/verify",
+                json: ["challengeKey": options["challengeKey"] ?? nil, "cred": new.create(options.json, origin: "https://evil.example")])
+            #expect(failed["error"] == "origin_mismatch")
+            #expect(try await harness.server.repository.credential(id: old.authenticator.credentialID) != nil)
+
+            let replaced = try await harness.append(client, device: new, replaces: oldID)
+            #expect(replaced.status == .ok, "\(replaced.json)")
+            #expect(try await harness.server.repository.credential(id: old.authenticator.credentialID) == nil)
+            #expect(try await harness.server.repository.credential(id: new.authenticator.credentialID) != nil)
+
+            let foreign = try await harness.token(client, "passkey-append", externalID: "app-user-9", name: "zed")
+            let refused = try await client.call(
+                .post, "/connect/append/options", json: ["replaces": replaced["credentialId"] ?? nil], headers: ConnectHarness.bearer(foreign))
+            #expect(refused.status == .notFound)
+            #expect(refused["error"] == "passkey_not_found")
+        }
+    }
+
+    @Test("the backend lists and deletes a user's passkeys, and deletes users, by the app's own user id")
+    func backendManagement() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let appended = try await harness.append(client, device: device)
+            let id = try #require(appended["credentialId"]?.stringValue)
+            let byExternal = try await client.call(.get, "/users/app-user-1/passkeys", headers: harness.backend)
+            #expect(byExternal["passkeys"]?.arrayValue?.count == 1)
+            let ours = try #require(appended["userId"]?.stringValue)
+            let byOurs = try await client.call(.get, "/users/\(ours)/passkeys", headers: harness.backend)
+            #expect(byOurs.json == byExternal.json)
+            let nobody = try await client.call(.get, "/users/nobody/passkeys", headers: harness.backend)
+            #expect(nobody.status == .notFound)
+
+            let deleted = try await client.call(.delete, "/users/app-user-1/passkeys/\(id)", headers: harness.backend)
+            #expect(deleted["deleted"] == true)
+            let gone = try await client.call(.delete, "/users/app-user-1/passkeys/\(id)", headers: harness.backend)
+            #expect(gone["error"] == "passkey_not_found")
+            let user = try await client.call(.delete, "/users/app-user-1", headers: harness.backend)
+            #expect(user["deleted"] == true)
+            #expect(try await harness.server.repository.user(id: ours) == nil)
+            #expect(try await harness.server.repository.user(externalID: "app-user-1") == nil)
+        }
+    }
+
+    @Test("a token signed before a key rotation verifies during the overlap, not after the old key is retired")
+    func keyRotation() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let appended = try await harness.append(client, device: device)
+            let oldToken = try #require(appended["signedPasskeyData"]?.stringValue)
+            let before = try await client.call(.get, "/.well-known/jwks.json")
+
+            _ = try await Administration.rotateSigningKey(repository: harness.server.repository, overlap: 3600, now: harness.server.clock.now)
+            harness.server.clock.advance(31)  // servers reload keys every 30 s
+            let during = try await client.call(.get, "/.well-known/jwks.json")
+            #expect(during["keys"]?.arrayValue?.count == 2, "old and new key published during the overlap")
+            let signIn = try await harness.signIn(client, device: device, signCount: 1)
+            let newToken = try #require(signIn["signedPasskeyData"]?.stringValue)
+            #expect(verifyJWS(newToken, jwks: before.json) == nil, "new tokens are signed with the new key")
+            #expect(verifyJWS(newToken, jwks: during.json) != nil)
+            let old = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(oldToken)], headers: harness.backend)
+            #expect(old["success"] == true, "\(old.json)")
+
+            // Retire immediately: a later token from the retired key no longer verifies.
+            let signIn2 = try await harness.signIn(client, device: device, signCount: 2)
+            let lastOfKey2 = try #require(signIn2["signedPasskeyData"]?.stringValue)
+            _ = try await Administration.rotateSigningKey(repository: harness.server.repository, overlap: 0, now: harness.server.clock.now)
+            harness.server.clock.advance(31)
+            let retired = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(lastOfKey2)], headers: harness.backend)
+            #expect(retired["error"] == "token_invalid")
+            let after = try await client.call(.get, "/.well-known/jwks.json")
+            #expect(verifyJWS(lastOfKey2, jwks: after.json) == nil, "the retired key left the JWKS")
+            #expect(verifyJWS(lastOfKey2, jwks: during.json) != nil)
+            #expect(after["keys"]?.arrayValue?.count == 2, "the first key's overlap still runs; the newest key signs")
+        }
+    }
+
+    @Test("passkey-login tokens start a sign-in for their user only")
+    func loginToken() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let appended = try await harness.append(client, device: device)
+            let token = try await harness.token(client, "passkey-login")
+            let options = try await client.call(.post, "/connect/login/options", headers: ConnectHarness.bearer(token))
+            #expect(options["allowCredentials"]?.arrayValue?.first?.objectValue?["id"] == appended["credentialId"])
+            let signedIn = try await client.call(
+                .post, "/verify-authentication", json: ["cred": try device.get(options.json, signCount: 1), "challengeKey": options["challengeKey"] ?? nil])
+            #expect(signedIn["verified"] == true)
+            let reused = try await client.call(.post, "/connect/login/options", headers: ConnectHarness.bearer(token))
+            #expect(reused["error"] == "connect_token_invalid")
+        }
+    }
+}
+
+@Suite("Connect decisions: rollout, declines, failures, one-tap")
+struct ConnectDecisionTests {
+    static let iPhone: JSONValue = ["platform": "iOS", "osVersion": "17.4", "platformAuthenticator": true, "conditionalMediation": true]
+
+    func appendDecision(_ harness: ConnectHarness, _ client: any TestClientProtocol, externalID: String, body: JSONValue = ["client": iPhone])
+        async throws -> JSONResponse
+    {
+        let token = try await harness.token(client, "passkey-append", externalID: externalID, name: externalID)
+        return try await client.call(.post, "/connect/append/decision", json: body, headers: ConnectHarness.bearer(token))
+    }
+
+    @Test("rollout at 0% and 100%, and at 50% stable per user")
+    func percentages() async throws {
+        for (percentage, expected) in [(0, "skip"), (100, "ask")] {
+            let harness = try await ConnectHarness { $0.connect.rollout.percentage = percentage }
+            try await harness.server.run { client in
+                let decision = try await appendDecision(harness, client, externalID: "u-1")
+                #expect(decision["step"] == .string(expected), "\(percentage)%: \(decision.json)")
+            }
+        }
+        let harness = try await ConnectHarness { $0.connect.rollout.percentage = 50 }
+        try await harness.server.run { client in
+            var asked = 0
+            for index in 0..<40 {
+                let first = try await appendDecision(harness, client, externalID: "user-\(index)")
+                let second = try await appendDecision(harness, client, externalID: "user-\(index)")
+                #expect(first["step"] == second["step"], "a user stays in or out")
+                let user = try #require(try await harness.server.repository.user(externalID: "user-\(index)"))
+                let inRollout = RolloutPolicy.bucket(userID: user.id) < 50
+                #expect(first["step"] == (inRollout ? "ask" : "skip"))
+                #expect(first["reason"] == (inRollout ? "eligible" : "not_in_rollout"))
+                if inRollout { asked += 1 }
+            }
+            #expect(asked > 5 && asked < 35, "about half of 40 users: \(asked)")
+        }
+    }
+
+    @Test("append is skipped for declines within the cooldown, missing platform authenticators, usable passkeys, other platforms and old OS versions")
+    func appendRules() async throws {
+        let harness = try await ConnectHarness {
+            $0.connect.rollout.platforms = ["iOS", "Android"]
+            $0.connect.rollout.minimumOSVersions = ["iOS": "16.0"]
+            $0.connect.rollout.declineCooldownDays = 14
+        }
+        try await harness.server.run { client in
+            let now = harness.server.clock.now
+            let formatter = ISO8601DateFormatter()
+            let recent = try await appendDecision(
+                harness, client, externalID: "d1", body: ["client": Self.iPhone, "lastDeclinedAt": .string(formatter.string(from: now.addingTimeInterval(-86_400)))])
+            #expect(recent["step"] == "skip")
+            #expect(recent["reason"] == "declined_recently")
+            let old = try await appendDecision(
+                harness, client, externalID: "d1", body: ["client": Self.iPhone, "lastDeclinedAt": .string(formatter.string(from: now.addingTimeInterval(-15 * 86_400)))])
+            #expect(old["step"] == "ask")
+            let badDate = try await appendDecision(harness, client, externalID: "d1", body: ["client": Self.iPhone, "lastDeclinedAt": "yesterday"])
+            #expect(badDate["error"] == "date_invalid")
+
+            let noAuthenticator = try await appendDecision(harness, client, externalID: "d2", body: ["client": ["platform": "iOS", "osVersion": "17.0"]])
+            #expect(noAuthenticator["reason"] == "no_platform_authenticator")
+            let windows = try await appendDecision(
+                harness, client, externalID: "d3", body: ["client": ["platform": "Windows", "osVersion": "11", "platformAuthenticator": true]])
+            #expect(windows["reason"] == "platform_not_allowed")
+            let oldOS = try await appendDecision(
+                harness, client, externalID: "d4", body: ["client": ["platform": "iOS", "osVersion": "15.7", "platformAuthenticator": true]])
+            #expect(oldOS["reason"] == "os_too_old")
+
+            // An iCloud Keychain passkey already covers this iPhone; a device-bound one does not.
+            let user = try #require(try await harness.server.repository.user(externalID: "d1"))
+            try await harness.server.repository.register(
+                CredentialRecordEntry(
+                    id: [1, 2, 3], userID: user.id, publicKey: [], algorithm: -7, signCount: 0, uvInitialized: true, transports: ["internal"],
+                    backupEligible: false, backupState: false, aaguid: "00000000-0000-0000-0000-000000000000", attestationFormat: "none",
+                    attestationType: "none", createdAt: now), for: user)
+            #expect(try await appendDecision(harness, client, externalID: "d1")["step"] == "ask")
+            try await harness.server.repository.register(
+                CredentialRecordEntry(
+                    id: [4, 5, 6], userID: user.id, publicKey: [], algorithm: -7, signCount: 0, uvInitialized: true,
+                    transports: ["internal", "hybrid"], backupEligible: true, backupState: true, aaguid: "fbfc3007-154e-4ecc-8c0b-6e020557d7bd",
+                    attestationFormat: "none", attestationType: "none", createdAt: now), for: user)
+            let covered = try await appendDecision(harness, client, externalID: "d1")
+            #expect(covered["reason"] == "passkey_exists")
+            let android = try await appendDecision(
+                harness, client, externalID: "d1", body: ["client": ["platform": "Android", "osVersion": "14", "platformAuthenticator": true]])
+            #expect(android["step"] == "ask", "an Apple passkey does not sign in on Android without another device")
+        }
+    }
+
+    @Test("auto-append where conditional create exists and the policy allows it")
+    func autoAppend() async throws {
+        let harness = try await ConnectHarness { $0.connect.rollout.autoAppend = true }
+        try await harness.server.run { client in
+            let auto = try await appendDecision(
+                harness, client, externalID: "a1",
+                body: ["client": ["platform": "iOS", "osVersion": "18.0", "platformAuthenticator": true, "conditionalCreate": true]])
+            #expect(auto["step"] == "auto")
+            let ask = try await appendDecision(harness, client, externalID: "a1")
+            #expect(ask["step"] == "ask")
+        }
+    }
+
+    @Test("login: one-tap for a known identifier, a text field with AutoFill options, fallback after failures or when off")
+    func login() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            _ = try await harness.append(client, device: device)
+            let oneTap = try await client.call(.post, "/connect/login/decision", json: ["client": Self.iPhone, "identifier": "ANN@example.com"])
+            #expect(oneTap["step"] == "one-tap", "\(oneTap.json)")
+            #expect(oneTap["identifier"] == "ANN@example.com")
+
+            let unknown = try await client.call(.post, "/connect/login/decision", json: ["client": Self.iPhone, "identifier": "nobody"])
+            #expect(unknown["step"] == "text-field")
+            let options = try #require(unknown["options"]?.objectValue)
+            #expect(options["allowCredentials"] == [])
+            // The AutoFill challenge works for a discoverable sign-in.
+            let signedIn = try await client.call(
+                .post, "/verify-authentication", json: ["cred": try device.get(.object(options), signCount: 1), "challengeKey": options["challengeKey"] ?? nil])
+            #expect(signedIn["verified"] == true)
+
+            let noConditional = try await client.call(
+                .post, "/connect/login/decision", json: ["client": ["platform": "iOS", "osVersion": "17", "platformAuthenticator": true]])
+            #expect(noConditional["step"] == "text-field")
+            #expect(noConditional["options"] == nil)
+            let failures = try await client.call(
+                .post, "/connect/login/decision", json: ["client": Self.iPhone, "identifier": "ann@example.com", "recentFailures": 3])
+            #expect(failures["step"] == "fallback")
+            #expect(failures["reason"] == "too_many_failures")
+            let nothing = try await client.call(.post, "/connect/login/decision", json: ["client": ["platform": "Linux"]])
+            #expect(nothing["step"] == "fallback")
+            #expect(nothing["reason"] == "no_platform_authenticator")
+            let negative = try await client.call(.post, "/connect/login/decision", json: ["recentFailures": -1])
+            #expect(negative["error"] == "recent_failures_invalid")
+        }
+        let off = try await ConnectHarness { $0.connect.rollout.enabled = false }
+        try await off.server.run { client in
+            let decision = try await client.call(.post, "/connect/login/decision", json: ["client": Self.iPhone])
+            #expect(decision["step"] == "fallback")
+            #expect(decision["reason"] == "rollout_disabled")
+        }
+    }
+}
