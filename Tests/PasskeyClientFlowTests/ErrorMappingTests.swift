@@ -69,15 +69,19 @@ struct ErrorMappingTests {
         }
     }
 
-    @Test("a passkey the server deleted: credential_unknown")
+    @Test("a passkey the server deleted: passkey_deleted_on_server while the account exists, credential_unknown after")
     func credentialUnknown() async throws {
         let server = FlowServer()
         try await server.run { transport in
             let client = PasskeyAuthClient(transport: transport, authenticator: server.authenticator())
             let registered = try await client.register(username: "ann")
-            try await server.repository.deleteCredential(id: Base64URL.decode(registered.credentialId)!, userID: registered.userId)
-            let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
-            #expect(error?.serverCode == "credential_unknown")
+            let id = try #require(Base64URL.decode(registered.credentialId))
+            try await server.repository.deleteCredential(id: id, userID: registered.userId)
+            let deleted = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
+            #expect(deleted?.serverCode == "passkey_deleted_on_server")
+            try await server.repository.deleteUser(id: registered.userId)
+            let unknown = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
+            #expect(unknown?.serverCode == "credential_unknown")
         }
     }
 

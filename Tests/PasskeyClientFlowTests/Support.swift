@@ -82,6 +82,7 @@ struct RouterTransport: RelyingPartyTransport {
         await beforeSend(request)
         if Task.isCancelled { throw .cancelled(stage: .network, "cancelled") }
         var headers: HTTPFields = [:]
+        if let authorization = request.authorization { headers[.authorization] = authorization }
         var body: ByteBuffer?
         if let bytes = request.body {
             body = ByteBuffer(bytes: bytes)
@@ -89,7 +90,8 @@ struct RouterTransport: RelyingPartyTransport {
         }
         do {
             let response = try await client.executeRequest(
-                uri: "/" + request.pathAndQuery, method: request.method == .get ? .get : .post, headers: headers, body: body)
+                uri: "/" + request.pathAndQuery, method: HTTPRequest.Method(rawValue: request.method.rawValue) ?? .get, headers: headers,
+                body: body)
             return RelyingPartyResponse(status: response.status.code, body: Array(response.body.readableBytesView))
         } catch {
             throw PasskeyError(.network, stage: .network, "router client: \(error)")

@@ -165,7 +165,7 @@ struct ConnectAPITests {
             let unknownType = try await client.call(
                 .post, "/connect/tokens", json: ["type": "passkey-admin", "user": ["id": "u"]], headers: harness.backend)
             #expect(unknownType["error"] == "token_type_invalid")
-            let noUser = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-list", "user": ["id": "nobody"]], headers: harness.backend)
+            let noUser = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-delete", "user": ["id": "nobody"]], headers: harness.backend)
             #expect(noUser.status == .notFound)
             #expect(noUser["error"] == "user_not_found")
 

@@ -125,7 +125,7 @@ public actor PasskeyAuthClient {
         let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
         return PasskeyRegistrationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-            isAnonymous: fields.isAnonymous, response: credential)
+            isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData)
     }
 
     private func performAuthentication(username: String?) async throws(PasskeyError) -> PasskeyAuthenticationResult {
@@ -151,7 +151,7 @@ public actor PasskeyAuthClient {
         let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
         return PasskeyAuthenticationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-            isAnonymous: fields.isAnonymous, response: assertion)
+            isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData)
     }
 
     // MARK: Low level: the ceremonies alone, for any backend
@@ -201,12 +201,12 @@ public actor PasskeyAuthClient {
 
     // MARK: HTTP
 
-    private func checkCancellation(before stage: PasskeyError.Stage) throws(PasskeyError) {
+    func checkCancellation(before stage: PasskeyError.Stage) throws(PasskeyError) {
         if Task.isCancelled { throw .cancelled(stage: stage, "the task was cancelled before the \(stage.rawValue) step") }
     }
 
     /// Sends a request and returns the JSON object of a 2xx answer, or throws the mapped server error.
-    private func exchange(_ request: RelyingPartyRequest, stage: PasskeyError.Stage) async throws(PasskeyError) -> JSONObject {
+    func exchange(_ request: RelyingPartyRequest, stage: PasskeyError.Stage) async throws(PasskeyError) -> JSONObject {
         try checkCancellation(before: stage)
         let response = try await transport.send(request)
         return try Self.interpret(response, path: request.path, stage: stage)
@@ -244,12 +244,13 @@ public actor PasskeyAuthClient {
 }
 
 /// The members both verify answers share.
-private struct VerifiedFields {
+struct VerifiedFields {
     var verified: Bool
     var username: String?
     var userId: String
     var credentialId: String
     var isAnonymous: Bool
+    var signedPasskeyData: String?
 
     init(_ object: JSONObject, expectedCredentialId: String) throws(PasskeyError) {
         guard object["verified"]?.boolValue == true, let userId = object["userId"]?.stringValue else {
@@ -260,5 +261,6 @@ private struct VerifiedFields {
         self.userId = userId
         credentialId = object["credentialId"]?.stringValue ?? expectedCredentialId
         isAnonymous = object["isAnonymous"]?.boolValue ?? (username == nil)
+        signedPasskeyData = object["signedPasskeyData"]?.stringValue
     }
 }

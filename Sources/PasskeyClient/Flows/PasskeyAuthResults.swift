@@ -12,14 +12,20 @@ public struct PasskeyCeremonyResult<Response: Sendable & Hashable>: Sendable, Ha
     public var isAnonymous: Bool
     /// What was sent to the server.
     public var response: Response
+    /// The server's short-lived signed proof of this ceremony, for the app's own backend to verify (docs/connect.md).
+    public var signedPasskeyData: String?
 
-    public init(verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool, response: Response) {
+    public init(
+        verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool, response: Response,
+        signedPasskeyData: String? = nil
+    ) {
         self.verified = verified
         self.username = username
         self.userId = userId
         self.credentialId = credentialId
         self.isAnonymous = isAnonymous
         self.response = response
+        self.signedPasskeyData = signedPasskeyData
     }
 }
 

@@ -3,6 +3,8 @@ public struct RelyingPartyRequest: Sendable, Hashable {
     public enum Method: String, Sendable, Hashable {
         case get = "GET"
         case post = "POST"
+        case patch = "PATCH"
+        case delete = "DELETE"
     }
 
     public var method: Method
@@ -12,6 +14,8 @@ public struct RelyingPartyRequest: Sendable, Hashable {
     public var query: [QueryItem]
     /// A JSON body (sent with `Content-Type: application/json`), or `nil`.
     public var body: [UInt8]?
+    /// The `Authorization` header value (`Bearer <connect token>`), or `nil`. A secret: never logged.
+    public var authorization: String?
 
     public struct QueryItem: Sendable, Hashable {
         public var name: String
@@ -22,11 +26,12 @@ public struct RelyingPartyRequest: Sendable, Hashable {
         }
     }
 
-    public init(method: Method, path: String, query: [QueryItem] = [], body: [UInt8]? = nil) {
+    public init(method: Method, path: String, query: [QueryItem] = [], body: [UInt8]? = nil, authorization: String? = nil) {
         self.method = method
         self.path = path
         self.query = query
         self.body = body
+        self.authorization = authorization
     }
 
     /// `path?name=value&…`, percent-encoded (RFC 3986 unreserved characters stay as they are).

@@ -36,6 +36,7 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let authorization = request.authorization { urlRequest.setValue(authorization, forHTTPHeaderField: "Authorization") }
         if let body = request.body {
             urlRequest.httpBody = Data(body)
             urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -31,7 +31,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     // MARK: Connect tokens
 
-    /// Mints a connect token for the app's user `externalID`, linking (and for append, creating) our account.
+    /// Mints a connect token for the app's user `externalID`, linking (for append and list, creating) our account.
     func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?) async throws(APIError)
         -> (token: String, expiresAt: Date, user: UserRecord)
     {
@@ -45,7 +45,9 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         let time = now()
         let user: UserRecord
         do {
-            if type == .passkeyAppend {
+            // Append and list tokens link the app's user on first use (a new user has an empty list and may add one);
+            // delete and login tokens need an account that exists.
+            if type == .passkeyAppend || type == .passkeyList {
                 let username = try CeremonyService<Repository>.normalizeUsername(name)
                 let candidate = UserRecord(
                     userHandle: RelyingParty.makeUserHandle(random: ceremonies.random), username: username,

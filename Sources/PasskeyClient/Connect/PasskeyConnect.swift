@@ -1,0 +1,332 @@
+public import Foundation
+import PasskeyWire
+
+/// Passkeys next to an app's existing login ("connect"): the app's backend keeps its accounts and sessions, mints
+/// connect tokens for the signed-in user, and trusts a passkey sign-in through the `signedPasskeyData` it verifies.
+///
+/// The flows mirror the steps of the screens:
+/// - after the old login: ``isAppendAllowed(connectTokenProvider:)`` then ``completeAppend()`` (or ``declineAppend()``);
+/// - on the login screen: ``isLoginAllowed()`` then ``loginWithOneTap()``, ``loginWithIdentifier(_:)`` or
+///   ``loginWithoutIdentifier(conditionalUI:)``;
+/// - in settings: ``isManageAppendAllowed(connectTokenProvider:)``, ``completePasskeyListAppend(connectTokenProvider:)``,
+///   ``renamePasskey(id:name:connectTokenProvider:)``, ``deletePasskey(id:connectTokenProvider:)``.
+///
+/// Flows never throw: they return what the screen should do next. The last account used (for one-tap), the last
+/// declined prompt and the count of failed sign-ins live in a ``ConnectStateStore`` (Keychain on Apple platforms, a
+/// 0600 file on Linux); ``signOut()`` forgets the account.
+public actor PasskeyConnect {
+    public nonisolated let transport: any RelyingPartyTransport
+    public nonisolated let authenticator: any Authenticator
+    public nonisolated let device: DeviceReport
+    private let store: any ConnectStateStore
+    private let now: @Sendable () -> Date
+
+    /// An append token the last decision was made with (decisions do not use it up), and whether to append without a sheet.
+    private var pendingAppend: (token: String, autoAppend: Bool)?
+    /// AutoFill options handed out with a `text-field` decision, used by the next usernameless sign-in.
+    private var pendingConditionalOptions: JSONObject?
+
+    public init(
+        transport: any RelyingPartyTransport, authenticator: any Authenticator, stateStore: any ConnectStateStore = MemoryConnectStateStore(),
+        device: DeviceReport = .current, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.transport = transport
+        self.authenticator = authenticator
+        self.store = stateStore
+        self.device = device
+        self.now = now
+    }
+
+    /// What the decision endpoints are told about this device.
+    func clientReport() async -> JSONValue {
+        let capabilities = await authenticator.capabilities()
+        return [
+            "platform": .string(device.platform), "osVersion": .string(device.osVersion),
+            "platformAuthenticator": .bool(capabilities.isSupported && capabilities.isPlatformAuthenticatorAvailable),
+            "conditionalMediation": .bool(capabilities.isSupported && capabilities.supportsConditionalMediation),
+            "conditionalCreate": false,
+        ]
+    }
+
+    /// The state as stored (for settings screens and tests).
+    public func state() async -> ConnectState { await store.load() }
+
+    // MARK: Append
+
+    /// Asks the server whether to offer a passkey to the signed-in user on this device.
+    public func isAppendAllowed(connectTokenProvider: ConnectTokenProvider) async -> AppendStep {
+        pendingAppend = nil
+        let token: String
+        do { token = try await connectTokenProvider(.passkeyAppend) } catch { return .skip(reason: "connect_token_unavailable") }
+        let state = await store.load()
+        var body: JSONObject = ["client": await clientReport()]
+        if let declined = state.lastDeclinedAt { body["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
+        do {
+            let answer = try await call(.post, "connect/append/decision", body: .object(body), token: token, stage: .options)
+            let step = answer["step"]?.stringValue ?? "skip"
+            guard step == "ask" || step == "auto" else { return .skip(reason: answer["reason"]?.stringValue ?? step) }
+            pendingAppend = (token, step == "auto")
+            return .askUserForAppend(autoAppend: step == "auto")
+        } catch {
+            return .skip(reason: error.server?.code ?? error.code.rawValue)
+        }
+    }
+
+    /// Adds a passkey with the token of the last ``isAppendAllowed(connectTokenProvider:)``.
+    public func completeAppend() async -> AppendStatus {
+        guard let pending = pendingAppend else {
+            return .error(PasskeyError(.invalidOptions, stage: .options, "call isAppendAllowed(connectTokenProvider:) first"))
+        }
+        pendingAppend = nil
+        return await append(token: pending.token, style: pending.autoAppend ? .conditional : .modal, replacing: nil)
+    }
+
+    /// Remembers that the person said no, so the server does not ask again for a while.
+    public func declineAppend() async {
+        pendingAppend = nil
+        var state = await store.load()
+        state.lastDeclinedAt = now()
+        await store.save(state)
+    }
+
+    /// Runs one append with a token: options, the authenticator, verification.
+    func append(token: String, style: RegistrationStyle, replacing: String?) async -> AppendStatus {
+        do throws(PasskeyError) {
+            var body: JSONObject = [:]
+            if let replacing { body["replaces"] = .string(replacing) }
+            let answer = try await call(.post, "connect/append/options", body: .object(body), token: token, stage: .options)
+            let options: PublicKeyCredentialCreationOptionsJSON
+            do { options = try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
+                throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
+            }
+            let credential = try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
+            var verify: JSONObject = ["cred": credential.json]
+            verify["challengeKey"] = answer["challengeKey"]
+            let verified = try await call(.post, "connect/append/verify", body: .object(verify), token: nil, stage: .verification)
+            guard let passkey = verified["passkey"].flatMap(Self.passkeyInfo) else {
+                throw PasskeyError(.invalidResponse, stage: .verification, "the append answer has no passkey")
+            }
+            var state = await store.load()
+            state.lastIdentifier = verified["username"]?.stringValue ?? state.lastIdentifier
+            state.lastCredentialID = passkey.id
+            state.lastDeclinedAt = nil
+            await store.save(state)
+            return .completed(passkey)
+        } catch {
+            switch error.code {
+            case .cancelled: return .cancelled
+            case .excludedCredentialExists: return .excludeCredentialsMatch
+            default: return .error(error)
+            }
+        }
+    }
+
+    // MARK: Login
+
+    /// Decides the login screen: one-tap for the last account used here, an identifier field (with AutoFill when the
+    /// device has it), or the app's old login.
+    public func isLoginAllowed() async -> LoginStep {
+        pendingConditionalOptions = nil
+        let state = await store.load()
+        var body: JSONObject = ["client": await clientReport(), "recentFailures": .number(Double(state.recentFailures))]
+        if let identifier = state.lastIdentifier { body["identifier"] = .string(identifier) }
+        do {
+            let answer = try await call(.post, "connect/login/decision", body: .object(body), token: nil, stage: .options)
+            switch answer["step"]?.stringValue {
+            case "one-tap":
+                if let identifier = answer["identifier"]?.stringValue { return .initOneTap(identifier: identifier) }
+                return .initTextField(challenge: nil)
+            case "text-field":
+                let options = answer["options"]?.objectValue
+                pendingConditionalOptions = options
+                return .initTextField(challenge: options?["challenge"]?.stringValue)
+            default:
+                return .initFallback(reason: answer["reason"]?.stringValue ?? "fallback")
+            }
+        } catch {
+            // Without the passkey server there is no passkey sign-in: the old login still works.
+            return .initFallback(reason: error.server?.code ?? error.code.rawValue)
+        }
+    }
+
+    /// Signs in the account named by `identifier` (its passkeys in allowCredentials).
+    public func loginWithIdentifier(_ identifier: String) async -> LoginStatus {
+        let trimmed = identifier.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return .error(PasskeyError(.invalidOptions, stage: .options, "the identifier is empty"), triggerFallback: false) }
+        return await login(query: [.init(name: "username", value: trimmed)], options: nil, mediation: .modal)
+    }
+
+    /// Signs in the last account used on this device, with passkeys available right away (no QR code or other device).
+    public func loginWithOneTap() async -> LoginStatus {
+        guard let identifier = await store.load().lastIdentifier else { return .initSilentFallback }
+        return await login(query: [.init(name: "username", value: identifier)], options: nil, mediation: .immediate)
+    }
+
+    /// Signs in with any passkey of this relying party; `conditionalUI` offers them in the identifier field's AutoFill
+    /// and waits for a choice.
+    public func loginWithoutIdentifier(conditionalUI: Bool) async -> LoginStatus {
+        let options = conditionalUI ? pendingConditionalOptions : nil
+        pendingConditionalOptions = nil
+        return await login(query: [], options: options, mediation: conditionalUI ? .conditional : .modal)
+    }
+
+    /// Forgets the one-tap account (sign-out on a shared device, "not you?").
+    public func signOut() async {
+        var state = await store.load()
+        state.lastIdentifier = nil
+        state.lastCredentialID = nil
+        await store.save(state)
+    }
+
+    func login(query: [RelyingPartyRequest.QueryItem], options provided: JSONObject?, mediation: AssertionMediation) async -> LoginStatus {
+        do throws(PasskeyError) {
+            let answer: JSONObject
+            if let provided {
+                answer = provided
+            } else {
+                answer = try await call(.get, "generate-authentication-options", query: query, token: nil, stage: .options)
+            }
+            let options: PublicKeyCredentialRequestOptionsJSON
+            do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
+                throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
+            }
+            let assertion = try await authenticator.getAssertion(AssertionRequest(options: options, mediation: mediation))
+            var body: JSONObject = ["cred": assertion.json]
+            body["challengeKey"] = answer["challengeKey"]
+            let verified = try await call(.post, "verify-authentication", body: .object(body), token: nil, stage: .verification)
+            let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
+            guard let signed = fields.signedPasskeyData else {
+                throw PasskeyError(.invalidResponse, stage: .verification, "the server's answer has no signedPasskeyData")
+            }
+            var state = await store.load()
+            state.recentFailures = 0
+            state.lastIdentifier = fields.username ?? state.lastIdentifier
+            state.lastCredentialID = fields.credentialId
+            await store.save(state)
+            return .done(signedPasskeyData: signed, username: fields.username)
+        } catch {
+            return await loginFailure(error, mediation: mediation)
+        }
+    }
+
+    /// Maps a failed sign-in to what the screen does next (docs/connect.md has the table).
+    func loginFailure(_ error: PasskeyError, mediation: AssertionMediation) async -> LoginStatus {
+        switch error.code {
+        case .cancelled: return mediation == .conditional ? .ignore : .initRetry
+        case .noCredentials: return .initSilentFallback
+        case .invalidChallenge, .timeout: return .initRetry
+        case .network: return .error(error, triggerFallback: false)
+        default: break
+        }
+        var state = await store.load()
+        if let code = error.server?.code, code == "passkey_deleted_on_server" || code == "credential_unknown" {
+            // The device offered a passkey the server no longer has: one-tap must not offer it again.
+            state.lastIdentifier = nil
+            state.lastCredentialID = nil
+            await store.save(state)
+            return .error(error, triggerFallback: true)
+        }
+        state.recentFailures += 1
+        await store.save(state)
+        let configuration: Set<PasskeyError.Code> = [.notSupported, .domainNotAssociated]
+        return .error(error, triggerFallback: configuration.contains(error.code))
+    }
+
+    // MARK: Manage
+
+    /// The user's passkeys, and whether adding one here is offered.
+    public func isManageAppendAllowed(connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
+        let passkeys: [PasskeyInfo]
+        do { passkeys = try await list(connectTokenProvider) } catch { return .error(error) }
+        switch await isAppendAllowed(connectTokenProvider: connectTokenProvider) {
+        case .askUserForAppend: return .allowed(passkeys)
+        case .skip: return .notAllowed(passkeys)
+        }
+    }
+
+    /// Adds a passkey from the management screen, then lists again. A cancelled or already-registered attempt is an
+    /// `.error` with code `cancelled` or `excluded_credential_exists`.
+    public func completePasskeyListAppend(connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
+        let token: String
+        if let pending = pendingAppend {
+            token = pending.token
+        } else {
+            do { token = try await connectTokenProvider(.passkeyAppend) } catch { return .error(Self.tokenError(error)) }
+        }
+        pendingAppend = nil
+        switch await append(token: token, style: .modal, replacing: nil) {
+        case .completed: return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
+        case .cancelled: return .error(.cancelled())
+        case .excludeCredentialsMatch:
+            return .error(PasskeyError(.excludedCredentialExists, stage: .authenticator, "this device already has a passkey for the account"))
+        case .error(let error): return .error(error)
+        }
+    }
+
+    /// Renames a passkey (with a passkey-list token), then lists again.
+    public func renamePasskey(id: String, name: String, connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
+        do {
+            let token = try await Self.token(connectTokenProvider, .passkeyList)
+            _ = try await call(.patch, "connect/passkeys/\(Self.pathSegment(id))", body: ["name": .string(name)], token: token, stage: .verification)
+        } catch { return .error(error) }
+        return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
+    }
+
+    /// Deletes a passkey (with a passkey-delete token), then lists again. Deleting the one-tap passkey forgets it.
+    public func deletePasskey(id: String, connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
+        do {
+            let token = try await Self.token(connectTokenProvider, .passkeyDelete)
+            _ = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", token: token, stage: .verification)
+        } catch { return .error(error) }
+        var state = await store.load()
+        if state.lastCredentialID == id {
+            state.lastCredentialID = nil
+            state.lastIdentifier = nil
+            await store.save(state)
+        }
+        return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
+    }
+
+    func list(_ provider: ConnectTokenProvider) async throws(PasskeyError) -> [PasskeyInfo] {
+        let token = try await Self.token(provider, .passkeyList)
+        let answer = try await call(.get, "connect/passkeys", token: token, stage: .options)
+        return (answer["passkeys"]?.arrayValue ?? []).compactMap(Self.passkeyInfo)
+    }
+
+    // MARK: Plumbing
+
+    static func token(_ provider: ConnectTokenProvider, _ kind: ConnectTokenKind) async throws(PasskeyError) -> String {
+        do { return try await provider(kind) } catch { throw tokenError(error) }
+    }
+
+    static func tokenError(_ error: any Error) -> PasskeyError {
+        PasskeyError(.server, stage: .network, "the app's backend gave no connect token: \(error)", recovery: .retry)
+    }
+
+    /// Credential IDs are base64url: safe in a path as they are; anything else is refused by the server.
+    static func pathSegment(_ id: String) -> String {
+        RelyingPartyRequest.percentEncode(id)
+    }
+
+    func call(
+        _ method: RelyingPartyRequest.Method, _ path: String, query: [RelyingPartyRequest.QueryItem] = [], body: JSONValue? = nil,
+        token: String?, stage: PasskeyError.Stage
+    ) async throws(PasskeyError) -> JSONObject {
+        if Task.isCancelled { throw .cancelled(stage: stage, "the task was cancelled before the \(stage.rawValue) step") }
+        let request = RelyingPartyRequest(
+            method: method, path: path, query: query, body: body?.serializedBytes, authorization: token.map { "Bearer \($0)" })
+        let response = try await transport.send(request)
+        return try PasskeyAuthClient.interpret(response, path: path, stage: stage)
+    }
+
+    static func passkeyInfo(_ value: JSONValue) -> PasskeyInfo? {
+        guard let object = value.objectValue, let id = object["id"]?.stringValue else { return nil }
+        let formatter = ISO8601DateFormatter()
+        return PasskeyInfo(
+            id: id, name: object["name"]?.stringValue ?? "Passkey", provider: object["provider"]?.stringValue,
+            createdAt: object["createdAt"]?.stringValue.flatMap(formatter.date(from:)),
+            lastUsedAt: object["lastUsedAt"]?.stringValue.flatMap(formatter.date(from:)), isSynced: object["synced"]?.boolValue ?? false,
+            isDeviceBound: object["deviceBound"]?.boolValue ?? false,
+            transports: object["transports"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+    }
+}

@@ -1,0 +1,347 @@
+import Foundation
+import PasskeyClient
+import PasskeyServer
+import PasskeySoftwareAuthenticator
+import PasskeyStorage
+import PasskeyWire
+import Testing
+
+/// An authenticator that reports AutoFill support (the software authenticator has no text field), or cancels.
+struct AutoFillCapable: Authenticator {
+    let inner: any Authenticator
+    var cancelAssertions = false
+    func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON {
+        try await inner.makeCredential(request)
+    }
+    func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON {
+        if cancelAssertions { throw .cancelled("the person closed the AutoFill suggestions") }
+        return try await inner.getAssertion(request)
+    }
+    func capabilities() async -> AuthenticatorCapabilities {
+        AuthenticatorCapabilities(isSupported: true, isPlatformAuthenticatorAvailable: true, supportsConditionalMediation: true)
+    }
+}
+
+/// Signs in with a broken signature, so the server refuses every assertion.
+struct Tampering: Authenticator {
+    let inner: any Authenticator
+    func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON {
+        try await inner.makeCredential(request)
+    }
+    func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON {
+        var assertion = try await inner.getAssertion(request)
+        var signature = Base64URL.decode(assertion.response.signature) ?? []
+        if !signature.isEmpty { signature[signature.count - 1] ^= 0x01 }
+        assertion.response.signature = Base64URL.encode(signature)
+        return assertion
+    }
+}
+
+/// The app's backend in these tests: mints connect tokens for its signed-in user with an API key, and verifies
+/// signedPasskeyData, through the same routes a real backend calls.
+struct AppBackend: Sendable {
+    let transport: any RelyingPartyTransport
+    let apiKey: String
+    var userID = "app-user-1"
+    var name = "ann@example.com"
+
+    func call(_ path: String, _ body: JSONValue) async throws -> JSONObject {
+        let response = try await transport.send(
+            RelyingPartyRequest(method: .post, path: path, body: body.serializedBytes, authorization: "Bearer \(apiKey)"))
+        let object = try #require(try JSONValue.parse(response.body).objectValue)
+        if response.status != 200 { throw PasskeyError.server(code: object["error"]?.stringValue ?? "?", message: "", httpStatus: response.status) }
+        return object
+    }
+
+    var tokens: ConnectTokenProvider {
+        { kind in
+            try #require(try await call("connect/tokens", ["type": .string(kind.rawValue), "user": ["id": .string(userID), "name": .string(name)]])["token"]?.stringValue)
+        }
+    }
+
+    func verify(_ signed: String) async throws -> JSONObject { try await call("connect/verify", ["signedPasskeyData": .string(signed)]) }
+}
+
+extension FlowServer {
+    /// Runs `test` with an app backend holding a fresh API key.
+    func runConnect<T: Sendable>(_ test: @Sendable (RouterTransport, AppBackend) async throws -> T) async throws -> T {
+        let key = try await Administration.createAPIKey(name: "app", repository: repository).secret
+        return try await run { transport in try await test(transport, AppBackend(transport: transport, apiKey: key)) }
+    }
+}
+
+let iPhone = DeviceReport(platform: "iOS", osVersion: "17.4")
+
+@Suite("PasskeyConnect flows against the real server routes")
+struct ConnectFlowTests {
+    @Test("append: ask, complete, then excludeCredentials on the same device; the backend verifies the signed data of a later sign-in")
+    func appendAndLogin() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator()
+        let state = MemoryConnectStateStore()
+        try await server.runConnect { transport, backend in
+            let connect = PasskeyConnect(transport: transport, authenticator: authenticator, stateStore: state, device: iPhone)
+            #expect(await connect.isAppendAllowed(connectTokenProvider: backend.tokens) == .askUserForAppend(autoAppend: false))
+            guard case .completed(let passkey) = await connect.completeAppend() else {
+                Issue.record("append did not complete")
+                return
+            }
+            #expect(passkey.isDeviceBound && !passkey.isSynced)
+            #expect(await connect.state().lastIdentifier == "ann@example.com")
+            #expect(await connect.state().lastCredentialID == passkey.id)
+
+            // A device-bound passkey elsewhere would not count, but this device already has one: excludeCredentials.
+            #expect(await connect.isAppendAllowed(connectTokenProvider: backend.tokens) == .askUserForAppend(autoAppend: false))
+            #expect(await connect.completeAppend() == .excludeCredentialsMatch)
+            guard case .error(let reused) = await connect.completeAppend() else {
+                Issue.record("a decision's token is used once")
+                return
+            }
+            #expect(reused.code == .invalidOptions)
+
+            #expect(await connect.isLoginAllowed() == .initOneTap(identifier: "ann@example.com"))
+            guard case .done(let signed, let username) = await connect.loginWithOneTap() else {
+                Issue.record("one-tap did not sign in")
+                return
+            }
+            #expect(username == "ann@example.com")
+            let verified = try await backend.verify(signed)
+            #expect(verified["success"] == true)
+            #expect(verified["externalUserId"] == "app-user-1")
+            #expect(verified["credentialId"] == .string(passkey.id))
+            await #expect(throws: PasskeyError.self) { _ = try await backend.verify(signed) }
+
+            guard case .done = await connect.loginWithIdentifier("ANN@example.com") else {
+                Issue.record("identifier sign-in failed")
+                return
+            }
+            guard case .done = await connect.loginWithoutIdentifier(conditionalUI: false) else {
+                Issue.record("usernameless sign-in failed")
+                return
+            }
+            // An unknown identifier gets fake allowCredentials; no passkey here answers them: quietly fall back.
+            #expect(await connect.loginWithIdentifier("nobody@example.com") == .initSilentFallback)
+        }
+    }
+
+    @Test("append: a declined prompt is not repeated; a cancelled sheet is .cancelled; conditional create is auto")
+    func declineAndCancel() async throws {
+        let server = FlowServer { $0.connect.rollout.autoAppend = true }
+        try await server.runConnect { transport, backend in
+            let cancelling = ScriptedAuthenticator(registration: .cancelled)
+            let connect = PasskeyConnect(transport: transport, authenticator: cancelling, device: iPhone, now: { server.clock.now })
+            #expect(await connect.isAppendAllowed(connectTokenProvider: backend.tokens) == .askUserForAppend(autoAppend: false))
+            #expect(await connect.completeAppend() == .cancelled)
+            await connect.declineAppend()
+            #expect(await connect.isAppendAllowed(connectTokenProvider: backend.tokens) == .skip(reason: "declined_recently"))
+            #expect(await connect.state().lastDeclinedAt != nil)
+        }
+    }
+
+    @Test("append: rollout at 0% skips, at 50% each user stays on one side; token problems skip instead of failing")
+    func rolloutAndTokens() async throws {
+        let none = FlowServer { $0.connect.rollout.percentage = 0 }
+        try await none.runConnect { transport, backend in
+            let connect = PasskeyConnect(transport: transport, authenticator: none.authenticator(), device: iPhone)
+            #expect(await connect.isAppendAllowed(connectTokenProvider: backend.tokens) == .skip(reason: "not_in_rollout"))
+            let failing: ConnectTokenProvider = { _ in throw PasskeyError(.network, stage: .network, "backend down") }
+            #expect(await connect.isAppendAllowed(connectTokenProvider: failing) == .skip(reason: "connect_token_unavailable"))
+        }
+        let half = FlowServer { $0.connect.rollout.percentage = 50 }
+        try await half.runConnect { transport, backend in
+            var seen: [AppendStep] = []
+            for index in 0..<12 {
+                var user = backend
+                user.userID = "user-\(index)"
+                user.name = "user-\(index)"
+                let connect = PasskeyConnect(transport: transport, authenticator: half.authenticator(), device: iPhone)
+                let first = await connect.isAppendAllowed(connectTokenProvider: user.tokens)
+                #expect(await connect.isAppendAllowed(connectTokenProvider: user.tokens) == first, "stable per user")
+                let ourID = try #require(try await half.repository.user(externalID: "user-\(index)")?.id)
+                #expect(first == (RolloutPolicy.bucket(userID: ourID) < 50 ? .askUserForAppend(autoAppend: false) : .skip(reason: "not_in_rollout")))
+                seen.append(first)
+            }
+            #expect(Set(seen).count == 2, "12 users fall on both sides")
+        }
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let connect = PasskeyConnect(transport: transport, authenticator: server.authenticator(), device: iPhone)
+            // A backend that hands out the wrong kind of token.
+            let wrongKind: ConnectTokenProvider = { _ in try await backend.tokens(.passkeyList) }
+            _ = try await backend.tokens(.passkeyAppend)  // links the account so a list token can be minted
+            #expect(await connect.isAppendAllowed(connectTokenProvider: wrongKind) == .skip(reason: "connect_token_wrong_type"))
+            // A token that expires between the decision and the append.
+            #expect(await connect.isAppendAllowed(connectTokenProvider: backend.tokens) == .askUserForAppend(autoAppend: false))
+            server.clock.advance(301)
+            guard case .error(let error) = await connect.completeAppend() else {
+                Issue.record("an expired token must fail")
+                return
+            }
+            #expect(error.server?.code == "connect_token_invalid")
+        }
+    }
+
+    @Test("login: AutoFill with the decision's challenge; a dismissed AutoFill is ignored; no passkey falls back silently")
+    func autoFill() async throws {
+        let server = FlowServer()
+        let software = server.authenticator()
+        try await server.runConnect { transport, backend in
+            let setup = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
+            _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
+            guard case .completed = await setup.completeAppend() else {
+                Issue.record("append failed")
+                return
+            }
+            // A fresh install: no one-tap account, AutoFill available.
+            let connect = PasskeyConnect(transport: transport, authenticator: AutoFillCapable(inner: software), device: iPhone)
+            guard case .initTextField(let challenge) = await connect.isLoginAllowed() else {
+                Issue.record("expected a text field")
+                return
+            }
+            #expect(challenge?.isEmpty == false)
+            guard case .done(_, let username) = await connect.loginWithoutIdentifier(conditionalUI: true) else {
+                Issue.record("AutoFill sign-in failed")
+                return
+            }
+            #expect(username == "ann@example.com")
+
+            let dismissed = PasskeyConnect(
+                transport: transport, authenticator: AutoFillCapable(inner: software, cancelAssertions: true), device: iPhone)
+            _ = await dismissed.isLoginAllowed()
+            #expect(await dismissed.loginWithoutIdentifier(conditionalUI: true) == .ignore)
+            #expect(await dismissed.loginWithIdentifier("ann@example.com") == .initRetry)
+
+            let empty = PasskeyConnect(transport: transport, authenticator: server.authenticator(), device: iPhone)
+            #expect(await empty.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback)
+            #expect(await empty.loginWithOneTap() == .initSilentFallback, "no one-tap account stored")
+        }
+    }
+
+    @Test("login: repeated failures and a disabled rollout fall back to the old login")
+    func fallbacks() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let software = server.authenticator()
+            let setup = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
+            _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
+            _ = await setup.completeAppend()
+            // Every sign-in fails the server's verification (a broken signature).
+            let misconfigured = Tampering(inner: software)
+            let state = MemoryConnectStateStore(ConnectState(lastIdentifier: "ann@example.com"))
+            let connect = PasskeyConnect(transport: transport, authenticator: misconfigured, stateStore: state, device: iPhone)
+            for attempt in 1...3 {
+                guard case .error(let error, let triggerFallback) = await connect.loginWithIdentifier("ann@example.com") else {
+                    Issue.record("attempt \(attempt) should fail")
+                    return
+                }
+                #expect(error.server?.code == "signature_invalid")
+                #expect(!triggerFallback)
+                #expect(await connect.state().recentFailures == attempt)
+            }
+            #expect(await connect.isLoginAllowed() == .initFallback(reason: "too_many_failures"))
+        }
+        let off = FlowServer { $0.connect.rollout.enabled = false }
+        try await off.runConnect { transport, _ in
+            let connect = PasskeyConnect(transport: transport, authenticator: off.authenticator(), device: iPhone)
+            #expect(await connect.isLoginAllowed() == .initFallback(reason: "rollout_disabled"))
+        }
+        // No server at all: fall back rather than fail.
+        let unreachable = PasskeyConnect(transport: CannedTransport(status: 503, body: #"{"error":"storage_unavailable","message":"down"}"#),
+            authenticator: ScriptedAuthenticator(), device: iPhone)
+        #expect(await unreachable.isLoginAllowed() == .initFallback(reason: "storage_unavailable"))
+    }
+
+    @Test("manage: list, rename, delete; a passkey deleted on the server is reported at sign-in and forgotten for one-tap")
+    func manage() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let software = server.authenticator({ $0.backup = .synced }, store: InMemoryCredentialStore())
+            let connect = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
+            guard case .allowed(let before) = await connect.isManageAppendAllowed(connectTokenProvider: backend.tokens) else {
+                Issue.record("an account without passkeys may add one")
+                return
+            }
+            #expect(before.isEmpty)
+            guard case .allowed(let after) = await connect.completePasskeyListAppend(connectTokenProvider: backend.tokens) else {
+                Issue.record("adding from the list failed")
+                return
+            }
+            let passkey = try #require(after.first)
+            #expect(after.count == 1 && passkey.isSynced)
+            guard case .allowed(let renamed) = await connect.renamePasskey(id: passkey.id, name: "My phone", connectTokenProvider: backend.tokens) else {
+                Issue.record("rename failed")
+                return
+            }
+            #expect(renamed.map(\.name) == ["My phone"])
+            // The same device again: excluded.
+            guard case .error(let excluded) = await connect.completePasskeyListAppend(connectTokenProvider: backend.tokens) else {
+                Issue.record("the same device must be excluded")
+                return
+            }
+            #expect(excluded.code == .excludedCredentialExists)
+
+            // Deleted from the list: the one-tap account goes too, and the device, which still offers the passkey,
+            // learns at sign-in that the server deleted it.
+            #expect(await connect.state().lastCredentialID == passkey.id)
+            guard case .allowed(let none) = await connect.deletePasskey(id: passkey.id, connectTokenProvider: backend.tokens) else {
+                Issue.record("delete failed")
+                return
+            }
+            #expect(none.isEmpty)
+            #expect(await connect.state().lastIdentifier == nil, "one-tap forgets the account")
+            guard case .error(let gone) = await connect.deletePasskey(id: passkey.id, connectTokenProvider: backend.tokens) else {
+                Issue.record("deleting twice must fail")
+                return
+            }
+            #expect(gone.server?.code == "passkey_not_found")
+            guard case .error(let error, let triggerFallback) = await connect.loginWithoutIdentifier(conditionalUI: false) else {
+                Issue.record("a deleted passkey must not sign in")
+                return
+            }
+            #expect(error.server?.code == "passkey_deleted_on_server")
+            #expect(triggerFallback)
+        }
+    }
+
+    @Test("an iCloud Keychain passkey already covers an iPhone: managing offers no second one there")
+    func coveredPlatform() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let apple = server.authenticator({
+                $0.backup = .synced
+                $0.aaguid = [0xfb, 0xfc, 0x30, 0x07, 0x15, 0x4e, 0x4e, 0xcc, 0x8c, 0x0b, 0x6e, 0x02, 0x05, 0x57, 0xd7, 0xbd]
+            })
+            let connect = PasskeyConnect(transport: transport, authenticator: apple, device: iPhone)
+            _ = await connect.completePasskeyListAppend(connectTokenProvider: backend.tokens)
+            guard case .notAllowed(let passkeys) = await connect.isManageAppendAllowed(connectTokenProvider: backend.tokens) else {
+                Issue.record("expected notAllowed")
+                return
+            }
+            #expect(passkeys.first?.provider == "Apple Passwords")
+            let android = PasskeyConnect(transport: transport, authenticator: apple, device: DeviceReport(platform: "Android", osVersion: "14"))
+            guard case .allowed = await android.isManageAppendAllowed(connectTokenProvider: backend.tokens) else {
+                Issue.record("an Android phone still gets the offer")
+                return
+            }
+        }
+    }
+
+    @Test("the connect state file is private (0600), round-trips, and sign-out forgets the account")
+    func stateFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("connect-\(UUID().uuidString)")
+        let url = folder.appendingPathComponent("state.json")
+        let store = FileConnectStateStore(url: url)
+        #expect(await store.load() == ConnectState())
+        let saved = ConnectState(lastIdentifier: "ann@example.com", lastCredentialID: "AbC", lastDeclinedAt: Date(timeIntervalSince1970: 1_800_000_000), recentFailures: 2)
+        await store.save(saved)
+        #expect(await FileConnectStateStore(url: url).load() == saved)
+        let mode = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let connect = PasskeyConnect(transport: CannedTransport(status: 500, body: ""), authenticator: ScriptedAuthenticator(), stateStore: store)
+        await connect.signOut()
+        let after = await store.load()
+        #expect(after.lastIdentifier == nil && after.lastCredentialID == nil && after.recentFailures == 2)
+        try "not json".write(to: url, atomically: true, encoding: .utf8)
+        #expect(await store.load() == ConnectState(), "an unreadable file is an empty state, not a failure")
+    }
+}
