@@ -85,6 +85,7 @@ struct LoginCommand: AsyncParsableCommand {
                     "ok": true, "verified": .bool(result.verified), "username": .optional(result.username), "userId": .string(result.userId),
                     "credentialId": .string(result.credentialId), "isAnonymous": .bool(result.isAnonymous),
                     "signCount": signCount.map { JSONValue.number(Double($0)) } ?? .null,
+                    "signedPasskeyData": .optional(result.signedPasskeyData),
                 ]).prettyPrinted())
         } else {
             print("✓ signed in as \(result.username ?? "an anonymous account") on \(server.server)")

@@ -3,16 +3,13 @@ import Foundation
 import PasskeyServer
 import PasskeyStorage
 
-/// `--database`, shared by the subcommands that act on the server's storage (also `PASSKEY_DATABASE`).
-struct DatabaseOption: ParsableArguments {
-    @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite).") var database: String?
-
-    func open() throws -> any PasskeyRepository {
-        let value = database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ServerConfiguration().database
-        guard value != "memory:" else { throw ValidationError("an in-memory database lives only inside a running server") }
-        return try openRepository(value)
-    }
+/// Opens the storage the server command's `--database` (or `PASSKEY_DATABASE`) names: subcommands act on the same
+/// database as the server, and `--database` may come before or after the subcommand's name.
+func openStorage(_ root: PasskeyServerCommand) throws -> any PasskeyRepository {
+    let value = root.database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? ServerConfiguration().database
+    guard value != "memory:" else { throw ValidationError("an in-memory database lives only inside a running server") }
+    return try openRepository(value)
 }
 
 /// Prints without buffering, so scripts reading a pipe see it at once.
@@ -25,13 +22,13 @@ struct APIKeysCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an API key and print it once (only its hash is stored).")
-        @OptionGroup var storage: DatabaseOption
+        @ParentCommand var root: PasskeyServerCommand
         @Option(help: "What the key is for (shown in lists).") var name: String
 
         func run() async throws {
             let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty, trimmed.count <= 100 else { throw ValidationError("--name needs 1 to 100 characters") }
-            let (record, secret) = try await Administration.createAPIKey(name: trimmed, repository: try storage.open())
+            let (record, secret) = try await Administration.createAPIKey(name: trimmed, repository: try openStorage(root))
             say(secret)
             FileHandle.standardError.write(Data("API key \(record.id) (\(record.name)) created. Store it now: it is not shown again.\n".utf8))
         }
@@ -39,11 +36,11 @@ struct APIKeysCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List API keys (never their secrets).")
-        @OptionGroup var storage: DatabaseOption
+        @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
             let formatter = ISO8601DateFormatter()
-            for key in try await storage.open().apiKeys() {
+            for key in try await openStorage(root).apiKeys() {
                 let state = key.revokedAt.map { "revoked \(formatter.string(from: $0))" } ?? "active"
                 let used = key.lastUsedAt.map { formatter.string(from: $0) } ?? "never"
                 say("\(key.id)  \(key.prefix)…  \(key.name)  created \(formatter.string(from: key.createdAt))  last used \(used)  \(state)")
@@ -53,11 +50,11 @@ struct APIKeysCommand: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke an API key at once.")
-        @OptionGroup var storage: DatabaseOption
+        @ParentCommand var root: PasskeyServerCommand
         @Argument(help: "The key's id (from api-keys list).") var id: String
 
         func run() async throws {
-            do { try await storage.open().revokeAPIKey(id: id, at: Date()) } catch let error as StorageError where error.code == .notFound {
+            do { try await openStorage(root).revokeAPIKey(id: id, at: Date()) } catch let error as StorageError where error.code == .notFound {
                 throw ValidationError("no API key \(id)")
             }
             say("revoked \(id)")
@@ -73,24 +70,24 @@ struct KeysCommand: AsyncParsableCommand {
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start signing with a new key; older keys stay published for --overlap seconds so their tokens keep verifying.")
-        @OptionGroup var storage: DatabaseOption
+        @ParentCommand var root: PasskeyServerCommand
         @Option(help: "Seconds the previous keys stay in the JWKS (default 86400; at least the token lifetime plus the backends' JWKS cache time).")
         var overlap: Double = 86_400
 
         func run() async throws {
             guard overlap >= 0 else { throw ValidationError("--overlap must not be negative") }
-            let key = try await Administration.rotateSigningKey(repository: try storage.open(), overlap: overlap)
+            let key = try await Administration.rotateSigningKey(repository: try openStorage(root), overlap: overlap)
             say("new signing key \(key.id); running servers switch within 30 seconds")
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List signing keys (kid, created, retirement).")
-        @OptionGroup var storage: DatabaseOption
+        @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
             let formatter = ISO8601DateFormatter()
-            for key in try await storage.open().signingKeys() {
+            for key in try await openStorage(root).signingKeys() {
                 let state = key.retiresAt.map { "retires \(formatter.string(from: $0))" } ?? "signing"
                 say("\(key.id)  \(key.algorithm)  created \(formatter.string(from: key.createdAt))  \(state)")
             }

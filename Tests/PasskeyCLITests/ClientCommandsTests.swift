@@ -18,14 +18,14 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     var url: String { "http://localhost:\(port)" }
 
-    init(arguments extra: [String] = []) throws {
+    init(arguments extra: [String] = [], database: String = "memory:") throws {
         port = try LocalPorts.free()
         let executable = CLIRun.executable.deletingLastPathComponent().appendingPathComponent("passkey-server")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw CLITestError("passkey-server is not built at \(executable.path): run `swift build` first")
         }
         process.executableURL = executable
-        process.arguments = ["--port", "\(port)", "--database", "memory:"] + extra
+        process.arguments = ["--port", "\(port)", "--database", database] + extra
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -13,9 +13,12 @@ struct CLIRun {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey")
     }
 
-    static func run(_ arguments: [String]) throws -> CLIRun {
+    static func run(_ arguments: [String]) throws -> CLIRun { try runProgram(executable.path, arguments) }
+
+    /// Runs any program (`passkey-server`, `python3` through `/usr/bin/env`) and collects its output.
+    static func runProgram(_ path: String, _ arguments: [String]) throws -> CLIRun {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()

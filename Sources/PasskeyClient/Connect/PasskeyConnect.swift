@@ -89,6 +89,12 @@ public actor PasskeyConnect {
         await store.save(state)
     }
 
+    /// Adds a passkey with a passkey-append token the app already holds (low level: no decision). With `replacing`, the
+    /// named passkey of the account is removed once the new one verifies (reset).
+    public func append(connectToken: String, replacing: String? = nil, style: RegistrationStyle = .modal) async -> AppendStatus {
+        await append(token: connectToken, style: style, replacing: replacing)
+    }
+
     /// Runs one append with a token: options, the authenticator, verification.
     func append(token: String, style: RegistrationStyle, replacing: String?) async -> AppendStatus {
         do throws(PasskeyError) {
@@ -266,31 +272,50 @@ public actor PasskeyConnect {
     /// Renames a passkey (with a passkey-list token), then lists again.
     public func renamePasskey(id: String, name: String, connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
         do {
-            let token = try await Self.token(connectTokenProvider, .passkeyList)
-            _ = try await call(.patch, "connect/passkeys/\(Self.pathSegment(id))", body: ["name": .string(name)], token: token, stage: .verification)
+            _ = try await renamePasskey(id: id, name: name, connectToken: try await Self.token(connectTokenProvider, .passkeyList))
         } catch { return .error(error) }
         return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
     }
 
     /// Deletes a passkey (with a passkey-delete token), then lists again. Deleting the one-tap passkey forgets it.
     public func deletePasskey(id: String, connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
-        do {
-            let token = try await Self.token(connectTokenProvider, .passkeyDelete)
-            _ = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", token: token, stage: .verification)
-        } catch { return .error(error) }
+        do { try await deletePasskey(id: id, connectToken: try await Self.token(connectTokenProvider, .passkeyDelete)) } catch {
+            return .error(error)
+        }
+        return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
+    }
+
+    func list(_ provider: ConnectTokenProvider) async throws(PasskeyError) -> [PasskeyInfo] {
+        try await listPasskeys(connectToken: try await Self.token(provider, .passkeyList))
+    }
+
+    // MARK: Management, low level (a token the app already holds; these throw)
+
+    /// The account's passkeys, with a passkey-list token.
+    public func listPasskeys(connectToken: String) async throws(PasskeyError) -> [PasskeyInfo] {
+        let answer = try await call(.get, "connect/passkeys", token: connectToken, stage: .options)
+        return (answer["passkeys"]?.arrayValue ?? []).compactMap(Self.passkeyInfo)
+    }
+
+    /// Renames a passkey with a passkey-list token; returns it as stored.
+    public func renamePasskey(id: String, name: String, connectToken: String) async throws(PasskeyError) -> PasskeyInfo {
+        let answer = try await call(
+            .patch, "connect/passkeys/\(Self.pathSegment(id))", body: ["name": .string(name)], token: connectToken, stage: .verification)
+        guard let info = Self.passkeyInfo(.object(answer)) else {
+            throw PasskeyError(.invalidResponse, stage: .verification, "the rename answer is not a passkey")
+        }
+        return info
+    }
+
+    /// Deletes a passkey with a passkey-delete token. Deleting the one-tap passkey forgets it.
+    public func deletePasskey(id: String, connectToken: String) async throws(PasskeyError) {
+        _ = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", token: connectToken, stage: .verification)
         var state = await store.load()
         if state.lastCredentialID == id {
             state.lastCredentialID = nil
             state.lastIdentifier = nil
             await store.save(state)
         }
-        return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
-    }
-
-    func list(_ provider: ConnectTokenProvider) async throws(PasskeyError) -> [PasskeyInfo] {
-        let token = try await Self.token(provider, .passkeyList)
-        let answer = try await call(.get, "connect/passkeys", token: token, stage: .options)
-        return (answer["passkeys"]?.arrayValue ?? []).compactMap(Self.passkeyInfo)
     }
 
     // MARK: Plumbing

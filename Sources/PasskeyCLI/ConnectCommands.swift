@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import PasskeyClient
+import PasskeyWire
+
+/// Options of the commands that act with a connect token minted by an app's backend.
+struct ConnectOptions: ParsableArguments {
+    @Option(name: .long, help: "A connect token from the app's backend (POST /connect/tokens). Also PASSKEY_CONNECT_TOKEN.")
+    var token: String?
+
+    func resolvedToken() throws -> String {
+        if let token, !token.isEmpty { return token }
+        if let value = ProcessInfo.processInfo.environment["PASSKEY_CONNECT_TOKEN"], !value.isEmpty { return value }
+        throw ValidationError("--token is required (a connect token from the app's backend)")
+    }
+}
+
+extension ServerOptions {
+    /// Connect flows over HTTP with the software authenticator in `storeURL`.
+    func makeConnect(storeURL: URL) throws -> PasskeyConnect {
+        PasskeyConnect(
+            transport: URLSessionRelyingPartyTransport(baseURL: try serverURL()),
+            authenticator: makeAuthenticator(origin: try originPolicy(), storeURL: storeURL))
+    }
+}
+
+func passkeyJSON(_ passkey: PasskeyInfo) -> JSONValue {
+    .object([
+        "id": .string(passkey.id), "name": .string(passkey.name), "provider": .optional(passkey.provider),
+        "createdAt": .optional(passkey.createdAt.map(iso8601)), "lastUsedAt": .optional(passkey.lastUsedAt.map(iso8601)),
+        "synced": .bool(passkey.isSynced), "deviceBound": .bool(passkey.isDeviceBound), "transports": .array(passkey.transports.map(JSONValue.string)),
+    ])
+}
+
+/// `passkey append`: adds a passkey to an existing account with a passkey-append connect token.
+struct AppendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "append",
+        abstract: "Add a passkey to an app's existing account with a passkey-append connect token (software authenticator).",
+        discussion: """
+            The app's backend mints the token for its signed-in user (POST /connect/tokens with an API key). With \
+            --replaces, the named passkey is removed once the new one verifies. Exit status: 0 added, 1 refused \
+            (expired or used token, already registered on this authenticator), 2 usage error, 3 network error.
+            """)
+
+    @OptionGroup var server: ServerOptions
+    @OptionGroup var connect: ConnectOptions
+    @Option(name: .long, help: "A passkey id to replace (reset).") var replaces: String?
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        let flows = try server.makeConnect(storeURL: storeOptions.storeURL)
+        switch await flows.append(connectToken: try connect.resolvedToken(), replacing: replaces) {
+        case .completed(let passkey):
+            if storeOptions.json {
+                print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey), "store": .string(storeOptions.storeURL.path)]).prettyPrinted())
+            } else {
+                print("✓ added passkey \(passkey.id) on \(server.server)")
+                print("  stored in: \(storeOptions.storeURL.path)")
+            }
+        case .cancelled:
+            throw CeremonyFailure.report(.cancelled(), command: "append", json: storeOptions.json)
+        case .excludeCredentialsMatch:
+            throw CeremonyFailure.report(
+                PasskeyError(.excludedCredentialExists, stage: .authenticator, "excludeCredentials matched"), command: "append",
+                json: storeOptions.json, explanation: "this credential file already holds a passkey of the account")
+        case .error(let error):
+            var explanation: String?
+            if error.server?.code == "connect_token_invalid" { explanation = "the token is unknown, expired or already used; ask the backend for a new one" }
+            if error.server?.code == "connect_token_wrong_type" { explanation = "append needs a passkey-append token" }
+            throw CeremonyFailure.report(error, command: "append", json: storeOptions.json, explanation: explanation)
+        }
+    }
+}
+
+/// `passkey passkeys list|rename|delete`: manages an account's passkeys with connect tokens.
+struct PasskeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passkeys", abstract: "List, rename or delete an account's passkeys with a connect token.",
+        subcommands: [List.self, Rename.self, Delete.self])
+
+    struct Output: ParsableArguments {
+        @Flag(name: .long, help: "Print one JSON object instead of text.") var json = false
+    }
+
+    static func client(_ server: ServerOptions) throws -> PasskeyConnect {
+        PasskeyConnect(transport: URLSessionRelyingPartyTransport(baseURL: try server.serverURL()), authenticator: ScriptedAuthenticator())
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List passkeys (passkey-list token). Exit status 0, 1 refused, 2 usage, 3 network.")
+        @OptionGroup var server: ServerOptions
+        @OptionGroup var connect: ConnectOptions
+        @OptionGroup var output: Output
+
+        func run() async throws {
+            let passkeys: [PasskeyInfo]
+            let (client, token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
+            do { passkeys = try await client.listPasskeys(connectToken: token) } catch {
+                throw CeremonyFailure.report(error, command: "passkeys list", json: output.json)
+            }
+            if output.json {
+                print(JSONValue.object(["ok": true, "passkeys": .array(passkeys.map(passkeyJSON))]).prettyPrinted())
+                return
+            }
+            guard !passkeys.isEmpty else {
+                print("no passkeys")
+                return
+            }
+            for passkey in passkeys {
+                let kind = passkey.isSynced ? "synced" : (passkey.isDeviceBound ? "device-bound" : "not synced")
+                print("- \(passkey.name)\(passkey.provider.map { " (\($0))" } ?? "")  \(kind)")
+                print("    id \(passkey.id)")
+                print("    created \(passkey.createdAt.map(iso8601) ?? "?"), " + (passkey.lastUsedAt.map { "last used \(iso8601($0))" } ?? "never used"))
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a passkey (passkey-list token).")
+        @OptionGroup var server: ServerOptions
+        @OptionGroup var connect: ConnectOptions
+        @Argument(help: "The passkey id.") var id: String
+        @Argument(help: "The new name (1 to 64 characters).") var name: String
+        @OptionGroup var output: Output
+
+        func run() async throws {
+            let passkey: PasskeyInfo
+            let (client, token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
+            do { passkey = try await client.renamePasskey(id: id, name: name, connectToken: token) } catch {
+                throw CeremonyFailure.report(error, command: "passkeys rename", json: output.json)
+            }
+            if output.json { print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey)]).prettyPrinted()) } else {
+                print("✓ renamed \(passkey.id) to \(passkey.name)")
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a passkey (passkey-delete token, used once).")
+        @OptionGroup var server: ServerOptions
+        @OptionGroup var connect: ConnectOptions
+        @Argument(help: "The passkey id.") var id: String
+        @OptionGroup var output: Output
+
+        func run() async throws {
+            let (client, token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
+            do { try await client.deletePasskey(id: id, connectToken: token) } catch {
+                throw CeremonyFailure.report(error, command: "passkeys delete", json: output.json)
+            }
+            if output.json { print(JSONValue.object(["ok": true, "deleted": .string(id)]).prettyPrinted()) } else { print("✓ deleted \(id)") }
+        }
+    }
+}
