@@ -14,7 +14,10 @@ struct PasskeyCommand: AsyncParsableCommand {
             Exit status: 0 success, 1 refused (the server, the authenticator or the verifier said no), 2 usage error or \
             unreadable file, 3 network error.
             """,
-        subcommands: [RegisterCommand.self, LoginCommand.self, CredentialsCommand.self, InspectCommand.self, VerifyCommand.self, BenchCommand.self]
+        subcommands: [
+            RegisterCommand.self, LoginCommand.self, CredentialsCommand.self, InspectCommand.self, VerifyCommand.self, BenchCommand.self,
+            DoctorCommand.self,
+        ]
     )
 
     /// Runs the command, mapping argument errors to exit status 2 (swift-argument-parser uses 64 by default).
