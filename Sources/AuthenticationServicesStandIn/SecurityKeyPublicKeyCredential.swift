@@ -1,5 +1,5 @@
 // Stand-in for the security-key provider, requests and credentials (ASAuthorizationSecurityKeyPublicKeyCredential*.h).
-// Declarations only. Unavailable on tvOS and watchOS.
+// Declarations only. iOS 15, macOS 12, Mac Catalyst; not on tvOS, watchOS or visionOS.
 public import Foundation
 
 open class ASAuthorizationSecurityKeyPublicKeyCredentialProvider: NSObject, ASAuthorizationProvider, @unchecked Sendable {
@@ -107,7 +107,7 @@ open class ASAuthorizationSecurityKeyPublicKeyCredentialRegistration: NSObject, 
     open var credentialID: Data { fatalError() }
     open var rawAttestationObject: Data? { fatalError() }
 
-    @available(iOS 17.5, macOS 14.5, visionOS 1.2, *)
+    @available(iOS 17.5, macOS 14.5, *)
     open var transports: [ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport] { fatalError() }
 }
 

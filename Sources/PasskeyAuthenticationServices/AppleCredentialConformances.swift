@@ -54,11 +54,12 @@ extension ASAuthorizationPlatformPublicKeyCredentialAssertion: PasskeyClient.App
     }
 }
 
+#if !os(visionOS)  // security keys: iOS and macOS only
 extension ASAuthorizationSecurityKeyPublicKeyCredentialRegistration: PasskeyClient.AppleCredentialRegistrationValues {
     public var webAuthnAttachment: AuthenticatorAttachment? { .crossPlatform }
 
     public var webAuthnTransports: [AuthenticatorTransport] {
-        guard #available(iOS 17.5, macOS 14.5, visionOS 1.2, *) else { return [] }
+        guard #available(iOS 17.5, macOS 14.5, *) else { return [] }
         return transports.compactMap { (transport) -> AuthenticatorTransport? in
             switch transport {
             case .usb: AuthenticatorTransport.usb
@@ -76,6 +77,7 @@ extension ASAuthorizationSecurityKeyPublicKeyCredentialAssertion: PasskeyClient.
     public var webAuthnAttachment: AuthenticatorAttachment? { .crossPlatform }
     public var extensionOutputs: AppleAssertionExtensionOutputs { AppleAssertionExtensionOutputs() }
 }
+#endif
 
 /// `attachment` exists from iOS 16.6 / macOS 13.5; before that the platform provider does not say.
 private func platformAttachment(_ credential: ASAuthorizationPlatformPublicKeyCredentialRegistration) -> AuthenticatorAttachment? {

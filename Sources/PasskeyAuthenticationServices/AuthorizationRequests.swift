@@ -40,6 +40,7 @@ enum AuthorizationRequests {
             }
             requests.append(request)
         }
+        #if !os(visionOS)  // security keys: iOS and macOS only (the plan never asks for them on visionOS)
         if let key = plan.securityKey {
             let provider = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: plan.relyingPartyID)
             let request = provider.createCredentialRegistrationRequest(
@@ -53,6 +54,7 @@ enum AuthorizationRequests {
             request.residentKeyPreference = residentKey(key.residentKey)
             requests.append(request)
         }
+        #endif
         return requests
     }
 
@@ -83,6 +85,7 @@ enum AuthorizationRequests {
             }
             requests.append(request)
         }
+        #if !os(visionOS)
         if let key = plan.securityKey {
             let provider = ASAuthorizationSecurityKeyPublicKeyCredentialProvider(relyingPartyIdentifier: plan.relyingPartyID)
             let request = provider.createCredentialAssertionRequest(challenge: challenge)
@@ -90,6 +93,7 @@ enum AuthorizationRequests {
             request.allowedCredentials = key.allowedCredentials.map(securityKeyDescriptor)
             requests.append(request)
         }
+        #endif
         return requests
     }
 
@@ -118,6 +122,7 @@ enum AuthorizationRequests {
         }
     }
 
+    #if !os(visionOS)
     static func securityKeyDescriptor(_ descriptor: AppleSecurityKeyDescriptor) -> ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor {
         let transports = descriptor.transports.map { (transport) -> ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor.Transport in
             switch transport {
@@ -128,6 +133,7 @@ enum AuthorizationRequests {
         }
         return ASAuthorizationSecurityKeyPublicKeyCredentialDescriptor(credentialID: Data(descriptor.credentialID), transports: transports)
     }
+    #endif
 
     @available(iOS 18.0, macOS 15.0, visionOS 2.0, *)
     static func prfValues(_ values: ApplePRFValues) -> ASAuthorizationPublicKeyCredentialPRFAssertionInput.InputValues {

@@ -112,16 +112,20 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
                 if let registration = credential as? ASAuthorizationPlatformPublicKeyCredentialRegistration {
                     return .success(.registration(try AppleCredentialConversion.registrationResponse(registration, credPropsRequested: credPropsRequested)))
                 }
+                #if !os(visionOS)
                 if let registration = credential as? ASAuthorizationSecurityKeyPublicKeyCredentialRegistration {
                     return .success(.registration(try AppleCredentialConversion.registrationResponse(registration, credPropsRequested: credPropsRequested)))
                 }
+                #endif
             case .assertion:
                 if let assertion = credential as? ASAuthorizationPlatformPublicKeyCredentialAssertion {
                     return .success(.assertion(try AppleCredentialConversion.authenticationResponse(assertion)))
                 }
+                #if !os(visionOS)
                 if let assertion = credential as? ASAuthorizationSecurityKeyPublicKeyCredentialAssertion {
                     return .success(.assertion(try AppleCredentialConversion.authenticationResponse(assertion)))
                 }
+                #endif
             }
         } catch {
             return .failure(error)

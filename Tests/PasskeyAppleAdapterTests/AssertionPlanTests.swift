@@ -93,7 +93,8 @@ struct AssertionPlanTests {
                     values: ApplePRFValues(first: [1, 2, 3], second: [4, 5]), perCredential: [Options.credentialA: ApplePRFValues(first: [6])]))
         for platform in [ApplePlatform.iOS(17, 6), .macOS(14), .visionOS(1)] {
             let old = try AppleRequestPlan.assertion(request, on: platform)
-            #expect(old.platform?.prf == nil && old.omissions.map(\.member) == ["extensions.prf"], "\(platform)")
+            #expect(old.platform?.prf == nil, "\(platform)")
+            #expect(old.omissions.map(\.member).contains("extensions.prf"), "\(platform)")
         }
         let bad = AssertionRequest(options: Options.request(extensions: ["prf": .object(["evalByCredential": .object(["%": .object(["first": "AA"])])])]))
         #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(bad, on: .iOS(18)) }.error?.code == .invalidOptions)

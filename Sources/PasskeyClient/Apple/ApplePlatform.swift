@@ -54,7 +54,7 @@ public struct ApplePlatform: Sendable, Hashable, CustomStringConvertible {
 public enum AppleFeature: String, Sendable, Hashable, CaseIterable {
     /// `ASAuthorizationPlatformPublicKeyCredentialProvider`: passkeys on this device and via hybrid (QR).
     case platformCredentials
-    /// `ASAuthorizationSecurityKeyPublicKeyCredentialProvider`: USB, NFC and Bluetooth security keys.
+    /// `ASAuthorizationSecurityKeyPublicKeyCredentialProvider`: USB, NFC and Bluetooth security keys (not on visionOS).
     case securityKeys
     /// `ASAuthorizationController.RequestOptions.preferImmediatelyAvailableCredentials`.
     case immediateMediation
@@ -80,14 +80,14 @@ public enum AppleFeature: String, Sendable, Hashable, CaseIterable {
         typealias V = ApplePlatform.Version
         switch self {
         case .platformCredentials: return [.iOS: V(15), .macOS: V(12), .visionOS: V(1), .tvOS: V(16)]
-        case .securityKeys: return [.iOS: V(15), .macOS: V(12), .visionOS: V(1)]
+        case .securityKeys: return [.iOS: V(15), .macOS: V(12)]
         case .immediateMediation: return [.iOS: V(16), .macOS: V(13), .visionOS: V(1)]
         case .autoFillAssistedRequests: return [.iOS: V(16), .visionOS: V(1)]
         case .cancelRequests: return [.iOS: V(16), .macOS: V(13), .visionOS: V(1), .tvOS: V(18)]
         case .credentialAttachment: return [.iOS: V(16, 6), .macOS: V(13, 5), .visionOS: V(1)]
         case .largeBlob: return [.iOS: V(17), .macOS: V(14), .visionOS: V(1)]
         case .platformExcludedCredentials: return [.iOS: V(17, 4), .macOS: V(13, 5)]
-        case .securityKeyRegistrationTransports: return [.iOS: V(17, 5), .macOS: V(14, 5), .visionOS: V(1, 2)]
+        case .securityKeyRegistrationTransports: return [.iOS: V(17, 5), .macOS: V(14, 5)]
         case .conditionalRegistration: return [.iOS: V(18), .macOS: V(15), .visionOS: V(2)]
         case .prf: return [.iOS: V(18), .macOS: V(15), .visionOS: V(2)]
         }
