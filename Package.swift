@@ -241,7 +241,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "PasskeyCLITests", dependencies: ["PasskeyCLI", "PasskeyWire", "PasskeyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: strict),
+            name: "PasskeyCLITests",
+            dependencies: [
+                "PasskeyCLI", "PasskeyWire", "PasskeyTestSupport",
+                // `passkey doctor` against a misconfigured web server (redirects, HTML, wrong content type), in process.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         // Headless Chromium against a real `passkey-server` process. Depending on the executable target makes
         // `swift build --build-tests` build `passkey-server`, which the test runs from the build products folder.
         .testTarget(name: "PasskeyEndToEndTests", dependencies: ["PasskeyServerApp", "PasskeyWire", "PasskeyTestSupport"], swiftSettings: strict),

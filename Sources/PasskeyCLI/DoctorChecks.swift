@@ -81,22 +81,23 @@ enum DoctorChecks {
     }
 
     /// The common part of every `.well-known` file: reachable, answered directly (no redirect), 200, JSON.
-    /// Returns the parsed document, or `nil` with the findings that explain why not. `required: false` turns a 404 into
-    /// an info finding.
+    /// Returns the parsed document, or `nil` with the findings that explain why not. `required: false` (a file this app
+    /// does not need) turns a 404 into an info finding and problems into warnings.
     static func document(
         _ fetched: Result<FetchedDocument, FetchFailure>, check: String, name: String, required: Bool, requireJSONContentType: Bool
     ) -> (JSONValue?, [DoctorFinding]) {
+        let problem: DoctorFinding.Status = required ? .problem : .warning
         let document: FetchedDocument
         switch fetched {
         case .failure(let failure):
-            return (nil, [DoctorFinding(check, required ? .problem : .warning, "\(failure.url) could not be fetched: \(failure.reason)", fix: "serve \(name) over HTTPS at that address")])
+            return (nil, [DoctorFinding(check, problem, "\(failure.url) could not be fetched: \(failure.reason)", fix: "serve \(name) over HTTPS at that address")])
         case .success(let fetched):
             document = fetched
         }
         if (300..<400).contains(document.status) {
             return (nil, [
                 DoctorFinding(
-                    check, .problem, "\(document.url) redirects (HTTP \(document.status) to \(document.location ?? "?"))",
+                    check, problem, "\(document.url) redirects (HTTP \(document.status) to \(document.location ?? "?"))",
                     fix: "serve \(name) at exactly this URL with status 200: Apple's CDN does not follow redirects")
             ])
         }
@@ -104,7 +105,7 @@ enum DoctorChecks {
             return (nil, [DoctorFinding(check, .info, "no \(name) at \(document.url) (HTTP 404)")])
         }
         guard document.status == 200 else {
-            return (nil, [DoctorFinding(check, .problem, "\(document.url) answered HTTP \(document.status)", fix: "serve \(name) there with status 200")])
+            return (nil, [DoctorFinding(check, problem, "\(document.url) answered HTTP \(document.status)", fix: "serve \(name) there with status 200")])
         }
         var findings: [DoctorFinding] = []
         let mediaType = document.contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -112,18 +113,18 @@ enum DoctorChecks {
         if looksLikeHTML {
             return (nil, [
                 DoctorFinding(
-                    check, .problem, "\(document.url) answered an HTML page (\(mediaType ?? "no content type")), not JSON",
+                    check, problem, "\(document.url) answered an HTML page (\(mediaType ?? "no content type")), not JSON",
                     fix: "route /.well-known/ to the passkey server before any single-page-app fallback that serves index.html")
             ])
         }
         if mediaType != "application/json" {
             findings.append(
                 DoctorFinding(
-                    check, requireJSONContentType ? .problem : .warning, "\(name) is served as \(mediaType ?? "no content type"), not application/json",
+                    check, requireJSONContentType ? problem : .warning, "\(name) is served as \(mediaType ?? "no content type"), not application/json",
                     fix: "serve it with Content-Type: application/json"))
         }
         guard let json = try? JSONValue.parse(document.body) else {
-            findings.append(DoctorFinding(check, .problem, "\(name) is not valid JSON", fix: "serve the JSON the passkey server generates"))
+            findings.append(DoctorFinding(check, problem, "\(name) is not valid JSON", fix: "serve the JSON the passkey server generates"))
             return (nil, findings)
         }
         return (json, findings)
@@ -188,8 +189,9 @@ enum DoctorChecks {
             } }
             return findings
         }
+        let problem: DoctorFinding.Status = required ? .problem : .warning
         guard let statements = json.arrayValue else {
-            findings.append(DoctorFinding("assetlinks", .problem, "assetlinks.json is not a JSON array of statements", fix: "serve the array the passkey server generates (--android-app)"))
+            findings.append(DoctorFinding("assetlinks", problem, "assetlinks.json is not a JSON array of statements", fix: "serve the array the passkey server generates (--android-app)"))
             return findings
         }
         var packages: [(name: String, relations: [String], fingerprints: [String])] = []
@@ -197,7 +199,7 @@ enum DoctorChecks {
             guard let object = statement.objectValue, let relations = object["relation"]?.arrayValue?.compactMap(\.stringValue),
                 let target = object["target"]?.objectValue
             else {
-                findings.append(DoctorFinding("assetlinks", .problem, "assetlinks.json has a statement without relation and target", fix: "every statement needs both"))
+                findings.append(DoctorFinding("assetlinks", problem, "assetlinks.json has a statement without relation and target", fix: "every statement needs both"))
                 continue
             }
             if target["namespace"]?.stringValue == "android_app", let name = target["package_name"]?.stringValue {

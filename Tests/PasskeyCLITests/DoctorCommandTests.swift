@@ -1,4 +1,7 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
 import PasskeyTestSupport
 import PasskeyWire
 import Testing
@@ -132,5 +135,88 @@ struct DoctorCommandTests {
             #expect(usage.status == 2, "\(arguments): \(usage.stderr)")
         }
         #expect(try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", "com.example.app"]).stderr.contains("10-character team ID"))
+    }
+}
+
+/// What a misconfigured proxy or web server in front of the passkey server does, served in process.
+@Suite("passkey doctor against a misconfigured web server", .serialized)
+struct DoctorMisconfiguredServerTests {
+    static let appID = DoctorCommandTests.appID
+
+    /// Runs `passkey` on a thread of its own: waiting for the process must not block the concurrency pool that serves
+    /// the in-process server's requests.
+    static func doctor(_ arguments: [String]) async throws -> DoctorCommandTests.Report {
+        let run = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CLIRun, any Error>) in
+            Thread { continuation.resume(with: Result { try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", appID] + arguments) }) }.start()
+        }
+        return try DoctorCommandTests.Report(run)
+    }
+
+    static func serve(_ configure: (Router<BasicRequestContext>) -> Void, _ body: @escaping @Sendable (String) async throws -> Void) async throws {
+        let router = Router()
+        configure(router)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            try await body("http://127.0.0.1:\(port)")
+        }
+    }
+
+    static func response(_ status: HTTPResponse.Status, _ contentType: String?, _ body: String) -> Response {
+        var headers = HTTPFields()
+        if let contentType { headers[.contentType] = contentType }
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    @Test("a redirect, an HTML page from a single-page-app fallback, and a missing related-origins file, each with its fix")
+    func redirectAndHTML() async throws {
+        try await Self.serve({ router in
+            router.get(".well-known/apple-app-site-association") { _, _ in
+                var headers = HTTPFields()
+                headers[.location] = "https://www.example.com/.well-known/apple-app-site-association"
+                return Response(status: .movedPermanently, headers: headers)
+            }
+            router.get(".well-known/assetlinks.json") { _, _ in Self.response(.ok, "text/html; charset=utf-8", "<!doctype html><html><body>app</body></html>") }
+            router.get(".well-known/webauthn") { _, _ in Self.response(.notFound, "text/plain", "not found") }
+        }) { base in
+            let report = try await Self.doctor(["--base-url", base, "--android-package", "com.example.app", "--json"])
+            #expect(report.status == 1)
+            #expect(report.statuses("aasa") == ["problem"])
+            #expect(report.messages("aasa").first?.contains("redirects (HTTP 301 to https://www.example.com/.well-known/apple-app-site-association)") == true)
+            #expect(report.findings.first { $0.check == "aasa" }?.fix?.contains("does not follow redirects") == true)
+            #expect(report.statuses("assetlinks") == ["problem"])
+            #expect(report.messages("assetlinks").first?.contains("answered an HTML page (text/html)") == true)
+            #expect(report.findings.first { $0.check == "assetlinks" }?.fix?.contains("single-page-app fallback") == true)
+            #expect(report.statuses("webauthn") == ["info"])
+        }
+    }
+
+    @Test("JSON served as text/plain, an app ID that differs only in case, and a file without webcredentials")
+    func contentTypeAndShape() async throws {
+        try await Self.serve({ router in
+            router.get(".well-known/apple-app-site-association") { _, _ in
+                Self.response(.ok, "text/plain", #"{"webcredentials": {"apps": ["ABCDE12345.com.Example.App"]}}"#)
+            }
+            router.get(".well-known/assetlinks.json") { _, _ in Self.response(.ok, "application/json", "{}") }
+        }) { base in
+            let report = try await Self.doctor(["--base-url", base, "--json"])
+            #expect(report.status == 1)
+            #expect(report.messages("aasa") == ["apple-app-site-association is served as text/plain, not application/json"])
+            #expect(report.statuses("aasa") == ["problem"])
+            #expect(
+                report.messages("aasa-app-id") == [
+                    "webcredentials.apps does not list \(Self.appID) (it lists ABCDE12345.com.Example.App: app IDs are case-sensitive)"
+                ])
+            // A malformed assetlinks.json is worth a warning, not a failure, when no Android app is checked.
+            #expect(report.statuses("assetlinks") == ["warning"])
+            #expect(report.problems == ["aasa", "aasa-app-id"])
+        }
+        try await Self.serve({ router in
+            router.get(".well-known/apple-app-site-association") { _, _ in Self.response(.ok, "application/json", #"{"applinks": {"details": []}}"#) }
+        }) { base in
+            let report = try await Self.doctor(["--base-url", base, "--json"])
+            #expect(report.problems == ["aasa-webcredentials"])
+            #expect(report.statuses("assetlinks") == ["info"])
+        }
     }
 }
