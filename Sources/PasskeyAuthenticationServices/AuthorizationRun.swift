@@ -18,8 +18,9 @@ enum AuthorizationResult: Sendable {
 /// One `ASAuthorizationController` run bridged to async: its delegate and presentation-context provider.
 ///
 /// The continuation resumes exactly once, whichever comes first: the delegate's success, its error, or ``cancel()``
-/// (task cancellation, or a newer request replacing a pending AutoFill). Later callbacks find no continuation and are
-/// ignored. The run keeps the controller alive; the authenticator keeps the run alive until it finishes.
+/// (task cancellation, or a newer request replacing a pending AutoFill); later callbacks find it resumed
+/// (``ResumeOnce``) and are ignored. The run keeps the controller alive; the authenticator keeps the run alive until it
+/// finishes.
 @MainActor
 final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAuthorizationControllerPresentationContextProviding {
     let presentation: ApplePresentation
@@ -28,7 +29,7 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
     private let anchor: ASPresentationAnchor
     private let hadExcludedCredentials: Bool
     private let credPropsRequested: Bool
-    private var continuation: CheckedContinuation<Result<AuthorizationResult, PasskeyError>, Never>?
+    private var outcome: ResumeOnce<Result<AuthorizationResult, PasskeyError>>?
     private var startedAt: ContinuousClock.Instant?
     private var anchorRequested = false
     private var cancelledByApp = false
@@ -49,7 +50,7 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
     /// Performs the requests and waits for the outcome.
     func run() async -> Result<AuthorizationResult, PasskeyError> {
         await withCheckedContinuation { continuation in
-            self.continuation = continuation
+            outcome = ResumeOnce(continuation)
             if cancelledByApp {
                 finish(.failure(.cancelled("the task was cancelled before the request started")))
                 return
@@ -75,7 +76,7 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
     /// Ends the run with ``PasskeyError/Code/cancelled`` now, and dismisses whatever the controller shows.
     func cancel() {
         cancelledByApp = true
-        guard continuation != nil else { return }
+        guard outcome?.isPending == true else { return }
         if startedAt != nil { controller.cancel() }
         finish(.failure(.cancelled("the app cancelled the request (its task was cancelled, or a newer request replaced it)")))
     }
@@ -98,11 +99,9 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
     }
 
     private func finish(_ result: Result<AuthorizationResult, PasskeyError>) {
-        guard let continuation else { return }
-        self.continuation = nil
+        guard outcome?.resume(returning: result) == true else { return }
         controller.delegate = nil
         controller.presentationContextProvider = nil
-        continuation.resume(returning: result)
     }
 
     private func convert(_ credential: any ASAuthorizationCredential) -> Result<AuthorizationResult, PasskeyError> {
