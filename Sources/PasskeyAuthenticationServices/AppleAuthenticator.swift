@@ -85,6 +85,7 @@ public final class AppleAuthenticator: Authenticator {
         presentation: ApplePresentation, ceremony: CeremonyKind, hadExcludedCredentials: Bool = false, credPropsRequested: Bool = false,
         makeRequests: () -> [ASAuthorizationRequest]
     ) async throws(PasskeyError) -> AuthorizationResult {
+        if Task.isCancelled { throw .cancelled("the task was cancelled before the request started") }
         guard let anchor = presentationAnchor() else {
             throw PasskeyError(.internalError, stage: .authenticator, "no presentation anchor: there is no window to present the passkey sheet over")
         }
@@ -97,7 +98,6 @@ public final class AppleAuthenticator: Authenticator {
                 .ceremonyInProgress, stage: .authenticator,
                 "a \(running?.presentation.rawValue ?? "") passkey request is in progress; finish or cancel it first")
         }
-        if Task.isCancelled { throw .cancelled("the task was cancelled before the request started") }
         let run = AuthorizationRun(
             requests: makeRequests(), presentation: presentation, ceremony: ceremony, anchor: anchor,
             hadExcludedCredentials: hadExcludedCredentials, credPropsRequested: credPropsRequested)

@@ -44,4 +44,30 @@ struct AdapterTypeCheckTests {
         #expect(errors.map(\.code) == [.invalidOptions, .internalError])
         #expect(errors.last?.reason.contains("no presentation anchor") == true)
     }
+
+    @Test("a task cancelled before the request starts ends with cancelled, before any window or controller is asked for")
+    @MainActor
+    func cancelledBeforeStart() async {
+        let anchorAsked = Flag()
+        let authenticator = AppleAuthenticator(presentationAnchor: { anchorAsked.set(); return nil }, platform: .iOS(18))
+        // Created and cancelled on the main actor before it can run: deterministic.
+        let task = Task { @MainActor () -> PasskeyError? in
+            do throws(PasskeyError) {
+                _ = try await authenticator.getAssertion(AssertionRequest(options: Options.request()))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        task.cancel()
+        let error = await task.value
+        #expect(error?.code == .cancelled && error?.stage == .authenticator)
+        #expect(!anchorAsked.value)
+    }
+}
+
+@MainActor
+private final class Flag: Sendable {
+    private(set) var value = false
+    func set() { value = true }
 }
