@@ -9,12 +9,31 @@ import PackageDescription
 //   PasskeyClient                   client SDK: the Authenticator seam, PasskeyError, ScriptedAuthenticator, the
 //                                   PasskeyAuthClient flows and their HTTP transport (PasskeyWire and Foundation only)
 //   PasskeySoftwareAuthenticator    an authenticator that really signs (PasskeyClient, PasskeyWire, PasskeyCBOR, Crypto)
+//   PasskeyAuthenticationServices   the Apple adapter: ASAuthorizationController behind the Authenticator protocol
+//                                   (PasskeyClient, PasskeyWire, AuthenticationServices)
 // The client SDK depends on PasskeyWire/PasskeyCBOR and swift-crypto only, never on PasskeyCore, attestation or X.509
 // code: an app ships the client, not the verifier.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+// The Apple adapter and its Linux type-check. Every decision the adapter makes (request plan per OS version, error
+// mapping, credential → JSON) is pure code in PasskeyClient, tested on Linux. What is left, the glue that calls
+// AuthenticationServices, lives in PasskeyAuthenticationServices and compiles where PASSKEY_APPLE_ADAPTER is defined:
+// - iOS, macOS, Mac Catalyst, visionOS: against the real AuthenticationServices. This is what apps link.
+// - Linux: against AuthenticationServicesStandIn, declarations written from Apple's documentation whose bodies are
+//   fatalError(), so CI catches a renamed member or a wrong signature in the glue. The stand-in is a Linux-only
+//   (`.when(platforms: [.linux])`) dependency, so no Apple build links it, and on Linux the adapter is used only by
+//   PasskeyAppleAdapterTests: its library product is declared only when the manifest is evaluated on an Apple host, so
+//   no Linux product contains code that would fatalError().
+// - tvOS, watchOS: the target is empty (no passkey providers there).
+let appleAdapterProducts: [Product]
+#if canImport(Darwin)
+appleAdapterProducts = [.library(name: "PasskeyAuthenticationServices", targets: ["PasskeyAuthenticationServices"])]
+#else
+appleAdapterProducts = []
+#endif
 
 let package = Package(
     name: "passkey",
@@ -35,7 +54,7 @@ let package = Package(
         .executable(name: "passkey", targets: ["PasskeyCLI"]),
         .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
         .executable(name: "passkey-server-bench", targets: ["PasskeyServerBenchmarks"]),
-    ],
+    ] + appleAdapterProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -127,6 +146,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "AuthenticationServicesStandIn", exclude: ["README.md"], swiftSettings: strict),
+        .target(
+            name: "PasskeyAuthenticationServices",
+            dependencies: [
+                "PasskeyClient", "PasskeyWire",
+                .target(name: "AuthenticationServicesStandIn", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict + [
+                .define("PASSKEY_APPLE_ADAPTER", .when(platforms: [.iOS, .macOS, .macCatalyst, .visionOS, .linux]))
+            ]
+        ),
         .executableTarget(
             name: "PasskeyCLI",
             dependencies: [
@@ -194,6 +224,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "PasskeyAppleAdapterTests",
+            dependencies: [
+                // The pure Apple code in the SDK, the adapter (type-checked against the stand-in on Linux), and the
+                // verifier to check converted credentials (tests only).
+                "PasskeyClient", "PasskeyAuthenticationServices", "PasskeyWire", "PasskeyCore", "PasskeyDiagnostics",
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "PasskeyClientFlowTests",
             dependencies: [
                 // The client flows against the real server routes, in process (HummingbirdTesting) and over HTTP.
@@ -204,7 +244,14 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "PasskeyCLITests", dependencies: ["PasskeyCLI", "PasskeyWire", "PasskeyTestSupport"], resources: [.copy("Fixtures")], swiftSettings: strict),
+            name: "PasskeyCLITests",
+            dependencies: [
+                "PasskeyCLI", "PasskeyWire", "PasskeyTestSupport",
+                // `passkey doctor` against a misconfigured web server (redirects, HTML, wrong content type), in process.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            resources: [.copy("Fixtures")], swiftSettings: strict),
         // Headless Chromium against a real `passkey-server` process. Depending on the executable target makes
         // `swift build --build-tests` build `passkey-server`, which the test runs from the build products folder.
         .testTarget(name: "PasskeyEndToEndTests", dependencies: ["PasskeyServerApp", "PasskeyWire", "PasskeyTestSupport"], swiftSettings: strict),

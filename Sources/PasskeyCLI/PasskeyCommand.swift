@@ -16,7 +16,7 @@ struct PasskeyCommand: AsyncParsableCommand {
             """,
         subcommands: [
             RegisterCommand.self, LoginCommand.self, AppendCommand.self, PasskeysCommand.self, CredentialsCommand.self, InspectCommand.self,
-            VerifyCommand.self, BenchCommand.self,
+            VerifyCommand.self, BenchCommand.self, DoctorCommand.self,
         ]
     )
 

@@ -13,7 +13,9 @@ public import PasskeyWire
 ///   ``PasskeyError/Code/cancelled``.
 /// - **One ceremony at a time:** while one ceremony runs, another request fails at once with
 ///   ``PasskeyError/Code/ceremonyInProgress`` and the running one is left alone (platforms refuse a second sheet too;
-///   Apple reports "Request already in progress"). To replace a pending AutoFill request, cancel its task first.
+///   Apple reports "Request already in progress"). To replace a pending AutoFill request, cancel its task first; a
+///   backend may do that itself, since nobody is answering a pending AutoFill request (the Apple adapter does:
+///   ``AppleRequestAdmission``).
 /// - **Expected outcomes have their own codes:** ``PasskeyError/Code/cancelled``, ``PasskeyError/Code/noCredentials``
 ///   and ``PasskeyError/Code/excludedCredentialExists`` are distinct, so the UI can react to each.
 public protocol Authenticator: Sendable {

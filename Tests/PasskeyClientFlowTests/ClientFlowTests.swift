@@ -55,6 +55,22 @@ struct ClientFlowTests {
         }
     }
 
+    @Test("authenticate(mediation:) hands AutoFill and immediate mediation to the authenticator, against the server's options")
+    func mediation() async throws {
+        let server = FlowServer()
+        let recorder = MediationRecorder(inner: server.authenticator())
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: recorder)
+            let registered = try await client.register(username: "ann")
+            let autoFill = try await client.authenticate(mediation: .conditional)
+            #expect(autoFill.verified && autoFill.userId == registered.userId)
+            let immediate = try await client.authenticate(username: "ann", mediation: .immediate)
+            #expect(immediate.verified && immediate.username == "ann")
+            _ = try await client.authenticate(username: "ann")
+        }
+        #expect(await recorder.mediations == [.conditional, .immediate, .modal])
+    }
+
     @Test("a synced passkey keeps counter 0, and the server accepts 0 after 0")
     func counterZero() async throws {
         let server = FlowServer()
@@ -146,5 +162,22 @@ struct ClientFlowTests {
             #expect(received[2] == .registrationStarted(username: "ann"))
             #expect(received[3] == .registrationFailed(PasskeyClientFailure(code: .server, stage: .options, serverCode: "username_taken")))
         }
+    }
+}
+
+/// Passes ceremonies to another authenticator and records the mediation of each sign-in.
+actor MediationRecorder: Authenticator {
+    let inner: any Authenticator
+    private(set) var mediations: [AssertionMediation] = []
+
+    init(inner: any Authenticator) { self.inner = inner }
+
+    func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON {
+        try await inner.makeCredential(request)
+    }
+
+    func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON {
+        mediations.append(request.mediation)
+        return try await inner.getAssertion(request)
     }
 }

@@ -89,11 +89,18 @@ public actor PasskeyAuthClient {
 
     /// Signs in. With a username the server lists that account's passkeys; without one (`nil`), any passkey for the
     /// relying party on the authenticator may answer (discoverable, usernameless sign-in).
-    public func authenticate(username: String? = nil) async throws(PasskeyError) -> PasskeyAuthenticationResult {
+    ///
+    /// `mediation` `.conditional` runs the ceremony as AutoFill (usernameless; it waits until the person picks a
+    /// passkey in the username field's suggestions, so cancel its task when the screen goes away, and start it again
+    /// after ``PasskeyError/Code/invalidChallenge``: options expire). `.immediate` fails with
+    /// ``PasskeyError/Code/noCredentials`` at once when the device has no passkey for the server.
+    public func authenticate(username: String? = nil, mediation: AssertionMediation = .modal) async throws(PasskeyError)
+        -> PasskeyAuthenticationResult
+    {
         let username = username.flatMap { $0.isEmpty ? nil : $0 }
         emit(.authenticationStarted(username: username))
         do {
-            let result = try await performAuthentication(username: username)
+            let result = try await performAuthentication(username: username, mediation: mediation)
             emit(.authenticationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
             return result
         } catch {
@@ -128,7 +135,7 @@ public actor PasskeyAuthClient {
             isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData)
     }
 
-    private func performAuthentication(username: String?) async throws(PasskeyError) -> PasskeyAuthenticationResult {
+    private func performAuthentication(username: String?, mediation: AssertionMediation) async throws(PasskeyError) -> PasskeyAuthenticationResult {
         var query: [RelyingPartyRequest.QueryItem] = []
         if let username { query.append(.init(name: "username", value: username)) }
         let answer = try await exchange(
@@ -139,7 +146,7 @@ public actor PasskeyAuthClient {
             throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
         }
         try checkCancellation(before: .authenticator)
-        let assertion = try await authenticator.getAssertion(AssertionRequest(options: options))
+        let assertion = try await authenticator.getAssertion(AssertionRequest(options: options, mediation: mediation))
         try checkCancellation(before: .verification)
 
         var body = JSONObject()

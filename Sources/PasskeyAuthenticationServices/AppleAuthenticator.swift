@@ -1,0 +1,114 @@
+#if PASSKEY_APPLE_ADAPTER
+#if canImport(AuthenticationServices)
+public import AuthenticationServices
+#else
+public import AuthenticationServicesStandIn
+#endif
+public import PasskeyClient
+public import PasskeyWire
+
+/// The SDK's ``Authenticator`` on Apple platforms: passkeys and security keys through `ASAuthorizationController`.
+///
+/// Thin on purpose. Every decision is in `PasskeyClient`, pure and tested on Linux: which requests to make for this OS
+/// version (``AppleRequestPlan``), what an Apple error means (``AppleErrorMapping``, including cancelled versus no
+/// credentials and excluded credentials), and how a credential becomes WebAuthn JSON (``AppleCredentialConversion``).
+/// This class only builds the `ASAuthorization…Request` objects, runs the controller, and bridges it to async:
+///
+/// - Cancelling the awaiting task cancels the controller (dismissing the sheet) and throws
+///   ``PasskeyError/Code/cancelled``.
+/// - One request at a time (Apple allows one per app): a new request while one the person is answering runs fails with
+///   ``PasskeyError/Code/ceremonyInProgress``; a pending AutoFill request is ended and replaced
+///   (``AppleRequestAdmission``).
+/// - Needs the Associated Domains entitlement `webcredentials:<rp id>` and the server's apple-app-site-association
+///   (see docs/ios.md; `passkey doctor` checks the server side).
+@MainActor
+public final class AppleAuthenticator: Authenticator {
+    /// The window the sheet is presented over; `nil` when there is none (the request then fails without UI).
+    public typealias PresentationAnchorProvider = @MainActor @Sendable () -> ASPresentationAnchor?
+
+    public let platform: ApplePlatform
+    private let presentationAnchor: PresentationAnchorProvider
+    private let log: @MainActor @Sendable (String) -> Void
+    private var running: AuthorizationRun?
+
+    /// - Parameters:
+    ///   - presentationAnchor: the window to present over, usually the key window of the active scene.
+    ///   - platform: the OS to plan for; the running one unless a test says otherwise.
+    ///   - log: receives what the OS version could not do (options left out of a request), for the app's logs.
+    public init(
+        presentationAnchor: @escaping PresentationAnchorProvider, platform: ApplePlatform = .current,
+        log: @escaping @MainActor @Sendable (String) -> Void = { _ in }
+    ) {
+        self.presentationAnchor = presentationAnchor
+        self.platform = platform
+        self.log = log
+    }
+
+    public func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON {
+        let plan = try AppleRequestPlan.registration(request, on: platform)
+        for omission in plan.omissions { log("passkey registration on \(platform): left out \(omission)") }
+        let result = try await perform(
+            presentation: plan.presentation, ceremony: .registration, hadExcludedCredentials: plan.hasExcludedCredentials,
+            credPropsRequested: plan.credPropsRequested
+        ) { AuthorizationRequests.registration(plan) }
+        guard case .registration(let response) = result else {
+            throw PasskeyError(.internalError, stage: .authenticator, "a registration produced an assertion")
+        }
+        return response
+    }
+
+    public func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON {
+        let plan = try AppleRequestPlan.assertion(request, on: platform)
+        for omission in plan.omissions { log("passkey sign-in on \(platform): left out \(omission)") }
+        let result = try await perform(presentation: plan.presentation, ceremony: .assertion) { AuthorizationRequests.assertion(plan) }
+        guard case .assertion(let response) = result else {
+            throw PasskeyError(.internalError, stage: .authenticator, "a sign-in produced a registration")
+        }
+        return response
+    }
+
+    public func capabilities() async -> AuthenticatorCapabilities {
+        AuthenticatorCapabilities(
+            isSupported: platform.supports(.platformCredentials),
+            isPlatformAuthenticatorAvailable: platform.supports(.platformCredentials),
+            supportsConditionalMediation: platform.supports(.autoFillAssistedRequests))
+    }
+
+    /// Cancels the running request, if any (it ends with ``PasskeyError/Code/cancelled``).
+    public func cancelCurrentRequest() {
+        running?.cancel()
+    }
+
+    /// Runs the requests `makeRequests` builds, once nothing stands in the way: a window to present over, no other
+    /// request the person is answering, a task that is not cancelled.
+    private func perform(
+        presentation: ApplePresentation, ceremony: CeremonyKind, hadExcludedCredentials: Bool = false, credPropsRequested: Bool = false,
+        makeRequests: () -> [ASAuthorizationRequest]
+    ) async throws(PasskeyError) -> AuthorizationResult {
+        if Task.isCancelled { throw .cancelled("the task was cancelled before the request started") }
+        guard let anchor = presentationAnchor() else {
+            throw PasskeyError(.internalError, stage: .authenticator, "no presentation anchor: there is no window to present the passkey sheet over")
+        }
+        // Checked and claimed before the first suspension point: the main actor makes this atomic.
+        switch AppleRequestAdmission.decide(pending: running?.presentation) {
+        case .start: break
+        case .replacePendingAutoFill: running?.cancel()
+        case .refuse:
+            throw PasskeyError(
+                .ceremonyInProgress, stage: .authenticator,
+                "a \(running?.presentation.rawValue ?? "") passkey request is in progress; finish or cancel it first")
+        }
+        let run = AuthorizationRun(
+            requests: makeRequests(), presentation: presentation, ceremony: ceremony, anchor: anchor,
+            hadExcludedCredentials: hadExcludedCredentials, credPropsRequested: credPropsRequested)
+        running = run
+        defer { if running === run { running = nil } }
+        let result = await withTaskCancellationHandler {
+            await run.run()
+        } onCancel: {
+            Task { @MainActor in run.cancel() }
+        }
+        return try result.get()
+    }
+}
+#endif

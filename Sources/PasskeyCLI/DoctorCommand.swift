@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import PasskeyWire
+
+/// `passkey doctor`: checks, from outside, what an iOS (and Android) app needs from the RP ID's domain before passkeys
+/// can work: the association files, served the way Apple's CDN and Google require, listing the app.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check a domain's apple-app-site-association, assetlinks.json and related origins for an app.",
+        discussion: """
+            Fetches https://DOMAIN/.well-known/apple-app-site-association, /.well-known/assetlinks.json and \
+            /.well-known/webauthn without following redirects, and checks status, content type, JSON shape, that \
+            webcredentials.apps lists the app ID, the RP ID against the domain, and (with --android-package) the Android \
+            app. Every finding says what to fix. --base-url fetches from another address (for example a local \
+            passkey-server at http://localhost:8080) while checking against DOMAIN.
+
+            Exit status: 0 no problems (warnings allowed), 1 problems found (including an unreachable file), 2 usage error.
+            """)
+
+    @Option(name: .long, help: "The RP ID's domain, as in the entitlement webcredentials:DOMAIN (for example example.com).")
+    var domain: String
+
+    @Option(name: .customLong("app-id"), help: "The iOS app: TEAMID.bundle.id (repeatable).")
+    var appIDs: [String] = []
+
+    @Option(name: .customLong("rp-id"), help: "The RP ID the server uses, if it may differ from --domain.")
+    var rpID: String?
+
+    @Option(name: .customLong("base-url"), help: "Fetch from this base URL instead of https://DOMAIN (for example http://localhost:8080).")
+    var baseURL: String?
+
+    @Option(name: .customLong("android-package"), help: "Also check assetlinks.json for this Android package.")
+    var androidPackage: String?
+
+    @Option(name: .customLong("android-fingerprint"), help: "A SHA-256 signing-certificate fingerprint the Android app must list (repeatable).")
+    var androidFingerprints: [String] = []
+
+    @Option(name: .long, help: "Seconds to wait for each file (default 10).")
+    var timeout: Double = 10
+
+    @Flag(name: .long, help: "Print one JSON object instead of text.")
+    var json = false
+
+    func validate() throws {
+        guard DoctorChecks.isDomain(domain.lowercased()) else {
+            throw ValidationError("--domain must be a bare domain such as example.com (no scheme, port or path), got \(domain)")
+        }
+        guard !appIDs.isEmpty else { throw ValidationError("--app-id TEAMID.bundle.id is required") }
+        for appID in appIDs where !DoctorChecks.isAppID(appID) {
+            throw ValidationError("--app-id must be TEAMID.bundle.id with the 10-character team ID, got \(appID)")
+        }
+        if let rpID, !DoctorChecks.isDomain(rpID.lowercased()) { throw ValidationError("--rp-id must be a bare domain, got \(rpID)") }
+        if let baseURL {
+            guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--base-url must be an http:// or https:// URL, got \(baseURL)")
+            }
+        }
+        if !androidFingerprints.isEmpty, androidPackage == nil { throw ValidationError("--android-fingerprint needs --android-package") }
+        guard timeout > 0, timeout <= 120 else { throw ValidationError("--timeout must be between 0 and 120 seconds") }
+    }
+
+    func run() async throws {
+        let domain = domain.lowercased()
+        var trimmed = baseURL ?? "https://\(domain)"
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let base = trimmed
+        let expectations = DoctorExpectations(
+            domain: domain, appIDs: appIDs, rpID: rpID, androidPackage: androidPackage, androidFingerprints: androidFingerprints)
+
+        let timeout = timeout
+        async let aasa = DoctorFetch.get(base + "/.well-known/apple-app-site-association", timeout: timeout)
+        async let links = DoctorFetch.get(base + "/.well-known/assetlinks.json", timeout: timeout)
+        async let related = DoctorFetch.get(base + "/.well-known/webauthn", timeout: timeout)
+        var findings = DoctorChecks.relyingPartyID(expectations)
+        if baseURL != nil {
+            findings.append(DoctorFinding("base-url", .info, "fetched from \(base); Apple's CDN fetches https://\(domain)"))
+        }
+        findings += DoctorChecks.appleAppSiteAssociation(await aasa, expectations)
+        findings += DoctorChecks.assetLinks(await links, expectations)
+        findings += DoctorChecks.relatedOrigins(await related, expectations)
+
+        let problems = findings.filter { $0.status == .problem }.count
+        if json {
+            let items: [JSONValue] = findings.map { finding in
+                .object([
+                    "check": .string(finding.check), "status": .string(finding.status.rawValue), "message": .string(finding.message),
+                    "fix": .optional(finding.fix),
+                ])
+            }
+            print(
+                JSONValue.object([
+                    "ok": .bool(problems == 0), "domain": .string(domain), "appIds": .array(appIDs.map(JSONValue.string)),
+                    "problems": .number(Double(problems)), "findings": .array(items),
+                ]).prettyPrinted())
+        } else {
+            print("passkey doctor: \(domain) for \(appIDs.joined(separator: ", "))")
+            for finding in findings {
+                let mark = switch finding.status {
+                case .ok: "✓"
+                case .info: "·"
+                case .warning: "!"
+                case .problem: "✗"
+                }
+                print("\(mark) [\(finding.check)] \(finding.message)")
+                if let fix = finding.fix, finding.status == .problem || finding.status == .warning { print("    fix: \(fix)") }
+            }
+            print(problems == 0 ? "no problems found" : "\(problems) problem\(problems == 1 ? "" : "s") found")
+        }
+        if problems > 0 { throw ExitCode(CLIExit.refused.rawValue) }
+    }
+}

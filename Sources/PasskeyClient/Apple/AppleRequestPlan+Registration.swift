@@ -1,0 +1,105 @@
+import PasskeyWire
+
+extension AppleRequestPlan {
+    /// The registration AuthenticationServices should run for `request` on `platform`.
+    ///
+    /// Throws before any UI when the request cannot work here: unusable options (``PasskeyError/Code/invalidOptions``,
+    /// ``PasskeyError/Code/invalidChallenge``), or nothing left to ask (``PasskeyError/Code/notSupported``: the app's and
+    /// the server's attachments do not meet, conditional create before iOS 18, only algorithms a platform passkey
+    /// cannot use). Members the OS lacks are left out and listed in ``AppleRegistrationPlan/omissions``.
+    public static func registration(_ request: RegistrationRequest, on platform: ApplePlatform) throws(PasskeyError)
+        -> AppleRegistrationPlan
+    {
+        let options = request.options
+        let rpID = try relyingPartyID(options.rp.id, member: "rp.id")
+        let challenge = try challenge(options.challenge)
+        let userID = try userID(options.user.id)
+        let excluded = try descriptors(options.excludeCredentials, member: "excludeCredentials")
+        var omissions: [Omission] = []
+
+        var kinds = kinds(app: request.attachments, server: options.authenticatorSelection?.authenticatorAttachment)
+        if kinds.isEmpty {
+            throw PasskeyError(
+                .notSupported, stage: .options,
+                "the app allows \(describe(request.attachments)) but the server asks for authenticatorAttachment "
+                    + "\(options.authenticatorSelection?.authenticatorAttachment?.rawValue ?? "-")")
+        }
+
+        var presentation = ApplePresentation.modal
+        if request.style == .conditional {
+            guard platform.supports(.conditionalRegistration) else {
+                throw PasskeyError(
+                    .notSupported, stage: .options, "conditional registration (automatic passkey upgrade) needs iOS 18 or macOS 15; this is \(platform)")
+            }
+            presentation = .conditionalRegistration
+            if kinds.contains(.securityKey) {
+                omissions.append(Omission("securityKey", "conditional registration creates platform passkeys only"))
+                kinds.remove(.securityKey)
+            }
+            guard kinds.contains(.platform) else {
+                throw PasskeyError(.notSupported, stage: .options, "conditional registration creates platform passkeys only")
+            }
+        }
+
+        // Platform passkeys are ES256 only. An empty list means ES256 and RS256 (§5.1.3 step 10).
+        let algorithms = options.pubKeyCredParams.isEmpty
+            ? [COSEAlgorithmIdentifier.es256, .rs256] : options.pubKeyCredParams.filter { $0.type == .publicKey }.map(\.alg)
+        if kinds.contains(.platform), !algorithms.contains(.es256) {
+            omissions.append(Omission("platform", "platform passkeys use ES256 (-7), which pubKeyCredParams does not offer"))
+            kinds.remove(.platform)
+        }
+        for (kind, feature, member) in [
+            (AuthenticatorAttachments.platform, AppleFeature.platformCredentials, "platform"),
+            (.securityKey, .securityKeys, "securityKey"),
+        ] where kinds.contains(kind) && !platform.supports(feature) {
+            omissions.append(Omission(member, "\(platform) has no \(feature.rawValue)"))
+            kinds.remove(kind)
+        }
+        guard !kinds.isEmpty else {
+            throw PasskeyError(
+                .notSupported, stage: .options,
+                "no authenticator here can answer: " + omissions.map(\.description).joined(separator: "; "))
+        }
+
+        var platformRequest: AppleRegistrationPlan.Platform?
+        if kinds.contains(.platform) {
+            var excludedIDs: [[UInt8]]?
+            if platform.supports(.platformExcludedCredentials) {
+                excludedIDs = excluded.map { $0.id }
+            } else if !excluded.isEmpty {
+                omissions.append(
+                    Omission(
+                        "excludeCredentials",
+                        "\(platform) cannot exclude credentials from platform registrations (iOS 17.4 / macOS 13.5); an existing passkey for this user is replaced"
+                    ))
+            }
+            var largeBlob = largeBlobRegistration(options.extensions)
+            if largeBlob != nil, !platform.supports(.largeBlob) {
+                omissions.append(Omission("extensions.largeBlob", "\(platform) has no largeBlob (iOS 17 / macOS 14)"))
+                largeBlob = nil
+            }
+            var prf = try prfRegistration(options.extensions)
+            if prf != nil, !platform.supports(.prf) {
+                omissions.append(Omission("extensions.prf", "\(platform) has no prf (iOS 18 / macOS 15)"))
+                prf = nil
+            }
+            platformRequest = AppleRegistrationPlan.Platform(excludedCredentials: excludedIDs, largeBlob: largeBlob, prf: prf)
+        }
+
+        var securityKeyRequest: AppleRegistrationPlan.SecurityKey?
+        if kinds.contains(.securityKey) {
+            // A credential that lives only on a phone or in a keychain cannot be on the key: nothing to exclude there.
+            let keyExcluded = excluded.compactMap { securityKeyDescriptor(id: $0.id, transports: $0.transports) }
+            securityKeyRequest = AppleRegistrationPlan.SecurityKey(
+                algorithms: algorithms, excludedCredentials: keyExcluded, residentKey: residentKey(options.authenticatorSelection))
+        }
+
+        return AppleRegistrationPlan(
+            relyingPartyID: rpID, challenge: challenge, userID: userID, userName: options.user.name,
+            userDisplayName: options.user.displayName.isEmpty ? options.user.name : options.user.displayName,
+            userVerification: userVerification(options.authenticatorSelection?.userVerification),
+            attestation: attestation(options.attestation), presentation: presentation, platform: platformRequest,
+            securityKey: securityKeyRequest, credPropsRequested: options.extensions?["credProps"]?.boolValue == true,
+            omissions: omissions, hasExcludedCredentials: !excluded.isEmpty)
+    }
+}
