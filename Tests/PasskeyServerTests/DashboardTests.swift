@@ -302,15 +302,16 @@ struct DashboardTests {
                 try await client.execute(uri: "/dashboard/events/stream?max=1&result=failure", method: .get, headers: session.headers)
             }
             while await harness.server.broadcaster.subscriberCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            let start = ContinuousClock.now
             let device = try Device(server: harness.server)
             let options = try await client.call(.get, "/generate-registration-options?username=ann")
             let failed = try await client.call(
                 .post, "/verify-registration",
                 json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json, origin: "https://evil.example")])
+            // From the ceremony's answer to the event on the stream (the ceremony itself may be slow on a loaded machine).
+            let answered = ContinuousClock.now
             #expect(failed["error"] == "origin_mismatch")
             let response = try await stream.value
-            #expect(ContinuousClock.now - start < .seconds(1))
+            #expect(ContinuousClock.now - answered < .seconds(1))
             #expect(response.headers[.contentType] == "text/event-stream")
             let text = String(buffer: response.body)
             let data = try #require(text.split(separator: "\n").first { $0.hasPrefix("data: ") })
