@@ -143,6 +143,7 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(30)) }
             } catch { return }
+            await broadcaster.keepAlive()
             do {
                 let purged = try await repository.purgeExpiredChallenges(now: Date())
                 if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": "\(purged)"]) }

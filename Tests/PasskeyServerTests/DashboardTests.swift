@@ -367,4 +367,27 @@ struct DashboardTests {
             #expect(signIn?["requestId"]?.stringValue?.isEmpty == false)
         }
     }
+
+    @Test("the broadcaster delivers keep-alives and events in order, drops left subscribers, and ends every stream at close")
+    func broadcaster() async throws {
+        let broadcaster = EventBroadcaster()
+        let (first, updates) = await broadcaster.subscribe()
+        let (second, _) = await broadcaster.subscribe()
+        #expect(await broadcaster.subscriberCount == 2)
+        await broadcaster.unsubscribe(second)
+        #expect(await broadcaster.subscriberCount == 1)
+        let event = EventRecord(id: 7, time: Date(timeIntervalSince1970: 0), kind: EventRecord.authenticationVerify, result: .success)
+        await broadcaster.keepAlive()
+        await broadcaster.publish(event)
+        await broadcaster.close()
+        var received: [LiveUpdate] = []
+        for await update in updates { received.append(update) }
+        #expect(received == [.keepAlive, .event(event)], "then the stream ends")
+        #expect(await broadcaster.subscriberCount == 0)
+        let (_, late) = await broadcaster.subscribe()
+        var lateCount = 0
+        for await _ in late { lateCount += 1 }
+        #expect(lateCount == 0, "a subscription after close ends at once")
+        _ = first
+    }
 }

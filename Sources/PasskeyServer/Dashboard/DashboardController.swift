@@ -406,16 +406,29 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         let filter = Self.filter(request)
         let limit = request.uri.queryParameters.get("max").flatMap(Int.init)
         let broadcaster = broadcaster
-        let (id, events) = await broadcaster.subscribe()
+        let (id, updates) = await broadcaster.subscribe()
         var response = Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 var sent = 0
-                for await event in events where filter.matches(event) {
-                    let json = DashboardJSON.event(event).serialized()
-                    try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: ceremony\ndata: \(json)\n\n"))
-                    sent += 1
+                for await update in updates {
+                    switch update {
+                    case .keepAlive:
+                        // A comment line: EventSource ignores it; a write to a client that left fails and ends the stream.
+                        do { try await writer.write(ByteBuffer(string: ": keep-alive\n\n")) } catch {
+                            await broadcaster.unsubscribe(id)
+                            throw error
+                        }
+                    case .event(let event) where filter.matches(event):
+                        let json = DashboardJSON.event(event).serialized()
+                        do { try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: ceremony\ndata: \(json)\n\n")) } catch {
+                            await broadcaster.unsubscribe(id)
+                            throw error
+                        }
+                        sent += 1
+                    case .event: continue
+                    }
                     if let limit, sent >= limit { break }
                 }
                 await broadcaster.unsubscribe(id)
