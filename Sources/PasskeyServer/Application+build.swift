@@ -101,7 +101,8 @@ public func buildRouter<Repository: PasskeyRepository>(
     DemoPageController<PasskeyRequestContext>().addRoutes(to: router)
     DashboardController<Repository, PasskeyRequestContext>(
         admins: AdminService(repository: repository, relyingParty: service.relyingParty, configuration: configuration, now: now, random: random),
-        repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress, now: now
+        repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,
+        limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), now: now
     ).addRoutes(to: router)
     router.get("metrics") { _, _ in
         Response(

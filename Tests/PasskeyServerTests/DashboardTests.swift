@@ -390,4 +390,15 @@ struct DashboardTests {
         #expect(lateCount == 0, "a subscription after close ends at once")
         _ = first
     }
+
+    @Test("admin sign-in options are rate-limited per client, like the users' options")
+    func signInRateLimit() async throws {
+        let harness = try DashboardHarness { $0.optionsPerMinute = 2 }
+        try await harness.server.run { client in
+            #expect(try await client.call(.post, "/dashboard/api/login/options").status == .ok)
+            #expect(try await client.call(.post, "/dashboard/api/login/options").status == .ok)
+            let limited = try await client.call(.post, "/dashboard/api/login/options")
+            #expect(limited.status == .tooManyRequests && limited["error"] == "rate_limited")
+        }
+    }
 }

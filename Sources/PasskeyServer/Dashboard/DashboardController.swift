@@ -24,12 +24,15 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     let names: AuthenticatorNames
     let assets: [String: (bytes: [UInt8], type: String)]
     let now: @Sendable () -> Date
+    /// Limits the unauthenticated admin ceremony options (sign-in, setup) per client.
+    let limiter: RateLimiter
 
     public init(
         admins: AdminService<Repository>, repository: Repository, configuration: ServerConfiguration, events: EventRecorder,
         broadcaster: EventBroadcaster, clientAddress: @escaping @Sendable (Request, Context) -> String,
-        now: @escaping @Sendable () -> Date = Date.init
+        limiter: RateLimiter, now: @escaping @Sendable () -> Date = Date.init
     ) {
+        self.limiter = limiter
         self.admins = admins
         self.repository = repository
         self.configuration = configuration
@@ -179,9 +182,10 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             let valid = (try? await admins.checkInvite(token)) != nil
             return Self.html(DashboardPages.setup(token: token, valid: valid), status: valid ? .ok : .notFound)
         }
-        router.post("dashboard/api/setup/options") { request, _ in
+        router.post("dashboard/api/setup/options") { request, context in
             var request = request
             return await respond { () throws(APIError) in
+                guard await limiter.allow(clientAddress(request, context)) else { throw APIError.rateLimited }
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await admins.setupOptions(token: try body.optionalString("token"), name: try body.optionalString("name"))
             }
@@ -199,8 +203,11 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 return Response.json(error.body, status: error.status)
             }
         }
-        router.post("dashboard/api/login/options") { _, _ in
-            await respond { () throws(APIError) in try await admins.signInOptions() }
+        router.post("dashboard/api/login/options") { request, context in
+            await respond { () throws(APIError) in
+                guard await limiter.allow(clientAddress(request, context)) else { throw APIError.rateLimited }
+                return try await admins.signInOptions()
+            }
         }
         router.post("dashboard/api/login/verify") { request, context in
             var request = request
