@@ -54,7 +54,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Consecutive passkey failures on a device before falling back to the old login (default 3).") var failureLimit: Int?
     @Flag(help: "Add passkeys without asking where the OS allows it (conditional create; default off).") var autoAppend = false
     @Option(help: "Days the dashboard keeps ceremony and admin events (default 30).") var eventRetentionDays: Int?
-    @Option(help: "Minutes a dashboard session lasts without a request (default 30).") var adminIdleMinutes: Double?
+    @Option(help: "Minutes a dashboard session lasts without a request (default 15).") var adminIdleMinutes: Double?
     @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
     @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
 

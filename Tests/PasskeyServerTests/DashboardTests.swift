@@ -401,4 +401,24 @@ struct DashboardTests {
             #expect(limited.status == .tooManyRequests && limited["error"] == "rate_limited")
         }
     }
+
+    @Test("a live stream ends at the next keep-alive once its admin signed out")
+    func streamEndsAfterSignOut() async throws {
+        let harness = try DashboardHarness()
+        try await harness.server.run { client in
+            let session = try await harness.setUp(client)
+            let stream = Task { try await client.execute(uri: "/dashboard/events/stream", method: .get, headers: session.headers) }
+            while await harness.server.broadcaster.subscriberCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(try await client.call(.post, "/dashboard/api/logout", headers: session.withCSRF).status == .ok)
+            let logoutEvent = await harness.server.repository.events(matching: EventFilter(), before: nil, limit: 1)
+            #expect(logoutEvent.first?.kind == "admin.sign_out")
+            await harness.server.broadcaster.keepAlive()
+            let response = try await stream.value
+            let text = String(buffer: response.body)
+            #expect(text.hasPrefix(": connected"))
+            #expect(!text.contains(": keep-alive"), "the keep-alive after sign-out ends the stream instead")
+            #expect(text.contains("admin.sign_out"), "the sign-out itself was streamed")
+            #expect(await harness.server.broadcaster.subscriberCount == 0)
+        }
+    }
 }

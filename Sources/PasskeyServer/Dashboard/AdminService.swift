@@ -212,6 +212,14 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
         } catch { throw APIError(error) }
     }
 
+    /// Whether a long-lived request (the live stream) may go on: its session still exists (not signed out, not purged)
+    /// and is within the absolute timeout. The break-glass token stays valid.
+    func isStillValid(_ principal: AdminPrincipal) async -> Bool {
+        guard let hash = principal.sessionHash else { return true }
+        guard let session = (try? await repository.adminSession(hash: hash)) ?? nil else { return false }
+        return now().timeIntervalSince(session.createdAt) < settings.sessionAbsoluteTimeout
+    }
+
     /// Whether the principal checked a passkey recently enough for a destructive action.
     func isFresh(_ principal: AdminPrincipal) -> Bool {
         principal.isBreakGlass || now().timeIntervalSince(principal.verifiedAt) <= settings.freshCheckWindow

@@ -2,8 +2,9 @@ public import Foundation
 
 /// Settings of the admin dashboard at `/dashboard` (docs/dashboard.md).
 public struct DashboardConfiguration: Sendable {
-    /// A session ends after this many seconds without a request (default 1 800).
-    public var sessionIdleTimeout: TimeInterval = 1_800
+    /// A session ends after this many seconds without a request (default 900). OWASP suggests 2–5 minutes for
+    /// high-value applications: lower it with `--admin-idle-minutes`.
+    public var sessionIdleTimeout: TimeInterval = 900
     /// A session ends this many seconds after sign-in, however active (default 43 200, 12 hours).
     public var sessionAbsoluteTimeout: TimeInterval = 43_200
     /// Destructive actions need a passkey check at most this many seconds old (default 300).

@@ -338,8 +338,8 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         router.get("dashboard/events/stream") { request, _ in
             let admin: AdminPrincipal?
             do throws(APIError) { admin = try await principal(request) } catch { return Response.json(error.body, status: error.status) }
-            guard admin != nil else { return Response.json(DashboardErrors.unauthorized.body, status: .unauthorized) }
-            return await stream(request)
+            guard let admin else { return Response.json(DashboardErrors.unauthorized.body, status: .unauthorized) }
+            return await stream(request, principal: admin)
         }
         router.get("dashboard/api/stats") { request, _ in
             await data(request) { _ throws(APIError) in
@@ -408,8 +408,10 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     }
 
     /// Server-Sent Events: each new event matching the request's filter as `event: ceremony` with the event's JSON.
-    /// `?max=N` ends the stream after N events (tests, scripts).
-    func stream(_ request: Request) async -> Response {
+    /// `?max=N` ends the stream after N events (tests, scripts). At each keep-alive the session is checked again: the
+    /// stream ends once its admin signed out or the session passed its absolute timeout.
+    func stream(_ request: Request, principal: AdminPrincipal) async -> Response {
+        let admins = admins
         let filter = Self.filter(request)
         let limit = request.uri.queryParameters.get("max").flatMap(Int.init)
         let broadcaster = broadcaster
@@ -419,9 +421,10 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             body: ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 var sent = 0
-                for await update in updates {
+                updates: for await update in updates {
                     switch update {
                     case .keepAlive:
+                        guard await admins.isStillValid(principal) else { break updates }
                         // A comment line: EventSource ignores it; a write to a client that left fails and ends the stream.
                         do { try await writer.write(ByteBuffer(string: ": keep-alive\n\n")) } catch {
                             await broadcaster.unsubscribe(id)
