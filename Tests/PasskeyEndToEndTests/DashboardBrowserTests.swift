@@ -4,7 +4,7 @@ import Testing
 
 /// The admin dashboard in headless Chromium against a real `passkey-server` process: the setup link the server prints
 /// registers the admin's passkey (virtual authenticator), a user registers on the demo page in another tab, and the
-/// event shows in the live log. Screenshots of the overview, users and live-log pages go to
+/// event shows in the live log. Screenshots of the overview, users, user, settings and live-log pages go to
 /// `build-artifacts/screenshots/` at the package root (`.ci/run` prints the path).
 @Suite("Dashboard in headless Chromium")
 struct DashboardBrowserTests {
@@ -75,6 +75,14 @@ struct DashboardBrowserTests {
         try await driver.navigate(to: page.origin + "/dashboard/users")
         try check(try await driver.element("table.users").text().contains("ann"), "ann in the users list")
         try await driver.screenshot().write(to: screenshots.appendingPathComponent("users.png"))
+        try await driver.element("table.users a").click()
+        try await waitFor("ann's page") { try await driver.element("table.passkeys").text().contains("device-bound") }
+        let passkeys = try await driver.element("table.passkeys").text()
+        try check(passkeys.contains("ES256") && !passkeys.contains("SQL"), "ann's passkey row: \(passkeys)")
+        try await driver.screenshot().write(to: screenshots.appendingPathComponent("user.png"))
+        try await driver.navigate(to: page.origin + "/dashboard/settings")
+        try check(try await driver.element("main").text().contains("apple-app-site-association"), "the .well-known previews")
+        try await driver.screenshot().write(to: screenshots.appendingPathComponent("settings.png"))
 
         try await driver.navigate(to: page.origin + "/dashboard")
         try check(try await driver.element(".stats").text().contains("Users"), "the overview's totals")

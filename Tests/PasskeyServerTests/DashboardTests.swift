@@ -143,7 +143,13 @@ struct DashboardTests {
                 #expect(response.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
                 let html = String(buffer: response.body)
                 #expect(!html.contains("<script>"), "no inline script")
-                if path == "/dashboard/users" { #expect(html.contains("ann")) }
+                #expect(!html.contains("SQL") && !html.contains("Element"), "rendered as text, not as another type's description")
+                if path == "/dashboard/users" { #expect(html.contains("<a href=\"/dashboard/users/\(userID)\">ann</a>")) }
+                if path.hasPrefix("/dashboard/users/") {
+                    #expect(html.contains("<td>ES256</td>") && html.contains("<td>none</td>"), "\(html)")
+                    #expect(html.contains("device-bound") || html.contains("synced"))
+                }
+                if path == "/dashboard/settings" { #expect(html.contains("apple-app-site-association") && html.contains("webcredentials")) }
                 if path == "/dashboard" { #expect(html.contains("<svg")) }
             }
             let detail = try await client.call(.get, "/dashboard/api/users/\(userID)", headers: session.headers)

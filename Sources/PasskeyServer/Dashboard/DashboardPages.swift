@@ -37,7 +37,7 @@ enum DashboardPages {
         if let principal {
             let links = [("overview", "/dashboard", "Overview"), ("log", "/dashboard/log", "Live log"), ("users", "/dashboard/users", "Users"),
                          ("settings", "/dashboard/settings", "Settings")]
-                .map { id, href, label in "<a href=\"\(href)\"\(id == page ? " aria-current=\"page\"" : "")>\(label)</a>" }.joined()
+                .map { (id: String, href: String, label: String) -> String in "<a href=\"\(href)\"\(id == page ? " aria-current=\"page\"" : "")>\(label)</a>" }.joined()
             nav = """
                 <header class="top"><span class="brand">passkey-server</span><nav>\(links)</nav>
                 <span class="who">\(escape(principal.name))<button type="button" id="sign-out" class="link">Sign out</button></span></header>
@@ -110,7 +110,7 @@ enum DashboardPages {
             ("Users", "\(totals.users)", "\(totals.anonymousUsers) anonymous"), ("Passkeys", "\(totals.passkeys)", "registered"),
             ("Registrations", "\(registrations)", "last 7 days"), ("Sign-ins", "\(signIns)", "last 7 days"),
             ("Failure rate", rate, "\(failures) failed ceremonies"),
-        ].map { label, value, note in
+        ].map { (label: String, value: String, note: String) -> String in
             "<div class=\"stat\"><span class=\"label\">\(label)</span><span class=\"value\">\(value)</span><span class=\"note\">\(note)</span></div>"
         }.joined()
         return layout(title: "Overview", page: "overview", principal: principal, body: """
@@ -151,7 +151,7 @@ enum DashboardPages {
     // MARK: Users
 
     static func users(principal: AdminPrincipal, search: String?, page: Int, users: [(UserRecord, Int)], hasMore: Bool) -> String {
-        let rows = users.map { user, count in
+        let rows: String = users.map { (user: UserRecord, count: Int) -> String in
             """
             <tr><td><a href="/dashboard/users/\(escape(user.id))">\(escape(user.username ?? user.displayName))</a></td>
             <td>\(user.isAnonymous ? "yes" : "no")</td><td>\(date(user.createdAt))</td><td>\(date(user.lastSignInAt))</td><td>\(count)</td></tr>
@@ -176,7 +176,7 @@ enum DashboardPages {
     }
 
     static func user(principal: AdminPrincipal, user: UserRecord, passkeys: [CredentialRecordEntry], names: AuthenticatorNames) -> String {
-        let rows = passkeys.map { credential in
+        let rows: String = passkeys.map { (credential: CredentialRecordEntry) -> String in
             let id = Base64URL.encode(credential.id)
             return """
                 <tr data-credential="\(escape(id))">
@@ -226,8 +226,8 @@ enum DashboardPages {
             ("Session timeouts", "\(Int(configuration.dashboard.sessionIdleTimeout / 60)) min idle, \(Int(configuration.dashboard.sessionAbsoluteTimeout / 3600)) h absolute"),
             ("Break-glass token", configuration.dashboard.adminToken == nil ? "off" : "on (PASSKEY_ADMIN_TOKEN)"),
         ]
-        let list = facts.map { "<dt>\($0.0)</dt><dd><pre class=\"inline\">\(escape($0.1))</pre></dd>" }.joined()
-        let previews = wellKnown.files.map { path, json in
+        let list: String = facts.map { (fact: (String, String)) -> String in "<dt>\(fact.0)</dt><dd><pre class=\"inline\">\(escape(fact.1))</pre></dd>" }.joined()
+        let previews: String = wellKnown.files.map { (path: String, json: JSONValue) -> String in
             "<h3><code>\(escape(path))</code></h3><pre class=\"json\">\(escape(json.prettyPrinted(sortedKeys: true)))</pre>"
         }.joined()
         return layout(title: "Settings", page: "settings", principal: principal, body: """
