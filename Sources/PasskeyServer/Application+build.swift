@@ -78,8 +78,11 @@ public func buildRouter<Repository: PasskeyRepository>(
             }
             return context.remoteAddress?.ipAddress ?? "unknown"
         },
-        signer: { user, credentialID, ceremony, userVerified throws(APIError) in
-            try await connect.signedData(user: user, credentialID: credentialID, ceremony: ceremony, userVerified: userVerified)
+        signer: { user, credentialID, ceremony, userVerified, externalID throws(APIError) in
+            try await connect.issuer.sign(
+                userID: user.id, username: user.username, externalUserID: externalID, credentialID: credentialID, ceremony: ceremony,
+                userVerified: userVerified
+            ).token
         })
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)

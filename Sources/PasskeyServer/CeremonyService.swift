@@ -191,7 +191,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     /// Verifies a sign-in and records the new counter, backup state and last use.
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?) async throws(APIError)
-        -> (user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool)
+        -> (user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?)
     {
         // One read gathers the ceremony, the credential and its owner.
         let credentialID: [UInt8]
@@ -255,7 +255,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         updated.lastUsedAt = time
         var user = owner
         user.lastSignInAt = time
-        return (user, updated, verified.userVerified)
+        return (user, updated, verified.userVerified, lookup.externalUserID)
     }
 
     /// The answer for a credential that is not stored. When the response names (by user handle) an account that still

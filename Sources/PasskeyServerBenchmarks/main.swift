@@ -15,6 +15,7 @@ import HummingbirdTesting
 import NIOCore
 import PasskeyCore
 import PasskeyServer
+import PasskeyStorage
 import PasskeyStorageSQLite
 import PasskeyTestSupport
 import PasskeyWire
@@ -71,11 +72,13 @@ let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pass
 let repository = try SQLiteRepository(path: folder.appendingPathComponent("bench.sqlite").path)
 let router = buildRouter(configuration, repository: repository)
 
-// The bare endpoint: same parsing and verification, a record in memory, a fixed challenge, no storage.
+// The bare endpoint: same parsing and verification, a record in memory, a fixed challenge, no storage; it signs the same
+// signedPasskeyData as the real answer (a key held in memory), so the two paths differ by storage alone.
 let authenticator = try TestAuthenticator()
 let bareChallenge = Base64URL.encode([UInt8](repeating: 9, count: 32))
 let relyingParty = RelyingParty(id: "localhost", origins: ["http://localhost:8080"])
 let bareRecord = CredentialRecord(id: authenticator.credentialID, publicKey: authenticator.key.coseKey.encoded, signCount: 0)
+let bareIssuer = TokenIssuer(repository: InMemoryRepository(), issuer: "http://localhost:8080", audience: "localhost", lifetime: 300)
 router.post("bench/bare-verify") { request, _ in
     var request = request
     let buffer = try await request.collectBody(upTo: 65_536)
@@ -84,8 +87,12 @@ router.post("bench/bare-verify") { request, _ in
     let response = try AuthenticationResponseJSON(json: cred)
     let verified = try relyingParty.verifyAuthentication(
         response, expectedChallenge: bareChallenge, credential: bareRecord, expectedUser: .identified(userHandle: nil))
+    let signed = try await bareIssuer.sign(
+        userID: "bench", username: "bench", externalUserID: nil, credentialID: verified.credentialID, ceremony: "authentication",
+        userVerified: verified.userVerified)
     let answer: JSONValue = [
         "verified": true, "credentialId": .string(Base64URL.encode(verified.credentialID)), "isAnonymous": false,
+        "signedPasskeyData": .string(signed.token),
     ]
     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: answer.serializedBytes)))
 }

@@ -110,6 +110,11 @@ enum SQLiteSchema {
         replaces_credential_id
         """
 
+    /// `columns` with a table alias (`u.id, u.user_handle, …`), for joins.
+    static func qualified(_ columns: String, _ alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
+    }
+
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
     static func date(_ milliseconds: Int64?) -> Date? { milliseconds.map(date) }
