@@ -20,10 +20,14 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     var logger = logger ?? Logger(label: "passkey-server")
     if logger.logLevel > .info { logger.logLevel = .info }
     let tls = configuration.tlsCertificatePath != nil
-    let repository = try openRepository(configuration.database)
-    if let sqlite = repository as? SQLiteRepository {
-        logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: sqlite.path).standardizedFileURL.path)"])
+    // Concrete repository types on each branch: opening an existential here crashes the Swift 6.3 optimizer
+    // (coroutine splitting) in release builds.
+    if configuration.database == "memory:" {
+        return try makeApplication(configuration, repository: InMemoryRepository(), logger: logger, tls: tls)
     }
+    let path = String(configuration.database.dropFirst("sqlite:".count))
+    let repository = try SQLiteRepository(path: path)
+    logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
     return try makeApplication(configuration, repository: repository, logger: logger, tls: tls)
 }
 

@@ -34,13 +34,16 @@ public final class SQLiteRepository: PasskeyRepository {
     /// Runs a read, mapping GRDB errors to ``StorageError``.
     ///
     /// On the calling thread: a WAL read never waits for writers, and takes microseconds, so hopping to GRDB's reader
-    /// queue and back (as its async `read` does) would cost more than the read itself.
+    /// queue and back (as its async `read` does) would cost more than the read itself. Without a read transaction:
+    /// every read here is one statement, or (``lookUpSignIn(challenge:credentialID:now:)``) statements whose results the
+    /// write that follows checks again (the challenge is consumed and the counter compared-and-set in one transaction),
+    /// so BEGIN and COMMIT around them would buy nothing.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
         do { return try Self.readHere(pool, body) } catch { throw Self.map(error) }
     }
 
     /// GRDB's synchronous read (a synchronous context selects it over the async overload).
-    static func readHere<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T { try pool.read(body) }
+    static func readHere<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T { try pool.unsafeRead(body) }
 
     /// Runs a write in the next group-committed transaction, mapping GRDB errors to ``StorageError``.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
@@ -211,9 +214,8 @@ public final class SQLiteRepository: PasskeyRepository {
                 }
                 throw StorageError(.notFound, "credential not found")
             }
-            try db.execute(
-                sql: "UPDATE users SET last_sign_in_at = ? WHERE id = (SELECT user_id FROM credentials WHERE id = ?)",
-                arguments: [SQLiteSchema.milliseconds(time), Data(credentialID)])
+            try db.cachedStatement(sql: "UPDATE users SET last_sign_in_at = ? WHERE id = (SELECT user_id FROM credentials WHERE id = ?)")
+                .execute(arguments: [SQLiteSchema.milliseconds(time), Data(credentialID)])
         }
     }
 
