@@ -117,7 +117,12 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             }
             guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
             let verified: VerifiedRegistration
-            do { verified = try relyingParty.verifyRegistration(credential, expectedChallenge: record.challenge, validationTime: now()) } catch {
+            do {
+                // WebAuthn L3 §7.1 step 14: a conditional create has no prompt, so neither presence nor verification.
+                verified = try relyingParty.verifyRegistration(
+                    credential, expectedChallenge: record.challenge, requireUserPresence: !record.conditional,
+                    requireUserVerification: record.conditional ? false : nil, validationTime: now())
+            } catch {
                 throw APIError(error)
             }
             let time = now()
@@ -276,8 +281,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     // MARK: Adding a passkey to an existing account
 
     /// Options to add a passkey to `user`: their credentials in `excludeCredentials`. With `replacing`, one of the user's
-    /// credentials is removed in the transaction that stores the new one (reset), never before it verified.
-    public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil) async throws(APIError)
+    /// credentials is removed in the transaction that stores the new one (reset), never before it verified. With
+    /// `conditional`, the options are for conditional create (no prompt; presence and verification not required).
+    public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false) async throws(APIError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String)
     {
         try await ensureCapacity()
@@ -298,7 +304,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let key = newChallengeKey()
         let record = ChallengeRecord(
             key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: user.username,
-            displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, createdAt: time,
+            displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, conditional: conditional, createdAt: time,
             expiresAt: time.addingTimeInterval(configuration.challengeTTL))
         do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
         return (options, key)
