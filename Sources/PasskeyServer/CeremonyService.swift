@@ -60,12 +60,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                     throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
                 }
             }
-        } catch let error as APIError {
-            throw error
-        } catch let error as StorageError {
-            throw APIError(error)
         } catch {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+            throw APIError(mapping: error)
         }
     }
 

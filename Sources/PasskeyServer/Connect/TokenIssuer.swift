@@ -58,7 +58,7 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
             usable.append(record)
         }
         guard usable.contains(where: { $0.retiresAt == nil }) else {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "no usable signing key")
+            throw APIError.internalError("no usable signing key")
         }
         collection = fresh
         publicKeys = publics
@@ -72,7 +72,7 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
     ) async throws(APIError) -> (token: String, expiresAt: Date) {
         try await load()
         guard let current = keys.first(where: { $0.retiresAt == nil }) else {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "no signing key")
+            throw APIError.internalError("no signing key")
         }
         let issuedAt = now()
         let expiresAt = issuedAt.addingTimeInterval(lifetime)
@@ -84,7 +84,7 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
             let token = try await collection.sign(claims, kid: JWKIdentifier(string: current.id))
             return (token, expiresAt)
         } catch {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "signing failed: \(error)")
+            throw APIError.internalError("signing failed: \(error)")
         }
     }
 
