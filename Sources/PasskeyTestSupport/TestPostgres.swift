@@ -95,24 +95,34 @@ public final class TestPostgresCluster: Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// Runs a PostgreSQL program and waits for it, with `posix_spawn` and `waitpid`: Foundation's `Process` was seen
+    /// never to notice `runuser pg_ctl start` exiting (the child stayed a zombie), which hung the test. Output goes to a
+    /// file, not a pipe: `pg_ctl start` leaves the server running with the same standard output.
     static func run(_ program: URL, _ arguments: [String], as user: String?) throws {
-        let process = Process()
-        if let user {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", user, "--", program.path] + arguments
-        } else {
-            process.executableURL = program
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ClusterError("\(program.lastPathComponent) \(arguments.joined(separator: " ")) failed: \(text)")
+        let argv = (user.map { ["/usr/sbin/runuser", "-u", $0, "--"] } ?? []) + [program.path] + arguments
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pg-output-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?
+        #else
+        var actions = posix_spawn_file_actions_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else { throw ClusterError("cannot start \(argv[0]): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // Exited normally with status 0: WIFEXITED and WEXITSTATUS, spelled out (the C macros are not imported).
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw ClusterError("\(program.lastPathComponent) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
     }
 }
