@@ -5,8 +5,9 @@ public import PasskeyStorage
 ///
 ///     postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?PARAMETER=VALUE&…]
 ///
-/// Parameters: `sslmode` (`disable`, `prefer` (default), `require` or `verify-full`; `require` verifies the server's
-/// certificate, unlike libpq), `connect_timeout` (seconds, default 5), `query_timeout` (seconds a storage call may take,
+/// Parameters: `sslmode` as libpq reads it (`disable`; `prefer`, the default, and `require` encrypt without checking
+/// the server's certificate; `verify-ca` and `verify-full` check it against the system's trust roots and the host name),
+/// `connect_timeout` (seconds, default 5), `query_timeout` (seconds a storage call may take,
 /// connection lease included, default 5), `pool_size` (connections per server process, default 20), `schema` (a schema
 /// of its own, created by the migrations: several deployments can share one database), `application_name`, and `host`
 /// with a folder for a Unix-domain socket (`postgres://passkey@/passkey?host=/var/run/postgresql`). Unknown parameters
@@ -14,8 +15,12 @@ public import PasskeyStorage
 public struct PostgresConfiguration: Sendable, Hashable {
     public enum TLSMode: String, Sendable, Hashable {
         case disable
+        /// TLS when the server offers it, certificate not checked (libpq's `prefer`).
         case prefer
+        /// TLS or no connection, certificate not checked (libpq's `require`).
         case require
+        /// TLS with the certificate checked against the system's trust roots and the host name.
+        case verifyFull = "verify-full"
     }
 
     public var host: String
@@ -74,7 +79,8 @@ public struct PostgresConfiguration: Sendable, Hashable {
                 switch value {
                 case "disable": tls = .disable
                 case "prefer", "allow": tls = .prefer
-                case "require", "verify-ca", "verify-full": tls = .require
+                case "require": tls = .require
+                case "verify-ca", "verify-full": tls = .verifyFull
                 default: throw Self.invalid("sslmode must be disable, prefer, require or verify-full")
                 }
             case "connect_timeout": connectTimeout = try Self.seconds(value, item.name)

@@ -44,10 +44,13 @@ public final class PostgresRepository: Sendable {
             clientConfiguration = PostgresClient.Configuration(
                 unixSocketPath: socket, username: configuration.username, password: configuration.password, database: configuration.database)
         } else {
+            var unverified = TLSConfiguration.makeClientConfiguration()
+            unverified.certificateVerification = .none
             let tls: PostgresClient.Configuration.TLS = switch configuration.tls {
             case .disable: .disable
-            case .prefer: .prefer(.makeClientConfiguration())
-            case .require: .require(.makeClientConfiguration())
+            case .prefer: .prefer(unverified)
+            case .require: .require(unverified)
+            case .verifyFull: .require(.makeClientConfiguration())
             }
             clientConfiguration = PostgresClient.Configuration(
                 host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
