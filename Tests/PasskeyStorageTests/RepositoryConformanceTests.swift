@@ -376,3 +376,37 @@ struct SQLiteTests {
         #expect(throws: StorageError(.unavailable, "")) { try SQLiteRepository(path: path) }
     }
 }
+
+extension RepositoryConformanceTests {
+    @Test("racing registrations: one credential ID or one username registered by 20 at once succeeds once", arguments: Backend.available)
+    func racingRegistrations(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            // The same credential ID for 20 different new users: one wins, the others are told it exists.
+            let sameCredential = await withTaskGroup(of: StorageError.Code?.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let user = makeUser("user\(index)", handle: UInt8(index + 1))
+                        return await storageCode { try await repo.register(makeCredential(200, user: user), for: user) }
+                    }
+                }
+                return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }
+            }
+            #expect(sameCredential.filter { $0 == nil }.count == 1)
+            #expect(sameCredential.compactMap { $0 }.allSatisfy { $0 == .credentialExists }, "\(sameCredential)")
+            // The same username, in different cases, for 20 new users with their own credentials: one account.
+            let sameName = await withTaskGroup(of: StorageError.Code?.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let user = makeUser(index.isMultiple(of: 2) ? "zoe" : "ZOE", handle: UInt8(100 + index))
+                        return await storageCode { try await repo.register(makeCredential(UInt8(index + 1), user: user), for: user) }
+                    }
+                }
+                return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }
+            }
+            #expect(sameName.filter { $0 == nil }.count == 1)
+            #expect(sameName.compactMap { $0 }.allSatisfy { $0 == .usernameTaken }, "\(sameName)")
+            let accounts = try await repo.users(matching: "zoe", limit: 50, offset: 0)
+            #expect(accounts.count == 1)
+        }
+    }
+}
