@@ -86,51 +86,71 @@ extension PostgresRepository: CredentialRepository {
         }
     }
 
+    /// One statement, atomic by itself: both updates or neither.
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
     ) async throws(StorageError) {
         let logger = self.logger
-        try await transaction("record sign-in") { connection in
-            try await Self.recordSignIn(
-                connection, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount,
-                backupState: backupState, at: time, logger: logger)
+        let milliseconds = PostgresTime.milliseconds(time)
+        try await withConnection("record sign-in") { connection in
+            let rows = try await connection.rows(
+                """
+                WITH moved AS (
+                    UPDATE credentials SET sign_count = \(Int64(newSignCount)), backup_state = \(backupState), last_used_at = \(milliseconds)
+                    WHERE id = \(ByteBuffer(credentialID)) AND sign_count = \(Int64(expectedSignCount))
+                    RETURNING user_id
+                ), touched AS (
+                    UPDATE users SET last_sign_in_at = \(milliseconds) WHERE id IN (SELECT user_id FROM moved)
+                )
+                SELECT EXISTS (SELECT 1 FROM moved)
+                """, logger)
+            try await Self.checkMoved(rows, column: 0, connection, credentialID: credentialID, logger: logger)
         }
     }
 
+    /// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement, in a
+    /// transaction that is rolled back when either check fails (so the challenge, too, is left as it was).
+    ///
+    /// The DELETE comes first: of concurrent completions, the first holds the challenge row's lock until it commits; the
+    /// others then find the row gone, so their UPDATE does not run. (Checking the challenge inside the UPDATE instead
+    /// would not be safe: a waiting UPDATE re-checks its own row, not the challenge, and counter-0 authenticators
+    /// would both pass.)
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
         consumingChallenge challengeKey: String
     ) async throws(StorageError) {
         let logger = self.logger
+        let milliseconds = PostgresTime.milliseconds(time)
         try await transaction("record sign-in consuming a challenge") { connection in
-            try await Self.takeChallenge(connection, key: challengeKey, now: time, logger: logger)
-            try await Self.recordSignIn(
-                connection, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount,
-                backupState: backupState, at: time, logger: logger)
+            let rows = try await connection.rows(
+                """
+                WITH taken AS (
+                    DELETE FROM challenges WHERE key = \(challengeKey) RETURNING expires_at
+                ), moved AS (
+                    UPDATE credentials SET sign_count = \(Int64(newSignCount)), backup_state = \(backupState), last_used_at = \(milliseconds)
+                    WHERE id = \(ByteBuffer(credentialID)) AND sign_count = \(Int64(expectedSignCount))
+                        AND EXISTS (SELECT 1 FROM taken WHERE expires_at > \(milliseconds))
+                    RETURNING user_id
+                ), touched AS (
+                    UPDATE users SET last_sign_in_at = \(milliseconds) WHERE id IN (SELECT user_id FROM moved)
+                )
+                SELECT EXISTS (SELECT 1 FROM taken WHERE expires_at > \(milliseconds)), EXISTS (SELECT 1 FROM moved)
+                """, logger)
+            guard let row = rows.first, try PostgresRowReader(row).value(0, Bool.self) else {
+                throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+            }
+            try await Self.checkMoved(rows, column: 1, connection, credentialID: credentialID, logger: logger)
         }
     }
 
-    /// Compare-and-set: only the sign-in that saw the stored counter moves it. Under READ COMMITTED a concurrent UPDATE
-    /// of the same row waits for the first to commit, then re-checks `sign_count` on the new row and matches nothing.
-    static func recordSignIn(
-        _ connection: PostgresConnection, credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool,
-        at time: Date, logger: Logger
-    ) async throws {
-        let milliseconds = PostgresTime.milliseconds(time)
-        let updated = try await connection.rows(
-            """
-            UPDATE credentials SET sign_count = \(Int64(newSignCount)), backup_state = \(backupState), last_used_at = \(milliseconds)
-            WHERE id = \(ByteBuffer(credentialID)) AND sign_count = \(Int64(expectedSignCount))
-            RETURNING user_id
-            """, logger)
-        guard let row = updated.first else {
-            if try await !connection.rows("SELECT 1 FROM credentials WHERE id = \(ByteBuffer(credentialID))", logger).isEmpty {
-                throw StorageError(.counterConflict, "the stored counter changed during this sign-in")
-            }
-            throw StorageError(.notFound, "credential not found")
+    /// Whether the compare-and-set moved the counter; if not, tells a moved counter from a missing credential.
+    static func checkMoved(_ rows: [PostgresRow], column: Int, _ connection: PostgresConnection, credentialID: [UInt8], logger: Logger) async throws {
+        guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in statement returned no row") }
+        if try PostgresRowReader(row).value(column, Bool.self) { return }
+        if try await !connection.rows("SELECT 1 FROM credentials WHERE id = \(ByteBuffer(credentialID))", logger).isEmpty {
+            throw StorageError(.counterConflict, "the stored counter changed during this sign-in")
         }
-        let userID = try PostgresRowReader(row).value(0, String.self)
-        try await connection.query("UPDATE users SET last_sign_in_at = \(milliseconds) WHERE id = \(userID)", logger: logger)
+        throw StorageError(.notFound, "credential not found")
     }
 
     public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) {
