@@ -8,6 +8,7 @@ import ServiceLifecycle
 public import PasskeyCore
 public import PasskeyStorage
 import PasskeyStorageSQLite
+import PasskeyStoragePostgres
 import PasskeyAttestation
 public import Foundation
 
@@ -25,6 +26,14 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     if configuration.database == "memory:" {
         return try makeApplication(configuration, repository: InMemoryRepository(), logger: logger, tls: tls)
     }
+    if PostgresConfiguration.isPostgresURL(configuration.database) {
+        let postgres = try PostgresConfiguration(url: configuration.database)
+        let repository = try await PostgresRepository.connect(postgres, logger: logger)
+        logger.info("data", metadata: ["postgres": "\(postgres.redactedDescription)"])
+        return try makeApplication(
+            configuration, repository: repository, logger: logger, tls: tls,
+            services: [StorageShutdown { await repository.shutdown() }])
+    }
     let path = String(configuration.database.dropFirst("sqlite:".count))
     let repository = try SQLiteRepository(path: path)
     logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
@@ -32,21 +41,22 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 }
 
 func makeApplication<Repository: PasskeyRepository>(
-    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool
+    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool, services extra: [any Service] = []
 ) throws -> PasskeyApplication {
     let router = buildRouter(configuration, repository: repository)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
     let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
     let purger = ChallengePurger(repository: repository, logger: logger)
+    let services: [any Service] = [purger] + extra
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
         let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
         let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
         return Application(
             router: router, server: try .tls(.http1(), tlsConfiguration: tlsConfiguration), configuration: appConfiguration,
-            services: [purger], logger: logger)
+            services: services, logger: logger)
     }
-    return Application(router: router, configuration: appConfiguration, services: [purger], logger: logger)
+    return Application(router: router, configuration: appConfiguration, services: services, logger: logger)
 }
 
 /// The relying party a configuration describes.
@@ -128,5 +138,16 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
                 logger.warning("could not purge expired challenges", metadata: ["error": "\(error.code)"])
             }
         }
+    }
+}
+
+/// Closes the storage's connections once the server has stopped taking requests (graceful shutdown stops services in
+/// reverse order, so the HTTP server is already gone).
+struct StorageShutdown: Service {
+    let close: @Sendable () async -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await close()
     }
 }
