@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import PasskeyServer
+import PasskeyStoragePostgres
 import PasskeyTestSupport
 import PasskeyWire
 import Testing
@@ -38,6 +41,22 @@ struct MultiInstanceTests {
         let signedIn = await a.call(.post, "/verify-authentication", json: signIn)
         #expect(signedIn.status == 200, "\(signedIn.json.serialized())")
         #expect(signedIn["userId"]?.stringValue == annID)
+
+        // Signing keys live in the database: both instances publish the same JWKS, and a token signed by A verifies
+        // once across both (its jti is recorded in the shared database).
+        let jwksA = await a.call(.get, "/.well-known/jwks.json")
+        let jwksB = await b.call(.get, "/.well-known/jwks.json")
+        #expect(jwksA["keys"]?.arrayValue?.count == 1)
+        #expect(jwksA.json == jwksB.json)
+        let storage = try await PostgresRepository.connect(try PostgresConfiguration(url: url))
+        let apiKey = try await Administration.createAPIKey(name: "backend", repository: storage).secret
+        await storage.shutdown()
+        let backend: HTTPFields = [.authorization: "Bearer \(apiKey)"]
+        let token = signedIn["signedPasskeyData"] ?? nil
+        let verified = await b.call(.post, "/connect/verify", json: ["signedPasskeyData": token], headers: backend)
+        #expect(verified["success"] == true, "\(verified.json.serialized())")
+        #expect(verified["userId"]?.stringValue == annID)
+        #expect(await a.call(.post, "/connect/verify", json: ["signedPasskeyData": token], headers: backend)["error"] == "token_replayed")
 
         // One sign-in answer posted to both instances at once, five times: exactly one success each time.
         for round in 0..<5 {

@@ -79,8 +79,8 @@ final class ProcessClient: Sendable {
         client.connect()
     }
 
-    func call(_ method: HTTPRequest.Method, _ path: String, json: JSONValue? = nil) async -> HTTPAnswer {
-        var headers: HTTPFields = [:]
+    func call(_ method: HTTPRequest.Method, _ path: String, json: JSONValue? = nil, headers extra: HTTPFields = [:]) async -> HTTPAnswer {
+        var headers = extra
         var body: ByteBuffer?
         if let json {
             headers[.contentType] = "application/json"
