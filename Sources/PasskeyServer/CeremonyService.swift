@@ -14,6 +14,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public let configuration: ServerConfiguration
     let now: @Sendable () -> Date
     let random: RandomSource
+    /// Shared by copies of the service: the pending-ceremony estimate of this instance.
+    let gauge = PendingChallengeGauge()
 
     public init(
         repository: Repository, relyingParty: RelyingParty, configuration: ServerConfiguration,
@@ -52,14 +54,26 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
 
+    /// Refuses new options with 503 `busy` while ``ServerConfiguration/maximumPendingChallenges`` ceremonies are pending
+    /// (after purging expired ones), so storage stays bounded whatever clients do. Counts one issued challenge.
     func ensureCapacity() async throws(APIError) {
+        let time = now()
+        let limit = configuration.maximumPendingChallenges
+        if let estimate = gauge.estimate(now: time), estimate < limit {
+            gauge.issued()
+            return
+        }
         do {
-            if try await repository.challengeCount() >= configuration.maximumPendingChallenges {
-                try await repository.purgeExpiredChallenges(now: now())
-                if try await repository.challengeCount() >= configuration.maximumPendingChallenges {
-                    throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
-                }
+            var count = try await repository.challengeCount()
+            if count >= limit {
+                try await repository.purgeExpiredChallenges(now: time)
+                count = try await repository.challengeCount()
             }
+            gauge.record(count: count, at: time)
+            guard count < limit else {
+                throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
+            }
+            gauge.issued()
         } catch {
             throw APIError(mapping: error)
         }
