@@ -47,6 +47,7 @@ let package = Package(
         .library(name: "PasskeyStorage", targets: ["PasskeyStorage"]),
         .library(name: "PasskeyAuthenticatorNames", targets: ["PasskeyAuthenticatorNames"]),
         .library(name: "PasskeyStorageSQLite", targets: ["PasskeyStorageSQLite"]),
+        .library(name: "PasskeyStoragePostgres", targets: ["PasskeyStoragePostgres"]),
         .library(name: "PasskeyServer", targets: ["PasskeyServer"]),
         .executable(name: "passkey-server", targets: ["PasskeyServerApp"]),
         .library(name: "PasskeyClient", targets: ["PasskeyClient"]),
@@ -61,6 +62,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -99,9 +101,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "PasskeyStoragePostgres",
+            dependencies: [
+                "PasskeyStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyStorage", "PasskeyStorageSQLite",
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
                 "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -179,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
-                "PasskeyServer", "PasskeyServerApp", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
+                "PasskeyServer", "PasskeyServerApp", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
                 "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -188,7 +199,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "PasskeyStorageTests", dependencies: ["PasskeyStorage", "PasskeyStorageSQLite"], swiftSettings: strict),
+        .testTarget(
+            name: "PasskeyStorageTests",
+            dependencies: ["PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyTestSupport"],
+            swiftSettings: strict),
         .executableTarget(
             name: "PasskeyServerBenchmarks",
             dependencies: [

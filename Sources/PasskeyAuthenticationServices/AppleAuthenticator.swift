@@ -71,7 +71,8 @@ public final class AppleAuthenticator: Authenticator {
         AuthenticatorCapabilities(
             isSupported: platform.supports(.platformCredentials),
             isPlatformAuthenticatorAvailable: platform.supports(.platformCredentials),
-            supportsConditionalMediation: platform.supports(.autoFillAssistedRequests))
+            supportsConditionalMediation: platform.supports(.autoFillAssistedRequests),
+            supportsConditionalCreate: platform.supports(.conditionalRegistration))
     }
 
     /// Cancels the running request, if any (it ends with ``PasskeyError/Code/cancelled``).

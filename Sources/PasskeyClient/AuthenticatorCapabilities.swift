@@ -11,11 +11,18 @@ public struct AuthenticatorCapabilities: Sendable, Hashable {
     public var isPlatformAuthenticatorAvailable: Bool
     /// AutoFill sign-in (`mediation: "conditional"`) is available.
     public var supportsConditionalMediation: Bool
+    /// Passkeys can be created without a sheet right after a password sign-in (conditional create:
+    /// ``RegistrationStyle/conditional``; iOS 18, macOS 15, visionOS 2).
+    public var supportsConditionalCreate: Bool
 
-    public init(isSupported: Bool, isPlatformAuthenticatorAvailable: Bool, supportsConditionalMediation: Bool = false) {
+    public init(
+        isSupported: Bool, isPlatformAuthenticatorAvailable: Bool, supportsConditionalMediation: Bool = false,
+        supportsConditionalCreate: Bool = false
+    ) {
         self.isSupported = isSupported
         self.isPlatformAuthenticatorAvailable = isPlatformAuthenticatorAvailable
         self.supportsConditionalMediation = supportsConditionalMediation
+        self.supportsConditionalCreate = supportsConditionalCreate
     }
 }
 

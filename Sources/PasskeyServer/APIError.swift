@@ -31,6 +31,23 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 
     static func badRequest(_ code: String, _ message: String) -> APIError { APIError(status: 400, code: code, message: message) }
 
+    /// A server fault; the detail goes to the log only.
+    static func internalError(_ detail: String? = nil) -> APIError {
+        APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: detail)
+    }
+
+    /// The answer for an error out of a block that mixes API and storage failures: API errors pass through, storage
+    /// errors map as ``init(_:)-storage``, anything else is an internal error.
+    init(mapping error: any Error) {
+        if let api = error as? APIError {
+            self = api
+        } else if let storage = error as? StorageError {
+            self.init(storage)
+        } else {
+            self = .internalError("\(error)")
+        }
+    }
+
     static let challengeInvalid = APIError(
         status: 400, code: "challenge_invalid",
         message: "The challenge is unknown, was already used, or expired. Request new options and try again.")

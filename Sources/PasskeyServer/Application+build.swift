@@ -8,6 +8,7 @@ import ServiceLifecycle
 public import PasskeyCore
 public import PasskeyStorage
 import PasskeyStorageSQLite
+import PasskeyStoragePostgres
 import PasskeyAttestation
 public import Foundation
 
@@ -20,15 +21,27 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     var logger = logger ?? Logger(label: "passkey-server")
     if logger.logLevel > .info { logger.logLevel = .info }
     let tls = configuration.tlsCertificatePath != nil
-    let repository = try openRepository(configuration.database)
-    if let sqlite = repository as? SQLiteRepository {
-        logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: sqlite.path).standardizedFileURL.path)"])
+    // Concrete repository types on each branch: opening an existential here crashes the Swift 6.3 optimizer
+    // (coroutine splitting) in release builds.
+    if configuration.database == "memory:" {
+        return try await makeApplication(configuration, repository: InMemoryRepository(), logger: logger, tls: tls)
     }
+    if PostgresConfiguration.isPostgresURL(configuration.database) {
+        let postgres = try PostgresConfiguration(url: configuration.database)
+        let repository = try await PostgresRepository.connect(postgres, logger: logger)
+        logger.info("data", metadata: ["postgres": "\(postgres.redactedDescription)"])
+        return try await makeApplication(
+            configuration, repository: repository, logger: logger, tls: tls,
+            services: [StorageShutdown { await repository.shutdown() }])
+    }
+    let path = String(configuration.database.dropFirst("sqlite:".count))
+    let repository = try SQLiteRepository(path: path)
+    logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
     return try await makeApplication(configuration, repository: repository, logger: logger, tls: tls)
 }
 
 func makeApplication<Repository: PasskeyRepository>(
-    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool
+    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool, services extra: [any Service] = []
 ) async throws -> PasskeyApplication {
     let broadcaster = EventBroadcaster()
     let router = buildRouter(configuration, repository: repository, broadcaster: broadcaster)
@@ -46,15 +59,16 @@ func makeApplication<Repository: PasskeyRepository>(
     }
     let purger = ChallengePurger(
         repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster)
+    let services: [any Service] = [purger] + extra
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
         let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
         let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
         return Application(
             router: router, server: try .tls(.http1(), tlsConfiguration: tlsConfiguration), configuration: appConfiguration,
-            services: [purger], logger: logger)
+            services: services, logger: logger)
     }
-    return Application(router: router, configuration: appConfiguration, services: [purger], logger: logger)
+    return Application(router: router, configuration: appConfiguration, services: services, logger: logger)
 }
 
 /// The relying party a configuration describes.
@@ -92,8 +106,11 @@ public func buildRouter<Repository: PasskeyRepository>(
     let ceremonies = CeremonyController<Repository, PasskeyRequestContext>(
         service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
         clientAddress: clientAddress,
-        signer: { user, credentialID, ceremony, userVerified throws(APIError) in
-            try await connect.signedData(user: user, credentialID: credentialID, ceremony: ceremony, userVerified: userVerified)
+        signer: { user, credentialID, ceremony, userVerified, externalID throws(APIError) in
+            try await connect.issuer.sign(
+                userID: user.id, username: user.username, externalUserID: externalID, credentialID: credentialID, ceremony: ceremony,
+                userVerified: userVerified
+            ).token
         }, events: events)
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
@@ -159,5 +176,16 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
                 logger.warning("could not purge expired challenges", metadata: ["error": "\(error.code)"])
             }
         }
+    }
+}
+
+/// Closes the storage's connections once the server has stopped taking requests (graceful shutdown stops services in
+/// reverse order, so the HTTP server is already gone).
+struct StorageShutdown: Service {
+    let close: @Sendable () async -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await close()
     }
 }

@@ -10,15 +10,15 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     let limiter: RateLimiter
     let metrics: CeremonyMetrics
     let clientAddress: @Sendable (Request, Context) -> String
-    /// Signs `signedPasskeyData` for a verified ceremony (user, credential ID, ceremony, user verified).
-    let signer: @Sendable (UserRecord, [UInt8], String, Bool) async throws(APIError) -> String
+    /// Signs `signedPasskeyData` for a verified ceremony (user, credential ID, ceremony, user verified, the app's user id).
+    let signer: @Sendable (UserRecord, [UInt8], String, Bool, String?) async throws(APIError) -> String
     /// The dashboard's event log; `nil` records nothing.
     let events: EventRecorder?
 
     public init(
         service: CeremonyService<Repository>, limiter: RateLimiter, metrics: CeremonyMetrics,
         clientAddress: @escaping @Sendable (Request, Context) -> String,
-        signer: @escaping @Sendable (UserRecord, [UInt8], String, Bool) async throws(APIError) -> String,
+        signer: @escaping @Sendable (UserRecord, [UInt8], String, Bool, String?) async throws(APIError) -> String,
         events: EventRecorder? = nil
     ) {
         self.events = events
@@ -99,7 +99,10 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let result = try await service.verifyRegistration(
                     credential, challengeKey: try body.optionalString("challengeKey"), username: try body.optionalString("username"))
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
-                let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized)
+                // Append options can be completed here too: a registration may join a linked account.
+                let externalID: String?
+                do throws(StorageError) { externalID = try await service.repository.externalID(userID: result.user.id) } catch { throw APIError(error) }
+                let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized, externalID)
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
@@ -128,7 +131,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
-                let token = try await signer(result.user, result.credential.id, "authentication", result.userVerified)
+                let token = try await signer(result.user, result.credential.id, "authentication", result.userVerified, result.externalUserID)
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),

@@ -14,6 +14,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public let configuration: ServerConfiguration
     let now: @Sendable () -> Date
     let random: RandomSource
+    /// Shared by copies of the service: the pending-ceremony estimate of this instance.
+    let gauge = PendingChallengeGauge()
 
     public init(
         repository: Repository, relyingParty: RelyingParty, configuration: ServerConfiguration,
@@ -52,20 +54,28 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
 
+    /// Refuses new options with 503 `busy` while ``ServerConfiguration/maximumPendingChallenges`` ceremonies are pending
+    /// (after purging expired ones), so storage stays bounded whatever clients do. Counts one issued challenge.
     func ensureCapacity() async throws(APIError) {
+        let time = now()
+        let limit = configuration.maximumPendingChallenges
+        if let estimate = gauge.estimate(now: time), estimate < limit {
+            gauge.issued()
+            return
+        }
         do {
-            if try await repository.challengeCount() >= configuration.maximumPendingChallenges {
-                try await repository.purgeExpiredChallenges(now: now())
-                if try await repository.challengeCount() >= configuration.maximumPendingChallenges {
-                    throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
-                }
+            var count = try await repository.challengeCount()
+            if count >= limit {
+                try await repository.purgeExpiredChallenges(now: time)
+                count = try await repository.challengeCount()
             }
-        } catch let error as APIError {
-            throw error
-        } catch let error as StorageError {
-            throw APIError(error)
+            gauge.record(count: count, at: time)
+            guard count < limit else {
+                throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
+            }
+            gauge.issued()
         } catch {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+            throw APIError(mapping: error)
         }
     }
 
@@ -117,7 +127,12 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             }
             guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
             let verified: VerifiedRegistration
-            do { verified = try relyingParty.verifyRegistration(credential, expectedChallenge: record.challenge, validationTime: now()) } catch {
+            do {
+                // WebAuthn L3 §7.1 step 14: a conditional create has no prompt, so neither presence nor verification.
+                verified = try relyingParty.verifyRegistration(
+                    credential, expectedChallenge: record.challenge, requireUserPresence: !record.conditional,
+                    requireUserVerification: record.conditional ? false : nil, validationTime: now())
+            } catch {
                 throw APIError(error)
             }
             let time = now()
@@ -191,7 +206,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     /// Verifies a sign-in and records the new counter, backup state and last use.
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?) async throws(APIError)
-        -> (user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool)
+        -> (user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?)
     {
         // One read gathers the ceremony, the credential and its owner.
         let credentialID: [UInt8]
@@ -255,7 +270,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         updated.lastUsedAt = time
         var user = owner
         user.lastSignInAt = time
-        return (user, updated, verified.userVerified)
+        return (user, updated, verified.userVerified, lookup.externalUserID)
     }
 
     /// The answer for a credential that is not stored. When the response names (by user handle) an account that still
@@ -276,8 +291,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     // MARK: Adding a passkey to an existing account
 
     /// Options to add a passkey to `user`: their credentials in `excludeCredentials`. With `replacing`, one of the user's
-    /// credentials is removed in the transaction that stores the new one (reset), never before it verified.
-    public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil) async throws(APIError)
+    /// credentials is removed in the transaction that stores the new one (reset), never before it verified. With
+    /// `conditional`, the options are for conditional create (no prompt; presence and verification not required).
+    public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false) async throws(APIError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String)
     {
         try await ensureCapacity()
@@ -298,7 +314,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let key = newChallengeKey()
         let record = ChallengeRecord(
             key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: user.username,
-            displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, createdAt: time,
+            displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, conditional: conditional, createdAt: time,
             expiresAt: time.addingTimeInterval(configuration.challengeTTL))
         do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
         return (options, key)

@@ -1,5 +1,6 @@
 public import Foundation
 public import PasskeyWire
+import PasskeyStoragePostgres
 
 /// Everything `passkey-server` can be told. Each setting is a flag and a `PASSKEY_…` environment variable
 /// (see `passkey-server --help`); the defaults serve `http://localhost:8080` with SQLite in `./data/`.
@@ -17,7 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var origins: [String] = []
     /// Related origins published in `/.well-known/webauthn` and accepted like ``origins``.
     public var relatedOrigins: [String] = []
-    /// `sqlite:PATH` (default `sqlite:./data/passkey.sqlite`) or `memory:`.
+    /// `sqlite:PATH` (default `sqlite:./data/passkey.sqlite`), `postgres://…` (also `postgresql://`; several instances
+    /// can share it, see docs/deploy.md) or `memory:`.
     public var database = "sqlite:./data/passkey.sqlite"
     /// How long options stay valid, in seconds (default 60, at least 1).
     public var challengeTTL: TimeInterval = 60
@@ -126,8 +128,10 @@ public struct ServerConfiguration: Sendable {
         if let token = dashboard.adminToken, token.count < 32 {
             throw ConfigurationError("PASSKEY_ADMIN_TOKEN must have at least 32 characters (for example: openssl rand -base64 32)")
         }
-        guard database.hasPrefix("sqlite:") || database == "memory:" else {
-            throw ConfigurationError("--database must be sqlite:PATH or memory: (postgres:// arrives with PostgreSQL support)")
+        if PostgresConfiguration.isPostgresURL(database) {
+            do { _ = try PostgresConfiguration(url: database) } catch { throw ConfigurationError("--database: \(error.reason)") }
+        } else if !database.hasPrefix("sqlite:") && database != "memory:" {
+            throw ConfigurationError("--database must be sqlite:PATH, postgres://user:password@host:5432/database or memory:")
         }
     }
 }

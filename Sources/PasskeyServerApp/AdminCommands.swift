@@ -5,11 +5,11 @@ import PasskeyStorage
 
 /// Opens the storage the server command's `--database` (or `PASSKEY_DATABASE`) names: subcommands act on the same
 /// database as the server, and `--database` may come before or after the subcommand's name.
-func openStorage(_ root: PasskeyServerCommand) throws -> any PasskeyRepository {
+func openStorage(_ root: PasskeyServerCommand) async throws -> any PasskeyRepository {
     let value = root.database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
         ?? ServerConfiguration().database
     guard value != "memory:" else { throw ValidationError("an in-memory database lives only inside a running server") }
-    return try openRepository(value)
+    return try await openRepository(value)
 }
 
 /// Prints without buffering, so scripts reading a pipe see it at once.
@@ -28,7 +28,7 @@ struct APIKeysCommand: AsyncParsableCommand {
         func run() async throws {
             let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty, trimmed.count <= 100 else { throw ValidationError("--name needs 1 to 100 characters") }
-            let (record, secret) = try await Administration.createAPIKey(name: trimmed, repository: try openStorage(root))
+            let (record, secret) = try await Administration.createAPIKey(name: trimmed, repository: try await openStorage(root))
             say(secret)
             FileHandle.standardError.write(Data("API key \(record.id) (\(record.name)) created. Store it now: it is not shown again.\n".utf8))
         }
@@ -76,7 +76,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard overlap >= 0 else { throw ValidationError("--overlap must not be negative") }
-            let key = try await Administration.rotateSigningKey(repository: try openStorage(root), overlap: overlap)
+            let key = try await Administration.rotateSigningKey(repository: try await openStorage(root), overlap: overlap)
             say("new signing key \(key.id); running servers switch within 30 seconds")
         }
     }

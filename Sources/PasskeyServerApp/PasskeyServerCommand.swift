@@ -16,11 +16,12 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             With no arguments it serves http://localhost:8080 for RP ID localhost, with an SQLite database in ./data/.
             Every option can also be given as an environment variable: PASSKEY_ plus the flag name in upper case with _ for -
             (PASSKEY_RP_ID, PASSKEY_ORIGIN as a comma-separated list, ...). Flags win over environment variables.
-            Subcommands manage backend API keys, token signing keys and dashboard admin invites in the same database.
+            Several instances can share one PostgreSQL database (--database postgres://…): see docs/deploy.md.
+            Subcommands migrate the database and manage backend API keys, token signing keys and dashboard admin invites in it.
             The admin dashboard is at /dashboard; with no admin yet, the server prints a one-time setup link at start.
             PASSKEY_ADMIN_TOKEN (environment only, 32+ characters) is a break-glass bearer token for the dashboard's API.
             """,
-        subcommands: [APIKeysCommand.self, KeysCommand.self, AdminCommand.self]
+        subcommands: [MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self]
     )
 
     @Option(help: "Address to bind (default 127.0.0.1; 0.0.0.0 behind a proxy).") var host: String?
@@ -30,7 +31,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Accepted origin, repeatable: https://www.example.com, https://<rp id> for iOS apps, android:apk-key-hash:… (default http://localhost:<port> for localhost, else https://<rp id>).")
     var origin: [String] = []
     @Option(help: "Related origin published in /.well-known/webauthn, repeatable.") var relatedOrigin: [String] = []
-    @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite) or memory:.") var database: String?
+    @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite), postgres://user:password@host:5432/database (also postgresql://) or memory:.")
+    var database: String?
     @Option(help: "Seconds options stay valid (default 60, minimum 1).") var challengeTtl: Double?
     @Option(help: "User verification: required (default), preferred or discouraged.") var userVerification: String?
     @Option(help: "Attestation: none (default) or direct.") var attestation: String?

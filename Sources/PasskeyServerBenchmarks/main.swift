@@ -15,6 +15,7 @@ import HummingbirdTesting
 import NIOCore
 import PasskeyCore
 import PasskeyServer
+import PasskeyStorage
 import PasskeyStorageSQLite
 import PasskeyTestSupport
 import PasskeyWire
@@ -22,14 +23,17 @@ import PasskeyWire
 var requests = 3000
 var connections = 32
 var rounds = 3
+/// `--only sqlite` or `--only bare` runs one path, for profiling it alone (`perf record`).
+var only: String?
 var iterator = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = iterator.next() {
     switch argument {
     case "--requests": requests = iterator.next().flatMap(Int.init) ?? requests
     case "--connections": connections = iterator.next().flatMap(Int.init) ?? connections
     case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
+    case "--only": only = iterator.next()
     default:
-        print("usage: passkey-server-bench [--requests N] [--connections C] [--rounds R]")
+        print("usage: passkey-server-bench [--requests N] [--connections C] [--rounds R] [--only sqlite|bare]")
         exit(2)
     }
 }
@@ -71,11 +75,13 @@ let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pass
 let repository = try SQLiteRepository(path: folder.appendingPathComponent("bench.sqlite").path)
 let router = buildRouter(configuration, repository: repository)
 
-// The bare endpoint: same parsing and verification, a record in memory, a fixed challenge, no storage.
+// The bare endpoint: same parsing and verification, a record in memory, a fixed challenge, no storage; it signs the same
+// signedPasskeyData as the real answer (a key held in memory), so the two paths differ by storage alone.
 let authenticator = try TestAuthenticator()
 let bareChallenge = Base64URL.encode([UInt8](repeating: 9, count: 32))
 let relyingParty = RelyingParty(id: "localhost", origins: ["http://localhost:8080"])
 let bareRecord = CredentialRecord(id: authenticator.credentialID, publicKey: authenticator.key.coseKey.encoded, signCount: 0)
+let bareIssuer = TokenIssuer(repository: InMemoryRepository(), issuer: "http://localhost:8080", audience: "localhost", lifetime: 300)
 router.post("bench/bare-verify") { request, _ in
     var request = request
     let buffer = try await request.collectBody(upTo: 65_536)
@@ -84,8 +90,12 @@ router.post("bench/bare-verify") { request, _ in
     let response = try AuthenticationResponseJSON(json: cred)
     let verified = try relyingParty.verifyAuthentication(
         response, expectedChallenge: bareChallenge, credential: bareRecord, expectedUser: .identified(userHandle: nil))
+    let signed = try await bareIssuer.sign(
+        userID: "bench", username: "bench", externalUserID: nil, credentialID: verified.credentialID, ceremony: "authentication",
+        userVerified: verified.userVerified)
     let answer: JSONValue = [
         "verified": true, "credentialId": .string(Base64URL.encode(verified.credentialID)), "isAnonymous": false,
+        "signedPasskeyData": .string(signed.token),
     ]
     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: answer.serializedBytes)))
 }
@@ -133,10 +143,25 @@ func signedBody(challenge: String, key: JSONValue?, device: TestAuthenticator, a
 }
 let bareBody = try signedBody(challenge: bareChallenge, key: nil, device: device, authData: signInAuthData)
 
-/// Sends `bodies` to `path` over every connection, back to back; returns requests per second.
-func drive(_ path: String, _ bodies: [JSONValue]) async throws -> Double {
+/// CPU time this process has used (user + system), in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// What one phase measured: requests per second, and process CPU per request (server and client together), which
+/// other load on the machine does not change.
+struct Phase {
+    var rate: Double
+    var cpuMicroseconds: Double
+}
+
+/// Sends `bodies` to `path` over every connection, back to back.
+func drive(_ path: String, _ bodies: [JSONValue]) async throws -> Phase {
     let clients = clients
     let clock = ContinuousClock()
+    let cpuStart = processCPUSeconds()
     let start = clock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
         for (index, client) in clients.enumerated() {
@@ -153,7 +178,10 @@ func drive(_ path: String, _ bodies: [JSONValue]) async throws -> Double {
         try await group.waitForAll()
     }
     let elapsed = clock.now - start
-    return Double(bodies.count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    let cpu = processCPUSeconds() - cpuStart
+    return Phase(
+        rate: Double(bodies.count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18),
+        cpuMicroseconds: cpu * 1e6 / Double(bodies.count))
 }
 
 /// Fresh sign-in requests for the SQLite path: options from the server (stored challenges), then signed.
@@ -182,21 +210,24 @@ _ = try await drive("/bench/bare-verify", Array(repeating: bareBody, count: min(
 _ = try await drive("/verify-authentication", try await freshSignIns(min(500, requests)))
 
 print("passkey-server-bench: \(requests) sign-ins per path per round, \(connections) connections, \(rounds) rounds (SQLite, synchronous=FULL)")
-var bare: [Double] = []
-var stored: [Double] = []
+var bare: [Phase] = []
+var stored: [Phase] = []
 for round in 1...rounds {
-    let bodies = try await freshSignIns(requests)
-    let storedRate = try await drive("/verify-authentication", bodies)
-    let bareRate = try await drive("/bench/bare-verify", Array(repeating: bareBody, count: requests))
-    stored.append(storedRate)
-    bare.append(bareRate)
-    print("  round \(round): bare \(Int(bareRate))/s, SQLite \(Int(storedRate))/s (\(String(format: "%.3f", storedRate / bareRate))×)")
+    let bodies = only == "bare" ? [] : try await freshSignIns(requests)
+    let storedPhase = only == "bare" ? Phase(rate: 1, cpuMicroseconds: 1) : try await drive("/verify-authentication", bodies)
+    let barePhase = only == "sqlite" ? Phase(rate: 1, cpuMicroseconds: 1) : try await drive("/bench/bare-verify", Array(repeating: bareBody, count: requests))
+    stored.append(storedPhase)
+    bare.append(barePhase)
+    print(
+        "  round \(round): bare \(Int(barePhase.rate))/s, SQLite \(Int(storedPhase.rate))/s (\(String(format: "%.3f", storedPhase.rate / barePhase.rate))×);"
+            + " CPU per sign-in bare \(Int(barePhase.cpuMicroseconds)) µs, SQLite \(Int(storedPhase.cpuMicroseconds)) µs")
 }
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 print("")
-print("bare verification over HTTP (no storage)          \(Int(median(bare))) sign-ins/s")
-print("POST /verify-authentication with SQLite           \(Int(median(stored))) sign-ins/s")
-print("ratio (median of rounds)                          \(String(format: "%.3f", median(zip(stored, bare).map { $0 / $1 })))×")
+print("bare verification over HTTP (no storage)          \(Int(median(bare.map(\.rate)))) sign-ins/s, \(Int(median(bare.map(\.cpuMicroseconds)))) µs CPU each")
+print("POST /verify-authentication with SQLite           \(Int(median(stored.map(\.rate)))) sign-ins/s, \(Int(median(stored.map(\.cpuMicroseconds)))) µs CPU each")
+print("ratio (median of rounds)                          \(String(format: "%.3f", median(zip(stored, bare).map { $0.rate / $1.rate })))×")
+print("CPU ratio, bare / SQLite (median of rounds)       \(String(format: "%.3f", median(zip(bare, stored).map { $0.cpuMicroseconds / $1.cpuMicroseconds })))×")
 
 for client in clients { try? await client.shutdown() }
 serverTask.cancel()

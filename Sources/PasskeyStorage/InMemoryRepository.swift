@@ -168,7 +168,9 @@ public actor InMemoryRepository: PasskeyRepository {
         case .value(let value): challenge(value: value, ceremony: .authentication, now: now)
         }
         let credential = credentialsByID[credentialID]
-        return SignInLookup(challenge: record, credential: credential, owner: credential.flatMap { usersByID[$0.userID] })
+        return SignInLookup(
+            challenge: record, credential: credential, owner: credential.flatMap { usersByID[$0.userID] },
+            externalUserID: credential.flatMap { externalIDsByUserID[$0.userID] })
     }
 
     // MARK: Secrets

@@ -95,13 +95,16 @@ public struct ChallengeRecord: Sendable, Hashable {
     public var allowedCredentialIDs: [[UInt8]]
     /// Registration that resets a passkey: the user's credential the new one replaces once it verifies.
     public var replacesCredentialID: [UInt8]?
+    /// Registration issued for conditional create (`mediation: "conditional"`): the authenticator creates the passkey
+    /// without a prompt, so verification does not require user presence or verification (WebAuthn L3 §7.1 step 14).
+    public var conditional: Bool
     public var createdAt: Date
     public var expiresAt: Date
 
     public init(
         key: String, challenge: String, ceremony: Ceremony, userID: String? = nil, username: String? = nil,
         displayName: String? = nil, userHandle: [UInt8]? = nil, allowedCredentialIDs: [[UInt8]] = [],
-        replacesCredentialID: [UInt8]? = nil, createdAt: Date, expiresAt: Date
+        replacesCredentialID: [UInt8]? = nil, conditional: Bool = false, createdAt: Date, expiresAt: Date
     ) {
         self.key = key
         self.challenge = challenge
@@ -112,6 +115,7 @@ public struct ChallengeRecord: Sendable, Hashable {
         self.userHandle = userHandle
         self.allowedCredentialIDs = allowedCredentialIDs
         self.replacesCredentialID = replacesCredentialID
+        self.conditional = conditional
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }

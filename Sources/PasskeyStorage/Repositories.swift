@@ -94,17 +94,21 @@ public struct SignInLookup: Sendable, Hashable {
     public var challenge: ChallengeRecord?
     public var credential: CredentialRecordEntry?
     public var owner: UserRecord?
+    /// The app's own user id linked to the owner (connect), for the sign-in's signed token.
+    public var externalUserID: String?
 
-    public init(challenge: ChallengeRecord?, credential: CredentialRecordEntry?, owner: UserRecord?) {
+    public init(challenge: ChallengeRecord?, credential: CredentialRecordEntry?, owner: UserRecord?, externalUserID: String? = nil) {
         self.challenge = challenge
         self.credential = credential
         self.owner = owner
+        self.externalUserID = externalUserID
     }
 }
 
 /// Reads a sign-in's context in one round trip to storage.
 public protocol SignInReader: Sendable {
-    /// The unexpired challenge (not consumed), the credential with `credentialID`, and the credential's owner.
+    /// The unexpired challenge (not consumed), the credential with `credentialID`, the credential's owner and the owner's
+    /// external (app) user id.
     func lookUpSignIn(challenge: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup
 }
 

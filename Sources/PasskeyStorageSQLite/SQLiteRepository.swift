@@ -32,9 +32,18 @@ public final class SQLiteRepository: PasskeyRepository {
     }
 
     /// Runs a read, mapping GRDB errors to ``StorageError``.
+    ///
+    /// On the calling thread: a WAL read never waits for writers, and takes microseconds, so hopping to GRDB's reader
+    /// queue and back (as its async `read` does) would cost more than the read itself. Without a read transaction:
+    /// every read here is one statement, or (``lookUpSignIn(challenge:credentialID:now:)``) statements whose results the
+    /// write that follows checks again (the challenge is consumed and the counter compared-and-set in one transaction),
+    /// so BEGIN and COMMIT around them would buy nothing.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
-        do { return try await pool.read(body) } catch { throw Self.map(error) }
+        do { return try Self.readHere(pool, body) } catch { throw Self.map(error) }
     }
+
+    /// GRDB's synchronous read (a synchronous context selects it over the async overload).
+    static func readHere<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T { try pool.unsafeRead(body) }
 
     /// Runs a write in the next group-committed transaction, mapping GRDB errors to ``StorageError``.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
@@ -205,9 +214,8 @@ public final class SQLiteRepository: PasskeyRepository {
                 }
                 throw StorageError(.notFound, "credential not found")
             }
-            try db.execute(
-                sql: "UPDATE users SET last_sign_in_at = ? WHERE id = (SELECT user_id FROM credentials WHERE id = ?)",
-                arguments: [SQLiteSchema.milliseconds(time), Data(credentialID)])
+            try db.cachedStatement(sql: "UPDATE users SET last_sign_in_at = ? WHERE id = (SELECT user_id FROM credentials WHERE id = ?)")
+                .execute(arguments: [SQLiteSchema.milliseconds(time), Data(credentialID)])
         }
     }
 
@@ -258,15 +266,27 @@ public final class SQLiteRepository: PasskeyRepository {
             let challenge = try Self.fetchChallenge(db, reference, ceremony: .authentication)
             let credential = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE id = ?"), arguments: [Data(credentialID)])
                 .map(CredentialRecordEntry.init(row:))
-            let owner = try credential.flatMap { credential in
-                try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [credential.userID]).map(UserRecord.init(row:))
+            var owner: UserRecord?
+            var externalID: String?
+            if let credential {
+                // The owner and its external id in one statement: u.* then external_id.
+                if let row = try Row.fetchOne(db.cachedStatement(sql: Self.ownerWithExternalIDSQL), arguments: [credential.userID])
+                {
+                    owner = try UserRecord(row: row)
+                    externalID = try row.decode(String?.self, atIndex: 7)
+                }
             }
-            return SignInLookup(challenge: challenge, credential: credential, owner: owner)
+            return SignInLookup(challenge: challenge, credential: credential, owner: owner, externalUserID: externalID)
         }
         var result = lookup
         if let record = result.challenge, record.expiresAt <= now { result.challenge = nil }
         return result
     }
+
+    static let ownerWithExternalIDSQL = """
+        SELECT \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), e.external_id
+        FROM users u LEFT JOIN external_users e ON e.user_id = u.id WHERE u.id = ?
+        """
 
     public func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError) {
         try await write { db in try challenge.insert(db) }

@@ -93,6 +93,7 @@ enum SQLiteSchema {
                         user_id TEXT NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE
                     );
                     ALTER TABLE challenges ADD COLUMN replaces_credential_id BLOB;
+                    ALTER TABLE challenges ADD COLUMN conditional INTEGER NOT NULL DEFAULT 0;
                     """)
         }
         migrator.registerMigration("v4: events, admins, admin credentials, invites and sessions") { db in
@@ -167,8 +168,13 @@ enum SQLiteSchema {
         """
     static let challengeColumns = """
         key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at, \
-        replaces_credential_id
+        replaces_credential_id, conditional
         """
+
+    /// `columns` with a table alias (`u.id, u.user_handle, …`), for joins.
+    static func qualified(_ columns: String, _ alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
+    }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
@@ -267,6 +273,7 @@ extension ChallengeRecord {
             userHandle: try row.decode(Data?.self, atIndex: 6).map { [UInt8]($0) },
             allowedCredentialIDs: allowed,
             replacesCredentialID: try row.decode(Data?.self, atIndex: 10).map { [UInt8]($0) },
+            conditional: try row.decode(Bool.self, atIndex: 11),
             createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 8)),
             expiresAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 9)))
     }
@@ -274,13 +281,13 @@ extension ChallengeRecord {
     func insert(_ db: Database) throws {
         try db.cachedStatement(sql: """
                 INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
-                    allowed_credential_ids, created_at, expires_at, replaces_credential_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(
                 arguments: [
                 key, challenge, ceremony.rawValue, userID, username, displayName, userHandle.map { Data($0) },
                 SQLiteSchema.encodeList(allowedCredentialIDs.map { Data($0).base64EncodedString() }),
-                SQLiteSchema.milliseconds(createdAt), SQLiteSchema.milliseconds(expiresAt), replacesCredentialID.map { Data($0) },
+                SQLiteSchema.milliseconds(createdAt), SQLiteSchema.milliseconds(expiresAt), replacesCredentialID.map { Data($0) }, conditional,
             ])
     }
 }

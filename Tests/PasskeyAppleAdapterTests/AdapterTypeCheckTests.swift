@@ -13,9 +13,15 @@ struct AdapterTypeCheckTests {
         let authenticator = AppleAuthenticator(presentationAnchor: { nil }, platform: .iOS(18))
         let seam: any Authenticator = authenticator
         let capabilities = await seam.capabilities()
-        #expect(capabilities == AuthenticatorCapabilities(isSupported: true, isPlatformAuthenticatorAvailable: true, supportsConditionalMediation: true))
+        #expect(
+            capabilities
+                == AuthenticatorCapabilities(
+                    isSupported: true, isPlatformAuthenticatorAvailable: true, supportsConditionalMediation: true, supportsConditionalCreate: true))
         let mac = AppleAuthenticator(presentationAnchor: { nil }, platform: .macOS(15))
         #expect(await mac.capabilities().supportsConditionalMediation == false)
+        #expect(await mac.capabilities().supportsConditionalCreate == true)
+        let iOS17 = AppleAuthenticator(presentationAnchor: { nil }, platform: .iOS(17))
+        #expect(await iOS17.capabilities().supportsConditionalCreate == false, "conditional create arrived in iOS 18")
     }
 
     @Test("a request that cannot run here fails from the plan, before any AuthenticationServices call")

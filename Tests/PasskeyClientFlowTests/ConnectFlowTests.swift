@@ -6,10 +6,12 @@ import PasskeyStorage
 import PasskeyWire
 import Testing
 
-/// An authenticator that reports AutoFill support (the software authenticator has no text field), or cancels.
+/// An authenticator that reports AutoFill support (the software authenticator has no text field), or cancels; with
+/// `conditionalCreate`, it also reports conditional create (iOS 18).
 struct AutoFillCapable: Authenticator {
     let inner: any Authenticator
     var cancelAssertions = false
+    var conditionalCreate = false
     func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON {
         try await inner.makeCredential(request)
     }
@@ -18,7 +20,9 @@ struct AutoFillCapable: Authenticator {
         return try await inner.getAssertion(request)
     }
     func capabilities() async -> AuthenticatorCapabilities {
-        AuthenticatorCapabilities(isSupported: true, isPlatformAuthenticatorAvailable: true, supportsConditionalMediation: true)
+        AuthenticatorCapabilities(
+            isSupported: true, isPlatformAuthenticatorAvailable: true, supportsConditionalMediation: true,
+            supportsConditionalCreate: conditionalCreate)
     }
 }
 
@@ -128,6 +132,16 @@ struct ConnectFlowTests {
     func declineAndCancel() async throws {
         let server = FlowServer { $0.connect.rollout.autoAppend = true }
         try await server.runConnect { transport, backend in
+            // An iOS 18 device: the server answers auto, and the passkey is created with the conditional style.
+            let software = server.authenticator()
+            let automatic = PasskeyConnect(
+                transport: transport, authenticator: AutoFillCapable(inner: software, conditionalCreate: true), device: iPhone)
+            #expect(await automatic.isAppendAllowed(connectTokenProvider: backend.tokens) == .askUserForAppend(autoAppend: true))
+            guard case .completed = await automatic.completeAppend() else {
+                Issue.record("conditional create failed")
+                return
+            }
+
             let cancelling = ScriptedAuthenticator(registration: .cancelled)
             let connect = PasskeyConnect(transport: transport, authenticator: cancelling, device: iPhone, now: { server.clock.now })
             #expect(await connect.isAppendAllowed(connectTokenProvider: backend.tokens) == .askUserForAppend(autoAppend: false))

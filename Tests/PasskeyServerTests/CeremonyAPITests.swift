@@ -180,6 +180,21 @@ struct CeremonyAPITests {
         }
     }
 
+    @Test("pending ceremonies are bounded: past the limit options get 503 busy, and expired ones make room again")
+    func pendingLimit() async throws {
+        let server = TestServer { $0.maximumPendingChallenges = 3 }
+        try await server.run { client in
+            for _ in 0..<3 { #expect(try await client.call(.get, "/generate-authentication-options").status == .ok) }
+            let busy = try await client.call(.get, "/generate-registration-options?username=zed")
+            #expect(busy.status == .serviceUnavailable)
+            #expect(busy["error"] == "busy")
+            #expect(try await client.call(.get, "/generate-authentication-options")["error"] == "busy")
+            server.clock.advance(61)  // the three expire and are purged on the next count
+            #expect(try await client.call(.get, "/generate-authentication-options").status == .ok)
+        }
+        #expect(try await server.repository.challengeCount() == 1)
+    }
+
     @Test("a registration challenge cannot answer a sign-in")
     func ceremonyBinding() async throws {
         let server = TestServer()

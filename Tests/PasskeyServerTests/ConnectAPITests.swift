@@ -360,6 +360,32 @@ struct ConnectAPITests {
         }
     }
 
+    @Test("conditional create: presence and verification are waived only for options asked with mediation conditional")
+    func conditionalCreate() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            // A passkey made without a prompt (UP and UV clear) against ordinary append options is refused.
+            let modal = try await harness.token(client, "passkey-append")
+            let modalOptions = try await client.call(.post, "/connect/append/options", headers: ConnectHarness.bearer(modal))
+            let refused = try await client.call(
+                .post, "/connect/append/verify", json: ["challengeKey": modalOptions["challengeKey"] ?? nil, "cred": device.create(modalOptions.json, flags: [])])
+            #expect(refused["error"] == "user_presence_required")
+
+            let auto = try await harness.token(client, "passkey-append")
+            let bad = try await client.call(.post, "/connect/append/options", json: ["mediation": "silent"], headers: ConnectHarness.bearer(auto))
+            #expect(bad["error"] == "mediation_invalid")
+            let options = try await client.call(.post, "/connect/append/options", json: ["mediation": "conditional"], headers: ConnectHarness.bearer(auto))
+            let accepted = try await client.call(
+                .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json, flags: [])])
+            #expect(accepted.status == .ok, "\(accepted.json)")
+            let token = try #require(accepted["signedPasskeyData"]?.stringValue)
+            let jwks = try await client.call(.get, "/.well-known/jwks.json")
+            let claims = try #require(verifyJWS(token, jwks: jwks.json))
+            #expect(claims["amr"] == ["fido"], "no user verification, so no mfa")
+        }
+    }
+
     @Test("passkey-login tokens start a sign-in for their user only")
     func loginToken() async throws {
         let harness = try await ConnectHarness()

@@ -1,7 +1,9 @@
 import Foundation
 import HummingbirdTesting
 import NIOCore
+import PasskeyStorage
 import PasskeyStorageSQLite
+import PasskeyStoragePostgres
 import PasskeyTestSupport
 import PasskeyWire
 import Testing
@@ -12,43 +14,56 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs the built `passkey-server` binary.
-struct ServerProcess {
-    let process: Process
-    let port: Int
+/// The stores the crash test runs against: SQLite always, PostgreSQL when a server is given (or required, on CI).
+enum DurableStore: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
 
-    static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey-server")
+    var testDescription: String { rawValue }
+    static var available: [DurableStore] { TestPostgres.enabled ? allCases : [.sqlite] }
+
+    /// A `--database` value for a new, empty database.
+    func makeDatabase() throws -> String {
+        switch self {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-crash-\(UUID().uuidString)")
+            return "sqlite:" + folder.appendingPathComponent("crash.sqlite").path
+        case .postgres:
+            return try #require(TestPostgres.freshURL(), Comment(rawValue: TestPostgres.missingMessage))
+        }
     }
 
-    static func start(database: String, port: Int) async throws -> ServerProcess {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--port", String(port), "--database", database, "--origin", "https://example.com", "--rp-id", "example.com"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<100 {
-            // A TestClient connects once: a fresh one per attempt, until the server listens.
-            let client = TestClient(host: "127.0.0.1", port: port)
-            client.connect()
-            let response = try? await client.execute(TestClient.Request("/health", method: .get))
-            try? await client.shutdown()
-            if response?.status == .ok { return ServerProcess(process: process, port: port) }
-            try await Task.sleep(for: .milliseconds(100))
+    /// Opens the database a killed server left behind, as a restarted server would, and counts the credentials of `ids`
+    /// that are missing.
+    func missing(_ ids: [[UInt8]], in database: String) async throws -> Int {
+        let repository: any PasskeyRepository
+        var close: @Sendable () async -> Void = {}
+        switch self {
+        case .sqlite:
+            repository = try SQLiteRepository(path: String(database.dropFirst("sqlite:".count)))
+        case .postgres:
+            let postgres = try await PostgresRepository.connect(try PostgresConfiguration(url: database))
+            repository = postgres
+            close = { await postgres.shutdown() }
         }
-        process.terminate()
-        throw CocoaError(.fileReadUnknown)
+        var missing = 0
+        do {
+            for id in ids where try await repository.credential(id: id) == nil { missing += 1 }
+        } catch {
+            await close()
+            throw error
+        }
+        await close()
+        return missing
     }
 }
 
 @Suite("Durability: kill -9 during registrations", .serialized)
 struct CrashDurabilityTests {
-    @Test("every registration answered with success is present after kill -9 and a restart")
-    func killDuringRegistrations() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-crash-\(UUID().uuidString)")
-        let path = folder.appendingPathComponent("crash.sqlite").path
-        let server = try await ServerProcess.start(database: "sqlite:" + path, port: try LocalPorts.free())
+    @Test("every registration answered with success is present after kill -9 and a restart", arguments: DurableStore.available)
+    func killDuringRegistrations(store: DurableStore) async throws {
+        let database = try store.makeDatabase()
+        let server = try await ServerProcess.start(database: database, port: try LocalPorts.free())
         let port = server.port
         let confirmed = ConfirmedIDs()
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
@@ -95,12 +110,10 @@ struct CrashDurabilityTests {
         print("kill -9 test: \(acknowledged.count) registrations acknowledged before the kill")
         #expect(acknowledged.count > 10, "too few registrations before the kill to mean anything")
         // Reopen the database the killed process left behind, as a restarted server would.
-        let repository = try SQLiteRepository(path: path)
-        var missing = 0
-        for id in acknowledged where try await repository.credential(id: id) == nil { missing += 1 }
+        let missing = try await store.missing(acknowledged, in: database)
         #expect(missing == 0, "\(missing) of \(acknowledged.count) acknowledged registrations were lost")
         // And a restarted server serves from it.
-        let restarted = try await ServerProcess.start(database: "sqlite:" + path, port: try LocalPorts.free())
+        let restarted = try await ServerProcess.start(database: database, port: try LocalPorts.free())
         restarted.process.terminate()
         restarted.process.waitUntilExit()
     }

@@ -8,128 +8,135 @@ struct ConnectStorageConformanceTests {
         SigningKeyRecord(id: id, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\n\(id)\n-----END PRIVATE KEY-----", createdAt: time)
     }
 
-    @Test("the first signing key is created once, even by concurrent first calls", arguments: Backend.allCases)
+    @Test("the first signing key is created once, even by concurrent first calls", arguments: Backend.available)
     func ensureSigningKey(backend: Backend) async throws {
-        let repo = try backend.make()
-        let results = try await withThrowingTaskGroup(of: [SigningKeyRecord].self) { group in
-            for index in 0..<20 {
-                group.addTask { try await repo.ensureSigningKey { self.key("k\(index)") } }
+        try await backend.withRepository { repo in
+            let results = try await withThrowingTaskGroup(of: [SigningKeyRecord].self) { group in
+                for index in 0..<20 {
+                    group.addTask { try await repo.ensureSigningKey { self.key("k\(index)") } }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            let stored = try await repo.signingKeys()
+            #expect(stored.count == 1)
+            #expect(Set(results.map { $0.map { $0.id } }) == [stored.map { $0.id }], "every caller sees the one key")
+            #expect(stored[0].retiresAt == nil)
+            #expect(stored[0].privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         }
-        let stored = try await repo.signingKeys()
-        #expect(stored.count == 1)
-        #expect(Set(results.map { $0.map(\.id) }) == [stored.map(\.id)], "every caller sees the one key")
-        #expect(stored[0].retiresAt == nil)
-        #expect(stored[0].privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
     }
 
-    @Test("rotation retires the current keys in the same step and keeps them until their time", arguments: Backend.allCases)
+    @Test("rotation retires the current keys in the same step and keeps them until their time", arguments: Backend.available)
     func rotation(backend: Backend) async throws {
-        let repo = try backend.make()
-        _ = try await repo.ensureSigningKey { self.key("old") }
-        try await repo.addSigningKey(key("new", at: t0.addingTimeInterval(10)), retiringOthersAt: t0.addingTimeInterval(100))
-        let keys = try await repo.signingKeys()
-        #expect(keys.map(\.id) == ["new", "old"], "newest first")
-        #expect(keys[0].retiresAt == nil)
-        #expect(keys[1].retiresAt == t0.addingTimeInterval(100))
-        // ensureSigningKey does not add a key while one signs.
-        #expect(try await repo.ensureSigningKey { self.key("extra") }.count == 2)
-        #expect(try await repo.deleteRetiredSigningKeys(now: t0.addingTimeInterval(99)) == 0)
-        #expect(try await repo.deleteRetiredSigningKeys(now: t0.addingTimeInterval(100)) == 1)
-        #expect(try await repo.signingKeys().map(\.id) == ["new"])
+        try await backend.withRepository { repo in
+            _ = try await repo.ensureSigningKey { self.key("old") }
+            try await repo.addSigningKey(key("new", at: t0.addingTimeInterval(10)), retiringOthersAt: t0.addingTimeInterval(100))
+            let keys = try await repo.signingKeys()
+            #expect(keys.map(\.id) == ["new", "old"], "newest first")
+            #expect(keys[0].retiresAt == nil)
+            #expect(keys[1].retiresAt == t0.addingTimeInterval(100))
+            // ensureSigningKey does not add a key while one signs.
+            #expect(try await repo.ensureSigningKey { self.key("extra") }.count == 2)
+            #expect(try await repo.deleteRetiredSigningKeys(now: t0.addingTimeInterval(99)) == 0)
+            #expect(try await repo.deleteRetiredSigningKeys(now: t0.addingTimeInterval(100)) == 1)
+            #expect(try await repo.signingKeys().map(\.id) == ["new"])
+        }
     }
 
-    @Test("API keys are found by hash, listed, revoked, touched", arguments: Backend.allCases)
+    @Test("API keys are found by hash, listed, revoked, touched", arguments: Backend.available)
     func apiKeys(backend: Backend) async throws {
-        let repo = try backend.make()
-        let first = APIKeyRecord(id: "a", name: "shop", prefix: "pks_abcdef", secretHash: [1, 2, 3], createdAt: t0)
-        let second = APIKeyRecord(id: "b", name: "crm", prefix: "pks_ghijkl", secretHash: [4, 5, 6], createdAt: t0.addingTimeInterval(1))
-        try await repo.addAPIKey(first)
-        try await repo.addAPIKey(second)
-        #expect(try await repo.apiKeys().map(\.id) == ["a", "b"])
-        #expect(try await repo.apiKey(secretHash: [4, 5, 6]) == second)
-        #expect(try await repo.apiKey(secretHash: [9]) == nil)
-        try await repo.touchAPIKey(id: "a", at: t0.addingTimeInterval(5))
-        try await repo.revokeAPIKey(id: "a", at: t0.addingTimeInterval(6))
-        try await repo.revokeAPIKey(id: "a", at: t0.addingTimeInterval(7))
-        let revoked = try #require(try await repo.apiKey(secretHash: [1, 2, 3]))
-        #expect(revoked.lastUsedAt == t0.addingTimeInterval(5))
-        #expect(revoked.revokedAt == t0.addingTimeInterval(6), "the first revocation time stays")
-        #expect(await storageCode { try await repo.revokeAPIKey(id: "zzz", at: t0) } == .notFound)
+        try await backend.withRepository { repo in
+            let first = APIKeyRecord(id: "a", name: "shop", prefix: "pks_abcdef", secretHash: [1, 2, 3], createdAt: t0)
+            let second = APIKeyRecord(id: "b", name: "crm", prefix: "pks_ghijkl", secretHash: [4, 5, 6], createdAt: t0.addingTimeInterval(1))
+            try await repo.addAPIKey(first)
+            try await repo.addAPIKey(second)
+            #expect(try await repo.apiKeys().map(\.id) == ["a", "b"])
+            #expect(try await repo.apiKey(secretHash: [4, 5, 6]) == second)
+            #expect(try await repo.apiKey(secretHash: [9]) == nil)
+            try await repo.touchAPIKey(id: "a", at: t0.addingTimeInterval(5))
+            try await repo.revokeAPIKey(id: "a", at: t0.addingTimeInterval(6))
+            try await repo.revokeAPIKey(id: "a", at: t0.addingTimeInterval(7))
+            let revoked = try #require(try await repo.apiKey(secretHash: [1, 2, 3]))
+            #expect(revoked.lastUsedAt == t0.addingTimeInterval(5))
+            #expect(revoked.revokedAt == t0.addingTimeInterval(6), "the first revocation time stays")
+            #expect(await storageCode { try await repo.revokeAPIKey(id: "zzz", at: t0) } == .notFound)
+        }
     }
 
-    @Test("connect tokens: read without consuming, consumed once under concurrency, expire, go with their user", arguments: Backend.allCases)
+    @Test("connect tokens: read without consuming, consumed once under concurrency, expire, go with their user", arguments: Backend.available)
     func connectTokens(backend: Backend) async throws {
-        let repo = try backend.make()
-        let user = makeUser("ann", handle: 1)
-        try await repo.register(makeCredential(1, user: user), for: user)
-        let token = ConnectTokenRecord(hash: [7, 7], type: "passkey-append", userID: user.id, singleUse: true, createdAt: t0, expiresAt: t0.addingTimeInterval(300))
-        try await repo.saveConnectToken(token)
-        #expect(try await repo.connectToken(hash: [7, 7], now: t0) == token)
-        #expect(try await repo.connectToken(hash: [7, 7], now: t0.addingTimeInterval(300)) == nil, "expired at its time")
-        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<50 { group.addTask { try await repo.consumeConnectToken(hash: [7, 7], now: t0) != nil } }
-            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-        }
-        #expect(winners == 1)
-        #expect(try await repo.connectToken(hash: [7, 7], now: t0) == nil)
+        try await backend.withRepository { repo in
+            let user = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: user), for: user)
+            let token = ConnectTokenRecord(hash: [7, 7], type: "passkey-append", userID: user.id, singleUse: true, createdAt: t0, expiresAt: t0.addingTimeInterval(300))
+            try await repo.saveConnectToken(token)
+            #expect(try await repo.connectToken(hash: [7, 7], now: t0) == token)
+            #expect(try await repo.connectToken(hash: [7, 7], now: t0.addingTimeInterval(300)) == nil, "expired at its time")
+            let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 { group.addTask { try await repo.consumeConnectToken(hash: [7, 7], now: t0) != nil } }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(winners == 1)
+            #expect(try await repo.connectToken(hash: [7, 7], now: t0) == nil)
 
-        try await repo.saveConnectToken(ConnectTokenRecord(hash: [8], type: "passkey-list", userID: user.id, singleUse: false, createdAt: t0, expiresAt: t0.addingTimeInterval(10)))
-        try await repo.saveConnectToken(ConnectTokenRecord(hash: [9], type: "passkey-list", userID: user.id, singleUse: false, createdAt: t0, expiresAt: t0.addingTimeInterval(1000)))
-        #expect(try await repo.purgeExpiredTokens(now: t0.addingTimeInterval(20)) == 1)
-        try await repo.deleteUser(id: user.id)
-        #expect(try await repo.connectToken(hash: [9], now: t0) == nil, "a deleted user's tokens go with it")
+            try await repo.saveConnectToken(ConnectTokenRecord(hash: [8], type: "passkey-list", userID: user.id, singleUse: false, createdAt: t0, expiresAt: t0.addingTimeInterval(10)))
+            try await repo.saveConnectToken(ConnectTokenRecord(hash: [9], type: "passkey-list", userID: user.id, singleUse: false, createdAt: t0, expiresAt: t0.addingTimeInterval(1000)))
+            #expect(try await repo.purgeExpiredTokens(now: t0.addingTimeInterval(20)) == 1)
+            try await repo.deleteUser(id: user.id)
+            #expect(try await repo.connectToken(hash: [9], now: t0) == nil, "a deleted user's tokens go with it")
+        }
     }
 
-    @Test("a signed token id is accepted once, even by concurrent verifiers; ids are purged after expiry", arguments: Backend.allCases)
+    @Test("a signed token id is accepted once, even by concurrent verifiers; ids are purged after expiry", arguments: Backend.available)
     func tokenReplay(backend: Backend) async throws {
-        let repo = try backend.make()
-        let firsts = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<50 { group.addTask { try await repo.markTokenUsed(id: "jti-1", expiresAt: t0.addingTimeInterval(300)) } }
-            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        try await backend.withRepository { repo in
+            let firsts = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 { group.addTask { try await repo.markTokenUsed(id: "jti-1", expiresAt: t0.addingTimeInterval(300)) } }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(firsts == 1)
+            #expect(try await repo.purgeExpiredTokens(now: t0.addingTimeInterval(301)) == 1)
         }
-        #expect(firsts == 1)
-        #expect(try await repo.purgeExpiredTokens(now: t0.addingTimeInterval(301)) == 1)
     }
 
-    @Test("external users are linked once; a taken name is refused; links go with the user", arguments: Backend.allCases)
+    @Test("external users are linked once; a taken name is refused; links go with the user", arguments: Backend.available)
     func externalUsers(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        let linked = try await repo.linkedUser(externalID: "ext-1", orCreate: ann)
-        #expect(linked == ann)
-        let again = try await repo.linkedUser(externalID: "ext-1", orCreate: makeUser("other", handle: 2))
-        #expect(again.id == ann.id, "an existing link wins over the new user")
-        #expect(try await repo.user(username: "other") == nil)
-        #expect(try await repo.user(externalID: "ext-1")?.id == ann.id)
-        #expect(try await repo.externalID(userID: ann.id) == "ext-1")
-        #expect(await storageCode { _ = try await repo.linkedUser(externalID: "ext-2", orCreate: makeUser("ANN", handle: 3)) } == .usernameTaken)
-        #expect(try await repo.user(externalID: "ext-2") == nil)
-        try await repo.deleteUser(id: ann.id)
-        #expect(try await repo.user(externalID: "ext-1") == nil)
-        #expect(try await repo.externalID(userID: ann.id) == nil)
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            let linked = try await repo.linkedUser(externalID: "ext-1", orCreate: ann)
+            #expect(linked == ann)
+            let again = try await repo.linkedUser(externalID: "ext-1", orCreate: makeUser("other", handle: 2))
+            #expect(again.id == ann.id, "an existing link wins over the new user")
+            #expect(try await repo.user(username: "other") == nil)
+            #expect(try await repo.user(externalID: "ext-1")?.id == ann.id)
+            #expect(try await repo.externalID(userID: ann.id) == "ext-1")
+            #expect(await storageCode { _ = try await repo.linkedUser(externalID: "ext-2", orCreate: makeUser("ANN", handle: 3)) } == .usernameTaken)
+            #expect(try await repo.user(externalID: "ext-2") == nil)
+            try await repo.deleteUser(id: ann.id)
+            #expect(try await repo.user(externalID: "ext-1") == nil)
+            #expect(try await repo.externalID(userID: ann.id) == nil)
+        }
     }
 
-    @Test("a registration that replaces a passkey deletes the old one in its transaction, and only the owner's", arguments: Backend.allCases)
+    @Test("a registration that replaces a passkey deletes the old one in its transaction, and only the owner's", arguments: Backend.available)
     func replacingRegistration(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        let bob = makeUser("bob", handle: 2)
-        try await repo.register(makeCredential(1, user: ann), for: ann)
-        try await repo.register(makeCredential(2, user: bob), for: bob)
-        var reset = makeChallenge("reset", .registration)
-        reset.replacesCredentialID = [1, 1, 1]
-        try await repo.saveChallenge(reset)
-        #expect(try await repo.challenge(key: "reset", ceremony: .registration, now: t0)?.replacesCredentialID == [1, 1, 1])
-        try await repo.register(makeCredential(3, user: ann), for: ann, consumingChallenge: "reset", now: t0)
-        #expect(try await repo.credentials(userID: ann.id).map(\.id) == [[3, 3, 3]])
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            let bob = makeUser("bob", handle: 2)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            try await repo.register(makeCredential(2, user: bob), for: bob)
+            var reset = makeChallenge("reset", .registration)
+            reset.replacesCredentialID = [1, 1, 1]
+            try await repo.saveChallenge(reset)
+            #expect(try await repo.challenge(key: "reset", ceremony: .registration, now: t0)?.replacesCredentialID == [1, 1, 1])
+            try await repo.register(makeCredential(3, user: ann), for: ann, consumingChallenge: "reset", now: t0)
+            #expect(try await repo.credentials(userID: ann.id).map(\.id) == [[3, 3, 3]])
 
-        // Naming another user's credential deletes nothing.
-        var foreign = makeChallenge("foreign", .registration)
-        foreign.replacesCredentialID = [2, 2, 2]
-        try await repo.saveChallenge(foreign)
-        try await repo.register(makeCredential(4, user: ann), for: ann, consumingChallenge: "foreign", now: t0)
-        #expect(try await repo.credential(id: [2, 2, 2]) != nil)
+            // Naming another user's credential deletes nothing.
+            var foreign = makeChallenge("foreign", .registration)
+            foreign.replacesCredentialID = [2, 2, 2]
+            try await repo.saveChallenge(foreign)
+            try await repo.register(makeCredential(4, user: ann), for: ann, consumingChallenge: "foreign", now: t0)
+            #expect(try await repo.credential(id: [2, 2, 2]) != nil)
+        }
     }
 }

@@ -1,22 +1,41 @@
 import Foundation
 import PasskeyStorage
 import PasskeyStorageSQLite
+import PasskeyStoragePostgres
+import PasskeyTestSupport
 import Testing
 
 /// The implementations every test runs against.
+///
+/// PostgreSQL runs when `PASSKEY_TEST_POSTGRES_URL` names a server (`.ci/run` starts a throw-away cluster); without it
+/// the PostgreSQL cases are left out locally, but with `CI=true` they run and fail, so CI never silently drops them.
 enum Backend: String, CaseIterable, CustomTestStringConvertible {
     case memory
     case sqlite
+    case postgres
 
     var testDescription: String { rawValue }
 
-    func make() throws -> any PasskeyRepository {
+    static var available: [Backend] { TestPostgres.enabled ? allCases : [.memory, .sqlite] }
+
+    /// Runs `body` with a fresh, empty repository. A PostgreSQL one lives in a schema of its own (made by the
+    /// migrations) and its connections are closed afterwards, whatever `body` did.
+    func withRepository(_ body: (any PasskeyRepository) async throws -> Void) async throws {
         switch self {
         case .memory:
-            return InMemoryRepository()
+            try await body(InMemoryRepository())
         case .sqlite:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-storage-\(UUID().uuidString)")
-            return try SQLiteRepository(path: folder.appendingPathComponent("nested/passkey.sqlite").path)
+            try await body(try SQLiteRepository(path: folder.appendingPathComponent("nested/passkey.sqlite").path))
+        case .postgres:
+            // A small pool per test: the suite's cases run in parallel against one server.
+            let url = try #require(TestPostgres.freshURL(), Comment(rawValue: TestPostgres.missingMessage)) + "&pool_size=8"
+            let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: url))
+            do { try await body(repository) } catch {
+                await repository.shutdown()
+                throw error
+            }
+            await repository.shutdown()
         }
     }
 }
@@ -55,241 +74,256 @@ func storageCode(_ body: () async throws -> Void) async -> StorageError.Code? {
 
 @Suite("Storage conformance: every implementation behaves alike")
 struct RepositoryConformanceTests {
-    @Test("registration creates the user and the credential, and both read back intact", arguments: Backend.allCases)
+    @Test("registration creates the user and the credential, and both read back intact", arguments: Backend.available)
     func registerAndRead(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        let credential = makeCredential(1, user: ann)
-        try await repo.register(credential, for: ann)
-        #expect(try await repo.user(id: ann.id) == ann)
-        #expect(try await repo.user(username: "ANN") == ann)
-        #expect(try await repo.user(userHandle: ann.userHandle) == ann)
-        #expect(try await repo.credential(id: credential.id) == credential)
-        #expect(try await repo.credentials(userID: ann.id) == [credential])
-        // A second credential for the same user: the user is not created twice.
-        let second = makeCredential(2, user: ann, at: t0.addingTimeInterval(1))
-        try await repo.register(second, for: ann)
-        #expect(try await repo.credentials(userID: ann.id).map(\.id) == [credential.id, second.id])
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            let credential = makeCredential(1, user: ann)
+            try await repo.register(credential, for: ann)
+            #expect(try await repo.user(id: ann.id) == ann)
+            #expect(try await repo.user(username: "ANN") == ann)
+            #expect(try await repo.user(userHandle: ann.userHandle) == ann)
+            #expect(try await repo.credential(id: credential.id) == credential)
+            #expect(try await repo.credentials(userID: ann.id) == [credential])
+            // A second credential for the same user: the user is not created twice.
+            let second = makeCredential(2, user: ann, at: t0.addingTimeInterval(1))
+            try await repo.register(second, for: ann)
+            #expect(try await repo.credentials(userID: ann.id).map(\.id) == [credential.id, second.id])
+        }
     }
 
-    @Test("a credential ID registered to anyone is refused and nothing is written (§7.1 step 26)", arguments: Backend.allCases)
+    @Test("a credential ID registered to anyone is refused and nothing is written (§7.1 step 26)", arguments: Backend.available)
     func duplicateCredential(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        let bob = makeUser("bob", handle: 2)
-        try await repo.register(makeCredential(1, user: ann), for: ann)
-        #expect(await storageCode { try await repo.register(makeCredential(1, user: bob), for: bob) } == .credentialExists)
-        #expect(try await repo.user(id: bob.id) == nil)
-        #expect(try await repo.credential(id: [1, 1, 1])?.userID == ann.id)
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            let bob = makeUser("bob", handle: 2)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            #expect(await storageCode { try await repo.register(makeCredential(1, user: bob), for: bob) } == .credentialExists)
+            #expect(try await repo.user(id: bob.id) == nil)
+            #expect(try await repo.credential(id: [1, 1, 1])?.userID == ann.id)
+        }
     }
 
-    @Test("usernames are unique regardless of case; anonymous users have none", arguments: Backend.allCases)
+    @Test("usernames are unique regardless of case; anonymous users have none", arguments: Backend.available)
     func usernames(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        try await repo.register(makeCredential(1, user: ann), for: ann)
-        let impostor = makeUser("Ann", handle: 2)
-        #expect(await storageCode { try await repo.register(makeCredential(2, user: impostor), for: impostor) } == .usernameTaken)
-        let anonymous1 = makeUser(nil, handle: 3)
-        let anonymous2 = makeUser(nil, handle: 4)
-        try await repo.register(makeCredential(3, user: anonymous1), for: anonymous1)
-        try await repo.register(makeCredential(4, user: anonymous2), for: anonymous2)
-        #expect(try await repo.user(id: anonymous2.id)?.isAnonymous == true)
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            let impostor = makeUser("Ann", handle: 2)
+            #expect(await storageCode { try await repo.register(makeCredential(2, user: impostor), for: impostor) } == .usernameTaken)
+            let anonymous1 = makeUser(nil, handle: 3)
+            let anonymous2 = makeUser(nil, handle: 4)
+            try await repo.register(makeCredential(3, user: anonymous1), for: anonymous1)
+            try await repo.register(makeCredential(4, user: anonymous2), for: anonymous2)
+            #expect(try await repo.user(id: anonymous2.id)?.isAnonymous == true)
+        }
     }
 
-    @Test("sign-ins move the counter by compare-and-set and record last use", arguments: Backend.allCases)
+    @Test("sign-ins move the counter by compare-and-set and record last use", arguments: Backend.available)
     func signIn(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        try await repo.register(makeCredential(1, user: ann, signCount: 5), for: ann)
-        let later = t0.addingTimeInterval(30)
-        try await repo.recordSignIn(credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 6, backupState: true, at: later)
-        let stored = try await repo.credential(id: [1, 1, 1])
-        #expect(stored?.signCount == 6 && stored?.backupState == true && stored?.lastUsedAt == later)
-        #expect(try await repo.user(id: ann.id)?.lastSignInAt == later)
-        // A sign-in that read the old counter loses.
-        #expect(await storageCode {
-            try await repo.recordSignIn(credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 7, backupState: true, at: later)
-        } == .counterConflict)
-        #expect(try await repo.credential(id: [1, 1, 1])?.signCount == 6)
-        #expect(await storageCode {
-            try await repo.recordSignIn(credentialID: [9], expectedSignCount: 0, newSignCount: 1, backupState: false, at: later)
-        } == .notFound)
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann, signCount: 5), for: ann)
+            let later = t0.addingTimeInterval(30)
+            try await repo.recordSignIn(credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 6, backupState: true, at: later)
+            let stored = try await repo.credential(id: [1, 1, 1])
+            #expect(stored?.signCount == 6 && stored?.backupState == true && stored?.lastUsedAt == later)
+            #expect(try await repo.user(id: ann.id)?.lastSignInAt == later)
+            // A sign-in that read the old counter loses.
+            #expect(await storageCode {
+                try await repo.recordSignIn(credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 7, backupState: true, at: later)
+            } == .counterConflict)
+            #expect(try await repo.credential(id: [1, 1, 1])?.signCount == 6)
+            #expect(await storageCode {
+                try await repo.recordSignIn(credentialID: [9], expectedSignCount: 0, newSignCount: 1, backupState: false, at: later)
+            } == .notFound)
+        }
     }
 
-    @Test("of 50 concurrent sign-ins with the same counter exactly one moves it", arguments: Backend.allCases)
+    @Test("of 50 concurrent sign-ins with the same counter exactly one moves it", arguments: Backend.available)
     func concurrentCounter(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        try await repo.register(makeCredential(1, user: ann, signCount: 10), for: ann)
-        let winners = await withTaskGroup(of: Bool.self) { group in
-            for attempt in 0..<50 {
-                group.addTask {
-                    (try? await repo.recordSignIn(
-                        credentialID: [1, 1, 1], expectedSignCount: 10, newSignCount: UInt32(11 + attempt), backupState: false, at: t0)) != nil
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann, signCount: 10), for: ann)
+            let winners = await withTaskGroup(of: Bool.self) { group in
+                for attempt in 0..<50 {
+                    group.addTask {
+                        (try? await repo.recordSignIn(
+                            credentialID: [1, 1, 1], expectedSignCount: 10, newSignCount: UInt32(11 + attempt), backupState: false, at: t0)) != nil
+                    }
                 }
+                var count = 0
+                for await won in group where won { count += 1 }
+                return count
             }
-            var count = 0
-            for await won in group where won { count += 1 }
-            return count
+            #expect(winners == 1)
         }
-        #expect(winners == 1)
     }
 
-    @Test("rename and delete only touch the owner's credentials", arguments: Backend.allCases)
+    @Test("rename and delete only touch the owner's credentials", arguments: Backend.available)
     func manage(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        let bob = makeUser("bob", handle: 2)
-        try await repo.register(makeCredential(1, user: ann), for: ann)
-        try await repo.register(makeCredential(2, user: bob), for: bob)
-        try await repo.renameCredential(id: [1, 1, 1], userID: ann.id, name: "Ann's iPhone")
-        #expect(try await repo.credential(id: [1, 1, 1])?.name == "Ann's iPhone")
-        #expect(await storageCode { try await repo.renameCredential(id: [2, 2, 2], userID: ann.id, name: "mine now") } == .notFound)
-        #expect(await storageCode { try await repo.deleteCredential(id: [2, 2, 2], userID: ann.id) } == .notFound)
-        try await repo.deleteCredential(id: [1, 1, 1], userID: ann.id)
-        #expect(try await repo.credential(id: [1, 1, 1]) == nil)
-        // Deleting a user removes their credentials.
-        try await repo.deleteUser(id: bob.id)
-        #expect(try await repo.credential(id: [2, 2, 2]) == nil)
-        #expect(try await repo.user(id: bob.id) == nil)
-        #expect(await storageCode { try await repo.deleteUser(id: bob.id) } == .notFound)
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            let bob = makeUser("bob", handle: 2)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            try await repo.register(makeCredential(2, user: bob), for: bob)
+            try await repo.renameCredential(id: [1, 1, 1], userID: ann.id, name: "Ann's iPhone")
+            #expect(try await repo.credential(id: [1, 1, 1])?.name == "Ann's iPhone")
+            #expect(await storageCode { try await repo.renameCredential(id: [2, 2, 2], userID: ann.id, name: "mine now") } == .notFound)
+            #expect(await storageCode { try await repo.deleteCredential(id: [2, 2, 2], userID: ann.id) } == .notFound)
+            try await repo.deleteCredential(id: [1, 1, 1], userID: ann.id)
+            #expect(try await repo.credential(id: [1, 1, 1]) == nil)
+            // Deleting a user removes their credentials.
+            try await repo.deleteUser(id: bob.id)
+            #expect(try await repo.credential(id: [2, 2, 2]) == nil)
+            #expect(try await repo.user(id: bob.id) == nil)
+            #expect(await storageCode { try await repo.deleteUser(id: bob.id) } == .notFound)
+        }
     }
 
-    @Test("user search is paginated, newest first, and treats LIKE wildcards literally", arguments: Backend.allCases)
+    @Test("user search is paginated, newest first, and treats LIKE wildcards literally", arguments: Backend.available)
     func search(backend: Backend) async throws {
-        let repo = try backend.make()
-        for (index, name) in ["alice", "bob", "alison", "al_x", "carol"].enumerated() {
-            let user = makeUser(name, handle: UInt8(index + 1), at: t0.addingTimeInterval(Double(index)))
-            try await repo.register(makeCredential(UInt8(index + 1), user: user), for: user)
+        try await backend.withRepository { repo in
+            for (index, name) in ["alice", "bob", "alison", "al_x", "carol"].enumerated() {
+                let user = makeUser(name, handle: UInt8(index + 1), at: t0.addingTimeInterval(Double(index)))
+                try await repo.register(makeCredential(UInt8(index + 1), user: user), for: user)
+            }
+            #expect(try await repo.users(matching: "al", limit: 10, offset: 0).compactMap(\.username) == ["al_x", "alison", "alice"])
+            #expect(try await repo.users(matching: "al_", limit: 10, offset: 0).compactMap(\.username) == ["al_x"])
+            #expect(try await repo.users(matching: nil, limit: 2, offset: 1).compactMap(\.username) == ["al_x", "alison"])
         }
-        #expect(try await repo.users(matching: "al", limit: 10, offset: 0).compactMap(\.username) == ["al_x", "alison", "alice"])
-        #expect(try await repo.users(matching: "al_", limit: 10, offset: 0).compactMap(\.username) == ["al_x"])
-        #expect(try await repo.users(matching: nil, limit: 2, offset: 1).compactMap(\.username) == ["al_x", "alison"])
     }
 
-    @Test("challenges are single use, bound to their ceremony, and expire", arguments: Backend.allCases)
+    @Test("challenges are single use, bound to their ceremony, and expire", arguments: Backend.available)
     func challenges(backend: Backend) async throws {
-        let repo = try backend.make()
-        let record = makeChallenge("k1")
-        try await repo.saveChallenge(record)
-        #expect(try await repo.challengeCount() == 1)
-        // The wrong ceremony does not consume it.
-        #expect(try await repo.consumeChallenge(key: "k1", ceremony: .registration, now: t0) == nil)
-        #expect(try await repo.consumeChallenge(key: "k1", ceremony: .authentication, now: t0) == record)
-        #expect(try await repo.consumeChallenge(key: "k1", ceremony: .authentication, now: t0) == nil)
-        // By value, as when the client sends only the signed client data.
-        try await repo.saveChallenge(makeChallenge("k2"))
-        #expect(try await repo.consumeChallenge(value: "challenge-k2", ceremony: .authentication, now: t0)?.key == "k2")
-        // Expired: consumed (gone) but not returned.
-        try await repo.saveChallenge(makeChallenge("k3", expires: 60))
-        #expect(try await repo.consumeChallenge(key: "k3", ceremony: .authentication, now: t0.addingTimeInterval(61)) == nil)
-        #expect(try await repo.challengeCount() == 0)
+        try await backend.withRepository { repo in
+            let record = makeChallenge("k1")
+            try await repo.saveChallenge(record)
+            #expect(try await repo.challengeCount() == 1)
+            // The wrong ceremony does not consume it.
+            #expect(try await repo.consumeChallenge(key: "k1", ceremony: .registration, now: t0) == nil)
+            #expect(try await repo.consumeChallenge(key: "k1", ceremony: .authentication, now: t0) == record)
+            #expect(try await repo.consumeChallenge(key: "k1", ceremony: .authentication, now: t0) == nil)
+            // By value, as when the client sends only the signed client data.
+            try await repo.saveChallenge(makeChallenge("k2"))
+            #expect(try await repo.consumeChallenge(value: "challenge-k2", ceremony: .authentication, now: t0)?.key == "k2")
+            // Expired: consumed (gone) but not returned.
+            try await repo.saveChallenge(makeChallenge("k3", expires: 60))
+            #expect(try await repo.consumeChallenge(key: "k3", ceremony: .authentication, now: t0.addingTimeInterval(61)) == nil)
+            #expect(try await repo.challengeCount() == 0)
+        }
     }
 
-    @Test("expired challenges are purged", arguments: Backend.allCases)
+    @Test("expired challenges are purged", arguments: Backend.available)
     func purge(backend: Backend) async throws {
-        let repo = try backend.make()
-        try await repo.saveChallenge(makeChallenge("a", expires: 10))
-        try await repo.saveChallenge(makeChallenge("b", expires: 100))
-        #expect(try await repo.purgeExpiredChallenges(now: t0.addingTimeInterval(50)) == 1)
-        #expect(try await repo.challengeCount() == 1)
+        try await backend.withRepository { repo in
+            try await repo.saveChallenge(makeChallenge("a", expires: 10))
+            try await repo.saveChallenge(makeChallenge("b", expires: 100))
+            #expect(try await repo.purgeExpiredChallenges(now: t0.addingTimeInterval(50)) == 1)
+            #expect(try await repo.challengeCount() == 1)
+        }
     }
 
-    @Test("of 50 concurrent consumers of one challenge exactly one gets it", arguments: Backend.allCases)
+    @Test("of 50 concurrent consumers of one challenge exactly one gets it", arguments: Backend.available)
     func concurrentConsume(backend: Backend) async throws {
-        let repo = try backend.make()
-        try await repo.saveChallenge(makeChallenge("race"))
-        let winners = await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<50 {
-                group.addTask { (try? await repo.consumeChallenge(key: "race", ceremony: .authentication, now: t0)) != nil }
-            }
-            var count = 0
-            for await won in group where won { count += 1 }
-            return count
-        }
-        #expect(winners == 1)
-    }
-}
-
-extension RepositoryConformanceTests {
-    @Test("a secret is created once and then kept", arguments: Backend.allCases)
-    func secrets(backend: Backend) async throws {
-        let repo = try backend.make()
-        let first = try await repo.secret(named: "fake-credentials", orCreate: { [1, 2, 3] })
-        let second = try await repo.secret(named: "fake-credentials", orCreate: { [9, 9, 9] })
-        #expect(first == [1, 2, 3] && second == [1, 2, 3])
-        #expect(try await repo.secret(named: "other", orCreate: { [7] }) == [7])
-    }
-}
-
-extension RepositoryConformanceTests {
-    @Test("registration consumes its challenge in the same transaction; on failure nothing is written", arguments: Backend.allCases)
-    func registerConsuming(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        try await repo.saveChallenge(makeChallenge("reg", .registration))
-        try await repo.register(makeCredential(1, user: ann), for: ann, consumingChallenge: "reg", now: t0)
-        #expect(try await repo.challenge(key: "reg", ceremony: .registration, now: t0) == nil)
-        #expect(try await repo.user(id: ann.id) != nil)
-        // The challenge is gone: a second completion writes nothing.
-        let bob = makeUser("bob", handle: 2)
-        #expect(await storageCode { try await repo.register(makeCredential(2, user: bob), for: bob, consumingChallenge: "reg", now: t0) } == .challengeConsumed)
-        #expect(try await repo.user(id: bob.id) == nil)
-        // A duplicate credential: nothing written, the challenge is left for the caller to burn.
-        try await repo.saveChallenge(makeChallenge("reg2", .registration))
-        #expect(await storageCode { try await repo.register(makeCredential(1, user: bob), for: bob, consumingChallenge: "reg2", now: t0) } == .credentialExists)
-        #expect(try await repo.user(id: bob.id) == nil)
-        #expect(try await repo.challenge(key: "reg2", ceremony: .registration, now: t0) != nil)
-        // Expired: refused.
-        try await repo.saveChallenge(makeChallenge("late", .registration, expires: 1))
-        #expect(await storageCode { try await repo.register(makeCredential(3, user: bob), for: bob, consumingChallenge: "late", now: t0.addingTimeInterval(2)) } == .challengeConsumed)
-    }
-
-    @Test("a sign-in consumes its challenge with the counter update; of 50 racing completions one wins", arguments: Backend.allCases)
-    func signInConsuming(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        try await repo.register(makeCredential(1, user: ann, signCount: 0), for: ann)
-        try await repo.saveChallenge(makeChallenge("auth"))
-        let winners = await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<50 {
-                group.addTask {
-                    (try? await repo.recordSignIn(
-                        credentialID: [1, 1, 1], expectedSignCount: 0, newSignCount: 0, backupState: false, at: t0, consumingChallenge: "auth")) != nil
+        try await backend.withRepository { repo in
+            try await repo.saveChallenge(makeChallenge("race"))
+            let winners = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { (try? await repo.consumeChallenge(key: "race", ceremony: .authentication, now: t0)) != nil }
                 }
+                var count = 0
+                for await won in group where won { count += 1 }
+                return count
             }
-            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            #expect(winners == 1)
         }
-        #expect(winners == 1)
-        #expect(try await repo.challengeCount() == 0)
-        #expect(try await repo.challenge(key: "auth", ceremony: .authentication, now: t0) == nil)
+    }
+}
+
+extension RepositoryConformanceTests {
+    @Test("a secret is created once and then kept", arguments: Backend.available)
+    func secrets(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let first = try await repo.secret(named: "fake-credentials", orCreate: { [1, 2, 3] })
+            let second = try await repo.secret(named: "fake-credentials", orCreate: { [9, 9, 9] })
+            #expect(first == [1, 2, 3] && second == [1, 2, 3])
+            #expect(try await repo.secret(named: "other", orCreate: { [7] }) == [7])
+        }
+    }
+}
+
+extension RepositoryConformanceTests {
+    @Test("registration consumes its challenge in the same transaction; on failure nothing is written", arguments: Backend.available)
+    func registerConsuming(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.saveChallenge(makeChallenge("reg", .registration))
+            try await repo.register(makeCredential(1, user: ann), for: ann, consumingChallenge: "reg", now: t0)
+            #expect(try await repo.challenge(key: "reg", ceremony: .registration, now: t0) == nil)
+            #expect(try await repo.user(id: ann.id) != nil)
+            // The challenge is gone: a second completion writes nothing.
+            let bob = makeUser("bob", handle: 2)
+            #expect(await storageCode { try await repo.register(makeCredential(2, user: bob), for: bob, consumingChallenge: "reg", now: t0) } == .challengeConsumed)
+            #expect(try await repo.user(id: bob.id) == nil)
+            // A duplicate credential: nothing written, the challenge is left for the caller to burn.
+            try await repo.saveChallenge(makeChallenge("reg2", .registration))
+            #expect(await storageCode { try await repo.register(makeCredential(1, user: bob), for: bob, consumingChallenge: "reg2", now: t0) } == .credentialExists)
+            #expect(try await repo.user(id: bob.id) == nil)
+            #expect(try await repo.challenge(key: "reg2", ceremony: .registration, now: t0) != nil)
+            // Expired: refused.
+            try await repo.saveChallenge(makeChallenge("late", .registration, expires: 1))
+            #expect(await storageCode { try await repo.register(makeCredential(3, user: bob), for: bob, consumingChallenge: "late", now: t0.addingTimeInterval(2)) } == .challengeConsumed)
+        }
     }
 
-    @Test("a sign-in's context is read in one call: challenge, credential and owner", arguments: Backend.allCases)
+    @Test("a sign-in consumes its challenge with the counter update; of 50 racing completions one wins", arguments: Backend.available)
+    func signInConsuming(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann, signCount: 0), for: ann)
+            try await repo.saveChallenge(makeChallenge("auth"))
+            let winners = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        (try? await repo.recordSignIn(
+                            credentialID: [1, 1, 1], expectedSignCount: 0, newSignCount: 0, backupState: false, at: t0, consumingChallenge: "auth")) != nil
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(winners == 1)
+            #expect(try await repo.challengeCount() == 0)
+            #expect(try await repo.challenge(key: "auth", ceremony: .authentication, now: t0) == nil)
+        }
+    }
+
+    @Test("a sign-in's context is read in one call: challenge, credential and owner", arguments: Backend.available)
     func signInLookup(backend: Backend) async throws {
-        let repo = try backend.make()
-        let ann = makeUser("ann", handle: 1)
-        try await repo.register(makeCredential(1, user: ann), for: ann)
-        try await repo.saveChallenge(makeChallenge("s", expires: 10))
-        let byKey = try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0)
-        #expect(byKey.challenge?.key == "s" && byKey.credential?.userID == ann.id && byKey.owner == ann)
-        let byValue = try await repo.lookUpSignIn(challenge: .value("challenge-s"), credentialID: [9], now: t0)
-        #expect(byValue.challenge?.key == "s" && byValue.credential == nil && byValue.owner == nil)
-        let expired = try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0.addingTimeInterval(11))
-        #expect(expired.challenge == nil && expired.credential != nil)
-        #expect(try await repo.challengeCount() == 1)
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            try await repo.saveChallenge(makeChallenge("s", expires: 10))
+            let byKey = try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0)
+            #expect(byKey.challenge?.key == "s" && byKey.credential?.userID == ann.id && byKey.owner == ann)
+            let byValue = try await repo.lookUpSignIn(challenge: .value("challenge-s"), credentialID: [9], now: t0)
+            #expect(byValue.challenge?.key == "s" && byValue.credential == nil && byValue.owner == nil)
+            let expired = try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0.addingTimeInterval(11))
+            #expect(expired.challenge == nil && expired.credential != nil)
+            #expect(try await repo.challengeCount() == 1)
+        }
     }
 
-    @Test("peeking at a challenge does not consume it, and respects ceremony and expiry", arguments: Backend.allCases)
+    @Test("peeking at a challenge does not consume it, and respects ceremony and expiry", arguments: Backend.available)
     func peek(backend: Backend) async throws {
-        let repo = try backend.make()
-        try await repo.saveChallenge(makeChallenge("p", expires: 10))
-        #expect(try await repo.challenge(key: "p", ceremony: .authentication, now: t0)?.key == "p")
-        #expect(try await repo.challenge(value: "challenge-p", ceremony: .authentication, now: t0)?.key == "p")
-        #expect(try await repo.challenge(key: "p", ceremony: .registration, now: t0) == nil)
-        #expect(try await repo.challenge(key: "p", ceremony: .authentication, now: t0.addingTimeInterval(11)) == nil)
-        #expect(try await repo.challengeCount() == 1)
+        try await backend.withRepository { repo in
+            try await repo.saveChallenge(makeChallenge("p", expires: 10))
+            #expect(try await repo.challenge(key: "p", ceremony: .authentication, now: t0)?.key == "p")
+            #expect(try await repo.challenge(value: "challenge-p", ceremony: .authentication, now: t0)?.key == "p")
+            #expect(try await repo.challenge(key: "p", ceremony: .registration, now: t0) == nil)
+            #expect(try await repo.challenge(key: "p", ceremony: .authentication, now: t0.addingTimeInterval(11)) == nil)
+            #expect(try await repo.challengeCount() == 1)
+        }
     }
 }
 
@@ -340,5 +374,39 @@ struct SQLiteTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-garbage-\(UUID().uuidString).sqlite").path
         try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
         #expect(throws: StorageError(.unavailable, "")) { try SQLiteRepository(path: path) }
+    }
+}
+
+extension RepositoryConformanceTests {
+    @Test("racing registrations: one credential ID or one username registered by 20 at once succeeds once", arguments: Backend.available)
+    func racingRegistrations(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            // The same credential ID for 20 different new users: one wins, the others are told it exists.
+            let sameCredential = await withTaskGroup(of: StorageError.Code?.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let user = makeUser("user\(index)", handle: UInt8(index + 1))
+                        return await storageCode { try await repo.register(makeCredential(200, user: user), for: user) }
+                    }
+                }
+                return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }
+            }
+            #expect(sameCredential.filter { $0 == nil }.count == 1)
+            #expect(sameCredential.compactMap { $0 }.allSatisfy { $0 == .credentialExists }, "\(sameCredential)")
+            // The same username, in different cases, for 20 new users with their own credentials: one account.
+            let sameName = await withTaskGroup(of: StorageError.Code?.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let user = makeUser(index.isMultiple(of: 2) ? "zoe" : "ZOE", handle: UInt8(100 + index))
+                        return await storageCode { try await repo.register(makeCredential(UInt8(index + 1), user: user), for: user) }
+                    }
+                }
+                return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }
+            }
+            #expect(sameName.filter { $0 == nil }.count == 1)
+            #expect(sameName.compactMap { $0 }.allSatisfy { $0 == .usernameTaken }, "\(sameName)")
+            let accounts = try await repo.users(matching: "zoe", limit: 50, offset: 0)
+            #expect(accounts.count == 1)
+        }
     }
 }

@@ -44,7 +44,7 @@ public actor PasskeyConnect {
             "platform": .string(device.platform), "osVersion": .string(device.osVersion),
             "platformAuthenticator": .bool(capabilities.isSupported && capabilities.isPlatformAuthenticatorAvailable),
             "conditionalMediation": .bool(capabilities.isSupported && capabilities.supportsConditionalMediation),
-            "conditionalCreate": false,
+            "conditionalCreate": .bool(capabilities.isSupported && capabilities.supportsConditionalCreate),
         ]
     }
 
@@ -100,6 +100,7 @@ public actor PasskeyConnect {
         do throws(PasskeyError) {
             var body: JSONObject = [:]
             if let replacing { body["replaces"] = .string(replacing) }
+            if style == .conditional { body["mediation"] = "conditional" }
             let answer = try await call(.post, "connect/append/options", body: .object(body), token: token, stage: .options)
             let options: PublicKeyCredentialCreationOptionsJSON
             do { options = try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {

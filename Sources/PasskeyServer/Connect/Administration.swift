@@ -2,6 +2,7 @@ public import Foundation
 public import PasskeyStorage
 public import PasskeyCore
 import PasskeyStorageSQLite
+import PasskeyStoragePostgres
 
 /// Operator actions behind `passkey-server api-keys …` and `passkey-server keys …`, over any repository.
 public enum Administration {
@@ -40,9 +41,17 @@ public enum Administration {
     }
 }
 
-/// Opens the storage a `--database` value names: `sqlite:PATH` or `memory:`.
-public func openRepository(_ database: String) throws -> any PasskeyRepository {
+/// Opens (and migrates) the storage a `--database` value names: `sqlite:PATH`, `postgres://…` or `memory:`. For
+/// command-line tools that run one operation and exit.
+public func openRepository(_ database: String) async throws -> any PasskeyRepository {
     if database == "memory:" { return InMemoryRepository() }
-    guard database.hasPrefix("sqlite:") else { throw ConfigurationError("--database must be sqlite:PATH or memory:") }
+    if PostgresConfiguration.isPostgresURL(database) {
+        let configuration: PostgresConfiguration
+        do { configuration = try PostgresConfiguration(url: database) } catch { throw ConfigurationError("--database: \(error.reason)") }
+        return try await PostgresRepository.connect(configuration)
+    }
+    guard database.hasPrefix("sqlite:") else {
+        throw ConfigurationError("--database must be sqlite:PATH, postgres://user:password@host:5432/database or memory:")
+    }
     return try SQLiteRepository(path: String(database.dropFirst("sqlite:".count)))
 }

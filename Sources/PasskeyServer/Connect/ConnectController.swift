@@ -105,8 +105,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             return await ceremonies.observed("append", "options", request, context) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let replaces = try body.optionalString("replaces").map { (text: String) throws(APIError) in try service.credentialID(text) }
+                let mediation = try body.optionalString("mediation")
+                guard mediation == nil || mediation == "conditional" || mediation == "required" else {
+                    throw APIError.badRequest("mediation_invalid", "mediation is conditional (create without a prompt) or required.")
+                }
                 let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: true)
-                let (options, key) = try await service.ceremonies.appendOptions(for: user, replacing: replaces)
+                let (options, key) = try await service.ceremonies.appendOptions(
+                    for: user, replacing: replaces, conditional: mediation == "conditional")
                 guard case .object(var object) = options.json else { return options.json }
                 object["challengeKey"] = .string(key)
                 return .object(object)

@@ -60,12 +60,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                 }
                 user = linked
             }
-        } catch let error as APIError {
-            throw error
-        } catch let error as StorageError {
-            throw APIError(error)
         } catch {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+            throw APIError(mapping: error)
         }
         let token = BearerSecrets.make(prefix: BearerSecrets.connectTokenPrefix, random: ceremonies.random)
         let expiresAt = time.addingTimeInterval(settings.connectTokenLifetime)
@@ -95,12 +91,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             }
             guard let user = try await repository.user(id: record.userID) else { throw Self.tokenInvalid }
             return user
-        } catch let error as APIError {
-            throw error
-        } catch let error as StorageError {
-            throw APIError(error)
         } catch {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+            throw APIError(mapping: error)
         }
     }
 
@@ -131,12 +123,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             if let id = Base64URL.decode(claims.credentialID), try await repository.credential(id: id) == nil {
                 throw APIError.badRequest("passkey_deleted_on_server", "The passkey this token names was deleted.")
             }
-        } catch let error as APIError {
-            throw error
-        } catch let error as StorageError {
-            throw APIError(error)
         } catch {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.")
+            throw APIError(mapping: error)
         }
         return .object([
             "success": true, "userId": .string(claims.sub), "externalUserId": claims.externalUserID.map(JSONValue.string) ?? .null,

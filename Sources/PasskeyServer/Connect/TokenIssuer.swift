@@ -1,16 +1,16 @@
 import Crypto
-import Foundation
+public import Foundation
 import JWTKit
-import PasskeyCore
-import PasskeyStorage
-import PasskeyWire
+public import PasskeyCore
+public import PasskeyStorage
+public import PasskeyWire
 
 /// Signs and verifies `signedPasskeyData` with the signing keys kept in storage, and publishes their public halves.
 ///
 /// Every instance reads the same keys from the database: it loads them at first use, again every 30 seconds (so a
 /// `passkey-server keys rotate` run elsewhere takes effect), and at once when a token names a key it does not know.
 /// Only the newest key without a retirement time signs; retired keys verify until they leave the JWKS.
-actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
+public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
     let repository: Repository
     let issuer: String
     let audience: String
@@ -25,7 +25,13 @@ actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
 
     static var reloadInterval: TimeInterval { 30 }
 
-    init(repository: Repository, issuer: String, audience: String, lifetime: TimeInterval, now: @escaping @Sendable () -> Date, random: RandomSource) {
+    /// - Parameters:
+    ///   - issuer, audience: the `iss` and `aud` of every token, checked again by ``verify(_:consume:)``.
+    ///   - lifetime: seconds from `iat` to `exp`.
+    public init(
+        repository: Repository, issuer: String, audience: String, lifetime: TimeInterval, now: @escaping @Sendable () -> Date = Date.init,
+        random: RandomSource = .system
+    ) {
         self.repository = repository
         self.issuer = issuer
         self.audience = audience
@@ -52,7 +58,7 @@ actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
             usable.append(record)
         }
         guard usable.contains(where: { $0.retiresAt == nil }) else {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "no usable signing key")
+            throw APIError.internalError("no usable signing key")
         }
         collection = fresh
         publicKeys = publics
@@ -61,12 +67,12 @@ actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
     }
 
     /// Signs claims for a verified ceremony; returns the token and its expiry.
-    func sign(
+    public func sign(
         userID: String, username: String?, externalUserID: String?, credentialID: [UInt8], ceremony: String, userVerified: Bool
     ) async throws(APIError) -> (token: String, expiresAt: Date) {
         try await load()
         guard let current = keys.first(where: { $0.retiresAt == nil }) else {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "no signing key")
+            throw APIError.internalError("no signing key")
         }
         let issuedAt = now()
         let expiresAt = issuedAt.addingTimeInterval(lifetime)
@@ -78,7 +84,7 @@ actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
             let token = try await collection.sign(claims, kid: JWKIdentifier(string: current.id))
             return (token, expiresAt)
         } catch {
-            throw APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: "signing failed: \(error)")
+            throw APIError.internalError("signing failed: \(error)")
         }
     }
 
@@ -122,7 +128,7 @@ actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
     }
 
     /// `{"keys": [...]}`: every key that signs or still verifies.
-    func jwks() async throws(APIError) -> JSONValue {
+    public func jwks() async throws(APIError) -> JSONValue {
         try await load()
         return .object(["keys": .array(keys.compactMap { record in publicKeys[record.id].map { SigningKeys.jwk(record, $0) } })])
     }

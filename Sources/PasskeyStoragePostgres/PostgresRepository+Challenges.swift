@@ -1,0 +1,90 @@
+public import Foundation
+public import PasskeyStorage
+import PostgresNIO
+
+/// Ceremonies in progress, shared by every instance: options from one, verification on another.
+extension PostgresRepository: ChallengeRepository {
+    public func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError) {
+        let logger = self.logger
+        try await withConnection("save challenge") { connection in
+            try await connection.query(
+                """
+                INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
+                    allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional)
+                VALUES (\(challenge.key), \(challenge.challenge), \(challenge.ceremony.rawValue), \(challenge.userID), \(challenge.username),
+                    \(challenge.displayName), \(challenge.userHandle.map(ByteBuffer.init)), \(challenge.allowedCredentialIDs.map(ByteBuffer.init)),
+                    \(PostgresTime.milliseconds(challenge.createdAt)), \(PostgresTime.milliseconds(challenge.expiresAt)),
+                    \(challenge.replacesCredentialID.map(ByteBuffer.init)), \(challenge.conditional))
+                """, logger: logger)
+        }
+    }
+
+    public func challenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        try await peek(.key(key), ceremony: ceremony, now: now)
+    }
+
+    public func challenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        try await peek(.value(value), ceremony: ceremony, now: now)
+    }
+
+    func peek(_ reference: ChallengeReference, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        let logger = self.logger
+        let (column, value) = Self.column(reference)
+        let rows = try await withConnection("read challenge") { connection in
+            try await connection.rows(
+                "SELECT \(unescaped: PostgresSchema.challengeColumns) FROM challenges WHERE \(unescaped: column) = \(value) AND ceremony = \(ceremony.rawValue)",
+                logger)
+        }
+        guard let row = rows.first else { return nil }
+        let record = try ChallengeRecord(PostgresRowReader(row))
+        return record.expiresAt > now ? record : nil
+    }
+
+    /// The column a reference names (a fixed name, never client input) and the value to match.
+    static func column(_ reference: ChallengeReference) -> (String, String) {
+        switch reference {
+        case .key(let key): ("key", key)
+        case .value(let value): ("challenge", value)
+        }
+    }
+
+    public func consumeChallenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        try await consume(.key(key), ceremony: ceremony, now: now)
+    }
+
+    public func consumeChallenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        try await consume(.value(value), ceremony: ceremony, now: now)
+    }
+
+    /// `DELETE … RETURNING` in one statement: of concurrent consumers, on any number of instances, exactly one gets the row.
+    func consume(_ reference: ChallengeReference, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
+        let logger = self.logger
+        let (column, value) = Self.column(reference)
+        let rows = try await withConnection("consume challenge") { connection in
+            try await connection.rows(
+                """
+                DELETE FROM challenges WHERE \(unescaped: column) = \(value) AND ceremony = \(ceremony.rawValue)
+                RETURNING \(unescaped: PostgresSchema.challengeColumns)
+                """, logger)
+        }
+        guard let row = rows.first else { return nil }
+        let record = try ChallengeRecord(PostgresRowReader(row))
+        return record.expiresAt > now ? record : nil
+    }
+
+    public func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int {
+        let logger = self.logger
+        return try await withConnection("purge challenges") { connection in
+            try await connection.rows("DELETE FROM challenges WHERE expires_at <= \(PostgresTime.milliseconds(now)) RETURNING 1", logger).count
+        }
+    }
+
+    public func challengeCount() async throws(StorageError) -> Int {
+        let logger = self.logger
+        let rows = try await withConnection("count challenges") { connection in
+            try await connection.rows("SELECT count(*) FROM challenges", logger)
+        }
+        guard let row = rows.first else { throw StorageError(.corrupt, "count(*) returned no row") }
+        return Int(try PostgresRowReader(row).value(0, Int64.self))
+    }
+}

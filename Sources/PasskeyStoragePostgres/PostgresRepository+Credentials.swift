@@ -1,0 +1,180 @@
+public import Foundation
+public import PasskeyStorage
+import PostgresNIO
+
+/// Credentials: registration (with its account and, when asked, the ceremony's challenge) in one transaction, sign-ins
+/// by compare-and-set on the counter.
+extension PostgresRepository: CredentialRepository {
+    public func credential(id: [UInt8]) async throws(StorageError) -> CredentialRecordEntry? {
+        let logger = self.logger
+        let rows = try await withConnection("credential by id") { connection in
+            try await connection.rows("SELECT \(unescaped: PostgresSchema.credentialColumns) FROM credentials WHERE id = \(ByteBuffer(id))", logger)
+        }
+        return try rows.first.map { row throws(StorageError) in try CredentialRecordEntry(PostgresRowReader(row)) }
+    }
+
+    public func credentials(userID: String) async throws(StorageError) -> [CredentialRecordEntry] {
+        let logger = self.logger
+        let rows = try await withConnection("credentials of a user") { connection in
+            try await connection.rows(
+                "SELECT \(unescaped: PostgresSchema.credentialColumns) FROM credentials WHERE user_id = \(userID) ORDER BY created_at, id",
+                logger)
+        }
+        var credentials: [CredentialRecordEntry] = []
+        for row in rows { credentials.append(try CredentialRecordEntry(PostgresRowReader(row))) }
+        return credentials
+    }
+
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError) {
+        let logger = self.logger
+        try await transaction("register") { connection in
+            try await Self.register(connection, credential: credential, user: user, logger: logger)
+        }
+    }
+
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
+        async throws(StorageError)
+    {
+        let logger = self.logger
+        try await transaction("register consuming a challenge") { connection in
+            let replaced = try await Self.takeChallenge(connection, key: challengeKey, now: now, logger: logger)
+            try await Self.register(connection, credential: credential, user: user, logger: logger)
+            // A reset: the replaced passkey goes in the transaction that stores the new one (the owner's only).
+            if let replaced {
+                try await connection.query(
+                    "DELETE FROM credentials WHERE id = \(ByteBuffer(replaced)) AND user_id = \(credential.userID)", logger: logger)
+            }
+        }
+    }
+
+    /// The registration's statements, inside the caller's transaction. The explicit checks give the stable codes in the
+    /// usual case; when two registrations race past them, the unique constraints decide and map to the same codes.
+    static func register(_ connection: PostgresConnection, credential: CredentialRecordEntry, user: UserRecord, logger: Logger) async throws {
+        // §7.1 step 26: a credential ID registered to anyone is refused, and nothing is written.
+        if try await !connection.rows("SELECT 1 FROM credentials WHERE id = \(ByteBuffer(credential.id))", logger).isEmpty {
+            throw StorageError(.credentialExists, "credential ID already registered")
+        }
+        if try await connection.rows("SELECT 1 FROM users WHERE id = \(user.id)", logger).isEmpty {
+            if let name = user.username,
+                try await !connection.rows(
+                    #"SELECT 1 FROM users WHERE lower(username COLLATE "C") = lower(\#(name)::text COLLATE "C")"#, logger
+                ).isEmpty
+            {
+                throw StorageError(.usernameTaken, "username belongs to another account")
+            }
+            try await connection.query(
+                """
+                INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at)
+                VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.displayName), \(user.isAnonymous),
+                    \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)))
+                ON CONFLICT (id) DO NOTHING
+                """, logger: logger)
+        }
+        try await connection.query(
+            """
+            INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible,
+                backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at)
+            VALUES (\(ByteBuffer(credential.id)), \(credential.userID), \(ByteBuffer(credential.publicKey)), \(Int64(credential.algorithm)),
+                \(Int64(credential.signCount)), \(credential.uvInitialized), \(credential.transports), \(credential.backupEligible),
+                \(credential.backupState), \(credential.aaguid), \(credential.attestationFormat), \(credential.attestationType),
+                \(credential.name), \(PostgresTime.milliseconds(credential.createdAt)), \(credential.lastUsedAt.map(PostgresTime.milliseconds)))
+            """, logger: logger)
+    }
+
+    /// Deletes the challenge inside the caller's transaction; `challenge_consumed` when it was gone or expired (the
+    /// transaction then rolls back, leaving an expired challenge for the purger). Of concurrent deleters of one row the
+    /// first holds its lock until commit; the others then find it gone.
+    @discardableResult
+    static func takeChallenge(_ connection: PostgresConnection, key: String, now: Date, logger: Logger) async throws -> [UInt8]? {
+        let rows = try await connection.rows("DELETE FROM challenges WHERE key = \(key) RETURNING expires_at, replaces_credential_id", logger)
+        guard let row = rows.first, try PostgresRowReader(row).value(0, Int64.self) > PostgresTime.milliseconds(now) else {
+            throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+        }
+        return try PostgresRowReader(row).optionalBytes(1)
+    }
+
+    /// One statement, atomic by itself: both updates or neither.
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+    ) async throws(StorageError) {
+        let logger = self.logger
+        let milliseconds = PostgresTime.milliseconds(time)
+        try await withConnection("record sign-in") { connection in
+            let rows = try await connection.rows(
+                """
+                WITH moved AS (
+                    UPDATE credentials SET sign_count = \(Int64(newSignCount)), backup_state = \(backupState), last_used_at = \(milliseconds)
+                    WHERE id = \(ByteBuffer(credentialID)) AND sign_count = \(Int64(expectedSignCount))
+                    RETURNING user_id
+                ), touched AS (
+                    UPDATE users SET last_sign_in_at = \(milliseconds) WHERE id IN (SELECT user_id FROM moved)
+                )
+                SELECT EXISTS (SELECT 1 FROM moved)
+                """, logger)
+            try await Self.checkMoved(rows, column: 0, connection, credentialID: credentialID, logger: logger)
+        }
+    }
+
+    /// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement, in a
+    /// transaction that is rolled back when either check fails (so the challenge, too, is left as it was).
+    ///
+    /// The DELETE comes first: of concurrent completions, the first holds the challenge row's lock until it commits; the
+    /// others then find the row gone, so their UPDATE does not run. (Checking the challenge inside the UPDATE instead
+    /// would not be safe: a waiting UPDATE re-checks its own row, not the challenge, and counter-0 authenticators
+    /// would both pass.)
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        consumingChallenge challengeKey: String
+    ) async throws(StorageError) {
+        let logger = self.logger
+        let milliseconds = PostgresTime.milliseconds(time)
+        try await transaction("record sign-in consuming a challenge") { connection in
+            let rows = try await connection.rows(
+                """
+                WITH taken AS (
+                    DELETE FROM challenges WHERE key = \(challengeKey) RETURNING expires_at
+                ), moved AS (
+                    UPDATE credentials SET sign_count = \(Int64(newSignCount)), backup_state = \(backupState), last_used_at = \(milliseconds)
+                    WHERE id = \(ByteBuffer(credentialID)) AND sign_count = \(Int64(expectedSignCount))
+                        AND EXISTS (SELECT 1 FROM taken WHERE expires_at > \(milliseconds))
+                    RETURNING user_id
+                ), touched AS (
+                    UPDATE users SET last_sign_in_at = \(milliseconds) WHERE id IN (SELECT user_id FROM moved)
+                )
+                SELECT EXISTS (SELECT 1 FROM taken WHERE expires_at > \(milliseconds)), EXISTS (SELECT 1 FROM moved)
+                """, logger)
+            guard let row = rows.first, try PostgresRowReader(row).value(0, Bool.self) else {
+                throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+            }
+            try await Self.checkMoved(rows, column: 1, connection, credentialID: credentialID, logger: logger)
+        }
+    }
+
+    /// Whether the compare-and-set moved the counter; if not, tells a moved counter from a missing credential.
+    static func checkMoved(_ rows: [PostgresRow], column: Int, _ connection: PostgresConnection, credentialID: [UInt8], logger: Logger) async throws {
+        guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in statement returned no row") }
+        if try PostgresRowReader(row).value(column, Bool.self) { return }
+        if try await !connection.rows("SELECT 1 FROM credentials WHERE id = \(ByteBuffer(credentialID))", logger).isEmpty {
+            throw StorageError(.counterConflict, "the stored counter changed during this sign-in")
+        }
+        throw StorageError(.notFound, "credential not found")
+    }
+
+    public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) {
+        let logger = self.logger
+        let changed = try await withConnection("rename credential") { connection in
+            try await connection.rows(
+                "UPDATE credentials SET name = \(name) WHERE id = \(ByteBuffer(id)) AND user_id = \(userID) RETURNING 1", logger
+            ).count
+        }
+        guard changed == 1 else { throw StorageError(.notFound, "credential not found for this user") }
+    }
+
+    public func deleteCredential(id: [UInt8], userID: String) async throws(StorageError) {
+        let logger = self.logger
+        let changed = try await withConnection("delete credential") { connection in
+            try await connection.rows("DELETE FROM credentials WHERE id = \(ByteBuffer(id)) AND user_id = \(userID) RETURNING 1", logger).count
+        }
+        guard changed == 1 else { throw StorageError(.notFound, "credential not found for this user") }
+    }
+}

@@ -1,0 +1,52 @@
+public import PasskeyStorage
+import PostgresNIO
+
+/// Users: looked up by ID, by username (ASCII case-insensitive, as SQLite's NOCASE) and by user handle.
+extension PostgresRepository: UserRepository {
+    public func user(id: String) async throws(StorageError) -> UserRecord? {
+        try await fetchUser("user by id", "SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE id = \(id)")
+    }
+
+    public func user(username: String) async throws(StorageError) -> UserRecord? {
+        try await fetchUser(
+            "user by username",
+            #"SELECT \#(unescaped: PostgresSchema.userColumns) FROM users WHERE lower(username COLLATE "C") = lower(\#(username)::text COLLATE "C")"#)
+    }
+
+    public func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord? {
+        try await fetchUser("user by handle", "SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE user_handle = \(ByteBuffer(userHandle))")
+    }
+
+    func fetchUser(_ what: String, _ query: PostgresQuery) async throws(StorageError) -> UserRecord? {
+        let logger = self.logger
+        let rows = try await withConnection(what) { connection in try await connection.rows(query, logger) }
+        guard let row = rows.first else { return nil }
+        return try UserRecord(PostgresRowReader(row))
+    }
+
+    public func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord] {
+        let logger = self.logger
+        let pattern = search.map { "%" + Self.escapeLike($0) + "%" }
+        let query: PostgresQuery = #"""
+            SELECT \#(unescaped: PostgresSchema.userColumns) FROM users
+            WHERE (\#(pattern)::text IS NULL OR lower(username COLLATE "C") LIKE lower(\#(pattern)::text COLLATE "C") ESCAPE '\')
+            ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT \#(Int64(max(0, limit))) OFFSET \#(Int64(max(0, offset)))
+            """#
+        let rows = try await withConnection("user search") { connection in try await connection.rows(query, logger) }
+        var users: [UserRecord] = []
+        for row in rows { users.append(try UserRecord(PostgresRowReader(row))) }
+        return users
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    public func deleteUser(id: String) async throws(StorageError) {
+        let logger = self.logger
+        let deleted = try await withConnection("delete user") { connection in
+            try await connection.rows("DELETE FROM users WHERE id = \(id) RETURNING 1", logger).count
+        }
+        guard deleted > 0 else { throw StorageError(.notFound, "no such user") }
+    }
+}

@@ -1,0 +1,197 @@
+/// The PostgreSQL schema, as numbered migrations applied in order and recorded in `schema_migrations`.
+///
+/// Same tables and meaning as the SQLite schema: times are integer milliseconds since 1970 (UTC), so both stores round
+/// alike; usernames are unique after ASCII case folding (`lower(… COLLATE "C")`, as SQLite's NOCASE), whatever the
+/// database's locale. Each statement is one element: the extended query protocol runs one statement at a time.
+///
+/// A new store (signing keys, API keys, events…) appends a migration here and adds its repository file; a migration is
+/// never edited once released.
+struct PostgresMigration: Sendable {
+    let version: Int
+    let name: String
+    let statements: [String]
+}
+
+enum PostgresSchema {
+    static let migrations: [PostgresMigration] = [
+        PostgresMigration(
+            version: 1, name: "users, credentials, challenges",
+            statements: [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    user_handle BYTEA NOT NULL UNIQUE,
+                    username TEXT,
+                    display_name TEXT NOT NULL,
+                    is_anonymous BOOLEAN NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_sign_in_at BIGINT
+                )
+                """,
+                #"CREATE UNIQUE INDEX users_username_key ON users (lower(username COLLATE "C"))"#,
+                "CREATE INDEX users_created_at ON users (created_at)",
+                """
+                CREATE TABLE credentials (
+                    id BYTEA PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    public_key BYTEA NOT NULL,
+                    algorithm INTEGER NOT NULL,
+                    sign_count BIGINT NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+                    uv_initialized BOOLEAN NOT NULL,
+                    transports TEXT[] NOT NULL,
+                    backup_eligible BOOLEAN NOT NULL,
+                    backup_state BOOLEAN NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    attestation_type TEXT NOT NULL,
+                    name TEXT,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT
+                )
+                """,
+                "CREATE INDEX credentials_user_id ON credentials (user_id)",
+                """
+                CREATE TABLE challenges (
+                    key TEXT PRIMARY KEY,
+                    challenge TEXT NOT NULL UNIQUE,
+                    ceremony TEXT NOT NULL,
+                    user_id TEXT,
+                    username TEXT,
+                    display_name TEXT,
+                    user_handle BYTEA,
+                    allowed_credential_ids BYTEA[] NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX challenges_expires_at ON challenges (expires_at)",
+            ]),
+        PostgresMigration(
+            version: 2, name: "secrets",
+            statements: ["CREATE TABLE secrets (name TEXT PRIMARY KEY, value BYTEA NOT NULL)"]),
+        PostgresMigration(
+            version: 3, name: "signing keys, API keys, connect tokens, external users, passkey reset",
+            statements: [
+                """
+                CREATE TABLE signing_keys (
+                    id TEXT PRIMARY KEY,
+                    algorithm TEXT NOT NULL,
+                    private_key_pem TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    retires_at BIGINT
+                )
+                """,
+                """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    prefix TEXT NOT NULL,
+                    secret_hash BYTEA NOT NULL UNIQUE,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT,
+                    revoked_at BIGINT
+                )
+                """,
+                """
+                CREATE TABLE connect_tokens (
+                    hash BYTEA PRIMARY KEY,
+                    type TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    single_use BOOLEAN NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX connect_tokens_expires_at ON connect_tokens (expires_at)",
+                "CREATE TABLE used_token_ids (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+                "CREATE INDEX used_token_ids_expires_at ON used_token_ids (expires_at)",
+                """
+                CREATE TABLE external_users (
+                    external_id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE
+                )
+                """,
+                "ALTER TABLE challenges ADD COLUMN replaces_credential_id BYTEA",
+                "ALTER TABLE challenges ADD COLUMN conditional BOOLEAN NOT NULL DEFAULT false",
+            ]),
+        PostgresMigration(
+            version: 4, name: "events, admins, admin credentials, invites and sessions",
+            statements: [
+                """
+                CREATE TABLE events (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    time BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    result TEXT NOT NULL,
+                    code TEXT,
+                    explanation TEXT,
+                    user_id TEXT,
+                    username TEXT,
+                    credential_id_prefix TEXT,
+                    origin TEXT,
+                    rp_id TEXT,
+                    expected TEXT,
+                    received TEXT,
+                    client_ip TEXT,
+                    user_agent TEXT,
+                    request_id TEXT
+                )
+                """,
+                "CREATE INDEX events_time ON events (time)",
+                """
+                CREATE TABLE admins (
+                    id TEXT PRIMARY KEY,
+                    user_handle BYTEA NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE admin_credentials (
+                    id BYTEA PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES admins (id) ON DELETE CASCADE,
+                    public_key BYTEA NOT NULL,
+                    algorithm INTEGER NOT NULL,
+                    sign_count BIGINT NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+                    uv_initialized BOOLEAN NOT NULL,
+                    transports TEXT[] NOT NULL,
+                    backup_eligible BOOLEAN NOT NULL,
+                    backup_state BOOLEAN NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    attestation_type TEXT NOT NULL,
+                    name TEXT,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT
+                )
+                """,
+                "CREATE INDEX admin_credentials_user_id ON admin_credentials (user_id)",
+                "CREATE TABLE admin_invites (hash BYTEA PRIMARY KEY, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)",
+                """
+                CREATE TABLE admin_sessions (
+                    hash BYTEA PRIMARY KEY,
+                    admin_id TEXT NOT NULL REFERENCES admins (id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    last_seen_at BIGINT NOT NULL,
+                    verified_at BIGINT NOT NULL
+                )
+                """,
+            ]),
+    ]
+
+    // Column lists in the order the row decoders read them (rows are decoded by position).
+    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at"
+    static let credentialColumns = """
+        id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible, backup_state, aaguid, \
+        attestation_format, attestation_type, name, created_at, last_used_at
+        """
+    static let challengeColumns = """
+        key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at, \
+        replaces_credential_id, conditional
+        """
+
+    /// The same lists with a table alias, for joins.
+    static func qualified(_ columns: String, _ alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
+    }
+}

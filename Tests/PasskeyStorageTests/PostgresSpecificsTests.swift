@@ -1,0 +1,112 @@
+import Foundation
+import PasskeyStorage
+@testable import PasskeyStoragePostgres
+import PasskeyTestSupport
+import Testing
+
+@Suite("PostgreSQL specifics: configuration")
+struct PostgresConfigurationTests {
+    @Test("a URL gives host, port, credentials, database and parameters; the description hides the password")
+    func parse() throws {
+        let configuration = try PostgresConfiguration(
+            url: "postgresql://passkey:s%40cret@db.internal:6543/auth?sslmode=verify-full&connect_timeout=2&query_timeout=0.5&pool_size=7&schema=tenant_1&application_name=edge")
+        #expect(configuration.host == "db.internal" && configuration.port == 6543)
+        #expect(configuration.username == "passkey" && configuration.password == "s@cret" && configuration.database == "auth")
+        #expect(configuration.tls == .verifyFull && configuration.connectTimeout == .seconds(2) && configuration.queryTimeout == .milliseconds(500))
+        #expect(configuration.poolSize == 7 && configuration.schema == "tenant_1" && configuration.applicationName == "edge")
+        #expect(!configuration.redactedDescription.contains("cret"))
+        let defaults = try PostgresConfiguration(url: "postgres://me@localhost/db")
+        #expect(defaults.port == 5432 && defaults.tls == .prefer && defaults.password == nil && defaults.poolSize == 20)
+        #expect(try PostgresConfiguration(url: "postgres://me@h/db?sslmode=require").tls == .require)
+        let socket = try PostgresConfiguration(url: "postgres://me@/db?host=/var/run/postgresql")
+        #expect(socket.unixSocketPath == "/var/run/postgresql/.s.PGSQL.5432")
+    }
+
+    @Test("mistakes are refused with a reason", arguments: [
+        "postgres://db.internal/auth", "postgres://me@db.internal/", "postgres://me@h/db?sslmode=sometimes",
+        "postgres://me@h/db?pool_size=0", "postgres://me@h/db?schema=Bad-Name", "postgres://me@h/db?query_timeout=-1",
+        "postgres://me@h/db?statement_timout=1", "mysql://me@h/db",
+    ])
+    func refused(url: String) {
+        #expect(throws: StorageError(.unavailable, "")) { try PostgresConfiguration(url: url) }
+    }
+
+    @Test("an unreachable server gives storage_unavailable within the timeouts, not a hang or a crash")
+    func unreachable() async throws {
+        // A free port with nothing listening: connections are refused.
+        let port = try LocalPorts.free()
+        let configuration = try PostgresConfiguration(
+            url: "postgres://nobody@127.0.0.1:\(port)/none?sslmode=disable&connect_timeout=1&query_timeout=1")
+        // Bounds are loose (tests run in parallel on a loaded machine) but far below what the pool alone would take:
+        // without the query timeout a request waits for its circuit breaker, a minute.
+        var start = ContinuousClock.now
+        await #expect(throws: StorageError(.unavailable, "")) { try await PostgresRepository.connect(configuration) }
+        #expect(ContinuousClock.now - start < .seconds(12))
+        let repository = try await PostgresRepository.connect(configuration, migrate: false)
+        start = ContinuousClock.now
+        await #expect(throws: StorageError(.unavailable, "")) { try await repository.user(id: "x") }
+        #expect(ContinuousClock.now - start < .seconds(6))
+        start = ContinuousClock.now
+        await #expect(throws: StorageError(.unavailable, "")) { try await repository.consumeChallenge(key: "k", ceremony: .registration, now: Date()) }
+        #expect(ContinuousClock.now - start < .seconds(6))
+        await repository.shutdown()
+    }
+}
+
+@Suite("PostgreSQL specifics: server", .enabled(if: TestPostgres.enabled, "PASSKEY_TEST_POSTGRES_URL is not set"))
+struct PostgresServerTests {
+    func freshURL() throws -> String {
+        try #require(TestPostgres.freshURL(), Comment(rawValue: TestPostgres.missingMessage)) + "&pool_size=4"
+    }
+
+    @Test("eight instances starting at once migrate once; a later run has nothing to do")
+    func concurrentMigrations() async throws {
+        let configuration = try PostgresConfiguration(url: try freshURL())
+        let repositories = try await withThrowingTaskGroup(of: PostgresRepository.self) { group in
+            for _ in 0..<8 { group.addTask { try await PostgresRepository.connect(configuration) } }
+            return try await group.reduce(into: [PostgresRepository]()) { $0.append($1) }
+        }
+        let first = try #require(repositories.first)
+        let report = try await first.migrate()
+        #expect(report.applied.isEmpty && report.current == PostgresSchema.migrations.count && report.unknown.isEmpty)
+        let logger = first.logger
+        let recorded = try await first.withConnection("versions") { connection in
+            try await connection.rows("SELECT version FROM schema_migrations ORDER BY version", logger).map { row in
+                try PostgresRowReader(row).value(0, Int.self)
+            }
+        }
+        #expect(recorded == PostgresSchema.migrations.map(\.version))
+        for repository in repositories { await repository.shutdown() }
+    }
+
+    @Test("a row that does not decode is storage_corrupt")
+    func corruptRow() async throws {
+        let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
+        let logger = repository.logger
+        // Only a damaged or foreign schema can hold such a row: loosen a constraint to plant one.
+        try await repository.withConnection("plant a bad row") { connection in
+            try await connection.query("ALTER TABLE users ALTER COLUMN display_name DROP NOT NULL", logger: logger)
+            try await connection.query(
+                "INSERT INTO users (id, user_handle, display_name, is_anonymous, created_at) VALUES ('bad', '\\x01', NULL, false, 0)",
+                logger: logger)
+        }
+        let outcome = await storageCode { _ = try await repository.user(id: "bad") }
+        #expect(outcome == .corrupt)
+        await repository.shutdown()
+    }
+
+    @Test("a notification from one instance reaches a listener on another, and only in its own schema")
+    func notifications() async throws {
+        let url = try freshURL()
+        let listener = try await PostgresRepository.connect(try PostgresConfiguration(url: url))
+        let sender = try await PostgresRepository.connect(try PostgresConfiguration(url: url))
+        let stranger = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
+        var events = try listener.notifications("events").makeAsyncIterator()
+        #expect(await events.next() == .listening)
+        try await stranger.notify("events", payload: "not for you")
+        try await sender.notify("events", payload: "registration 42")
+        #expect(await events.next() == .message("registration 42"))
+        await #expect(throws: StorageError(.unavailable, "")) { try await sender.notify("Bad Name", payload: "") }
+        for repository in [listener, sender, stranger] { await repository.shutdown() }
+    }
+}
