@@ -63,20 +63,21 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             gauge.issued()
             return
         }
-        do {
-            var count = try await repository.challengeCount()
-            if count >= limit {
-                try await repository.purgeExpiredChallenges(now: time)
-                count = try await repository.challengeCount()
-            }
-            gauge.record(count: count, at: time)
-            guard count < limit else {
-                throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
-            }
-            gauge.issued()
-        } catch {
-            throw APIError(mapping: error)
+        let count: Int
+        do { count = try await pendingChallenges(limit: limit, now: time) } catch { throw APIError(error) }
+        gauge.record(count: count, at: time)
+        guard count < limit else {
+            throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
         }
+        gauge.issued()
+    }
+
+    /// The pending challenges, counted again after purging expired ones when there are `limit` or more.
+    func pendingChallenges(limit: Int, now time: Date) async throws(StorageError) -> Int {
+        let count = try await repository.challengeCount()
+        guard count >= limit else { return count }
+        try await repository.purgeExpiredChallenges(now: time)
+        return try await repository.challengeCount()
     }
 
     // MARK: Registration

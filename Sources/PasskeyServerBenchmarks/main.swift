@@ -205,6 +205,62 @@ func freshSignIns(_ count: Int) async throws -> [JSONValue] {
     }
 }
 
+// `--only parts`: what the storage path's pieces cost one by one, in process CPU per operation.
+if only == "parts" {
+    func measure(_ name: String, _ count: Int, _ body: () async throws -> Void) async rethrows {
+        let start = processCPUSeconds()
+        try await body()
+        let each = (processCPUSeconds() - start) * 1e6 / Double(count)
+        print("\(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%7.1f", each)) µs CPU each")
+    }
+    let n = requests
+    let lanes = connections
+    let credentialID = authenticator.credentialID
+    guard let stored = try await repository.credential(id: credentialID) else { throw BenchError(description: "the bench passkey is missing") }
+    let challenges = (0..<n).map { index in
+        ChallengeRecord(
+            key: "parts-\(index)", challenge: "parts-challenge-\(index)", ceremony: .authentication, createdAt: Date(),
+            expiresAt: Date().addingTimeInterval(600))
+    }
+    try await measure("SQLite: save a challenge (\(connections) concurrent)", n) {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<lanes {
+                group.addTask { for record in challenges[lane...].striding(by: lanes) { try await repository.saveChallenge(record) } }
+            }
+            try await group.waitForAll()
+        }
+    }
+    try await measure("SQLite: sign-in lookup (challenge, credential, owner)", n) {
+        for record in challenges { _ = try await repository.lookUpSignIn(challenge: .key(record.key), credentialID: credentialID, now: Date()) }
+    }
+    try await measure("SQLite: record sign-in consuming the challenge (\(connections) concurrent)", n) {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<lanes {
+                group.addTask {
+                    for record in challenges[lane...].striding(by: lanes) {
+                        try await repository.recordSignIn(
+                            credentialID: credentialID, expectedSignCount: stored.signCount, newSignCount: stored.signCount, backupState: false,
+                            at: Date(), consumingChallenge: record.key)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+    let issuer = TokenIssuer(repository: InMemoryRepository(), issuer: "http://localhost:8080", audience: "localhost", lifetime: 300)
+    try await measure("signedPasskeyData: sign (ES256, jwt-kit)", n) {
+        for _ in 0..<n {
+            _ = try await issuer.sign(
+                userID: "u", username: "bench", externalUserID: nil, credentialID: credentialID, ceremony: "authentication", userVerified: true)
+        }
+    }
+    let metrics = CeremonyMetrics()
+    await measure("metrics: record one ceremony (counter and histogram)", n) {
+        for _ in 0..<n { metrics.record(ceremony: "authentication", step: "verify", code: nil, duration: .microseconds(500)) }
+    }
+    exit(0)
+}
+
 // Warm-up.
 _ = try await drive("/bench/bare-verify", Array(repeating: bareBody, count: min(500, requests)))
 _ = try await drive("/verify-authentication", try await freshSignIns(min(500, requests)))
@@ -222,6 +278,11 @@ for round in 1...rounds {
         "  round \(round): bare \(Int(barePhase.rate))/s, SQLite \(Int(storedPhase.rate))/s (\(String(format: "%.3f", storedPhase.rate / barePhase.rate))×);"
             + " CPU per sign-in bare \(Int(barePhase.cpuMicroseconds)) µs, SQLite \(Int(storedPhase.cpuMicroseconds)) µs")
 }
+extension ArraySlice {
+    /// Every `step`-th element from the start.
+    func striding(by step: Int) -> [Element] { stride(from: startIndex, to: endIndex, by: step).map { self[$0] } }
+}
+
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 print("")
 print("bare verification over HTTP (no storage)          \(Int(median(bare.map(\.rate)))) sign-ins/s, \(Int(median(bare.map(\.cpuMicroseconds)))) µs CPU each")
