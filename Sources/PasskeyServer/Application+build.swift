@@ -30,9 +30,15 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         let postgres = try PostgresConfiguration(url: configuration.database)
         let repository = try await PostgresRepository.connect(postgres, logger: logger)
         logger.info("data", metadata: ["postgres": "\(postgres.redactedDescription)"])
+        // The live log hears every instance's events through LISTEN/NOTIFY.
+        let broadcaster = EventBroadcaster()
         return try await makeApplication(
-            configuration, repository: repository, logger: logger, tls: tls,
-            services: [StorageShutdown { await repository.shutdown() }])
+            configuration, repository: repository, logger: logger, tls: tls, broadcaster: broadcaster,
+            eventSink: PostgresEventSink(repository: repository, local: broadcaster),
+            services: [
+                PostgresEventListener(repository: repository, broadcaster: broadcaster, logger: logger),
+                StorageShutdown { await repository.shutdown() },
+            ])
     }
     let path = String(configuration.database.dropFirst("sqlite:".count))
     let repository = try SQLiteRepository(path: path)
@@ -41,10 +47,10 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
 }
 
 func makeApplication<Repository: PasskeyRepository>(
-    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool, services extra: [any Service] = []
+    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool,
+    broadcaster: EventBroadcaster = EventBroadcaster(), eventSink: (any EventSink)? = nil, services extra: [any Service] = []
 ) async throws -> PasskeyApplication {
-    let broadcaster = EventBroadcaster()
-    let router = buildRouter(configuration, repository: repository, broadcaster: broadcaster)
+    let router = buildRouter(configuration, repository: repository, broadcaster: broadcaster, eventSink: eventSink)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
     let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
     if configuration.dashboard.printSetupLink,
@@ -82,7 +88,8 @@ public func makeRelyingParty(_ configuration: ServerConfiguration) -> RelyingPar
 /// Every route, over any repository (tests pass the in-memory one).
 public func buildRouter<Repository: PasskeyRepository>(
     _ configuration: ServerConfiguration, repository: Repository, now: @escaping @Sendable () -> Date = Date.init,
-    random: RandomSource = .system, metrics: CeremonyMetrics = CeremonyMetrics(), broadcaster: EventBroadcaster = EventBroadcaster()
+    random: RandomSource = .system, metrics: CeremonyMetrics = CeremonyMetrics(), broadcaster: EventBroadcaster = EventBroadcaster(),
+    eventSink: (any EventSink)? = nil
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
@@ -102,7 +109,9 @@ public func buildRouter<Repository: PasskeyRepository>(
         }
         return context.remoteAddress?.ipAddress ?? "unknown"
     }
-    let events = EventRecorder(repository: repository, sink: broadcaster, now: now)
+    // Recorded events go to the live streams: straight to this instance's broadcaster, or through `eventSink` (which
+    // feeds it, with the other instances' events, on PostgreSQL).
+    let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now)
     let ceremonies = CeremonyController<Repository, PasskeyRequestContext>(
         service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
         clientAddress: clientAddress,
