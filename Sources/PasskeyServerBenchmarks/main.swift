@@ -237,6 +237,18 @@ if only == "parts" {
     try await measure("SQLite: sign-in lookup (challenge, credential, owner)", n) {
         for record in challenges { _ = try await repository.lookUpSignIn(challenge: .key(record.key), credentialID: credentialID, now: Date()) }
     }
+    try await measure("SQLite: sign-in lookup (\(connections) concurrent)", n) {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<lanes {
+                group.addTask {
+                    for record in challenges[lane...].striding(by: lanes) {
+                        _ = try await repository.lookUpSignIn(challenge: .key(record.key), credentialID: credentialID, now: Date())
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
     try await measure("SQLite: record sign-in consuming the challenge (\(connections) concurrent)", n) {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for lane in 0..<lanes {
