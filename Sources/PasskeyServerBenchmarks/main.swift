@@ -25,6 +25,9 @@ var connections = 32
 var rounds = 3
 /// `--only sqlite` or `--only bare` runs one path, for profiling it alone (`perf record`).
 var only: String?
+/// `--storage memory` serves the real routes from the in-memory repository instead of SQLite: the same server code
+/// without a database, to tell the database's cost from the rest of the stored path.
+var storage = "sqlite"
 var iterator = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = iterator.next() {
     switch argument {
@@ -32,8 +35,9 @@ while let argument = iterator.next() {
     case "--connections": connections = iterator.next().flatMap(Int.init) ?? connections
     case "--rounds": rounds = iterator.next().flatMap(Int.init) ?? rounds
     case "--only": only = iterator.next()
+    case "--storage": storage = iterator.next() ?? storage
     default:
-        print("usage: passkey-server-bench [--requests N] [--connections C] [--rounds R] [--only sqlite|bare]")
+        print("usage: passkey-server-bench [--requests N] [--connections C] [--rounds R] [--only sqlite|bare|parts] [--storage sqlite|memory]")
         exit(2)
     }
 }
@@ -73,7 +77,7 @@ configuration.optionsPerMinute = 10_000_000
 configuration.maximumPendingChallenges = 10_000_000
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-server-bench-\(UUID().uuidString)")
 let repository = try SQLiteRepository(path: folder.appendingPathComponent("bench.sqlite").path)
-let router = buildRouter(configuration, repository: repository)
+let router = storage == "memory" ? buildRouter(configuration, repository: InMemoryRepository()) : buildRouter(configuration, repository: repository)
 
 // The bare endpoint: same parsing and verification, a record in memory, a fixed challenge, no storage; it signs the same
 // signedPasskeyData as the real answer (a key held in memory), so the two paths differ by storage alone.
@@ -232,6 +236,18 @@ if only == "parts" {
     }
     try await measure("SQLite: sign-in lookup (challenge, credential, owner)", n) {
         for record in challenges { _ = try await repository.lookUpSignIn(challenge: .key(record.key), credentialID: credentialID, now: Date()) }
+    }
+    try await measure("SQLite: sign-in lookup (\(connections) concurrent)", n) {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<lanes {
+                group.addTask {
+                    for record in challenges[lane...].striding(by: lanes) {
+                        _ = try await repository.lookUpSignIn(challenge: .key(record.key), credentialID: credentialID, now: Date())
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     }
     try await measure("SQLite: record sign-in consuming the challenge (\(connections) concurrent)", n) {
         try await withThrowingTaskGroup(of: Void.self) { group in
