@@ -11,12 +11,18 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public let code: String
     public let message: String
     public let logDetail: String?
+    /// For origin and RP ID failures: what the relying party accepts and what came (for the dashboard's event log;
+    /// never a challenge, key or credential ID).
+    public let expected: String?
+    public let received: String?
 
-    public init(status: Int, code: String, message: String, logDetail: String? = nil) {
+    public init(status: Int, code: String, message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
         statusCode = status
         self.code = code
         self.message = message
         self.logDetail = logDetail
+        self.expected = expected
+        self.received = received
     }
 
     public var description: String { "\(statusCode) \(code): \(message)" + (logDetail.map { " [\($0)]" } ?? "") }
@@ -59,7 +65,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
             .invalidBase64URL,
         ]
         let detail = secretValues.contains(error.code) ? "\(error.code.rawValue): \(error.reason)" : error.description
-        self.init(status: 400, code: error.code.rawValue, message: error.code.explanation, logDetail: detail)
+        let shown: Set<WebAuthnError.Code> = [.originMismatch, .topOriginMismatch, .rpIDHashMismatch]
+        let showValues = shown.contains(error.code)
+        self.init(
+            status: 400, code: error.code.rawValue, message: error.code.explanation, logDetail: detail,
+            expected: showValues ? error.expected : nil, received: showValues ? error.received : nil)
     }
 
     /// A malformed request body.

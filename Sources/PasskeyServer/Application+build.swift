@@ -24,29 +24,47 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // Concrete repository types on each branch: opening an existential here crashes the Swift 6.3 optimizer
     // (coroutine splitting) in release builds.
     if configuration.database == "memory:" {
-        return try makeApplication(configuration, repository: InMemoryRepository(), logger: logger, tls: tls)
+        return try await makeApplication(configuration, repository: InMemoryRepository(), logger: logger, tls: tls)
     }
     if PostgresConfiguration.isPostgresURL(configuration.database) {
         let postgres = try PostgresConfiguration(url: configuration.database)
         let repository = try await PostgresRepository.connect(postgres, logger: logger)
         logger.info("data", metadata: ["postgres": "\(postgres.redactedDescription)"])
-        return try makeApplication(
-            configuration, repository: repository, logger: logger, tls: tls,
-            services: [StorageShutdown { await repository.shutdown() }])
+        // The live log hears every instance's events through LISTEN/NOTIFY.
+        let broadcaster = EventBroadcaster()
+        return try await makeApplication(
+            configuration, repository: repository, logger: logger, tls: tls, broadcaster: broadcaster,
+            eventSink: PostgresEventSink(repository: repository, local: broadcaster),
+            services: [
+                PostgresEventListener(repository: repository, broadcaster: broadcaster, logger: logger),
+                StorageShutdown { await repository.shutdown() },
+            ])
     }
     let path = String(configuration.database.dropFirst("sqlite:".count))
     let repository = try SQLiteRepository(path: path)
     logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
-    return try makeApplication(configuration, repository: repository, logger: logger, tls: tls)
+    return try await makeApplication(configuration, repository: repository, logger: logger, tls: tls)
 }
 
 func makeApplication<Repository: PasskeyRepository>(
-    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool, services extra: [any Service] = []
-) throws -> PasskeyApplication {
-    let router = buildRouter(configuration, repository: repository)
+    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool,
+    broadcaster: EventBroadcaster = EventBroadcaster(), eventSink: (any EventSink)? = nil, services extra: [any Service] = []
+) async throws -> PasskeyApplication {
+    let router = buildRouter(configuration, repository: repository, broadcaster: broadcaster, eventSink: eventSink)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
     let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
-    let purger = ChallengePurger(repository: repository, logger: logger)
+    if configuration.dashboard.printSetupLink,
+        let token = try await AdminService(repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration)
+            .firstSetupToken()
+    {
+        // The link is a secret: printed once on the console, never logged.
+        let base = configuration.webOrigins.first ?? configuration.defaultOrigin
+        let hours = Int(configuration.dashboard.inviteLifetime / 3600)
+        let text = "No dashboard admin yet. Open this one-time link within \(hours) hours to create one:\n  \(base)/dashboard/setup?token=\(token)\n\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+    let purger = ChallengePurger(
+        repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster)
     let services: [any Service] = [purger] + extra
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
@@ -70,7 +88,8 @@ public func makeRelyingParty(_ configuration: ServerConfiguration) -> RelyingPar
 /// Every route, over any repository (tests pass the in-memory one).
 public func buildRouter<Repository: PasskeyRepository>(
     _ configuration: ServerConfiguration, repository: Repository, now: @escaping @Sendable () -> Date = Date.init,
-    random: RandomSource = .system, metrics: CeremonyMetrics = CeremonyMetrics()
+    random: RandomSource = .system, metrics: CeremonyMetrics = CeremonyMetrics(), broadcaster: EventBroadcaster = EventBroadcaster(),
+    eventSink: (any EventSink)? = nil
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
@@ -84,24 +103,33 @@ public func buildRouter<Repository: PasskeyRepository>(
         audience: configuration.connect.tokenAudience ?? configuration.rpID, lifetime: configuration.connect.signedDataLifetime, now: now,
         random: random)
     let connect = ConnectService(ceremonies: service, issuer: issuer)
+    let clientAddress: @Sendable (Request, PasskeyRequestContext) -> String = { request, context in
+        if trustProxy, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[name] {
+            return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? forwarded
+        }
+        return context.remoteAddress?.ipAddress ?? "unknown"
+    }
+    // Recorded events go to the live streams: straight to this instance's broadcaster, or through `eventSink` (which
+    // feeds it, with the other instances' events, on PostgreSQL).
+    let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now)
     let ceremonies = CeremonyController<Repository, PasskeyRequestContext>(
         service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
-        clientAddress: { request, context in
-            if trustProxy, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[name] {
-                return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? forwarded
-            }
-            return context.remoteAddress?.ipAddress ?? "unknown"
-        },
+        clientAddress: clientAddress,
         signer: { user, credentialID, ceremony, userVerified, externalID throws(APIError) in
             try await connect.issuer.sign(
                 userID: user.id, username: user.username, externalUserID: externalID, credentialID: credentialID, ceremony: ceremony,
                 userVerified: userVerified
             ).token
-        })
+        }, events: events)
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
     DemoPageController<PasskeyRequestContext>().addRoutes(to: router)
+    DashboardController<Repository, PasskeyRequestContext>(
+        admins: AdminService(repository: repository, relyingParty: service.relyingParty, configuration: configuration, now: now, random: random),
+        repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,
+        limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), now: now
+    ).addRoutes(to: router)
     router.get("metrics") { _, _ in
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
@@ -118,22 +146,41 @@ public func buildRouter<Repository: PasskeyRepository>(
     return router
 }
 
-/// Removes expired challenges every 30 seconds, so storage stays bounded.
+/// Removes expired challenges, tokens, retired keys, timed-out admin sessions, expired invites and events past their
+/// retention every 30 seconds, so storage stays bounded. At shutdown it ends the live event streams, so open dashboard
+/// tabs do not hold the server up.
 struct ChallengePurger<Repository: PasskeyRepository>: Service {
     let repository: Repository
     let logger: Logger
+    let dashboard: DashboardConfiguration
+    let broadcaster: EventBroadcaster
 
     func run() async throws {
+        await withGracefulShutdownHandler {
+            await purgeLoop()
+        } onGracefulShutdown: {
+            Task { await broadcaster.close() }
+        }
+        await broadcaster.close()
+    }
+
+    func purgeLoop() async {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             // The wait ends at once when the server shuts down.
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(30)) }
             } catch { return }
+            await broadcaster.keepAlive()
             do {
                 let purged = try await repository.purgeExpiredChallenges(now: Date())
                 if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": "\(purged)"]) }
                 try await repository.purgeExpiredTokens(now: Date())
                 try await repository.deleteRetiredSigningKeys(now: Date())
+                let now = Date()
+                try await repository.deleteEvents(olderThan: now.addingTimeInterval(-Double(dashboard.eventRetentionDays) * 86_400))
+                try await repository.purgeAdminSessions(
+                    createdBefore: now.addingTimeInterval(-dashboard.sessionAbsoluteTimeout),
+                    idleBefore: now.addingTimeInterval(-dashboard.sessionIdleTimeout), now: now)
             } catch {
                 logger.warning("could not purge expired challenges", metadata: ["error": "\(error.code)"])
             }

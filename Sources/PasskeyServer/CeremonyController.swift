@@ -12,12 +12,16 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     let clientAddress: @Sendable (Request, Context) -> String
     /// Signs `signedPasskeyData` for a verified ceremony (user, credential ID, ceremony, user verified, the app's user id).
     let signer: @Sendable (UserRecord, [UInt8], String, Bool, String?) async throws(APIError) -> String
+    /// The dashboard's event log; `nil` records nothing.
+    let events: EventRecorder?
 
     public init(
         service: CeremonyService<Repository>, limiter: RateLimiter, metrics: CeremonyMetrics,
         clientAddress: @escaping @Sendable (Request, Context) -> String,
-        signer: @escaping @Sendable (UserRecord, [UInt8], String, Bool, String?) async throws(APIError) -> String
+        signer: @escaping @Sendable (UserRecord, [UInt8], String, Bool, String?) async throws(APIError) -> String,
+        events: EventRecorder? = nil
     ) {
+        self.events = events
         self.service = service
         self.limiter = limiter
         self.metrics = metrics
@@ -25,19 +29,20 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         self.signer = signer
     }
 
-    /// Runs a ceremony step, records its outcome and latency, logs failures by code, and answers with JSON.
+    /// Runs a ceremony step, records its outcome and latency, logs failures by code, emits its event to the dashboard's
+    /// log, and answers with JSON.
     ///
     /// Failures are logged with their stable code and the verifier's reason (expected and received values: origins,
     /// RP ID hashes, counters — never challenges, keys or credential IDs). A counter regression, the sign of a cloned
     /// authenticator, is a warning.
     func observed(
-        _ ceremony: String, _ step: String, _ logger: Logger, _ body: () async throws(APIError) -> JSONValue
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: () async throws(APIError) -> JSONValue
     ) async -> Response {
+        let logger = context.logger
         let start = ContinuousClock.now
+        let value: JSONValue
         do {
-            let value = try await body()
-            metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
-            return Response.json(value)
+            value = try await body()
         } catch {
             metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
             let level: Logger.Level = error.code == "counter_regressed" ? .warning : (error.statusCode >= 500 ? .error : .notice)
@@ -47,8 +52,24 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     "ceremony": .string(ceremony), "step": .string(step), "code": .string(error.code),
                     "detail": .string(error.logDetail ?? error.message),
                 ])
+            await emit(ceremony, step, request, context, answer: nil, error: error)
             return Response.json(error.body, status: error.status)
         }
+        metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
+        await emit(ceremony, step, request, context, answer: value, error: nil)
+        return Response.json(value)
+    }
+
+    /// Records the step's event, when the server keeps an event log.
+    func emit(_ ceremony: String, _ step: String, _ request: Request, _ context: Context, answer: JSONValue?, error: APIError?) async {
+        guard let events else { return }
+        let requestID: String?
+        if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id } else { requestID = nil }
+        let metadata = RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
+        await events.record(
+            events.ceremonyEvent(
+                kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error),
+            logger: context.logger)
     }
 
     var bodyLimit: Int { service.configuration.maximumBodySize }
@@ -56,7 +77,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     public func addRoutes(to router: Router<Context>) {
         // The documented API.
         router.get("generate-registration-options") { request, context in
-            await observed("registration", "options", context.logger) { () throws(APIError) in
+            await observed("registration", "options", request, context) { () throws(APIError) in
                 try await throttle(request, context)
                 return try await registrationOptions(
                     username: request.uri.queryParameters.get("username"), displayName: request.uri.queryParameters.get("displayName"))
@@ -64,7 +85,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("generate-registration-options") { request, context in
             var request = request
-            return await observed("registration", "options", context.logger) { () throws(APIError) in
+            return await observed("registration", "options", request, context) { () throws(APIError) in
                 try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await registrationOptions(username: try body.optionalString("username"), displayName: try body.optionalString("displayName"))
@@ -72,7 +93,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("verify-registration") { request, context in
             var request = request
-            return await observed("registration", "verify", context.logger) { () throws(APIError) in
+            return await observed("registration", "verify", request, context) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")
                 let result = try await service.verifyRegistration(
@@ -90,14 +111,14 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             }
         }
         router.get("generate-authentication-options") { request, context in
-            await observed("authentication", "options", context.logger) { () throws(APIError) in
+            await observed("authentication", "options", request, context) { () throws(APIError) in
                 try await throttle(request, context)
                 return try await authenticationOptions(username: request.uri.queryParameters.get("username"))
             }
         }
         router.post("generate-authentication-options") { request, context in
             var request = request
-            return await observed("authentication", "options", context.logger) { () throws(APIError) in
+            return await observed("authentication", "options", request, context) { () throws(APIError) in
                 try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await authenticationOptions(username: try body.optionalString("username"))
@@ -105,7 +126,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("verify-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify", context.logger) { () throws(APIError) in
+            return await observed("authentication", "verify", request, context) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
@@ -123,7 +144,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/registration-challenge", "api/start-registration"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await observed("registration", "options", context.logger) { () throws(APIError) in
+                return await observed("registration", "options", request, context) { () throws(APIError) in
                     try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     let (options, _, _) = try await service.registrationOptions(
@@ -134,7 +155,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("api/complete-registration") { request, context in
             var request = request
-            return await observed("registration", "verify", context.logger) { () throws(APIError) in
+            return await observed("registration", "verify", request, context) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("credential")
                 let result = try await service.verifyRegistration(credential, challengeKey: nil, username: try body.optionalString("username"))
@@ -144,7 +165,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/authentication-challenge", "api/start-authentication"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await observed("authentication", "options", context.logger) { () throws(APIError) in
+                return await observed("authentication", "options", request, context) { () throws(APIError) in
                     try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     let (options, _) = try await service.authenticationOptions(username: try body.optionalString("username"))
@@ -159,7 +180,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("api/complete-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify", context.logger) { () throws(APIError) in
+            return await observed("authentication", "verify", request, context) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("assertion")
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil)

@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumPendingChallenges = 100_000
     /// Tokens for apps that keep their own login: `signedPasskeyData`, connect tokens, rollout (docs/connect.md).
     public var connect = ConnectConfiguration()
+    /// The admin dashboard: sessions, invites, event retention, break-glass token (docs/dashboard.md).
+    public var dashboard = DashboardConfiguration()
 
     public struct AndroidApp: Sendable, Hashable {
         public var packageName: String
@@ -118,6 +120,13 @@ public struct ServerConfiguration: Sendable {
         guard (0...100).contains(connect.rollout.percentage) else { throw ConfigurationError("--rollout-percentage must be 0 to 100") }
         guard connect.signedDataLifetime >= 1, connect.connectTokenLifetime >= 1 else {
             throw ConfigurationError("token lifetimes must be at least 1 second")
+        }
+        guard dashboard.eventRetentionDays >= 1 else { throw ConfigurationError("--event-retention-days must be at least 1") }
+        guard dashboard.sessionIdleTimeout >= 1, dashboard.sessionAbsoluteTimeout >= dashboard.sessionIdleTimeout else {
+            throw ConfigurationError("the dashboard's idle timeout must be at least 1 second and at most the absolute timeout")
+        }
+        if let token = dashboard.adminToken, token.count < 32 {
+            throw ConfigurationError("PASSKEY_ADMIN_TOKEN must have at least 32 characters (for example: openssl rand -base64 32)")
         }
         if PostgresConfiguration.isPostgresURL(database) {
             do { _ = try PostgresConfiguration(url: database) } catch { throw ConfigurationError("--database: \(error.reason)") }

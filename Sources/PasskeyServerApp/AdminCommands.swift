@@ -94,3 +94,24 @@ struct KeysCommand: AsyncParsableCommand {
         }
     }
 }
+
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin", abstract: "Manage dashboard administrators.", subcommands: [Invite.self])
+
+    struct Invite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a one-time link that adds a dashboard admin (a new passkey); only its hash is stored.")
+        @ParentCommand var root: PasskeyServerCommand
+        @Option(help: "Hours the link works (default 24).") var hours: Double = 24
+
+        func run() async throws {
+            guard hours > 0, hours <= 24 * 30 else { throw ValidationError("--hours must be between 0 and 720") }
+            let configuration = try root.makeConfiguration()
+            let token = try await Administration.createAdminInvite(repository: try openStorage(root), lifetime: hours * 3600)
+            let base = configuration.webOrigins.first ?? configuration.defaultOrigin
+            say("\(base)/dashboard/setup?token=\(token)")
+            FileHandle.standardError.write(Data("Open it within \(hours) hours, once. It is not shown again.\n".utf8))
+        }
+    }
+}

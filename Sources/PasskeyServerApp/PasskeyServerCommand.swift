@@ -17,9 +17,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             Every option can also be given as an environment variable: PASSKEY_ plus the flag name in upper case with _ for -
             (PASSKEY_RP_ID, PASSKEY_ORIGIN as a comma-separated list, ...). Flags win over environment variables.
             Several instances can share one PostgreSQL database (--database postgres://…): see docs/deploy.md.
-            Subcommands migrate the database and manage backend API keys and token signing keys in it.
+            Subcommands migrate the database and manage backend API keys, token signing keys and dashboard admin invites in it.
+            The admin dashboard is at /dashboard; with no admin yet, the server prints a one-time setup link at start.
+            PASSKEY_ADMIN_TOKEN (environment only, 32+ characters) is a break-glass bearer token for the dashboard's API.
             """,
-        subcommands: [MigrateCommand.self, APIKeysCommand.self, KeysCommand.self]
+        subcommands: [MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self]
     )
 
     @Option(help: "Address to bind (default 127.0.0.1; 0.0.0.0 behind a proxy).") var host: String?
@@ -53,6 +55,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Days before asking again after a user declines a passkey (default 14).") var declineCooldownDays: Int?
     @Option(help: "Consecutive passkey failures on a device before falling back to the old login (default 3).") var failureLimit: Int?
     @Flag(help: "Add passkeys without asking where the OS allows it (conditional create; default off).") var autoAppend = false
+    @Option(help: "Days the dashboard keeps ceremony and admin events (default 30).") var eventRetentionDays: Int?
+    @Option(help: "Minutes a dashboard session lasts without a request (default 15).") var adminIdleMinutes: Double?
     @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
     @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
 
@@ -121,6 +125,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         c.connect.rollout.declineCooldownDays = declineCooldownDays ?? environment("decline-cooldown-days").flatMap(Int.init) ?? 14
         c.connect.rollout.failureLimit = failureLimit ?? environment("failure-limit").flatMap(Int.init) ?? 3
         c.connect.rollout.autoAppend = autoAppend || environment("auto-append") == "true"
+        c.dashboard.eventRetentionDays = eventRetentionDays ?? environment("event-retention-days").flatMap(Int.init) ?? c.dashboard.eventRetentionDays
+        if let minutes = adminIdleMinutes ?? environment("admin-idle-minutes").flatMap(Double.init) { c.dashboard.sessionIdleTimeout = minutes * 60 }
+        // Break-glass dashboard token: from the environment only, never a flag (flags show in process lists).
+        c.dashboard.adminToken = environment("admin-token")
         c.tlsCertificatePath = tlsCert ?? environment("tls-cert")
         c.tlsKeyPath = tlsKey ?? environment("tls-key")
         do { try c.validate() } catch { throw ValidationError(error.description) }

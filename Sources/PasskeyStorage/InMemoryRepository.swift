@@ -12,6 +12,13 @@ public actor InMemoryRepository: PasskeyRepository {
     var connectTokensByHash: [[UInt8]: ConnectTokenRecord] = [:]
     var usedTokenIDs: [String: Date] = [:]
     var externalIDsByUserID: [String: String] = [:]
+    // Dashboard state (InMemoryRepository+Dashboard.swift).
+    var eventLog: [EventRecord] = []
+    var nextEventID: Int64 = 1
+    var adminsByID: [String: AdminRecord] = [:]
+    var adminCredentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
+    var adminInvitesByHash: [[UInt8]: AdminInviteRecord] = [:]
+    var adminSessionsByHash: [[UInt8]: AdminSessionRecord] = [:]
 
     public init() {}
 

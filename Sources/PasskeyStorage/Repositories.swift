@@ -114,4 +114,5 @@ public protocol SignInReader: Sendable {
 
 /// Everything the relying-party server stores.
 public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader
-    & SigningKeyRepository & APIKeyRepository & ConnectTokenRepository & ExternalUserRepository
+    & SigningKeyRepository & APIKeyRepository & ConnectTokenRepository & ExternalUserRepository & EventRepository & AdminRepository
+    & TotalsRepository

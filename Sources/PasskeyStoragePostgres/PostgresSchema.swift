@@ -114,6 +114,69 @@ enum PostgresSchema {
                 "ALTER TABLE challenges ADD COLUMN replaces_credential_id BYTEA",
                 "ALTER TABLE challenges ADD COLUMN conditional BOOLEAN NOT NULL DEFAULT false",
             ]),
+        PostgresMigration(
+            version: 4, name: "events, admins, admin credentials, invites and sessions",
+            statements: [
+                """
+                CREATE TABLE events (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    time BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    result TEXT NOT NULL,
+                    code TEXT,
+                    explanation TEXT,
+                    user_id TEXT,
+                    username TEXT,
+                    credential_id_prefix TEXT,
+                    origin TEXT,
+                    rp_id TEXT,
+                    expected TEXT,
+                    received TEXT,
+                    client_ip TEXT,
+                    user_agent TEXT,
+                    request_id TEXT
+                )
+                """,
+                "CREATE INDEX events_time ON events (time)",
+                """
+                CREATE TABLE admins (
+                    id TEXT PRIMARY KEY,
+                    user_handle BYTEA NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE admin_credentials (
+                    id BYTEA PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES admins (id) ON DELETE CASCADE,
+                    public_key BYTEA NOT NULL,
+                    algorithm INTEGER NOT NULL,
+                    sign_count BIGINT NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+                    uv_initialized BOOLEAN NOT NULL,
+                    transports TEXT[] NOT NULL,
+                    backup_eligible BOOLEAN NOT NULL,
+                    backup_state BOOLEAN NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    attestation_type TEXT NOT NULL,
+                    name TEXT,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT
+                )
+                """,
+                "CREATE INDEX admin_credentials_user_id ON admin_credentials (user_id)",
+                "CREATE TABLE admin_invites (hash BYTEA PRIMARY KEY, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)",
+                """
+                CREATE TABLE admin_sessions (
+                    hash BYTEA PRIMARY KEY,
+                    admin_id TEXT NOT NULL REFERENCES admins (id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    last_seen_at BIGINT NOT NULL,
+                    verified_at BIGINT NOT NULL
+                )
+                """,
+            ]),
     ]
 
     // Column lists in the order the row decoders read them (rows are decoded by position).

@@ -96,6 +96,66 @@ enum SQLiteSchema {
                     ALTER TABLE challenges ADD COLUMN conditional INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        migrator.registerMigration("v4: events, admins, admin credentials, invites and sessions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE events (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        time INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        result TEXT NOT NULL,
+                        code TEXT,
+                        explanation TEXT,
+                        user_id TEXT,
+                        username TEXT,
+                        credential_id_prefix TEXT,
+                        origin TEXT,
+                        rp_id TEXT,
+                        expected TEXT,
+                        received TEXT,
+                        client_ip TEXT,
+                        user_agent TEXT,
+                        request_id TEXT
+                    );
+                    CREATE INDEX events_time ON events (time);
+                    CREATE TABLE admins (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_handle BLOB NOT NULL UNIQUE,
+                        name TEXT NOT NULL,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE admin_credentials (
+                        id BLOB PRIMARY KEY NOT NULL,
+                        user_id TEXT NOT NULL REFERENCES admins (id) ON DELETE CASCADE,
+                        public_key BLOB NOT NULL,
+                        algorithm INTEGER NOT NULL,
+                        sign_count INTEGER NOT NULL,
+                        uv_initialized INTEGER NOT NULL,
+                        transports TEXT NOT NULL,
+                        backup_eligible INTEGER NOT NULL,
+                        backup_state INTEGER NOT NULL,
+                        aaguid TEXT NOT NULL,
+                        attestation_format TEXT NOT NULL,
+                        attestation_type TEXT NOT NULL,
+                        name TEXT,
+                        created_at INTEGER NOT NULL,
+                        last_used_at INTEGER
+                    );
+                    CREATE INDEX admin_credentials_user_id ON admin_credentials (user_id);
+                    CREATE TABLE admin_invites (
+                        hash BLOB PRIMARY KEY NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE admin_sessions (
+                        hash BLOB PRIMARY KEY NOT NULL,
+                        admin_id TEXT NOT NULL REFERENCES admins (id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        last_seen_at INTEGER NOT NULL,
+                        verified_at INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 
@@ -180,9 +240,10 @@ extension CredentialRecordEntry {
             lastUsedAt: SQLiteSchema.date(try row.decode(Int64?.self, atIndex: 14)))
     }
 
-    func insert(_ db: Database) throws {
+    /// Inserts into `table`: `credentials`, or `admin_credentials` (same columns).
+    func insert(_ db: Database, table: String = "credentials") throws {
         try db.cachedStatement(sql: """
-                INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports,
+                INSERT INTO \(table) (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports,
                     backup_eligible, backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(

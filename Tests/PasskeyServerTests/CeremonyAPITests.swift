@@ -412,9 +412,11 @@ struct ServerSurfaceTests {
     func openAPI() async throws {
         let server = TestServer()
         let router = buildRouter(server.configuration, repository: server.repository)
+        // The dashboard (/dashboard/…) is an HTML application for operators, not part of the documented API: its routes
+        // are listed and tested in DashboardTests instead.
         let routes = Set(router.routes.map { route in
             "\(route.method.rawValue) /" + route.path.description.split(separator: "/").joined(separator: "/")
-        })
+        }.filter { !$0.contains(" /dashboard") })
         try await server.run { client in
             let response = try await client.call(.get, "/openapi.json")
             #expect(response.status == .ok)

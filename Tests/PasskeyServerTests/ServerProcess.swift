@@ -21,9 +21,12 @@ struct ServerProcess: Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey-server")
     }
 
-    static func start(database: String, port: Int, extraArguments: [String] = [], logPath: String? = nil) async throws -> ServerProcess {
+    static func start(
+        database: String, port: Int, extraArguments: [String] = [], logPath: String? = nil, environment: [String: String] = [:]
+    ) async throws -> ServerProcess {
         let process = Process()
         process.executableURL = executable
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.arguments = ["--port", String(port), "--database", database, "--origin", "https://example.com", "--rp-id", "example.com"]
             + extraArguments
         if let logPath {

@@ -23,6 +23,8 @@ struct TestServer {
     var configuration: ServerConfiguration
     let repository = InMemoryRepository()
     let clock = TestClock()
+    /// The live event feed the dashboard's stream reads.
+    let broadcaster = EventBroadcaster()
 
     init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
         var configuration = ServerConfiguration()
@@ -36,7 +38,7 @@ struct TestServer {
 
     func run<T: Sendable>(logger: Logger? = nil, _ test: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         let clock = self.clock
-        let router = buildRouter(configuration, repository: repository, now: { clock.now })
+        let router = buildRouter(configuration, repository: repository, now: { clock.now }, broadcaster: broadcaster)
         return try await Application(router: router, logger: logger).test(.router, test)
     }
 }

@@ -1,6 +1,6 @@
 public import Foundation
 public import PasskeyStorage
-import PasskeyCore
+public import PasskeyCore
 import PasskeyStorageSQLite
 import PasskeyStoragePostgres
 
@@ -16,6 +16,17 @@ public enum Administration {
             createdAt: now)
         try await repository.addAPIKey(record)
         return (record, secret)
+    }
+
+    /// Stores a new dashboard admin invite and returns its token, shown once (only its hash is stored): the setup link
+    /// is `<origin>/dashboard/setup?token=<token>`.
+    public static func createAdminInvite<Repository: AdminRepository>(
+        repository: Repository, lifetime: TimeInterval, now: Date = Date(), random: RandomSource = .system
+    ) async throws(StorageError) -> String {
+        let token = BearerSecrets.make(prefix: "pai_", random: random)
+        try await repository.saveAdminInvite(
+            AdminInviteRecord(hash: BearerSecrets.hash(token), createdAt: now, expiresAt: now.addingTimeInterval(lifetime)))
+        return token
     }
 
     /// Adds a new signing key that signs from now on; the previous ones stay published (and verify) for `overlap`

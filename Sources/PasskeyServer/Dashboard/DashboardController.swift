@@ -1,0 +1,450 @@
+public import Foundation
+import HTTPTypes
+public import Hummingbird
+import Logging
+import NIOCore
+import PasskeyAuthenticatorNames
+public import PasskeyStorage
+import PasskeyWire
+
+/// The admin dashboard under `/dashboard` (docs/dashboard.md).
+///
+/// - Public: the sign-in and setup pages, their script and stylesheet, and the admin ceremony endpoints
+///   (`/dashboard/api/login/…`, `/dashboard/api/setup/…`).
+/// - Everything else needs an admin session cookie (or the break-glass token): pages redirect to the sign-in page,
+///   data endpoints answer 401. State-changing requests with a cookie need the session's CSRF token in `X-CSRF-Token`;
+///   deleting a passkey or a user also needs a passkey check from the last few minutes.
+public struct DashboardController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
+    let admins: AdminService<Repository>
+    let repository: Repository
+    let configuration: ServerConfiguration
+    let events: EventRecorder
+    let broadcaster: EventBroadcaster
+    let clientAddress: @Sendable (Request, Context) -> String
+    let names: AuthenticatorNames
+    let assets: [String: (bytes: [UInt8], type: String)]
+    let now: @Sendable () -> Date
+    /// Limits the unauthenticated admin ceremony options (sign-in, setup) per client.
+    let limiter: RateLimiter
+
+    public init(
+        admins: AdminService<Repository>, repository: Repository, configuration: ServerConfiguration, events: EventRecorder,
+        broadcaster: EventBroadcaster, clientAddress: @escaping @Sendable (Request, Context) -> String,
+        limiter: RateLimiter, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.limiter = limiter
+        self.admins = admins
+        self.repository = repository
+        self.configuration = configuration
+        self.events = events
+        self.broadcaster = broadcaster
+        self.clientAddress = clientAddress
+        self.now = now
+        names = AuthenticatorNames.bundled
+        var assets: [String: (bytes: [UInt8], type: String)] = [:]
+        for (name, type) in [("dashboard.js", "text/javascript; charset=utf-8"), ("dashboard.css", "text/css; charset=utf-8")] {
+            if let url = Bundle.module.url(forResource: "Public/" + name, withExtension: nil)
+                ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Public"),
+                let data = try? Data(contentsOf: url)
+            {
+                assets[name] = ([UInt8](data), type)
+            }
+        }
+        self.assets = assets
+    }
+
+    static var csrfHeader: HTTPField.Name? { HTTPField.Name("X-CSRF-Token") }
+    static var contentSecurityPolicy: String {
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    /// `__Host-` needs `Secure`, which needs HTTPS: over plain HTTP (localhost) the cookie goes without both.
+    var secure: Bool { configuration.tlsCertificatePath != nil }
+    var cookieName: String { secure ? "__Host-passkey_admin" : "passkey_admin" }
+
+    func cookie(_ value: String, maxAge: Int) -> String {
+        "\(cookieName)=\(value); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(maxAge)" + (secure ? "; Secure" : "")
+    }
+
+    func sessionSecret(_ request: Request) -> String? {
+        guard let header = request.headers[.cookie] else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            if pair.count == 2, pair[0] == cookieName { return String(pair[1]) }
+        }
+        return nil
+    }
+
+    func principal(_ request: Request) async throws(APIError) -> AdminPrincipal? {
+        try await admins.authenticate(sessionSecret: sessionSecret(request), bearer: BearerSecrets.bearer(request.headers[.authorization]))
+    }
+
+    // MARK: Responses
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        var response = Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        response.headers[.contentSecurityPolicy] = contentSecurityPolicy
+        return response
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// A page: redirects to sign-in without a session.
+    func page(_ request: Request, _ render: (AdminPrincipal) async throws(APIError) -> String) async -> Response {
+        do throws(APIError) {
+            guard let principal = try await principal(request) else { return Self.redirect("/dashboard/login") }
+            return Self.html(try await render(principal))
+        } catch {
+            return Self.html(DashboardPages.layout(
+                title: "Error", page: "error", principal: nil,
+                body: "<section class=\"card narrow\"><h1>\(error.statusCode)</h1><p>\(DashboardPages.escape(error.message))</p></section>"),
+                status: error.status)
+        }
+    }
+
+    /// A data endpoint: 401 without a session; CSRF check for state-changing requests with a cookie; a fresh passkey
+    /// check when `fresh`.
+    func data(
+        _ request: Request, fresh: Bool = false, _ body: (AdminPrincipal) async throws(APIError) -> JSONValue
+    ) async -> Response {
+        await respond { () throws(APIError) in
+            guard let principal = try await principal(request) else { throw DashboardErrors.unauthorized }
+            if request.method != .get && request.method != .head, let expected = principal.csrfToken {
+                let sent = Self.csrfHeader.flatMap { request.headers[$0] } ?? ""
+                guard BearerSecrets.hash(sent) == BearerSecrets.hash(expected) else { throw DashboardErrors.csrf }
+            }
+            if fresh, !admins.isFresh(principal) { throw DashboardErrors.freshCheckRequired }
+            return try await body(principal)
+        }
+    }
+
+    func metadata(_ request: Request, _ context: Context) -> RequestMetadata {
+        var requestID: String?
+        if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id }
+        return RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
+    }
+
+    /// Records an admin action (`admin.<action>`) in the event log.
+    func recordAdmin(
+        _ action: String, _ request: Request, _ context: Context, principal: AdminPrincipal?, user: UserRecord? = nil,
+        credentialID: [UInt8]? = nil, error: APIError? = nil, detail: String? = nil
+    ) async {
+        let meta = metadata(request, context)
+        let by = principal.map { "by \($0.name)" }
+        await events.record(
+            EventRecord(
+                time: now(), kind: "admin.\(action)", result: error == nil ? .success : .failure, code: error?.code,
+                explanation: [error?.message ?? detail, by].compactMap { $0 }.joined(separator: " — "), userID: user?.id,
+                username: user?.username, credentialIDPrefix: credentialID.map { String(Base64URL.encode($0).prefix(EventRecord.credentialIDPrefixLength)) },
+                origin: meta.origin, rpID: configuration.rpID, expected: error?.expected, received: error?.received, clientIP: meta.clientIP,
+                userAgent: meta.userAgent, requestID: requestID(context)),
+            logger: context.logger)
+    }
+
+    func requestID(_ context: Context) -> String? {
+        if case .string(let id) = context.logger[metadataKey: "request_id"] { return id }
+        return nil
+    }
+
+    var bodyLimit: Int { configuration.maximumBodySize }
+
+    // MARK: Routes
+
+    public func addRoutes(to router: Router<Context>) {
+        addAssetRoutes(to: router)
+        addCeremonyRoutes(to: router)
+        addPageRoutes(to: router)
+        addDataRoutes(to: router)
+    }
+
+    func addAssetRoutes(to router: Router<Context>) {
+        let assets = assets
+        for name in ["dashboard.js", "dashboard.css"] {
+            router.get(RouterPath("dashboard/\(name)")) { _, _ in
+                guard let asset = assets[name] else {
+                    return Response.json(.object(["error": "not_found", "message": "The dashboard's files are missing from this build."]), status: .notFound)
+                }
+                return Response(
+                    status: .ok, headers: [.contentType: asset.type, .cacheControl: "no-cache"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+            }
+        }
+    }
+
+    func addCeremonyRoutes(to router: Router<Context>) {
+        router.get("dashboard/login") { _, _ in Self.html(DashboardPages.signIn()) }
+        router.get("dashboard/setup") { request, _ in
+            let token = request.uri.queryParameters.get("token") ?? ""
+            let valid = (try? await admins.checkInvite(token)) != nil
+            return Self.html(DashboardPages.setup(token: token, valid: valid), status: valid ? .ok : .notFound)
+        }
+        router.post("dashboard/api/setup/options") { request, context in
+            var request = request
+            return await respond { () throws(APIError) in
+                guard await limiter.allow(clientAddress(request, context)) else { throw APIError.rateLimited }
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                return try await admins.setupOptions(token: try body.optionalString("token"), name: try body.optionalString("name"))
+            }
+        }
+        router.post("dashboard/api/setup/verify") { request, context in
+            var request = request
+            do throws(APIError) {
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let (admin, secret) = try await admins.setupVerify(
+                    challengeKey: try body.requiredString("challengeKey"), credential: try body.registrationCredential("cred"))
+                await recordAdmin("setup", request, context, principal: nil, detail: "admin \(admin.name) added")
+                return signedIn(admin, secret)
+            } catch {
+                await recordAdmin("setup", request, context, principal: nil, error: error)
+                return Response.json(error.body, status: error.status)
+            }
+        }
+        router.post("dashboard/api/login/options") { request, context in
+            await respond { () throws(APIError) in
+                guard await limiter.allow(clientAddress(request, context)) else { throw APIError.rateLimited }
+                return try await admins.signInOptions()
+            }
+        }
+        router.post("dashboard/api/login/verify") { request, context in
+            var request = request
+            do throws(APIError) {
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let (admin, secret) = try await admins.signInVerify(
+                    challengeKey: try body.requiredString("challengeKey"), credential: try body.authenticationCredential("cred"))
+                guard let secret else { throw APIError.challengeInvalid }
+                await recordAdmin("sign_in", request, context, principal: nil, detail: "admin \(admin.name) signed in")
+                return signedIn(admin, secret)
+            } catch {
+                await recordAdmin("sign_in", request, context, principal: nil, error: error)
+                return Response.json(error.body, status: error.status)
+            }
+        }
+        router.post("dashboard/api/recheck/options") { request, _ in
+            await data(request) { principal throws(APIError) in try await admins.signInOptions(recheck: principal) }
+        }
+        router.post("dashboard/api/recheck/verify") { request, context in
+            var request = request
+            return await data(request) { principal throws(APIError) in
+                guard !principal.isBreakGlass else { return .object(["verified": true]) }
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                _ = try await admins.signInVerify(
+                    challengeKey: try body.requiredString("challengeKey"), credential: try body.authenticationCredential("cred"),
+                    recheck: principal)
+                await recordAdmin("recheck", request, context, principal: principal, detail: "passkey check")
+                return .object(["verified": true])
+            }
+        }
+        router.post("dashboard/api/logout") { request, context in
+            var response = await data(request) { principal throws(APIError) in
+                try await admins.signOut(principal)
+                await recordAdmin("sign_out", request, context, principal: principal)
+                return .object(["signedOut": true])
+            }
+            if response.status == .ok { response.headers[.setCookie] = cookie("", maxAge: 0) }
+            return response
+        }
+    }
+
+    func signedIn(_ admin: AdminRecord, _ secret: String) -> Response {
+        var response = Response.json(.object(["signedIn": true, "admin": .string(admin.name)]))
+        response.headers[.setCookie] = cookie(secret, maxAge: Int(configuration.dashboard.sessionAbsoluteTimeout))
+        return response
+    }
+
+    static func filter(_ request: Request) -> EventFilter {
+        let query = request.uri.queryParameters
+        func value(_ name: String) -> String? {
+            guard let raw = query.get(name)?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return String(raw.prefix(128))
+        }
+        return EventFilter(result: value("result").flatMap(EventRecord.Result.init(rawValue:)), user: value("user"), code: value("code"))
+    }
+
+    static var usersPerPage: Int { 25 }
+
+    func usersPage(search rawSearch: String?, page: Int) async throws(APIError) -> (users: [(UserRecord, Int)], hasMore: Bool) {
+        let search = rawSearch.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : String($0.prefix(64)) }
+        do {
+            let found = try await repository.users(matching: search, limit: Self.usersPerPage + 1, offset: (page - 1) * Self.usersPerPage)
+            let shown = Array(found.prefix(Self.usersPerPage))
+            let counts = try await repository.credentialCounts(userIDs: shown.map(\.id))
+            return (shown.map { ($0, counts[$0.id] ?? 0) }, found.count > Self.usersPerPage)
+        } catch { throw APIError(error) }
+    }
+
+    func findUser(_ id: String?) async throws(APIError) -> (UserRecord, [CredentialRecordEntry]) {
+        do {
+            guard let id, let user = try await repository.user(id: id) else { throw DashboardErrors.userNotFound }
+            return (user, try await repository.credentials(userID: user.id))
+        } catch let error as APIError { throw error } catch let error as StorageError { throw APIError(error) } catch {
+            throw DashboardErrors.userNotFound
+        }
+    }
+
+    func hours() async throws(APIError) -> [EventHourCount] {
+        let end = now()
+        let start = EventHourCount.hourStart(end.addingTimeInterval(-7 * 86_400 + 3600))
+        do { return EventHourCount.filled(try await repository.eventCounts(from: start, to: end.addingTimeInterval(1)), from: start, to: end) } catch {
+            throw APIError(error)
+        }
+    }
+
+    static func pageNumber(_ request: Request) -> Int { max(1, min(request.uri.queryParameters.get("page").flatMap(Int.init) ?? 1, 100_000)) }
+
+    func addPageRoutes(to router: Router<Context>) {
+        router.get("dashboard") { request, _ in
+            await page(request) { principal throws(APIError) in
+                let totals: StorageTotals
+                do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
+                return DashboardPages.overview(principal: principal, totals: totals, hours: try await hours())
+            }
+        }
+        router.get("dashboard/log") { request, _ in
+            await page(request) { principal throws(APIError) in DashboardPages.log(principal: principal, filter: Self.filter(request)) }
+        }
+        router.get("dashboard/users") { request, _ in
+            await page(request) { principal throws(APIError) in
+                let search = request.uri.queryParameters.get("search")
+                let number = Self.pageNumber(request)
+                let (users, hasMore) = try await usersPage(search: search, page: number)
+                return DashboardPages.users(principal: principal, search: search, page: number, users: users, hasMore: hasMore)
+            }
+        }
+        router.get("dashboard/users/:id") { request, context in
+            await page(request) { principal throws(APIError) in
+                let (user, passkeys) = try await findUser(context.parameters.get("id"))
+                return DashboardPages.user(principal: principal, user: user, passkeys: passkeys, names: names)
+            }
+        }
+        router.get("dashboard/settings") { request, _ in
+            await page(request) { principal throws(APIError) in DashboardPages.settings(principal: principal, configuration: configuration) }
+        }
+    }
+
+    func addDataRoutes(to router: Router<Context>) {
+        router.get("dashboard/api/events") { request, _ in
+            await data(request) { _ throws(APIError) in
+                let before = request.uri.queryParameters.get("before").flatMap(Int64.init)
+                let limit = max(1, min(request.uri.queryParameters.get("limit").flatMap(Int.init) ?? 100, 500))
+                let found: [EventRecord]
+                do throws(StorageError) { found = try await repository.events(matching: Self.filter(request), before: before, limit: limit) } catch { throw APIError(error) }
+                return .object(["events": .array(found.map(DashboardJSON.event)), "next": found.count == limit ? (found.last.map { JSONValue.number(Double($0.id)) } ?? .null) : .null])
+            }
+        }
+        router.get("dashboard/events/stream") { request, _ in
+            let admin: AdminPrincipal?
+            do throws(APIError) { admin = try await principal(request) } catch { return Response.json(error.body, status: error.status) }
+            guard let admin else { return Response.json(DashboardErrors.unauthorized.body, status: .unauthorized) }
+            return await stream(request, principal: admin)
+        }
+        router.get("dashboard/api/stats") { request, _ in
+            await data(request) { _ throws(APIError) in
+                let totals: StorageTotals
+                do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
+                return .object([
+                    "users": .number(Double(totals.users)), "anonymousUsers": .number(Double(totals.anonymousUsers)),
+                    "passkeys": .number(Double(totals.passkeys)), "admins": .number(Double(totals.admins)),
+                    "hours": DashboardJSON.hours(try await hours()),
+                ])
+            }
+        }
+        router.get("dashboard/api/users") { request, _ in
+            await data(request) { _ throws(APIError) in
+                let number = Self.pageNumber(request)
+                let (users, hasMore) = try await usersPage(search: request.uri.queryParameters.get("search"), page: number)
+                return .object([
+                    "users": .array(users.map { DashboardJSON.user($0.0, passkeys: $0.1) }), "page": .number(Double(number)), "hasMore": .bool(hasMore),
+                ])
+            }
+        }
+        router.get("dashboard/api/users/:id") { request, context in
+            await data(request) { _ throws(APIError) in
+                let (user, passkeys) = try await findUser(context.parameters.get("id"))
+                guard case .object(var object) = DashboardJSON.user(user, passkeys: passkeys.count) else { return .null }
+                object["passkeys"] = .array(passkeys.map { DashboardJSON.passkey($0, names: names) })
+                return .object(object)
+            }
+        }
+        router.patch("dashboard/api/users/:id/passkeys/:credentialId") { request, context in
+            var request = request
+            return await data(request) { principal throws(APIError) in
+                let (user, credential) = try await passkey(context)
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let name = CeremonyService<Repository>.sanitizeDisplayName(try body.requiredString("name"), fallback: "")
+                guard !name.isEmpty else { throw APIError.badRequest("name_invalid", "A passkey name has 1 to 64 characters.") }
+                do throws(StorageError) { try await repository.renameCredential(id: credential.id, userID: user.id, name: name) } catch { throw APIError(error) }
+                await recordAdmin("rename_passkey", request, context, principal: principal, user: user, credentialID: credential.id, detail: "renamed")
+                return .object(["renamed": true, "name": .string(name)])
+            }
+        }
+        router.delete("dashboard/api/users/:id/passkeys/:credentialId") { request, context in
+            await data(request, fresh: true) { principal throws(APIError) in
+                let (user, credential) = try await passkey(context)
+                do throws(StorageError) { try await repository.deleteCredential(id: credential.id, userID: user.id) } catch { throw APIError(error) }
+                await recordAdmin("delete_passkey", request, context, principal: principal, user: user, credentialID: credential.id, detail: "passkey deleted")
+                return .object(["deleted": true])
+            }
+        }
+        router.delete("dashboard/api/users/:id") { request, context in
+            await data(request, fresh: true) { principal throws(APIError) in
+                let (user, _) = try await findUser(context.parameters.get("id"))
+                do throws(StorageError) { try await repository.deleteUser(id: user.id) } catch { throw APIError(error) }
+                await recordAdmin("delete_user", request, context, principal: principal, user: user, detail: "user deleted")
+                return .object(["deleted": true])
+            }
+        }
+    }
+
+    func passkey(_ context: Context) async throws(APIError) -> (UserRecord, CredentialRecordEntry) {
+        let (user, passkeys) = try await findUser(context.parameters.get("id"))
+        guard let encoded = context.parameters.get("credentialId"), let id = Base64URL.decode(encoded),
+            let credential = passkeys.first(where: { $0.id == id })
+        else { throw DashboardErrors.passkeyNotFound }
+        return (user, credential)
+    }
+
+    /// Server-Sent Events: each new event matching the request's filter as `event: ceremony` with the event's JSON.
+    /// `?max=N` ends the stream after N events (tests, scripts). At each keep-alive the session is checked again: the
+    /// stream ends once its admin signed out or the session passed its absolute timeout.
+    func stream(_ request: Request, principal: AdminPrincipal) async -> Response {
+        let admins = admins
+        let filter = Self.filter(request)
+        let limit = request.uri.queryParameters.get("max").flatMap(Int.init)
+        let broadcaster = broadcaster
+        let (id, updates) = await broadcaster.subscribe()
+        var response = Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                var sent = 0
+                updates: for await update in updates {
+                    switch update {
+                    case .keepAlive:
+                        guard await admins.isStillValid(principal) else { break updates }
+                        // A comment line: EventSource ignores it; a write to a client that left fails and ends the stream.
+                        do { try await writer.write(ByteBuffer(string: ": keep-alive\n\n")) } catch {
+                            await broadcaster.unsubscribe(id)
+                            throw error
+                        }
+                    case .event(let event) where filter.matches(event):
+                        let json = DashboardJSON.event(event).serialized()
+                        do { try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: ceremony\ndata: \(json)\n\n")) } catch {
+                            await broadcaster.unsubscribe(id)
+                            throw error
+                        }
+                        sent += 1
+                    case .event: continue
+                    }
+                    if let limit, sent >= limit { break }
+                }
+                await broadcaster.unsubscribe(id)
+                try await writer.finish(nil)
+            })
+        if let field = HTTPField.Name("X-Accel-Buffering") { response.headers[field] = "no" }
+        return response
+    }
+}

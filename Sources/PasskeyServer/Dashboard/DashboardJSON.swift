@@ -1,0 +1,58 @@
+import Foundation
+import PasskeyAuthenticatorNames
+import PasskeyCore
+import PasskeyStorage
+import PasskeyWire
+
+/// JSON shapes of the dashboard's data endpoints.
+enum DashboardJSON {
+    static func time(_ date: Date?) -> JSONValue {
+        guard let date else { return .null }
+        return .string(ISO8601DateFormatter().string(from: date))
+    }
+
+    static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+
+    static func event(_ event: EventRecord) -> JSONValue {
+        .object([
+            "id": .number(Double(event.id)), "time": time(event.time), "kind": .string(event.kind), "result": .string(event.result.rawValue),
+            "code": text(event.code), "explanation": text(event.explanation), "userId": text(event.userID), "username": text(event.username),
+            "credentialIdPrefix": text(event.credentialIDPrefix), "origin": text(event.origin), "rpId": text(event.rpID),
+            "expected": text(event.expected), "received": text(event.received), "clientIp": text(event.clientIP),
+            "userAgent": text(event.userAgent), "requestId": text(event.requestID),
+        ])
+    }
+
+    static func user(_ user: UserRecord, passkeys: Int) -> JSONValue {
+        .object([
+            "id": .string(user.id), "username": text(user.username), "displayName": .string(user.displayName),
+            "isAnonymous": .bool(user.isAnonymous), "createdAt": time(user.createdAt), "lastSignInAt": time(user.lastSignInAt),
+            "passkeyCount": .number(Double(passkeys)),
+        ])
+    }
+
+    /// A passkey as the user page shows it. The full credential ID is here (admins act on it); events never hold it.
+    static func passkey(_ credential: CredentialRecordEntry, names: AuthenticatorNames) -> JSONValue {
+        .object([
+            "id": .string(Base64URL.encode(credential.id)), "name": text(credential.name),
+            "provider": text(names.name(for: credential.aaguid)), "aaguid": .string(credential.aaguid),
+            "synced": .bool(credential.backupEligible), "backedUp": .bool(credential.backupState),
+            "attestationFormat": .string(credential.attestationFormat), "algorithm": .string(algorithmName(credential.algorithm)),
+            "transports": .array(credential.transports.map(JSONValue.string)), "signCount": .number(Double(credential.signCount)),
+            "createdAt": time(credential.createdAt), "lastUsedAt": time(credential.lastUsedAt),
+        ])
+    }
+
+    static func algorithmName(_ value: Int) -> String {
+        COSEAlgorithmIdentifier(rawValue: value).name ?? "COSE \(value)"
+    }
+
+    static func hours(_ counts: [EventHourCount]) -> JSONValue {
+        .array(counts.map { count in
+            .object([
+                "hour": time(count.hour), "registrations": .number(Double(count.registrations)), "signIns": .number(Double(count.signIns)),
+                "failures": .number(Double(count.failures)),
+            ])
+        })
+    }
+}

@@ -1,0 +1,63 @@
+public import PasskeyStorage
+
+/// Where recorded events go after storage. The in-process ``EventBroadcaster`` is one; with several instances a
+/// database feed (PostgreSQL `LISTEN`/`NOTIFY`) would publish every instance's events into each local broadcaster.
+public protocol EventSink: Sendable {
+    func publish(_ event: EventRecord) async
+}
+
+/// What a live subscriber receives: an event, or a keep-alive (so a stream whose client left is noticed and closed even
+/// when nothing happens, and proxies do not time an idle stream out).
+public enum LiveUpdate: Sendable, Hashable {
+    case event(EventRecord)
+    case keepAlive
+}
+
+/// Fans events out to live subscribers (the dashboard's Server-Sent Events streams). A slow subscriber loses its
+/// oldest undelivered events rather than holding anyone up.
+public actor EventBroadcaster: EventSink {
+    private var subscribers: [Int: AsyncStream<LiveUpdate>.Continuation] = [:]
+    private var nextID = 0
+    private var closed = false
+
+    public init() {}
+
+    /// A new subscription: its id (for ``unsubscribe(_:)``) and the events published from now on.
+    public func subscribe(buffer: Int = 256) -> (id: Int, updates: AsyncStream<LiveUpdate>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: LiveUpdate.self, bufferingPolicy: .bufferingNewest(buffer))
+        let id = nextID
+        nextID += 1
+        if closed {
+            continuation.finish()
+            return (id, stream)
+        }
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return (id, stream)
+    }
+
+    public func unsubscribe(_ id: Int) {
+        subscribers.removeValue(forKey: id)?.finish()
+    }
+
+    public func publish(_ event: EventRecord) {
+        for continuation in subscribers.values { continuation.yield(.event(event)) }
+    }
+
+    /// Sends every subscriber a keep-alive (the server does every 30 seconds).
+    public func keepAlive() {
+        for continuation in subscribers.values { continuation.yield(.keepAlive) }
+    }
+
+    /// Live subscriptions (tests wait for a stream to be listening).
+    public var subscriberCount: Int { subscribers.count }
+
+    /// Ends every stream, and every later one at once: the server is shutting down.
+    public func close() {
+        closed = true
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers = [:]
+    }
+}

@@ -1,0 +1,70 @@
+public import Foundation
+import Hummingbird
+import HTTPTypes
+import Logging
+public import PasskeyStorage
+import PasskeyWire
+
+/// What an event records about the request it came from.
+public struct RequestMetadata: Sendable, Hashable {
+    public var clientIP: String?
+    public var userAgent: String?
+    public var requestID: String?
+    public var origin: String?
+
+    public init(clientIP: String? = nil, userAgent: String? = nil, requestID: String? = nil, origin: String? = nil) {
+        self.clientIP = clientIP
+        self.userAgent = userAgent
+        self.requestID = requestID
+        self.origin = origin
+    }
+
+    /// Read from a request: the client address as the rate limiter sees it, the user agent (truncated), the request id
+    /// the logging middleware gave it, the `Origin` header.
+    init(_ request: Request, clientIP: String, requestID: String?) {
+        self.init(
+            clientIP: clientIP, userAgent: request.headers[.userAgent].map { String($0.prefix(256)) }, requestID: requestID,
+            origin: request.headers[.origin].map { String($0.prefix(256)) })
+    }
+}
+
+/// Stores events and publishes them to the live log. Never fails a request: a storage error is logged and the event
+/// still goes to live subscribers.
+public struct EventRecorder: Sendable {
+    let repository: any EventRepository
+    let sink: any EventSink
+    let now: @Sendable () -> Date
+
+    public init(repository: any EventRepository, sink: any EventSink, now: @escaping @Sendable () -> Date = Date.init) {
+        self.repository = repository
+        self.sink = sink
+        self.now = now
+    }
+
+    @discardableResult
+    func record(_ event: EventRecord, logger: Logger) async -> EventRecord {
+        var stored = event
+        do { stored = try await repository.appendEvent(event) } catch {
+            logger.warning("could not store an event", metadata: ["error": "\(error.code)"])
+        }
+        await sink.publish(stored)
+        return stored
+    }
+
+    /// The event of a ceremony step (or connect call): `kind` is `<ceremony>.<step>`. On success the user and credential
+    /// come from the answer (`userId`/`id`, `username`, `credentialId` cut to its prefix); on failure the code, its
+    /// explanation and, for origin and RP ID failures, the expected and received values.
+    func ceremonyEvent(
+        kind: String, rpID: String, metadata: RequestMetadata, answer: JSONValue?, error: APIError?
+    ) -> EventRecord {
+        let object = answer?.objectValue
+        let userID = object?["userId"]?.stringValue ?? object?["id"]?.stringValue
+        return EventRecord(
+            time: now(), kind: kind, result: error == nil ? .success : .failure, code: error?.code, explanation: error?.message,
+            userID: userID, username: object?["username"]?.stringValue,
+            credentialIDPrefix: object?["credentialId"]?.stringValue.map { String($0.prefix(EventRecord.credentialIDPrefixLength)) },
+            origin: metadata.origin ?? error?.received.flatMap { error?.code == "origin_mismatch" ? $0 : nil }, rpID: rpID,
+            expected: error?.expected, received: error?.received, clientIP: metadata.clientIP, userAgent: metadata.userAgent,
+            requestID: metadata.requestID)
+    }
+}

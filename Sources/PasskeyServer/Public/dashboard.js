@@ -1,0 +1,225 @@
+// The admin dashboard's script: passkey sign-in and setup, the live log (Server-Sent Events), passkey and user actions.
+// Plain JavaScript, no build step, nothing from a CDN. Values from the server are set with textContent, never as HTML.
+"use strict";
+
+const page = document.body.dataset.page;
+
+function csrfToken() {
+  const meta = document.querySelector('meta[name="csrf-token"]');
+  return meta ? meta.content : "";
+}
+
+function status(text, ok) {
+  const element = document.getElementById("status");
+  if (!element) return;
+  element.textContent = text;
+  element.dataset.ok = ok ? "true" : "false";
+}
+
+async function api(method, path, body) {
+  const headers = { "X-CSRF-Token": csrfToken() };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let json = {};
+  try { json = await response.json(); } catch (_) { json = {}; }
+  return { status: response.status, json };
+}
+
+function toBuffer(b64url) {
+  const base64 = b64url.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((b64url.length + 3) % 4);
+  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)).buffer;
+}
+
+function toB64url(buffer) {
+  let text = "";
+  for (const byte of new Uint8Array(buffer)) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function creationOptions(json) {
+  if (window.PublicKeyCredential && PublicKeyCredential.parseCreationOptionsFromJSON) {
+    return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+  }
+  return Object.assign({}, json, {
+    challenge: toBuffer(json.challenge),
+    user: Object.assign({}, json.user, { id: toBuffer(json.user.id) }),
+    excludeCredentials: (json.excludeCredentials || []).map((c) => Object.assign({}, c, { id: toBuffer(c.id) })),
+  });
+}
+
+function requestOptions(json) {
+  if (window.PublicKeyCredential && PublicKeyCredential.parseRequestOptionsFromJSON) {
+    return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  }
+  return Object.assign({}, json, {
+    challenge: toBuffer(json.challenge),
+    allowCredentials: (json.allowCredentials || []).map((c) => Object.assign({}, c, { id: toBuffer(c.id) })),
+  });
+}
+
+function credentialJSON(credential) {
+  if (typeof credential.toJSON === "function") return credential.toJSON();
+  const response = credential.response;
+  const json = { id: credential.id, rawId: toB64url(credential.rawId), type: credential.type, clientExtensionResults: {}, response: {} };
+  json.response.clientDataJSON = toB64url(response.clientDataJSON);
+  if (response.attestationObject) {
+    json.response.attestationObject = toB64url(response.attestationObject);
+    if (response.getTransports) json.response.transports = response.getTransports();
+  } else {
+    json.response.authenticatorData = toB64url(response.authenticatorData);
+    json.response.signature = toB64url(response.signature);
+    if (response.userHandle) json.response.userHandle = toB64url(response.userHandle);
+  }
+  return json;
+}
+
+// A passkey assertion against an options/verify pair: sign-in, or the fresh check before a destructive action.
+async function assertion(optionsPath, verifyPath) {
+  const options = await api("POST", optionsPath, {});
+  if (options.status !== 200) return options;
+  const credential = await navigator.credentials.get({ publicKey: requestOptions(options.json) });
+  return api("POST", verifyPath, { challengeKey: options.json.challengeKey, cred: credentialJSON(credential) });
+}
+
+async function signIn() {
+  status("Waiting for your passkey…", true);
+  try {
+    const result = await assertion("/dashboard/api/login/options", "/dashboard/api/login/verify");
+    if (result.status === 200) { window.location.assign("/dashboard"); return; }
+    status(result.json.message || "Sign-in failed.", false);
+  } catch (error) {
+    status("The passkey prompt was closed or failed: " + error.name, false);
+  }
+}
+
+async function setUp() {
+  const token = document.getElementById("setup-token").value;
+  const name = document.getElementById("admin-name").value;
+  status("Creating your admin passkey…", true);
+  try {
+    const options = await api("POST", "/dashboard/api/setup/options", { token, name });
+    if (options.status !== 200) { status(options.json.message || "Setup failed.", false); return; }
+    const credential = await navigator.credentials.create({ publicKey: creationOptions(options.json) });
+    const result = await api("POST", "/dashboard/api/setup/verify", { challengeKey: options.json.challengeKey, cred: credentialJSON(credential) });
+    if (result.status === 200) { window.location.assign("/dashboard"); return; }
+    status(result.json.message || "Setup failed.", false);
+  } catch (error) {
+    status("The passkey prompt was closed or failed: " + error.name, false);
+  }
+}
+
+// Runs a destructive action; when the server asks for a fresh passkey check, runs it and retries once.
+async function withFreshCheck(action) {
+  let result = await action();
+  if (result.status === 403 && result.json.error === "fresh_check_required") {
+    status("Confirm with your passkey…", true);
+    try {
+      const check = await assertion("/dashboard/api/recheck/options", "/dashboard/api/recheck/verify");
+      if (check.status !== 200) return check;
+    } catch (error) {
+      return { status: 0, json: { message: "The passkey check was cancelled." } };
+    }
+    result = await action();
+  }
+  return result;
+}
+
+function cell(row, text, className) {
+  const td = document.createElement("td");
+  td.textContent = text === null || text === undefined || text === "" ? "—" : String(text);
+  if (className) td.className = className;
+  row.appendChild(td);
+  return td;
+}
+
+function eventRow(event) {
+  const row = document.createElement("tr");
+  row.dataset.result = event.result;
+  row.dataset.id = String(event.id);
+  cell(row, new Date(event.time).toLocaleString());
+  cell(row, event.kind);
+  cell(row, event.result, "result " + event.result);
+  cell(row, event.username || event.userId);
+  cell(row, event.credentialIdPrefix ? event.credentialIdPrefix + "…" : "");
+  const details = cell(row, "");
+  details.textContent = "";
+  if (event.code) {
+    const code = document.createElement("code");
+    code.textContent = event.code;
+    details.appendChild(code);
+  }
+  if (event.explanation) details.appendChild(document.createTextNode(" " + event.explanation));
+  if (event.expected || event.received) {
+    const more = document.createElement("div");
+    more.className = "expected";
+    more.textContent = "expected: " + (event.expected || "—") + " · received: " + (event.received || "—");
+    details.appendChild(more);
+  }
+  if (!details.firstChild) details.textContent = event.origin || "—";
+  cell(row, [event.clientIp, event.userAgent].filter(Boolean).join(" · "));
+  return row;
+}
+
+function logQuery() {
+  const params = new URLSearchParams();
+  for (const [name, id] of [["result", "filter-result"], ["user", "filter-user"], ["code", "filter-code"]]) {
+    const value = document.getElementById(id).value.trim();
+    if (value) params.set(name, value);
+  }
+  return params.toString();
+}
+
+async function startLog() {
+  const body = document.getElementById("events");
+  const live = document.getElementById("live");
+  const query = logQuery();
+  const initial = await api("GET", "/dashboard/api/events?" + query);
+  for (const event of initial.json.events || []) body.appendChild(eventRow(event));
+  const source = new EventSource("/dashboard/events/stream?" + query);
+  source.addEventListener("open", () => { live.dataset.state = "live"; live.textContent = "live"; });
+  source.addEventListener("error", () => { live.dataset.state = "reconnecting"; live.textContent = "reconnecting…"; });
+  source.addEventListener("ceremony", (message) => {
+    const event = JSON.parse(message.data);
+    if (body.querySelector('tr[data-id="' + event.id + '"]')) return;
+    body.insertBefore(eventRow(event), body.firstChild);
+    while (body.children.length > 500) body.removeChild(body.lastChild);
+  });
+}
+
+function startUser() {
+  const userID = document.getElementById("user").dataset.user;
+  for (const row of document.querySelectorAll("tr[data-credential]")) {
+    const id = row.dataset.credential;
+    const path = "/dashboard/api/users/" + encodeURIComponent(userID) + "/passkeys/" + encodeURIComponent(id);
+    row.querySelector(".rename").addEventListener("click", async () => {
+      const name = window.prompt("New name for this passkey");
+      if (!name) return;
+      const result = await api("PATCH", path, { name });
+      if (result.status === 200) window.location.reload(); else status(result.json.message || "Rename failed.", false);
+    });
+    row.querySelector(".delete-passkey").addEventListener("click", async () => {
+      if (!window.confirm("Delete this passkey? The user can no longer sign in with it.")) return;
+      const result = await withFreshCheck(() => api("DELETE", path));
+      if (result.status === 200) window.location.reload(); else status(result.json.message || "Delete failed.", false);
+    });
+  }
+  document.getElementById("delete-user").addEventListener("click", async () => {
+    if (!window.confirm("Delete this user and all their passkeys?")) return;
+    const result = await withFreshCheck(() => api("DELETE", "/dashboard/api/users/" + encodeURIComponent(userID)));
+    if (result.status === 200) window.location.assign("/dashboard/users"); else status(result.json.message || "Delete failed.", false);
+  });
+}
+
+const signOut = document.getElementById("sign-out");
+if (signOut) {
+  signOut.addEventListener("click", async () => {
+    await api("POST", "/dashboard/api/logout", {});
+    window.location.assign("/dashboard/login");
+  });
+}
+if (page === "login") document.getElementById("sign-in").addEventListener("click", signIn);
+if (page === "setup" && document.getElementById("create-admin")) document.getElementById("create-admin").addEventListener("click", setUp);
+if (page === "log") startLog();
+if (page === "user") startUser();
