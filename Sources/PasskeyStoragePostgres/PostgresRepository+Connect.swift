@@ -219,19 +219,7 @@ extension PostgresRepository: ExternalUserRepository {
                 "SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE id = (SELECT user_id FROM external_users WHERE external_id = \(externalID))",
                 logger)
             if !existing.isEmpty { return existing }
-            if let name = newUser.username,
-                try await !connection.rows(
-                    #"SELECT 1 FROM users WHERE lower(username COLLATE "C") = lower(\#(name)::text COLLATE "C")"#, logger
-                ).isEmpty
-            {
-                throw StorageError(.usernameTaken, "username belongs to another account")
-            }
-            try await connection.query(
-                """
-                INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at)
-                VALUES (\(newUser.id), \(ByteBuffer(newUser.userHandle)), \(newUser.username), \(newUser.displayName), \(newUser.isAnonymous),
-                    \(PostgresTime.milliseconds(newUser.createdAt)), \(newUser.lastSignInAt.map(PostgresTime.milliseconds)))
-                """, logger: logger)
+            try await Self.insertNewUser(connection, newUser, logger: logger)
             try await connection.query("INSERT INTO external_users (external_id, user_id) VALUES (\(externalID), \(newUser.id))", logger: logger)
             return try await connection.rows("SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE id = \(newUser.id)", logger)
         }

@@ -55,20 +55,7 @@ extension PostgresRepository: CredentialRepository {
             throw StorageError(.credentialExists, "credential ID already registered")
         }
         if try await connection.rows("SELECT 1 FROM users WHERE id = \(user.id)", logger).isEmpty {
-            if let name = user.username,
-                try await !connection.rows(
-                    #"SELECT 1 FROM users WHERE lower(username COLLATE "C") = lower(\#(name)::text COLLATE "C")"#, logger
-                ).isEmpty
-            {
-                throw StorageError(.usernameTaken, "username belongs to another account")
-            }
-            try await connection.query(
-                """
-                INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at)
-                VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.displayName), \(user.isAnonymous),
-                    \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)))
-                ON CONFLICT (id) DO NOTHING
-                """, logger: logger)
+            try await insertNewUser(connection, user, logger: logger)
         }
         try await connection.query(
             """
@@ -78,6 +65,24 @@ extension PostgresRepository: CredentialRepository {
                 \(Int64(credential.signCount)), \(credential.uvInitialized), \(credential.transports), \(credential.backupEligible),
                 \(credential.backupState), \(credential.aaguid), \(credential.attestationFormat), \(credential.attestationType),
                 \(credential.name), \(PostgresTime.milliseconds(credential.createdAt)), \(credential.lastUsedAt.map(PostgresTime.milliseconds)))
+            """, logger: logger)
+    }
+
+    /// Creates an account inside the caller's transaction: `username_taken` when its name (ASCII case folded) belongs to
+    /// another account. A concurrent insert of the same id does nothing; one of the same name fails on the unique index
+    /// and maps to the same code.
+    static func insertNewUser(_ connection: PostgresConnection, _ user: UserRecord, logger: Logger) async throws {
+        if let name = user.username,
+            try await !connection.rows(#"SELECT 1 FROM users WHERE lower(username COLLATE "C") = lower(\#(name)::text COLLATE "C")"#, logger).isEmpty
+        {
+            throw StorageError(.usernameTaken, "username belongs to another account")
+        }
+        try await connection.query(
+            """
+            INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at)
+            VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.displayName), \(user.isAnonymous),
+                \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)))
+            ON CONFLICT (id) DO NOTHING
             """, logger: logger)
     }
 
