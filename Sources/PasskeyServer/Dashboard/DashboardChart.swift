@@ -62,7 +62,9 @@ enum DashboardChart {
         for (index, hour) in hours.enumerated() where Int(hour.hour.timeIntervalSince1970) % 86_400 == 0 {
             let x = Double(index) * step
             lines += "<line x1=\"\(f(x))\" y1=\"0\" x2=\"\(f(x))\" y2=\"\(f(height))\" stroke=\"#ccc\" stroke-width=\"1\"/>"
-            lines += "<text x=\"\(f(x + 2))\" y=\"\(f(height + 12))\" font-size=\"10\" fill=\"#666\">\(day(hour.hour))</text>"
+            // The current day starts close to the right edge: its label ends at the edge instead of running past it.
+            let fits = x + 44 <= width
+            lines += "<text x=\"\(f(fits ? x + 2 : width - 2))\" y=\"\(f(height + 12))\" font-size=\"10\" fill=\"#666\"\(fits ? "" : " text-anchor=\"end\"")>\(day(hour.hour))</text>"
         }
         lines += "<text x=\"\(width - 2)\" y=\"10\" font-size=\"10\" fill=\"#666\" text-anchor=\"end\">\(DashboardPages.escape(peak))</text>"
         return lines
