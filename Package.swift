@@ -97,7 +97,9 @@ let package = Package(
             resources: [.copy("Resources/aaguids.json")], swiftSettings: strict),
         .target(
             name: "PasskeyStorageSQLite",
-            dependencies: ["PasskeyStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PasskeyStorage", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .target(

@@ -66,7 +66,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         let requestID: String?
         if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id } else { requestID = nil }
         let metadata = RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
-        await events.record(
+        await events.recordCeremony(
             events.ceremonyEvent(
                 kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error),
             logger: context.logger)

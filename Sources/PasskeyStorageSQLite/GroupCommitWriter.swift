@@ -7,7 +7,8 @@ import PasskeyStorage
 /// Every caller resumes only after the transaction holding its write has committed — durability is exactly as with one
 /// transaction per write, but a disk that needs milliseconds per fsync no longer caps throughput at one write per fsync.
 /// When a batch holds several writes, each runs in its own savepoint, so one write's failure rolls back that write
-/// only; a batch of one runs without savepoint statements (its failure rolls the transaction back).
+/// only; a batch of one runs without savepoint statements (its failure rolls the transaction back). The transaction
+/// and savepoint statements are prepared once (GRDB would parse them on every use).
 ///
 /// The transactions run on one dedicated thread that sleeps on a condition variable while there is nothing to write:
 /// a write costs one wake-up of that thread per batch instead of a task, an actor hop and a dispatch-queue hop per
@@ -15,8 +16,12 @@ import PasskeyStorage
 final class GroupCommitWriter: Sendable {
     /// One queued write: `perform` runs inside the shared transaction, `finish` reports the outcome after commit.
     struct PendingWrite: Sendable {
-        /// Runs the write; `isolated` asks for a savepoint around it. Throws only to roll a batch of one back.
-        let perform: @Sendable (Database, _ isolated: Bool) throws -> Void
+        /// Whether the write needs GRDB's `Database`; without it the batch can run on the writer's own raw connection.
+        let usesGRDB: Bool
+        /// Runs the write: with GRDB's connection (when `usesGRDB`) and a raw connection, the same one GRDB drives or
+        /// the writer's own. Throws to report the write's failure (its savepoint, or the whole transaction for a batch of
+        /// one, then rolls back).
+        let perform: @Sendable (Database?, RawConnection) throws -> Void
         let finish: @Sendable ((any Error)?) -> Void
     }
 
@@ -25,41 +30,41 @@ final class GroupCommitWriter: Sendable {
 
     private let queue: WriteQueue
 
-    init(pool: DatabasePool) {
+    /// `path` is the database `pool` opened: the writer opens its own raw connection to it for batches without GRDB.
+    init(pool: DatabasePool, path: String) {
         let queue = WriteQueue()
         self.queue = queue
-        let thread = Thread { queue.run(pool: pool) }
+        let thread = Thread { queue.run(pool: pool, path: path) }
         thread.name = "passkey-sqlite-writer"
         thread.start()
     }
 
     deinit { queue.stop() }
 
-    /// Runs `body` in the next shared transaction and returns its result once that transaction committed.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    /// Runs `body` with GRDB in the next shared transaction and returns its result once that transaction committed.
+    /// `body` also gets the same connection raw, for statements of the hot paths.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database, RawConnection) throws -> T) async throws -> T {
+        try await enqueue(usesGRDB: true) { db, raw in
+            guard let db else { throw StorageError(.unavailable, "a GRDB write ran without GRDB") }
+            return try body(db, raw)
+        }
+    }
+
+    /// Runs `body` on a raw connection (prepared statements, no GRDB layers) in the next shared transaction: for the
+    /// writes every ceremony makes. A batch of such writes runs without GRDB at all.
+    func writeRaw<T: Sendable>(_ body: @escaping @Sendable (RawConnection) throws(StorageError) -> T) async throws -> T {
+        try await enqueue(usesGRDB: false) { _, raw in try body(raw) }
+    }
+
+    private func enqueue<T: Sendable>(usesGRDB: Bool, _ body: @escaping @Sendable (Database?, RawConnection) throws -> T) async throws -> T {
         let outcome = Outcome<T>()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let pending = PendingWrite(
-                perform: { db, isolated in
-                    if isolated {
-                        do {
-                            try db.inSavepoint {
-                                do {
-                                    outcome.set(.success(try body(db)))
-                                    return .commit
-                                } catch {
-                                    outcome.set(.failure(error))
-                                    return .rollback
-                                }
-                            }
-                        } catch {
-                            outcome.set(.failure(error))
-                        }
-                    } else {
-                        do { outcome.set(.success(try body(db))) } catch {
-                            outcome.set(.failure(error))
-                            throw WriteFailed()
-                        }
+                usesGRDB: usesGRDB,
+                perform: { db, raw in
+                    do { outcome.set(.success(try body(db, raw))) } catch {
+                        outcome.set(.failure(error))
+                        throw error
                     }
                 },
                 finish: { commitError in
@@ -71,6 +76,27 @@ final class GroupCommitWriter: Sendable {
         }
         return try outcome.get()
     }
+
+    /// Queues a write that rides with the next transaction instead of starting its own: it waits for a write someone
+    /// awaits, or at most ``WriteQueue/deferredDelay``. `finish` gets the write's result once that transaction ended
+    /// (a failure when the write or the commit failed), on the writer thread.
+    func writeLater<T: Sendable>(
+        _ body: @escaping @Sendable (RawConnection) throws(StorageError) -> T, finish: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let outcome = Outcome<T>()
+        let pending = PendingWrite(
+            usesGRDB: false,
+            perform: { _, raw in
+                do { outcome.set(.success(try body(raw))) } catch {
+                    outcome.set(.failure(error))
+                    throw error
+                }
+            },
+            finish: { commitError in
+                if let commitError { finish(.failure(commitError)) } else { finish(Result { try outcome.get() }) }
+            })
+        if !queue.enqueue(pending, deferred: true) { finish(.failure(StorageError(.unavailable, "the database was closed"))) }
+    }
 }
 
 /// The pending writes and the writer thread's loop. Shared by the writer and its thread; the thread ends after `stop()`.
@@ -79,14 +105,32 @@ final class WriteQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [GroupCommitWriter.PendingWrite] = []
     private var stopped = false
+    /// GRDB's writer connection driven raw, and the writer's own connection; used on the writer thread only.
+    private var borrowed: RawConnection?
+    private var own: RawConnection?
 
-    /// Adds a write and wakes the thread; `false` once stopped.
-    func enqueue(_ write: GroupCommitWriter.PendingWrite) -> Bool {
+    /// Writes that wait to ride with the next transaction (``GroupCommitWriter/writeLater(_:finish:)``), and when the
+    /// first of them came.
+    private var deferred: [GroupCommitWriter.PendingWrite] = []
+    private var deferredSince: Date?
+    /// How long a deferred write waits at most for a transaction to ride with.
+    static let deferredDelay: TimeInterval = 0.05
+
+    /// Adds a write and, unless `deferred`, wakes the thread; `false` once stopped.
+    func enqueue(_ write: GroupCommitWriter.PendingWrite, deferred isDeferred: Bool = false) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopped else { return false }
-        pending.append(write)
-        condition.signal()
+        if isDeferred {
+            if deferred.isEmpty {
+                deferredSince = Date()
+                condition.signal()  // the thread sets its deadline
+            }
+            deferred.append(write)
+        } else {
+            pending.append(write)
+            condition.signal()
+        }
         return true
     }
 
@@ -99,40 +143,106 @@ final class WriteQueue: @unchecked Sendable {
 
     /// Waits for writes and commits them in batches; writes queued during a transaction form the next batch. After
     /// `stop()`, writes still queued are committed before the thread ends.
-    func run(pool: DatabasePool) {
+    func run(pool: DatabasePool, path: String) {
+        var batch: [GroupCommitWriter.PendingWrite] = []
         while true {
             condition.lock()
-            while pending.isEmpty && !stopped { condition.wait() }
-            if pending.isEmpty && stopped {
+            while pending.isEmpty && !stopped {
+                guard let since = deferredSince else {
+                    condition.wait()
+                    continue
+                }
+                // Only deferred writes: wait for a write to ride with, until their deadline.
+                if !condition.wait(until: since.addingTimeInterval(Self.deferredDelay)) { break }
+            }
+            if pending.isEmpty && deferred.isEmpty && stopped {
                 condition.unlock()
+                borrowed = nil
+                own = nil
                 return
             }
-            let batch = Array(pending.prefix(GroupCommitWriter.maximumBatch))
-            pending.removeFirst(batch.count)
+            // Deferred writes first (they are older), then up to the batch limit of awaited ones.
+            swap(&batch, &deferred)
+            deferredSince = nil
+            let room = max(1, GroupCommitWriter.maximumBatch - batch.count)
+            if pending.count <= room {
+                batch.append(contentsOf: pending)
+                pending.removeAll(keepingCapacity: true)
+            } else {
+                batch.append(contentsOf: pending.prefix(room))
+                pending.removeFirst(room)
+            }
             condition.unlock()
-            commit(batch, pool: pool)
+            commit(batch, pool: pool, path: path)
+            batch.removeAll(keepingCapacity: true)
         }
     }
 
-    private func commit(_ batch: [GroupCommitWriter.PendingWrite], pool: DatabasePool) {
-        let isolated = batch.count > 1
+    /// Commits a batch: through GRDB's writer connection when a write needs GRDB, otherwise on the writer's own raw
+    /// connection (no dispatch queue, no GRDB bookkeeping). Only this thread writes, so the two connections never
+    /// wait for each other.
+    private func commit(_ batch: [GroupCommitWriter.PendingWrite], pool: DatabasePool, path: String) {
         do {
-            try pool.write { db in
-                for write in batch { try write.perform(db, isolated) }
+            if batch.contains(where: \.usesGRDB) {
+                try pool.writeWithoutTransaction { db in
+                    guard let connection = borrowed ?? db.sqliteConnection.map(RawConnection.init(borrowing:)) else {
+                        throw StorageError(.unavailable, "the database was closed")
+                    }
+                    borrowed = connection
+                    try run(batch, db: db, on: connection)
+                }
+            } else {
+                let connection = try own ?? RawConnection(writerPath: path)
+                own = connection
+                try run(batch, db: nil, on: connection)
             }
             for write in batch { write.finish(nil) }
-        } catch is WriteFailed {
-            // A batch of one whose write failed: its outcome holds the error, and the rollback is its answer.
-            for write in batch { write.finish(nil) }
+        } catch let failure as BatchFailed {
+            // Nothing was committed. A write that failed on its own has its error in its outcome; the others get why
+            // the transaction failed.
+            for (index, write) in batch.enumerated() { write.finish(failure.failedWrites.contains(index) ? nil : failure.cause) }
         } catch {
-            // BEGIN or COMMIT failed (I/O, disk full…): nothing was committed, whatever the outcomes say.
             for write in batch { write.finish(error) }
+        }
+    }
+
+    /// One transaction for the batch, its statements prepared once: `BEGIN IMMEDIATE` (the write lock up front, so the
+    /// transaction never fails to upgrade), a savepoint per write when there are several (one write's failure rolls
+    /// back that write only), `COMMIT` (the fsync). A batch of one needs no savepoint: its failure rolls the
+    /// transaction back. Throws ``BatchFailed`` when nothing was committed.
+    private func run(_ batch: [GroupCommitWriter.PendingWrite], db: Database?, on connection: RawConnection) throws(BatchFailed) {
+        let isolated = batch.count > 1
+        var failed: Set<Int> = []
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw BatchFailed(cause: error, failedWrites: [])
+        }
+        do {
+            for (index, write) in batch.enumerated() {
+                if isolated { try connection.execute("SAVEPOINT batch_write") }
+                do { try write.perform(db, connection) } catch {
+                    failed.insert(index)
+                    guard isolated else { throw error }
+                    try connection.execute("ROLLBACK TO batch_write")
+                }
+                if isolated { try connection.execute("RELEASE batch_write") }
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            // The write of a batch of one failed, or a statement of ours did (I/O, disk full): nothing is kept.
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            throw BatchFailed(cause: error, failedWrites: failed)
         }
     }
 }
 
-/// Thrown by a batch of one to roll its transaction back after the write failed (the write's own error is in its outcome).
-struct WriteFailed: Error {}
+/// A transaction that committed nothing: why, and which writes failed on their own (their outcome holds their error).
+struct BatchFailed: Error {
+    let cause: any Error
+    let failedWrites: Set<Int>
+}
+
 
 /// A write's result, set inside the transaction and read after it committed.
 final class Outcome<T: Sendable>: @unchecked Sendable {

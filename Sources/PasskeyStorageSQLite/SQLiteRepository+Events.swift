@@ -2,7 +2,7 @@ public import Foundation
 public import PasskeyStorage
 import GRDB
 
-extension SQLiteRepository {
+extension SQLiteRepository: DeferredEventRepository {
     static let eventColumns = """
         id, time, kind, result, code, explanation, user_id, username, credential_id_prefix, origin, rp_id, expected, received, \
         client_ip, user_agent, request_id
@@ -23,24 +23,43 @@ extension SQLiteRepository {
     }
 
     public func appendEvent(_ event: EventRecord) async throws(StorageError) -> EventRecord {
-        try await write { db in
-            try db.cachedStatement(sql: """
-                    INSERT INTO events (time, kind, result, code, explanation, user_id, username, credential_id_prefix, origin, rp_id,
-                        expected, received, client_ip, user_agent, request_id)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                SQLiteSchema.milliseconds(event.time), event.kind, event.result.rawValue, event.code, event.explanation, event.userID,
-                event.username, event.credentialIDPrefix, event.origin, event.rpID, event.expected, event.received, event.clientIP,
-                event.userAgent, event.requestID,
-            ])
-            var stored = event
-            stored.id = db.lastInsertedRowID
-            return stored
+        try await writeRaw { raw throws(StorageError) in try Self.insert(event, raw) }
+    }
+
+    public func appendEventLater(_ event: EventRecord, whenStored: @escaping @Sendable (EventRecord?) -> Void) {
+        writer.writeLater({ raw throws(StorageError) in try Self.insert(event, raw) }, finish: { whenStored(try? $0.get()) })
+    }
+
+    /// Events queued with ``appendEventLater(_:whenStored:)`` are committed before a read of the log, so a reader sees
+    /// every event recorded before it asked.
+    func flushDeferredEvents() async throws(StorageError) {
+        try await writeRaw { _ throws(StorageError) in }
+    }
+
+    static func insert(_ event: EventRecord, _ raw: RawConnection) throws(StorageError) -> EventRecord {
+        let statement = try raw.statement("""
+            INSERT INTO events (time, kind, result, code, explanation, user_id, username, credential_id_prefix, origin, rp_id,
+                expected, received, client_ip, user_agent, request_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try statement.bind(1, SQLiteSchema.milliseconds(event.time))
+        try statement.bind(2, event.kind)
+        try statement.bind(3, event.result.rawValue)
+        for (index, text) in [
+            event.code, event.explanation, event.userID, event.username, event.credentialIDPrefix, event.origin, event.rpID,
+            event.expected, event.received, event.clientIP, event.userAgent, event.requestID,
+        ].enumerated() {
+            try statement.bind(Int32(index + 4), text)
         }
+        try statement.execute()
+        var stored = event
+        stored.id = raw.lastInsertedRowID
+        return stored
     }
 
     public func events(matching filter: EventFilter, before: Int64?, limit: Int) async throws(StorageError) -> [EventRecord] {
-        try await read { db in
+        try await flushDeferredEvents()
+        return try await read { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT \(Self.eventColumns) FROM events
@@ -57,7 +76,8 @@ extension SQLiteRepository {
     }
 
     public func eventCounts(from: Date, to: Date) async throws(StorageError) -> [EventHourCount] {
-        try await read { db in
+        try await flushDeferredEvents()
+        return try await read { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT time / 3600000 AS hour,

@@ -7,6 +7,8 @@ import GRDB
 public final class SQLiteRepository: PasskeyRepository {
     let pool: DatabasePool
     let writer: GroupCommitWriter
+    /// Raw read-only connections for the sign-in lookup.
+    let readers: ReadConnectionPool
     /// Where the database lives, for start-up messages.
     public let path: String
 
@@ -23,9 +25,13 @@ public final class SQLiteRepository: PasskeyRepository {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB switches its writer connection to `synchronous=NORMAL` when it turns WAL on, after
+            // `prepareDatabase` ran: set FULL again on the connection that commits, or commits are not synced.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try SQLiteSchema.migrator.migrate(pool)
             self.pool = pool
-            writer = GroupCommitWriter(pool: pool)
+            writer = GroupCommitWriter(pool: pool, path: path)
+            readers = ReadConnectionPool(path: path)
         } catch {
             throw StorageError(.unavailable, "cannot open SQLite database at \(path): \(error)")
         }
@@ -47,7 +53,12 @@ public final class SQLiteRepository: PasskeyRepository {
 
     /// Runs a write in the next group-committed transaction, mapping GRDB errors to ``StorageError``.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
-        do { return try await writer.write(body) } catch { throw Self.map(error) }
+        do { return try await writer.write { db, _ in try body(db) } } catch { throw Self.map(error) }
+    }
+
+    /// A write on the raw writer connection (see ``RawConnection``): for the writes every ceremony makes.
+    func writeRaw<T: Sendable>(_ body: @escaping @Sendable (RawConnection) throws(StorageError) -> T) async throws(StorageError) -> T {
+        do { return try await writer.writeRaw(body) } catch { throw Self.map(error) }
     }
 
     static func map(_ error: any Error) -> StorageError {
@@ -61,9 +72,10 @@ public final class SQLiteRepository: PasskeyRepository {
         return StorageError(.corrupt, "\(error)")
     }
 
-    /// The settings in force, for health checks and start-up messages: `journal_mode`, `synchronous`, `sqlite_version`.
+    /// The settings in force, for health checks and start-up messages: `journal_mode`, `synchronous` (of the writer
+    /// connection, the one whose commits must be synced), `sqlite_version`.
     public func settings() async throws(StorageError) -> [String: String] {
-        try await read { db in
+        try await write { db in
             [
                 "journal_mode": try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
                 "synchronous": try Int.fetchOne(db, sql: "PRAGMA synchronous").map(String.init) ?? "",
@@ -155,68 +167,74 @@ public final class SQLiteRepository: PasskeyRepository {
     public func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
         async throws(StorageError)
     {
-        try await write { db in
-            let replaced = try Self.takeChallenge(db, key: challengeKey, now: now)
-            try Self.register(db, credential: credential, user: user)
-            if let replaced {
-                try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(replaced), credential.userID])
+        do {
+            try await writer.write { db, raw in
+                let replaced = try Self.takeChallenge(raw, key: challengeKey, now: now)
+                try Self.register(db, credential: credential, user: user)
+                if let replaced {
+                    try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(replaced), credential.userID])
+                }
             }
-        }
+        } catch { throw Self.map(error) }
     }
 
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
         consumingChallenge challengeKey: String
     ) async throws(StorageError) {
-        try await write { db in
-            try Self.takeChallenge(db, key: challengeKey, now: time)
+        try await writeRaw { raw throws(StorageError) in
+            try Self.takeChallenge(raw, key: challengeKey, now: time)
             try Self.recordSignIn(
-                db, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
                 at: time)
         }
     }
 
-    /// Deletes the challenge and returns the credential it replaces, if any; throws `challenge_consumed` when it was gone
-    /// or expired (the savepoint then rolls back).
+    /// Consumes the challenge (marks it, see ``consume(column:value:ceremony:now:)``) and returns the credential it
+    /// replaces, if any; throws `challenge_consumed` when it was used or expired (the write then rolls back).
     @discardableResult
-    static func takeChallenge(_ db: Database, key: String, now: Date) throws -> [UInt8]? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "DELETE FROM challenges WHERE key = ? RETURNING expires_at, replaces_credential_id"), arguments: [key]),
-            try row.decode(Int64.self, atIndex: 0) > SQLiteSchema.milliseconds(now)
-        else {
+    static func takeChallenge(_ raw: RawConnection, key: String, now: Date) throws(StorageError) -> [UInt8]? {
+        let statement = try raw.statement("UPDATE challenges SET consumed = 1 WHERE key = ? AND consumed = 0 RETURNING expires_at, replaces_credential_id")
+        defer { statement.reset() }
+        try statement.bind(1, key)
+        guard try statement.step(), try statement.int64(0) > SQLiteSchema.milliseconds(now) else {
             throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
         }
-        return try row.decode(Data?.self, atIndex: 1).map { [UInt8]($0) }
+        return try statement.optionalBlob(1)
     }
 
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
     ) async throws(StorageError) {
-        try await write { db in
+        try await writeRaw { raw throws(StorageError) in
             try Self.recordSignIn(
-                db, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
                 at: time)
         }
     }
 
     static func recordSignIn(
-        _ db: Database, credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
-    ) throws {
-        do {
-            // Compare-and-set: only the sign-in that saw the stored counter moves it.
-            try db.cachedStatement(sql: """
-                    UPDATE credentials SET sign_count = ?, backup_state = ?, last_used_at = ?
-                    WHERE id = ? AND sign_count = ?
-                    """).execute(
-                arguments: [Int64(newSignCount), backupState, SQLiteSchema.milliseconds(time), Data(credentialID), Int64(expectedSignCount)])
-            guard db.changesCount == 1 else {
-                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM credentials WHERE id = ?"), arguments: [Data(credentialID)]) == true {
-                    throw StorageError(.counterConflict, "the stored counter changed during this sign-in")
-                }
-                throw StorageError(.notFound, "credential not found")
-            }
-            try db.cachedStatement(sql: "UPDATE users SET last_sign_in_at = ? WHERE id = (SELECT user_id FROM credentials WHERE id = ?)")
-                .execute(arguments: [SQLiteSchema.milliseconds(time), Data(credentialID)])
+        _ raw: RawConnection, credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+    ) throws(StorageError) {
+        // Compare-and-set: only the sign-in that saw the stored counter moves it.
+        let update = try raw.statement("UPDATE credentials SET sign_count = ?, backup_state = ?, last_used_at = ? WHERE id = ? AND sign_count = ?")
+        try update.bind(1, Int64(newSignCount))
+        try update.bind(2, backupState)
+        try update.bind(3, SQLiteSchema.milliseconds(time))
+        try update.bind(4, credentialID)
+        try update.bind(5, Int64(expectedSignCount))
+        try update.execute()
+        guard raw.changes == 1 else {
+            let exists = try raw.statement("SELECT 1 FROM credentials WHERE id = ?")
+            defer { exists.reset() }
+            try exists.bind(1, credentialID)
+            if try exists.step() { throw StorageError(.counterConflict, "the stored counter changed during this sign-in") }
+            throw StorageError(.notFound, "credential not found")
         }
+        let user = try raw.statement("UPDATE users SET last_sign_in_at = ? WHERE id = (SELECT user_id FROM credentials WHERE id = ?)")
+        try user.bind(1, SQLiteSchema.milliseconds(time))
+        try user.bind(2, credentialID)
+        try user.execute()
     }
 
     public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) {
@@ -257,39 +275,59 @@ public final class SQLiteRepository: PasskeyRepository {
         case .key(let key): ("key", key)
         case .value(let value): ("challenge", value)
         }
-        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.challengeColumns) FROM challenges WHERE \(column) = ? AND ceremony = ?"), arguments: [value, ceremony.rawValue])
+        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.challengeColumns) FROM challenges WHERE \(column) = ? AND ceremony = ? AND consumed = 0"), arguments: [value, ceremony.rawValue])
             .map(ChallengeRecord.init(row:))
     }
 
+    /// One statement, one snapshot, on a raw read-only connection: the ceremony, the credential, its owner and the
+    /// owner's app user id. The sign-in runs this once per request, so it skips GRDB (see ``RawConnection``).
     public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
-        let lookup = try await read { db in
-            let challenge = try Self.fetchChallenge(db, reference, ceremony: .authentication)
-            let credential = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE id = ?"), arguments: [Data(credentialID)])
-                .map(CredentialRecordEntry.init(row:))
-            var owner: UserRecord?
-            var externalID: String?
-            if let credential {
-                // The owner and its external id in one statement: u.* then external_id.
-                if let row = try Row.fetchOne(db.cachedStatement(sql: Self.ownerWithExternalIDSQL), arguments: [credential.userID])
-                {
-                    owner = try UserRecord(row: row)
-                    externalID = try row.decode(String?.self, atIndex: 7)
-                }
-            }
-            return SignInLookup(challenge: challenge, credential: credential, owner: owner, externalUserID: externalID)
+        let (sql, value) = switch reference {
+        case .key(let key): (Self.signInLookupByKeySQL, key)
+        case .value(let value): (Self.signInLookupByValueSQL, value)
         }
-        var result = lookup
-        if let record = result.challenge, record.expiresAt <= now { result.challenge = nil }
-        return result
+        var lookup = try readers.withConnection { connection throws(StorageError) in
+            let statement = try connection.statement(sql)
+            defer { statement.reset() }  // ends the read transaction
+            try statement.bind(1, value)
+            try statement.bind(2, credentialID)
+            guard try statement.step() else { throw StorageError(.corrupt, "the sign-in lookup returned no row") }
+            let layout = SignInLookupLayout.self
+            let challenge = statement.isNull(0) ? nil : try ChallengeRecord(columns: statement, at: 0)
+            let credential = statement.isNull(layout.credential) ? nil : try CredentialRecordEntry(columns: statement, at: layout.credential)
+            let owner = statement.isNull(layout.owner) ? nil : try UserRecord(columns: statement, at: layout.owner)
+            return SignInLookup(
+                challenge: challenge, credential: credential, owner: owner, externalUserID: try statement.optionalText(layout.externalID))
+        }
+        if let record = lookup.challenge, record.expiresAt <= now { lookup.challenge = nil }
+        return lookup
     }
 
-    static let ownerWithExternalIDSQL = """
-        SELECT \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), e.external_id
-        FROM users u LEFT JOIN external_users e ON e.user_id = u.id WHERE u.id = ?
+    /// Where each record starts in the sign-in lookup's row.
+    enum SignInLookupLayout {
+        static let credential = SQLiteSchema.columnCount(SQLiteSchema.challengeColumns)
+        static let owner = credential + SQLiteSchema.columnCount(SQLiteSchema.credentialColumns)
+        static let externalID = owner + SQLiteSchema.columnCount(SQLiteSchema.userColumns)
+    }
+
+    static let signInLookupByKeySQL = signInLookupSQL(challengeColumn: "key")
+    static let signInLookupByValueSQL = signInLookupSQL(challengeColumn: "challenge")
+
+    /// A single row whatever exists: each part is NULL when missing.
+    static func signInLookupSQL(challengeColumn: String) -> String {
         """
+        SELECT \(SQLiteSchema.qualified(SQLiteSchema.challengeColumns, "c")), \(SQLiteSchema.qualified(SQLiteSchema.credentialColumns, "cr")),
+            \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), e.external_id
+        FROM (SELECT 1)
+        LEFT JOIN challenges c ON c.\(challengeColumn) = ?1 AND c.ceremony = 'authentication' AND c.consumed = 0
+        LEFT JOIN credentials cr ON cr.id = ?2
+        LEFT JOIN users u ON u.id = cr.user_id
+        LEFT JOIN external_users e ON e.user_id = u.id
+        """
+    }
 
     public func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError) {
-        try await write { db in try challenge.insert(db) }
+        try await writeRaw { raw throws(StorageError) in try challenge.insert(raw) }
     }
 
     public func consumeChallenge(key: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
@@ -300,11 +338,14 @@ public final class SQLiteRepository: PasskeyRepository {
         try await consume(column: "challenge", value: value, ceremony: ceremony, now: now)
     }
 
-    /// `DELETE … RETURNING` in one statement: of concurrent consumers exactly one gets the row.
+    /// `UPDATE … RETURNING` in one statement: of concurrent consumers exactly one gets the row. A consumed challenge is
+    /// marked, not deleted: the mark changes one page of the table (rows sit in the order they were issued), where a
+    /// delete would also change a page of each of the random-keyed indexes (key, challenge) — on the sign-in path that
+    /// made most of what each commit wrote. Marked rows go with the expired ones (``purgeExpiredChallenges(now:)``).
     func consume(column: String, value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
         let record = try await write { db in
             try Row.fetchOne(
-                db, sql: "DELETE FROM challenges WHERE \(column) = ? AND ceremony = ? RETURNING \(SQLiteSchema.challengeColumns)",
+                db, sql: "UPDATE challenges SET consumed = 1 WHERE \(column) = ? AND ceremony = ? AND consumed = 0 RETURNING \(SQLiteSchema.challengeColumns)",
                 arguments: [value, ceremony.rawValue]
             ).map(ChallengeRecord.init(row:))
         }
@@ -331,6 +372,7 @@ public final class SQLiteRepository: PasskeyRepository {
     }
 
     public func challengeCount() async throws(StorageError) -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM challenges") ?? 0 }
+        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM challenges WHERE consumed = 0") ?? 0 }
     }
 }
+

@@ -156,6 +156,9 @@ enum SQLiteSchema {
                     );
                     """)
         }
+        migrator.registerMigration("v5: challenges are marked consumed and deleted when they expire") { db in
+            try db.execute(sql: "ALTER TABLE challenges ADD COLUMN consumed INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 
@@ -171,6 +174,8 @@ enum SQLiteSchema {
         replaces_credential_id, conditional
         """
 
+    static func columnCount(_ columns: String) -> Int { columns.split(separator: ",").count }
+
     /// `columns` with a table alias (`u.id, u.user_handle, …`), for joins.
     static func qualified(_ columns: String, _ alias: String) -> String {
         columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
@@ -184,7 +189,7 @@ enum SQLiteSchema {
     /// Rows written by the first schema version hold JSON arrays; those still read.
     static func encodeList(_ values: [String]) -> String { values.joined(separator: ",") }
 
-    static func decodeList(_ text: String) throws -> [String] {
+    static func decodeList(_ text: String) throws(StorageError) -> [String] {
         if text.hasPrefix("[") {
             do { return try JSONDecoder().decode([String].self, from: Data(text.utf8)) } catch {
                 throw StorageError(.corrupt, "a stored list is not a JSON array of strings")
@@ -195,15 +200,14 @@ enum SQLiteSchema {
 }
 
 extension UserRecord {
-    init(row: Row) throws {
+    init(row: Row) throws(StorageError) { try self.init(columns: row) }
+
+    /// From `userColumns`, starting at column `offset`.
+    init(columns row: some ColumnReader, at offset: Int = 0) throws(StorageError) {
         self.init(
-            id: try row.decode(String.self, atIndex: 0),
-            userHandle: [UInt8](try row.decode(Data.self, atIndex: 1)),
-            username: try row.decode(String?.self, atIndex: 2),
-            displayName: try row.decode(String.self, atIndex: 3),
-            isAnonymous: try row.decode(Bool.self, atIndex: 4),
-            createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 5)),
-            lastSignInAt: SQLiteSchema.date(try row.decode(Int64?.self, atIndex: 6)))
+            id: try row.text(offset), userHandle: try row.blob(offset + 1), username: try row.optionalText(offset + 2),
+            displayName: try row.text(offset + 3), isAnonymous: try row.bool(offset + 4), createdAt: try row.date(offset + 5),
+            lastSignInAt: try row.optionalDate(offset + 6))
     }
 
     func insert(_ db: Database) throws {
@@ -219,25 +223,19 @@ extension UserRecord {
 }
 
 extension CredentialRecordEntry {
-    init(row: Row) throws {
-        let signCount = try row.decode(Int64.self, atIndex: 4)
+    init(row: Row) throws(StorageError) { try self.init(columns: row) }
+
+    /// From `credentialColumns`, starting at column `offset`.
+    init(columns row: some ColumnReader, at offset: Int = 0) throws(StorageError) {
+        let signCount = try row.int64(offset + 4)
         guard let counter = UInt32(exactly: signCount) else { throw StorageError(.corrupt, "sign count \(signCount) out of range") }
         self.init(
-            id: [UInt8](try row.decode(Data.self, atIndex: 0)),
-            userID: try row.decode(String.self, atIndex: 1),
-            publicKey: [UInt8](try row.decode(Data.self, atIndex: 2)),
-            algorithm: try row.decode(Int.self, atIndex: 3),
-            signCount: counter,
-            uvInitialized: try row.decode(Bool.self, atIndex: 5),
-            transports: try SQLiteSchema.decodeList(try row.decode(String.self, atIndex: 6)),
-            backupEligible: try row.decode(Bool.self, atIndex: 7),
-            backupState: try row.decode(Bool.self, atIndex: 8),
-            aaguid: try row.decode(String.self, atIndex: 9),
-            attestationFormat: try row.decode(String.self, atIndex: 10),
-            attestationType: try row.decode(String.self, atIndex: 11),
-            name: try row.decode(String?.self, atIndex: 12),
-            createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 13)),
-            lastUsedAt: SQLiteSchema.date(try row.decode(Int64?.self, atIndex: 14)))
+            id: try row.blob(offset), userID: try row.text(offset + 1), publicKey: try row.blob(offset + 2),
+            algorithm: Int(try row.int64(offset + 3)), signCount: counter, uvInitialized: try row.bool(offset + 5),
+            transports: try SQLiteSchema.decodeList(try row.text(offset + 6)), backupEligible: try row.bool(offset + 7),
+            backupState: try row.bool(offset + 8), aaguid: try row.text(offset + 9), attestationFormat: try row.text(offset + 10),
+            attestationType: try row.text(offset + 11), name: try row.optionalText(offset + 12), createdAt: try row.date(offset + 13),
+            lastUsedAt: try row.optionalDate(offset + 14))
     }
 
     /// Inserts into `table`: `credentials`, or `admin_credentials` (same columns).
@@ -256,38 +254,42 @@ extension CredentialRecordEntry {
 }
 
 extension ChallengeRecord {
-    init(row: Row) throws {
-        let ceremonyName = try row.decode(String.self, atIndex: 2)
+    init(row: Row) throws(StorageError) { try self.init(columns: row) }
+
+    /// From `challengeColumns`, starting at column `offset`.
+    init(columns row: some ColumnReader, at offset: Int = 0) throws(StorageError) {
+        let ceremonyName = try row.text(offset + 2)
         guard let ceremony = Ceremony(rawValue: ceremonyName) else { throw StorageError(.corrupt, "unknown ceremony \(ceremonyName)") }
-        let allowed = try SQLiteSchema.decodeList(try row.decode(String.self, atIndex: 7)).map { text in
+        let allowed = try SQLiteSchema.decodeList(try row.text(offset + 7)).map { text throws(StorageError) in
             guard let bytes = Data(base64Encoded: text) else { throw StorageError(.corrupt, "an allowed credential ID is not base64") }
             return [UInt8](bytes)
         }
         self.init(
-            key: try row.decode(String.self, atIndex: 0),
-            challenge: try row.decode(String.self, atIndex: 1),
-            ceremony: ceremony,
-            userID: try row.decode(String?.self, atIndex: 3),
-            username: try row.decode(String?.self, atIndex: 4),
-            displayName: try row.decode(String?.self, atIndex: 5),
-            userHandle: try row.decode(Data?.self, atIndex: 6).map { [UInt8]($0) },
-            allowedCredentialIDs: allowed,
-            replacesCredentialID: try row.decode(Data?.self, atIndex: 10).map { [UInt8]($0) },
-            conditional: try row.decode(Bool.self, atIndex: 11),
-            createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 8)),
-            expiresAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 9)))
+            key: try row.text(offset), challenge: try row.text(offset + 1), ceremony: ceremony, userID: try row.optionalText(offset + 3),
+            username: try row.optionalText(offset + 4), displayName: try row.optionalText(offset + 5),
+            userHandle: try row.optionalBlob(offset + 6), allowedCredentialIDs: allowed,
+            replacesCredentialID: try row.optionalBlob(offset + 10), conditional: try row.bool(offset + 11),
+            createdAt: try row.date(offset + 8), expiresAt: try row.date(offset + 9))
     }
 
-    func insert(_ db: Database) throws {
-        try db.cachedStatement(sql: """
-                INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
-                    allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(
-                arguments: [
-                key, challenge, ceremony.rawValue, userID, username, displayName, userHandle.map { Data($0) },
-                SQLiteSchema.encodeList(allowedCredentialIDs.map { Data($0).base64EncodedString() }),
-                SQLiteSchema.milliseconds(createdAt), SQLiteSchema.milliseconds(expiresAt), replacesCredentialID.map { Data($0) }, conditional,
-            ])
+    func insert(_ raw: RawConnection) throws(StorageError) {
+        let statement = try raw.statement("""
+            INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
+                allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try statement.bind(1, key)
+        try statement.bind(2, challenge)
+        try statement.bind(3, ceremony.rawValue)
+        try statement.bind(4, userID)
+        try statement.bind(5, username)
+        try statement.bind(6, displayName)
+        try statement.bind(7, userHandle)
+        try statement.bind(8, SQLiteSchema.encodeList(allowedCredentialIDs.map { Data($0).base64EncodedString() }))
+        try statement.bind(9, SQLiteSchema.milliseconds(createdAt))
+        try statement.bind(10, SQLiteSchema.milliseconds(expiresAt))
+        try statement.bind(11, replacesCredentialID)
+        try statement.bind(12, conditional)
+        try statement.execute()
     }
 }

@@ -361,7 +361,7 @@ struct SQLiteTests {
         #expect(try await reopened.challengeCount() == 271)
     }
 
-    @Test("the journal is WAL and every commit is synced (synchronous=FULL)")
+    @Test("the journal is WAL and every commit is synced (synchronous=FULL on the writer connection)")
     func pragmas() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pragmas-\(UUID().uuidString).sqlite").path
         let settings = try await SQLiteRepository(path: path).settings()

@@ -41,6 +41,7 @@ public struct EventRecorder: Sendable {
         self.now = now
     }
 
+    /// Stores `event` and publishes it once stored. Admin actions wait for their event to be durable.
     @discardableResult
     func record(_ event: EventRecord, logger: Logger) async -> EventRecord {
         var stored = event
@@ -49,6 +50,21 @@ public struct EventRecorder: Sendable {
         }
         await sink.publish(stored)
         return stored
+    }
+
+    /// Records a ceremony's event without making the request wait for its own commit, where storage can write it
+    /// with a later transaction (SQLite: see ``DeferredEventRepository``); it is published once stored. Elsewhere
+    /// the same as ``record(_:logger:)``.
+    func recordCeremony(_ event: EventRecord, logger: Logger) async {
+        guard let deferred = repository as? any DeferredEventRepository else {
+            await record(event, logger: logger)
+            return
+        }
+        let sink = sink
+        deferred.appendEventLater(event) { stored in
+            if stored == nil { logger.warning("could not store an event") }
+            Task { await sink.publish(stored ?? event) }
+        }
     }
 
     /// The event of a ceremony step (or connect call): `kind` is `<ceremony>.<step>`. On success the user and credential
