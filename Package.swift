@@ -203,7 +203,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PasskeyStorageTests",
-            dependencies: ["PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyTestSupport"],
+            dependencies: [
+                "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "PasskeyServerBenchmarks",

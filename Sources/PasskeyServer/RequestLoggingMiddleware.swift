@@ -9,11 +9,24 @@ import Foundation
 struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
     static var requestIDHeader: HTTPField.Name? { HTTPField.Name("X-Request-Id") }
 
+    /// A random (version 4) UUID, lowercased. From the system generator (`getrandom`): Foundation's `UUID()` opens
+    /// `/dev/urandom` for each id on Linux, a file open per request.
+    static func newRequestID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        let bytes = withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Array($0) }
+        let uuid = UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6] & 0x0F | 0x40, bytes[7],
+            bytes[8] & 0x3F | 0x80, bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return uuid.uuidString.lowercased()
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let incoming = Self.requestIDHeader.flatMap { request.headers[$0] }
         let id = incoming.flatMap { $0.count <= 64 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } ? $0 : nil }
-            ?? UUID().uuidString.lowercased()
+            ?? Self.newRequestID()
         context.logger[metadataKey: "request_id"] = .string(id)
         let start = ContinuousClock.now
         var response = try await next(request, context)

@@ -400,7 +400,13 @@ struct ServerSurfaceTests {
         let server = TestServer()
         try await server.run { client in
             let generated = try await client.call(.get, "/health")
-            #expect(generated.headers[.init("X-Request-Id")!]?.count == 36)
+            let id = generated.headers[.init("X-Request-Id")!] ?? ""
+            // A lowercase random (version 4, RFC 4122 variant) UUID.
+            #expect(UUID(uuidString: id) != nil && id == id.lowercased())
+            let characters = Array(id)
+            #expect(characters.count == 36 && characters[14] == "4" && "89ab".contains(characters[19]))
+            let another = try await client.call(.get, "/health")
+            #expect(another.headers[.init("X-Request-Id")!] != id)
             let kept = try await client.call(.get, "/health", headers: [.init("X-Request-Id")!: "trace-123"])
             #expect(kept.headers[.init("X-Request-Id")!] == "trace-123")
             let refused = try await client.call(.get, "/health", headers: [.init("X-Request-Id")!: "bad id with spaces"])

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import PasskeyStorage
+@testable import PasskeyStorageSQLite
+import Testing
+
+/// The SQLite writer's own behaviour: durability settings on every connection that commits, challenges marked then
+/// purged, events written with a later transaction.
+@Suite("SQLite writer")
+struct SQLiteWriterTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func makeRepository() throws -> SQLiteRepository {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-writer-\(UUID().uuidString)")
+        return try SQLiteRepository(path: folder.appendingPathComponent("passkey.sqlite").path)
+    }
+
+    func challenge(_ key: String, expires seconds: TimeInterval) -> ChallengeRecord {
+        ChallengeRecord(
+            key: key, challenge: "challenge-\(key)", ceremony: .authentication, createdAt: t0, expiresAt: t0.addingTimeInterval(seconds))
+    }
+
+    /// Rows in the challenges table, consumed ones included.
+    func storedChallengeRows(_ repository: SQLiteRepository) async throws -> Int {
+        try await repository.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM challenges") ?? -1 }
+    }
+
+    @Test("both connections that commit sync every commit (synchronous=FULL), GRDB's writer and the raw one")
+    func synchronousFull() async throws {
+        let repository = try makeRepository()
+        // GRDB sets NORMAL on its writer when it turns WAL on; the repository sets FULL again.
+        #expect(try await repository.settings()["synchronous"] == "2")
+        let raw = try await repository.writer.writeRaw { raw throws(StorageError) in
+            let statement = try raw.statement("PRAGMA synchronous")
+            defer { statement.reset() }
+            guard try statement.step() else { return Int64(-1) }
+            return try statement.int64(0)
+        }
+        #expect(raw == 2)
+    }
+
+    @Test("a consumed challenge is marked, cannot be used again, and its row goes when it expires")
+    func consumedThenPurged() async throws {
+        let repository = try makeRepository()
+        try await repository.saveChallenge(challenge("a", expires: 60))
+        #expect(try await repository.consumeChallenge(key: "a", ceremony: .authentication, now: t0)?.key == "a")
+        #expect(try await repository.challengeCount() == 0)
+        #expect(try await storedChallengeRows(repository) == 1)
+        #expect(try await repository.consumeChallenge(key: "a", ceremony: .authentication, now: t0) == nil)
+        #expect(try await repository.consumeChallenge(value: "challenge-a", ceremony: .authentication, now: t0) == nil)
+        #expect(try await repository.challenge(key: "a", ceremony: .authentication, now: t0) == nil)
+        let lookup = try await repository.lookUpSignIn(challenge: .key("a"), credentialID: [1], now: t0)
+        #expect(lookup.challenge == nil)
+        #expect(try await repository.purgeExpiredChallenges(now: t0.addingTimeInterval(30)) == 0)
+        #expect(try await storedChallengeRows(repository) == 1)
+        #expect(try await repository.purgeExpiredChallenges(now: t0.addingTimeInterval(61)) == 1)
+        #expect(try await storedChallengeRows(repository) == 0)
+    }
+
+    @Test("a deferred event is committed with no other write coming, and reported with its id")
+    func deferredEventAlone() async throws {
+        let repository = try makeRepository()
+        let event = EventRecord(time: t0, kind: "authentication.verify", result: .success, username: "ann")
+        let stored: EventRecord? = await withCheckedContinuation { continuation in
+            repository.appendEventLater(event) { continuation.resume(returning: $0) }
+        }
+        #expect(stored?.id == 1)
+        #expect(stored?.username == "ann")
+        // Committed: a fresh repository on the same file (another connection) sees it.
+        let reopened = try SQLiteRepository(path: repository.path)
+        #expect(try await reopened.events(matching: EventFilter(), before: nil, limit: 10).map(\.kind) == ["authentication.verify"])
+    }
+
+    @Test("the log's readers see deferred events recorded before they asked, in order")
+    func deferredEventsFlushedOnRead() async throws {
+        let repository = try makeRepository()
+        for index in 1...5 {
+            repository.appendEventLater(EventRecord(time: t0, kind: "registration.verify", result: .success, username: "u\(index)")) { _ in }
+        }
+        let events = try await repository.events(matching: EventFilter(), before: nil, limit: 10)
+        #expect(events.compactMap(\.username) == ["u5", "u4", "u3", "u2", "u1"])
+        let counts = try await repository.eventCounts(from: t0.addingTimeInterval(-3600), to: t0.addingTimeInterval(3600))
+        #expect(counts.map(\.registrations) == [5])
+    }
+
+    @Test("deferred events ride with a sign-in's transaction, and a failing sign-in does not lose them")
+    func deferredEventsRideWithWrites() async throws {
+        let repository = try makeRepository()
+        repository.appendEventLater(EventRecord(time: t0, kind: "authentication.options", result: .success)) { _ in }
+        // This write fails (no such challenge): its savepoint rolls back, the event next to it stays.
+        await #expect(throws: StorageError.self) {
+            try await repository.recordSignIn(
+                credentialID: [1], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0, consumingChallenge: "missing")
+        }
+        #expect(try await repository.events(matching: EventFilter(), before: nil, limit: 10).map(\.kind) == ["authentication.options"])
+    }
+}
