@@ -21,8 +21,9 @@ public protocol EventRepository: Sendable {
 /// Storage that can write an event with a later transaction instead of making the caller wait for its own commit.
 ///
 /// Ceremony events take this way: a sign-in then waits for one commit (its challenge and counter) instead of two, and
-/// the event is written with the next transaction. The price is durability of the log line only: an event still
-/// queued when the process dies is lost, the ceremony's own writes are not.
+/// events are written together a little later (SQLite: within 50 ms, in one transaction for all that queued). The
+/// price is durability of the log line only: an event still queued when the process dies is lost, the ceremony's own
+/// writes are not.
 public protocol DeferredEventRepository: EventRepository {
     /// Queues `event`; `whenStored` gets it with its id after the transaction holding it committed, or `nil` when it
     /// could not be stored. Called on a storage thread: hand work elsewhere.

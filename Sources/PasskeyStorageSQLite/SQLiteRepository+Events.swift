@@ -33,7 +33,7 @@ extension SQLiteRepository: DeferredEventRepository {
     /// Events queued with ``appendEventLater(_:whenStored:)`` are committed before a read of the log, so a reader sees
     /// every event recorded before it asked.
     func flushDeferredEvents() async throws(StorageError) {
-        try await writeRaw { _ throws(StorageError) in }
+        do { try await writer.flushDeferred() } catch { throw Self.map(error) }
     }
 
     static func insert(_ event: EventRecord, _ raw: RawConnection) throws(StorageError) -> EventRecord {

@@ -83,11 +83,11 @@ struct SQLiteWriterTests {
         #expect(counts.map(\.registrations) == [5])
     }
 
-    @Test("deferred events ride with a sign-in's transaction, and a failing sign-in does not lose them")
+    @Test("a failing write does not take a deferred event with it")
     func deferredEventsRideWithWrites() async throws {
         let repository = try makeRepository()
         repository.appendEventLater(EventRecord(time: t0, kind: "authentication.options", result: .success)) { _ in }
-        // This write fails (no such challenge): its savepoint rolls back, the event next to it stays.
+        // This write fails (no such challenge) and rolls back; the event, committed on its own schedule, stays.
         await #expect(throws: StorageError.self) {
             try await repository.recordSignIn(
                 credentialID: [1], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0, consumingChallenge: "missing")
