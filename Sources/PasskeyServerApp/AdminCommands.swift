@@ -3,11 +3,10 @@ import Foundation
 import PasskeyServer
 import PasskeyStorage
 
-/// Opens the storage the server command's `--database` (or `PASSKEY_DATABASE`) names: subcommands act on the same
-/// database as the server, and `--database` may come before or after the subcommand's name.
+/// Opens the storage the server command's `--database` (or `PASSKEY_DATABASE`, or the settings file) names:
+/// subcommands act on the same database as the server, and `--database` may come before or after the subcommand's name.
 func openStorage(_ root: PasskeyServerCommand) async throws -> any PasskeyRepository {
-    let value = root.database ?? ProcessInfo.processInfo.environment["PASSKEY_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? ServerConfiguration().database
+    let value = try root.databaseSetting()
     guard value != "memory:" else { throw ValidationError("an in-memory database lives only inside a running server") }
     return try await openRepository(value)
 }

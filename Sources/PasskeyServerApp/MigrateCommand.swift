@@ -4,7 +4,7 @@ import Logging
 import PasskeyServer
 
 /// `passkey-server migrate`: applies pending schema migrations and exits. Safe to run while instances serve and from
-/// several places at once (PostgreSQL migrations hold an advisory lock). Takes `--database` (or `PASSKEY_DATABASE`).
+/// several places at once (PostgreSQL migrations hold an advisory lock). Takes `--database` (or `PASSKEY_DATABASE`, or the settings file's `database`).
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
@@ -19,7 +19,7 @@ struct MigrateCommand: AsyncParsableCommand {
     @ParentCommand var server: PasskeyServerCommand
 
     func run() async throws {
-        let target = server.database ?? server.environment("database") ?? ServerConfiguration().database
+        let target = try server.databaseSetting()
         var logger = Logger(label: "passkey-server")
         logger.logLevel = .info
         do {

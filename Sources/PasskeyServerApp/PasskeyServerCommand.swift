@@ -6,7 +6,8 @@ import PasskeyServer
 import PasskeyWire
 
 /// `passkey-server`: the relying-party server. Every flag can also be set with `PASSKEY_<FLAG>` (upper case, `_` for `-`),
-/// for example `PASSKEY_RP_ID=example.com`; a flag wins over its environment variable.
+/// for example `PASSKEY_RP_ID=example.com`, or in a settings file (`--config`, ``SettingsFile``); a flag wins over its
+/// environment variable, which wins over the file.
 @main
 struct PasskeyServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +16,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         discussion: """
             With no arguments it serves http://localhost:8080 for RP ID localhost, with an SQLite database in ./data/.
             Every option can also be given as an environment variable: PASSKEY_ plus the flag name in upper case with _ for -
-            (PASSKEY_RP_ID, PASSKEY_ORIGIN as a comma-separated list, ...). Flags win over environment variables.
+            (PASSKEY_RP_ID, PASSKEY_ORIGIN as a comma-separated list, ...), or in a settings file given with --config
+            (PASSKEY_CONFIG): name = value lines with the flag names. Flags win over environment variables, which win over the file.
             Several instances can share one PostgreSQL database (--database postgres://…): see docs/deploy.md.
             Subcommands migrate the database and manage backend API keys, token signing keys and dashboard admin invites in it.
             The admin dashboard is at /dashboard; with no admin yet, the server prints a one-time setup link at start.
@@ -24,6 +26,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         subcommands: [MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self]
     )
 
+    @Option(help: "Settings file: name = value lines with these flags' names (see docs/deploy.md); flags and PASSKEY_ variables win over it.")
+    var config: String?
     @Option(help: "Address to bind (default 127.0.0.1; 0.0.0.0 behind a proxy).") var host: String?
     @Option(help: "Port (default 8080).") var port: Int?
     @Option(help: "RP ID: the domain passkeys belong to (default localhost).") var rpId: String?
@@ -60,31 +64,83 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
     @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
 
-    func environment(_ flag: String) -> String? {
+    /// The settings a file given with `--config` may hold: every flag above but `--config` itself.
+    static let settingNames: Set<String> = [
+        "host", "port", "rp-id", "rp-name", "origin", "related-origin", "database", "challenge-ttl", "user-verification",
+        "attestation", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "options-per-minute", "token-audience",
+        "token-issuer", "signed-data-ttl", "connect-token-ttl", "rollout", "rollout-percentage", "rollout-platform",
+        "rollout-minimum-os", "decline-cooldown-days", "failure-limit", "auto-append", "event-retention-days",
+        "admin-idle-minutes", "tls-cert", "tls-key",
+    ]
+
+    static func environment(_ flag: String) -> String? {
         let name = "PASSKEY_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
         return value
     }
 
-    func list(_ values: [String], _ flag: String) -> [String] {
-        values.isEmpty ? (environment(flag)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []) : values
+    /// A setting not given as a flag: its environment variable, else the settings file.
+    struct Settings {
+        let file: SettingsFile
+
+        func value(_ flag: String) -> String? {
+            PasskeyServerCommand.environment(flag) ?? file.values[flag].flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        func list(_ values: [String], _ flag: String) -> [String] {
+            values.isEmpty ? (value(flag)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []) : values
+        }
+
+        /// A number setting; one that is set but is not a number is an error, not the default.
+        func int(_ flag: String) throws -> Int? {
+            guard let text = value(flag) else { return nil }
+            guard let number = Int(text) else { throw ValidationError("\(flag) must be a whole number, not \"\(text)\"") }
+            return number
+        }
+
+        func double(_ flag: String) throws -> Double? {
+            guard let text = value(flag) else { return nil }
+            guard let number = Double(text), number.isFinite else { throw ValidationError("\(flag) must be a number, not \"\(text)\"") }
+            return number
+        }
+
+        /// A switch: `true` or `false`.
+        func bool(_ flag: String) throws -> Bool {
+            switch value(flag) {
+            case nil, "false": return false
+            case "true": return true
+            case let text?: throw ValidationError("\(flag) must be true or false, not \"\(text)\"")
+            }
+        }
+    }
+
+    /// The database the server and its subcommands use: `--database`, `PASSKEY_DATABASE`, the settings file, or the
+    /// default.
+    func databaseSetting() throws -> String {
+        try database ?? loadSettings().value("database") ?? ServerConfiguration().database
+    }
+
+    func loadSettings() throws -> Settings {
+        guard let path = config ?? Self.environment("config") else { return Settings(file: SettingsFile(values: [:])) }
+        do { return Settings(file: try SettingsFile.load(path: path, known: Self.settingNames)) } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func makeConfiguration() throws -> ServerConfiguration {
+        let settings = try loadSettings()
         var c = ServerConfiguration()
-        c.host = host ?? environment("host") ?? c.host
-        if let value = port ?? environment("port").flatMap(Int.init) { c.port = value } else if environment("port") != nil {
-            throw ValidationError("PASSKEY_PORT must be a number")
-        }
-        c.rpID = rpId ?? environment("rp-id") ?? c.rpID
-        c.rpName = rpName ?? environment("rp-name") ?? c.rpName
-        c.origins = list(origin, "origin")
-        c.relatedOrigins = list(relatedOrigin, "related-origin")
-        c.database = database ?? environment("database") ?? c.database
-        c.challengeTTL = challengeTtl ?? environment("challenge-ttl").flatMap(Double.init) ?? c.challengeTTL
-        c.userVerification = UserVerificationRequirement(rawValue: userVerification ?? environment("user-verification") ?? "required")
-        c.attestation = AttestationConveyancePreference(rawValue: attestation ?? environment("attestation") ?? "none")
-        let algorithmNames = list(algorithm, "algorithm")
+        c.host = host ?? settings.value("host") ?? c.host
+        if let value = try port ?? settings.int("port") { c.port = value }
+        c.rpID = rpId ?? settings.value("rp-id") ?? c.rpID
+        c.rpName = rpName ?? settings.value("rp-name") ?? c.rpName
+        c.origins = settings.list(origin, "origin")
+        c.relatedOrigins = settings.list(relatedOrigin, "related-origin")
+        c.database = database ?? settings.value("database") ?? c.database
+        c.challengeTTL = try challengeTtl ?? settings.double("challenge-ttl") ?? c.challengeTTL
+        c.userVerification = UserVerificationRequirement(rawValue: userVerification ?? settings.value("user-verification") ?? "required")
+        c.attestation = AttestationConveyancePreference(rawValue: attestation ?? settings.value("attestation") ?? "none")
+        let algorithmNames = settings.list(algorithm, "algorithm")
         if !algorithmNames.isEmpty {
             c.algorithms = try algorithmNames.map { name in
                 if let number = Int(name) { return COSEAlgorithmIdentifier(rawValue: number) }
@@ -95,42 +151,42 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 return match
             }
         }
-        c.appleAppIDs = list(appleAppId, "apple-app-id")
-        c.androidApps = try list(androidApp, "android-app").map { spec in
+        c.appleAppIDs = settings.list(appleAppId, "apple-app-id")
+        c.androidApps = try settings.list(androidApp, "android-app").map { spec in
             let parts = spec.split(separator: "=", maxSplits: 1)
             guard parts.count == 2 else { throw ValidationError("--android-app takes PACKAGE=FINGERPRINT[,FINGERPRINT]") }
             return .init(packageName: String(parts[0]), sha256Fingerprints: parts[1].split(separator: ",").map(String.init))
         }
-        c.trustProxyHeaders = trustProxyHeaders || environment("trust-proxy-headers") == "true"
-        if let value = optionsPerMinute ?? environment("options-per-minute").flatMap(Int.init) {
+        c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")
+        if let value = try optionsPerMinute ?? settings.int("options-per-minute") {
             guard value >= 1 else { throw ValidationError("--options-per-minute must be at least 1") }
             c.optionsPerMinute = value
         }
-        c.connect.tokenAudience = tokenAudience ?? environment("token-audience")
-        c.connect.tokenIssuer = tokenIssuer ?? environment("token-issuer")
-        c.connect.signedDataLifetime = signedDataTtl ?? environment("signed-data-ttl").flatMap(Double.init) ?? c.connect.signedDataLifetime
-        c.connect.connectTokenLifetime = connectTokenTtl ?? environment("connect-token-ttl").flatMap(Double.init) ?? c.connect.connectTokenLifetime
-        switch rollout ?? environment("rollout") ?? "on" {
+        c.connect.tokenAudience = tokenAudience ?? settings.value("token-audience")
+        c.connect.tokenIssuer = tokenIssuer ?? settings.value("token-issuer")
+        c.connect.signedDataLifetime = try signedDataTtl ?? settings.double("signed-data-ttl") ?? c.connect.signedDataLifetime
+        c.connect.connectTokenLifetime = try connectTokenTtl ?? settings.double("connect-token-ttl") ?? c.connect.connectTokenLifetime
+        switch rollout ?? settings.value("rollout") ?? "on" {
         case "on": c.connect.rollout.enabled = true
         case "off": c.connect.rollout.enabled = false
         default: throw ValidationError("--rollout must be on or off")
         }
-        c.connect.rollout.percentage = rolloutPercentage ?? environment("rollout-percentage").flatMap(Int.init) ?? 100
-        c.connect.rollout.platforms = list(rolloutPlatform, "rollout-platform")
-        for spec in list(rolloutMinimumOs, "rollout-minimum-os") {
+        c.connect.rollout.percentage = try rolloutPercentage ?? settings.int("rollout-percentage") ?? 100
+        c.connect.rollout.platforms = settings.list(rolloutPlatform, "rollout-platform")
+        for spec in settings.list(rolloutMinimumOs, "rollout-minimum-os") {
             let parts = spec.split(separator: "=", maxSplits: 1)
             guard parts.count == 2 else { throw ValidationError("--rollout-minimum-os takes PLATFORM=VERSION, such as iOS=16.0") }
             c.connect.rollout.minimumOSVersions[String(parts[0])] = String(parts[1])
         }
-        c.connect.rollout.declineCooldownDays = declineCooldownDays ?? environment("decline-cooldown-days").flatMap(Int.init) ?? 14
-        c.connect.rollout.failureLimit = failureLimit ?? environment("failure-limit").flatMap(Int.init) ?? 3
-        c.connect.rollout.autoAppend = autoAppend || environment("auto-append") == "true"
-        c.dashboard.eventRetentionDays = eventRetentionDays ?? environment("event-retention-days").flatMap(Int.init) ?? c.dashboard.eventRetentionDays
-        if let minutes = adminIdleMinutes ?? environment("admin-idle-minutes").flatMap(Double.init) { c.dashboard.sessionIdleTimeout = minutes * 60 }
+        c.connect.rollout.declineCooldownDays = try declineCooldownDays ?? settings.int("decline-cooldown-days") ?? 14
+        c.connect.rollout.failureLimit = try failureLimit ?? settings.int("failure-limit") ?? 3
+        c.connect.rollout.autoAppend = try autoAppend || settings.bool("auto-append")
+        c.dashboard.eventRetentionDays = try eventRetentionDays ?? settings.int("event-retention-days") ?? c.dashboard.eventRetentionDays
+        if let minutes = try adminIdleMinutes ?? settings.double("admin-idle-minutes") { c.dashboard.sessionIdleTimeout = minutes * 60 }
         // Break-glass dashboard token: from the environment only, never a flag (flags show in process lists).
-        c.dashboard.adminToken = environment("admin-token")
-        c.tlsCertificatePath = tlsCert ?? environment("tls-cert")
-        c.tlsKeyPath = tlsKey ?? environment("tls-key")
+        c.dashboard.adminToken = Self.environment("admin-token")
+        c.tlsCertificatePath = tlsCert ?? settings.value("tls-cert")
+        c.tlsKeyPath = tlsKey ?? settings.value("tls-key")
         do { try c.validate() } catch { throw ValidationError(error.description) }
         return c
     }

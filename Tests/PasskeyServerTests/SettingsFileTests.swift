@@ -1,0 +1,144 @@
+import Foundation
+import PasskeyServer
+import PasskeyTestSupport
+import PasskeyWire
+import Testing
+
+@Suite("Settings file (--config)")
+struct SettingsFileTests {
+    let known: Set<String> = ["rp-id", "origin", "challenge-ttl", "trust-proxy-headers"]
+
+    @Test("name = value lines: comments, blank lines, spaces, quotes, CRLF and comma lists")
+    func parses() throws {
+        let text = """
+            # passkey-server settings\r
+            rp-id = example.com\r
+
+              origin=https://www.example.com, https://example.com
+            challenge-ttl = "  30  "
+            TRUST-PROXY-HEADERS = true
+            """
+        let file = try SettingsFile.parse(text, known: known, source: "test.conf")
+        #expect(
+            file.values == [
+                "rp-id": "example.com", "origin": "https://www.example.com, https://example.com", "challenge-ttl": "  30  ",
+                "trust-proxy-headers": "true",
+            ])
+    }
+
+    @Test("an unknown name, a name set twice and a line without = are errors naming the line")
+    func refuses() {
+        #expect(throws: ConfigurationError.self) { try SettingsFile.parse("rp-id = a\nrpid = b", known: known, source: "x.conf") }
+        do {
+            _ = try SettingsFile.parse("rp-id = a\nrpid = b", known: known, source: "x.conf")
+        } catch {
+            #expect(error.description.hasPrefix("x.conf:2: unknown setting \"rpid\""))
+            #expect(error.description.contains("known settings: challenge-ttl, origin, rp-id, trust-proxy-headers"))
+        }
+        do {
+            _ = try SettingsFile.parse("rp-id = a\n\nrp-id = b", known: known, source: "x.conf")
+            Issue.record("a setting given twice was accepted")
+        } catch {
+            #expect(error.description == "x.conf:3: rp-id is set twice")
+        }
+        do {
+            _ = try SettingsFile.parse("rp-id example.com", known: known, source: "x.conf")
+            Issue.record("a line without = was accepted")
+        } catch {
+            #expect(error.description == "x.conf:1: expected name = value")
+        }
+    }
+
+    @Test("a missing file is an error that names it")
+    func missing() {
+        let path = "/nonexistent/passkey-\(UUID().uuidString).conf"
+        do {
+            _ = try SettingsFile.load(path: path, known: known)
+            Issue.record("a missing file was accepted")
+        } catch {
+            #expect(error.description.contains(path))
+        }
+    }
+}
+
+@Suite("passkey-server --config")
+struct ServerSettingsFileTests {
+    func writeSettings(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-settings-\(UUID().uuidString).conf").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func database() -> String {
+        "sqlite:" + FileManager.default.temporaryDirectory.appendingPathComponent("passkey-settings-\(UUID().uuidString)/db.sqlite").path
+    }
+
+    /// Runs `passkey-server` with `arguments` to completion: exit status and what it wrote.
+    func runToEnd(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("the file sets what flags and variables leave unset; a flag wins over the file, a variable too")
+    func precedence() async throws {
+        // ServerProcess passes --rp-id example.com and --origin https://example.com as flags.
+        let settings = try writeSettings("""
+            rp-id = file.example
+            rp-name = From File
+            challenge-ttl = 30
+            """)
+        let fromFile = try await ServerProcess.start(database: database(), port: try LocalPorts.free(), extraArguments: ["--config", settings])
+        let client = ProcessClient(port: fromFile.port)
+        let options = await client.call(.get, "/generate-registration-options?username=ann")
+        await client.close()
+        fromFile.stop()
+        #expect(options.status == 200)
+        #expect(options["rp"]?.objectValue?["name"] == "From File")
+        #expect(options["rp"]?.objectValue?["id"] == "example.com")  // the flag
+        #expect(options["timeout"]?.numberValue == 30_000)
+
+        let fromEnvironment = try await ServerProcess.start(
+            database: database(), port: try LocalPorts.free(), extraArguments: [], environment: ["PASSKEY_CONFIG": settings, "PASSKEY_RP_NAME": "From Env"])
+        let second = ProcessClient(port: fromEnvironment.port)
+        let answer = await second.call(.get, "/generate-registration-options?username=ann")
+        await second.close()
+        fromEnvironment.stop()
+        #expect(answer["rp"]?.objectValue?["name"] == "From Env")
+        #expect(answer["timeout"]?.numberValue == 30_000)  // PASSKEY_CONFIG found the file
+    }
+
+    @Test("a typo in the file stops the server with the line and the settings it knows, which are exactly its flags")
+    func typoStops() throws {
+        let settings = try writeSettings("rp-id = example.com\nchallenge_ttl = 30\n")
+        let run = try runToEnd(["--config", settings, "--port", "0", "--database", database()])
+        #expect(run.status != 0)
+        #expect(run.output.contains("\(settings):2: unknown setting \"challenge_ttl\""))
+        let known = run.output.components(separatedBy: "known settings: ").last?.prefix { $0 != "\n" }
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        // Every flag of --help but --config and --help itself can be set in the file.
+        let help = try runToEnd(["--help"]).output
+        let flags = Set(help.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }).compactMap { word -> String? in
+            guard word.hasPrefix("--"), word.count > 2 else { return nil }
+            return String(word.dropFirst(2))
+        })
+        #expect(Set(known) == flags.subtracting(["config", "help", "version"]))
+    }
+
+    @Test("a value that is not a number or a switch is an error, not the default")
+    func badValues() throws {
+        for line in ["challenge-ttl = thirty", "trust-proxy-headers = yes", "port = 80a"] {
+            let settings = try writeSettings(line)
+            let run = try runToEnd(["--config", settings, "--database", database()])
+            #expect(run.status != 0, "\(line)")
+            #expect(run.output.contains("\(line.split(separator: " ")[0]) must be"), "\(line): \(run.output)")
+        }
+    }
+}
