@@ -15,7 +15,7 @@ struct DemoPageBrowserTests {
     static let required = ProcessInfo.processInfo.environment["CI"] == "true"
 
     @Test(
-        "registers and signs in with a username, without one, and anonymously",
+        "registers and signs in with a username, without one, anonymously, and through AutoFill",
         .enabled(if: available || required, "chromium and chromedriver are not on PATH (apt-get install chromium chromium-driver)"),
         .timeLimit(.minutes(2)))
     func demoPageCeremonies() async throws {
@@ -92,6 +92,14 @@ struct DemoPageBrowserTests {
         try check(anonymousSignIn["isAnonymous"] == true && anonymousSignIn["username"] == .null,
                   "the anonymous account signs in without a username: \(anonymousSignIn.resultText)")
         try check(anonymousSignIn["credentialId"]?.stringValue == anonymousCredentialID, "signed in with the anonymous passkey: \(anonymousSignIn.resultText)")
+
+        // (e) AutoFill: the page's conditional request (mediation "conditional", empty allowCredentials) is answered by
+        // the one passkey left, with no button pressed.
+        let autoFill = try await page.signInWithAutoFill()
+        try check(autoFill.status.contains("(AutoFill)"), "the page reports an AutoFill sign-in: \(autoFill.status)")
+        try check(autoFill["verified"] == true, "AutoFill sign-in not verified: \(autoFill.resultText)")
+        try check(autoFill["userId"]?.stringValue == anonymousUserID && autoFill["credentialId"]?.stringValue == anonymousCredentialID,
+                  "AutoFill signed in with the anonymous passkey: \(autoFill.resultText)")
 
         // Everything above went through the server's SQLite database.
         let size = (try? FileManager.default.attributesOfItem(atPath: database.path)[.size] as? Int) ?? 0

@@ -124,8 +124,8 @@ async function signInWith(username) {
 }
 
 // AutoFill: a conditional request waits for the user to pick a passkey from the username field's suggestions.
-// `/?autofill=off` turns it off, for automated browsers: a virtual authenticator answers a conditional request at
-// once (NotAllowedError with no passkey, else a sign-in), which would race the buttons' ceremonies.
+// `/?autofill=off` turns it off, for automated browsers driving the buttons: a virtual authenticator answers a
+// conditional request at once (NotAllowedError with no passkey, else a sign-in), which would race the buttons' ceremonies.
 const autoFillOff = new URLSearchParams(location.search).get("autofill") === "off";
 async function startAutoFill() {
   if (autoFillOff) return;
@@ -133,8 +133,9 @@ async function startAutoFill() {
   if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
   try {
     const result = await signIn(null, "conditional");
+    // Signed in: the page shows who. AutoFill starts again with the next ceremony from a button, not at once (a
+    // virtual authenticator would answer a new conditional request at once, again and again).
     show(`Signed in as ${result.username || "an anonymous user"} (AutoFill).`, result, true);
-    startAutoFill();
   } catch (error) {
     if (error.name === "AbortError") return;
     show(error.body ? `Sign-in refused: ${error.body.error}` : `AutoFill sign-in failed: ${error.name}`, error.body || { error: error.name }, false);

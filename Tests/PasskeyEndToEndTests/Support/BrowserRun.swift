@@ -157,6 +157,13 @@ struct DemoPage: Sendable {
         return try await outcome(of: "sign-in without a username", sourceLocation: sourceLocation)
     }
 
+    /// Loads the page with AutoFill on: its conditional request starts at once, and Chromium's virtual authenticator
+    /// answers it with a passkey it holds, as a person picking the suggestion in the username field would.
+    func signInWithAutoFill(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+        try await driver.navigate(to: origin + "/")
+        return try await outcome(of: "sign-in through AutoFill", sourceLocation: sourceLocation)
+    }
+
     /// Polls `#status` (every 100 ms, at most 10 s) until the page marks the ceremony `ok` or `error`; an error or a
     /// timeout fails the scenario.
     func outcome(of ceremony: String, sourceLocation: SourceLocation) async throws -> Outcome {
