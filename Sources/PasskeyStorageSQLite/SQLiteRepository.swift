@@ -341,7 +341,7 @@ public final class SQLiteRepository: PasskeyRepository {
     /// `UPDATE … RETURNING` in one statement: of concurrent consumers exactly one gets the row. A consumed challenge is
     /// marked, not deleted: the mark changes one page of the table (rows sit in the order they were issued), where a
     /// delete would also change a page of each of the random-keyed indexes (key, challenge) — on the sign-in path that
-    /// made most of what each commit wrote. Marked rows go with the expired ones (``purgeExpiredChallenges(now:)``).
+    /// made most of what each commit wrote. Marked rows are deleted in bulk by the next purge (``purgeExpiredChallenges(now:)``).
     func consume(column: String, value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
         let record = try await write { db in
             try Row.fetchOne(
@@ -355,7 +355,9 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int {
         try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM challenges WHERE expires_at <= ?").execute(arguments: [SQLiteSchema.milliseconds(now)])
+            // Consumed challenges go too, whatever their expiry: the table holds what is pending plus what was consumed
+            // since the last purge.
+            try db.cachedStatement(sql: "DELETE FROM challenges WHERE expires_at <= ? OR consumed = 1").execute(arguments: [SQLiteSchema.milliseconds(now)])
             return db.changesCount
         }
     }

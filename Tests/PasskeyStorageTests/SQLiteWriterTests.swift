@@ -39,7 +39,7 @@ struct SQLiteWriterTests {
         #expect(raw == 2)
     }
 
-    @Test("a consumed challenge is marked, cannot be used again, and its row goes when it expires")
+    @Test("a consumed challenge is marked, cannot be used again, and its row goes with the next purge")
     func consumedThenPurged() async throws {
         let repository = try makeRepository()
         try await repository.saveChallenge(challenge("a", expires: 60))
@@ -51,8 +51,11 @@ struct SQLiteWriterTests {
         #expect(try await repository.challenge(key: "a", ceremony: .authentication, now: t0) == nil)
         let lookup = try await repository.lookUpSignIn(challenge: .key("a"), credentialID: [1], now: t0)
         #expect(lookup.challenge == nil)
-        #expect(try await repository.purgeExpiredChallenges(now: t0.addingTimeInterval(30)) == 0)
+        // The next purge deletes it although it has not expired; a pending one stays until it expires.
+        try await repository.saveChallenge(challenge("b", expires: 60))
+        #expect(try await repository.purgeExpiredChallenges(now: t0.addingTimeInterval(30)) == 1)
         #expect(try await storedChallengeRows(repository) == 1)
+        #expect(try await repository.challenge(key: "b", ceremony: .authentication, now: t0)?.key == "b")
         #expect(try await repository.purgeExpiredChallenges(now: t0.addingTimeInterval(61)) == 1)
         #expect(try await storedChallengeRows(repository) == 0)
     }
