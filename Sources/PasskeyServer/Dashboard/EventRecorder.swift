@@ -35,10 +35,14 @@ public struct EventRecorder: Sendable {
     let sink: any EventSink
     let now: @Sendable () -> Date
 
+    /// Deferred events reach the sink through here, a task per group instead of a task per event.
+    let publisher: GroupPublisher
+
     public init(repository: any EventRepository, sink: any EventSink, now: @escaping @Sendable () -> Date = Date.init) {
         self.repository = repository
         self.sink = sink
         self.now = now
+        publisher = GroupPublisher(sink: sink)
     }
 
     /// Stores `event` and publishes it once stored. Admin actions wait for their event to be durable.
@@ -60,10 +64,10 @@ public struct EventRecorder: Sendable {
             await record(event, logger: logger)
             return
         }
-        let sink = sink
+        let publisher = publisher
         deferred.appendEventLater(event) { stored in
             if stored == nil { logger.warning("could not store an event") }
-            Task { await sink.publish(stored ?? event) }
+            publisher.publish(stored ?? event)
         }
     }
 
@@ -82,5 +86,41 @@ public struct EventRecorder: Sendable {
             origin: metadata.origin ?? error?.received.flatMap { error?.code == "origin_mismatch" ? $0 : nil }, rpID: rpID,
             expected: error?.expected, received: error?.received, clientIP: metadata.clientIP, userAgent: metadata.userAgent,
             requestID: metadata.requestID)
+    }
+}
+
+/// Publishes events handed over from a storage thread: the first of a group starts one task that publishes, in order,
+/// every event that arrived meanwhile (storage reports a committed batch of events one after the other).
+final class GroupPublisher: @unchecked Sendable {
+    private let sink: any EventSink
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var waiting: [EventRecord] = []
+    private var draining = false
+
+    init(sink: any EventSink) { self.sink = sink }
+
+    func publish(_ event: EventRecord) {
+        let start: Bool = lock.withLock {
+            waiting.append(event)
+            guard !draining else { return false }
+            draining = true
+            return true
+        }
+        guard start else { return }
+        Task { await drain() }
+    }
+
+    private func drain() async {
+        while true {
+            let group: [EventRecord] = lock.withLock {
+                let taken = waiting
+                waiting.removeAll()
+                if taken.isEmpty { draining = false }
+                return taken
+            }
+            if group.isEmpty { return }
+            for event in group { await sink.publish(event) }
+        }
     }
 }
