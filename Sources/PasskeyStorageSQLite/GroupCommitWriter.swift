@@ -156,7 +156,10 @@ final class WriteQueue: @unchecked Sendable {
         } else {
             pending.append(write)
             if flush { flushRequested = true }
-            condition.signal()
+            // Only the first write of a batch wakes the thread: it takes everything queued by the time it runs (it checks
+            // the queue under the lock before it sleeps, so no wake-up is lost). A signal per write cost a futex call
+            // each while the thread had not run yet.
+            if pending.count == 1 || flush { condition.signal() }
         }
         return true
     }
