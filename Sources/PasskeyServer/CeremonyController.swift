@@ -1,6 +1,6 @@
 public import Hummingbird
 public import PasskeyStorage
-public import PasskeyWire
+import PasskeyWire
 import Foundation
 import Logging
 

@@ -41,9 +41,8 @@ public final class SQLiteRepository: PasskeyRepository {
     ///
     /// On the calling thread: a WAL read never waits for writers, and takes microseconds, so hopping to GRDB's reader
     /// queue and back (as its async `read` does) would cost more than the read itself. Without a read transaction:
-    /// every read here is one statement, or (``lookUpSignIn(challenge:credentialID:now:)``) statements whose results the
-    /// write that follows checks again (the challenge is consumed and the counter compared-and-set in one transaction),
-    /// so BEGIN and COMMIT around them would buy nothing.
+    /// every read here is one statement, so BEGIN and COMMIT around it would buy nothing. (The sign-in lookup does not
+    /// come here: it runs on the raw read connections, ``lookUpSignIn(challenge:credentialID:now:)``.)
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
         do { return try Self.readHere(pool, body) } catch { throw Self.map(error) }
     }
@@ -345,7 +344,8 @@ public final class SQLiteRepository: PasskeyRepository {
     func consume(column: String, value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
         let record = try await write { db in
             try Row.fetchOne(
-                db, sql: "UPDATE challenges SET consumed = 1 WHERE \(column) = ? AND ceremony = ? AND consumed = 0 RETURNING \(SQLiteSchema.challengeColumns)",
+                db.cachedStatement(
+                    sql: "UPDATE challenges SET consumed = 1 WHERE \(column) = ? AND ceremony = ? AND consumed = 0 RETURNING \(SQLiteSchema.challengeColumns)"),
                 arguments: [value, ceremony.rawValue]
             ).map(ChallengeRecord.init(row:))
         }

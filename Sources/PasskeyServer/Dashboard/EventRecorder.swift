@@ -35,6 +35,8 @@ public struct EventRecorder: Sendable {
     let sink: any EventSink
     let now: @Sendable () -> Date
 
+    /// The repository again when it can write events later (looked up once, not on every ceremony).
+    let deferred: (any DeferredEventRepository)?
     /// Deferred events reach the sink through here, a task per group instead of a task per event.
     let publisher: GroupPublisher
 
@@ -42,6 +44,7 @@ public struct EventRecorder: Sendable {
         self.repository = repository
         self.sink = sink
         self.now = now
+        deferred = repository as? any DeferredEventRepository
         publisher = GroupPublisher(sink: sink)
     }
 
@@ -60,7 +63,7 @@ public struct EventRecorder: Sendable {
     /// with a later transaction (SQLite: see ``DeferredEventRepository``); it is published once stored. Elsewhere
     /// the same as ``record(_:logger:)``.
     func recordCeremony(_ event: EventRecord, logger: Logger) async {
-        guard let deferred = repository as? any DeferredEventRepository else {
+        guard let deferred else {
             await record(event, logger: logger)
             return
         }
