@@ -211,7 +211,8 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServerBenchmarks",
             dependencies: [
-                "PasskeyServer", "PasskeyStorageSQLite", "PasskeyStorage", "PasskeyCore", "PasskeyWire", "PasskeyTestSupport",
+                "PasskeyServer", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyStorage", "PasskeyCore", "PasskeyWire",
+                "PasskeyTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

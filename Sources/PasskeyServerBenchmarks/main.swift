@@ -16,6 +16,7 @@ import NIOCore
 import PasskeyCore
 import PasskeyServer
 import PasskeyStorage
+import PasskeyStoragePostgres
 import PasskeyStorageSQLite
 import PasskeyTestSupport
 import PasskeyWire
@@ -28,7 +29,9 @@ var slice = 500
 /// `--only sqlite` or `--only bare` runs one path, for profiling it alone (`perf record`).
 var only: String?
 /// `--storage memory` serves the real routes from the in-memory repository instead of SQLite: the same server code
-/// without a database, to tell the database's cost from the rest of the stored path.
+/// without a database, to tell the database's cost from the rest of the stored path. `--storage postgres` starts a
+/// throw-away PostgreSQL cluster of its own (as the tests do) and serves the routes from it; `--storage postgres://…`
+/// uses that server instead, in a new schema named `passkey_test_…` that it leaves behind.
 var storage = "sqlite"
 var iterator = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = iterator.next() {
@@ -40,7 +43,9 @@ while let argument = iterator.next() {
     case "--only": only = iterator.next()
     case "--storage": storage = iterator.next() ?? storage
     default:
-        print("usage: passkey-server-bench [--requests N] [--connections C] [--rounds R] [--slice S] [--only sqlite|bare|parts] [--storage sqlite|memory]")
+        print(
+            "usage: passkey-server-bench [--requests N] [--connections C] [--rounds R] [--slice S] [--only sqlite|bare|parts]"
+                + " [--storage sqlite|memory|postgres|postgres://URL]")
         exit(2)
     }
 }
@@ -80,7 +85,40 @@ configuration.optionsPerMinute = 10_000_000
 configuration.maximumPendingChallenges = 10_000_000
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-server-bench-\(UUID().uuidString)")
 let repository = try SQLiteRepository(path: folder.appendingPathComponent("bench.sqlite").path)
-let router = storage == "memory" ? buildRouter(configuration, repository: InMemoryRepository()) : buildRouter(configuration, repository: repository)
+/// What the stored path runs on, as the figures name it.
+let storedName: String
+/// The PostgreSQL pool and the bench's own cluster, shut down at the end.
+var postgres: PostgresRepository?
+var cluster: TestPostgresCluster?
+let router: Router<PasskeyRequestContext>
+switch storage {
+case "sqlite":
+    storedName = "SQLite"
+    router = buildRouter(configuration, repository: repository)
+case "memory":
+    storedName = "memory"
+    router = buildRouter(configuration, repository: InMemoryRepository())
+case _ where storage == "postgres" || storage.hasPrefix("postgres://") || storage.hasPrefix("postgresql://"):
+    let url: String
+    if storage == "postgres" {
+        let own = try TestPostgresCluster()
+        cluster = own
+        url = own.url
+    } else {
+        url = TestPostgres.withSchema(storage, TestPostgres.uniqueSchema())
+    }
+    let connected = try await PostgresRepository.connect(try PostgresConfiguration(url: url))
+    postgres = connected
+    storedName = "PostgreSQL"
+    router = buildRouter(configuration, repository: connected)
+default:
+    print("--storage takes sqlite, memory, postgres (a throw-away cluster) or a postgres:// URL")
+    exit(2)
+}
+if only == "parts", storage != "sqlite" {
+    print("--only parts measures the SQLite repository's pieces; run it without --storage")
+    exit(2)
+}
 
 // The bare endpoint: same parsing and verification, a record in memory, a fixed challenge, no storage; it signs the same
 // signedPasskeyData as the real answer (a key held in memory), so the two paths differ by storage alone.
@@ -157,6 +195,13 @@ func processCPUSeconds() -> Double {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
+/// Context switches of this process so far (voluntary: a thread waited; involuntary: it was preempted).
+func processContextSwitches() -> (voluntary: Int, involuntary: Int) {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return (usage.ru_nvcsw, usage.ru_nivcsw)
+}
+
 /// CLOCK_MONOTONIC now, in seconds: the clock `perf record -k CLOCK_MONOTONIC` stamps its samples with.
 func monotonicSeconds() -> Double {
     var now = timespec()
@@ -169,6 +214,36 @@ func monotonicSeconds() -> Double {
 struct Phase {
     var rate: Double
     var cpuMicroseconds: Double
+    /// Voluntary and involuntary context switches per request: each thread hop a request makes shows up here.
+    var switches: (voluntary: Double, involuntary: Double) = (0, 0)
+}
+
+extension Phase {
+    /// Context switches per request, voluntary + involuntary.
+    var switchesText: String { String(format: "%.1f+%.1f switches", switches.voluntary, switches.involuntary) }
+}
+
+/// One path's slices of a round added up: seconds, CPU and context switches, weighted by requests.
+struct Totals {
+    var requests = 0
+    var seconds = 0.0
+    var cpuMicroseconds = 0.0
+    var voluntary = 0.0
+    var involuntary = 0.0
+
+    mutating func add(_ phase: Phase, _ count: Int) {
+        requests += count
+        seconds += Double(count) / phase.rate
+        cpuMicroseconds += phase.cpuMicroseconds * Double(count)
+        voluntary += phase.switches.voluntary * Double(count)
+        involuntary += phase.switches.involuntary * Double(count)
+    }
+
+    var phase: Phase {
+        let n = Double(max(requests, 1))
+        return Phase(
+            rate: Double(requests) / max(seconds, 1e-9), cpuMicroseconds: cpuMicroseconds / n, switches: (voluntary / n, involuntary / n))
+    }
 }
 
 /// Sends `bodies` to `path` over every connection, back to back.
@@ -176,6 +251,7 @@ func drive(_ path: String, _ bodies: [JSONValue]) async throws -> Phase {
     let clients = clients
     let clock = ContinuousClock()
     let cpuStart = processCPUSeconds()
+    let switchesStart = processContextSwitches()
     let start = clock.now
     try await withThrowingTaskGroup(of: Void.self) { group in
         for (index, client) in clients.enumerated() {
@@ -193,6 +269,7 @@ func drive(_ path: String, _ bodies: [JSONValue]) async throws -> Phase {
     }
     let elapsed = clock.now - start
     let cpu = processCPUSeconds() - cpuStart
+    let switchesEnd = processContextSwitches()
     if ProcessInfo.processInfo.environment["PASSKEY_BENCH_MARKS"] != nil {
         // CLOCK_MONOTONIC bounds of the phase, for `perf record -k CLOCK_MONOTONIC` and `perf report --time A,B`.
         let end = monotonicSeconds()
@@ -201,7 +278,10 @@ func drive(_ path: String, _ bodies: [JSONValue]) async throws -> Phase {
     }
     return Phase(
         rate: Double(bodies.count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18),
-        cpuMicroseconds: cpu * 1e6 / Double(bodies.count))
+        cpuMicroseconds: cpu * 1e6 / Double(bodies.count),
+        switches: (
+            Double(switchesEnd.voluntary - switchesStart.voluntary) / Double(bodies.count),
+            Double(switchesEnd.involuntary - switchesStart.involuntary) / Double(bodies.count)))
 }
 
 /// Fresh sign-in requests for the SQLite path: options from the server (stored challenges), then signed.
@@ -297,40 +377,31 @@ if only == "parts" {
 _ = try await drive("/bench/bare-verify", Array(repeating: bareBody, count: min(500, requests)))
 _ = try await drive("/verify-authentication", try await freshSignIns(min(500, requests)))
 
-print("passkey-server-bench: \(requests) sign-ins per path per round, \(connections) connections, \(rounds) rounds (SQLite, synchronous=FULL)")
+print("passkey-server-bench: \(requests) sign-ins per path per round, \(connections) connections, \(rounds) rounds (\(storedName == "SQLite" ? "SQLite, synchronous=FULL" : storedName))")
 var bare: [Phase] = []
 var stored: [Phase] = []
 for round in 1...rounds {
     // The two paths alternate in slices, so that drift on a shared machine (frequency, neighbours) hits both alike.
     let bodies = only == "bare" ? [] : try await freshSignIns(requests)
-    var storedTotal = Phase(rate: 0, cpuMicroseconds: 0)
-    var bareTotal = Phase(rate: 0, cpuMicroseconds: 0)
-    var storedSeconds = 0.0
-    var bareSeconds = 0.0
+    var storedTotal = Totals()
+    var bareTotal = Totals()
     for start in stride(from: 0, to: requests, by: slice) {
         let count = min(slice, requests - start)
-        if only != "bare" {
-            let phase = try await drive("/verify-authentication", Array(bodies[start..<(start + count)]))
-            storedSeconds += Double(count) / phase.rate
-            storedTotal.cpuMicroseconds += phase.cpuMicroseconds * Double(count)
-        }
-        if only != "sqlite" {
-            let phase = try await drive("/bench/bare-verify", Array(repeating: bareBody, count: count))
-            bareSeconds += Double(count) / phase.rate
-            bareTotal.cpuMicroseconds += phase.cpuMicroseconds * Double(count)
-        }
+        if only != "bare" { storedTotal.add(try await drive("/verify-authentication", Array(bodies[start..<(start + count)])), count) }
+        if only != "sqlite" { bareTotal.add(try await drive("/bench/bare-verify", Array(repeating: bareBody, count: count)), count) }
     }
-    let storedPhase = Phase(rate: Double(requests) / max(storedSeconds, 1e-9), cpuMicroseconds: storedTotal.cpuMicroseconds / Double(requests))
-    let barePhase = Phase(rate: Double(requests) / max(bareSeconds, 1e-9), cpuMicroseconds: bareTotal.cpuMicroseconds / Double(requests))
+    let storedPhase = storedTotal.phase
+    let barePhase = bareTotal.phase
     stored.append(storedPhase)
     bare.append(barePhase)
     switch only {
-    case "sqlite": print("  round \(round): SQLite \(Int(storedPhase.rate))/s, \(Int(storedPhase.cpuMicroseconds)) µs CPU per sign-in")
-    case "bare": print("  round \(round): bare \(Int(barePhase.rate))/s, \(Int(barePhase.cpuMicroseconds)) µs CPU per sign-in")
+    case "sqlite": print("  round \(round): \(storedName) \(Int(storedPhase.rate))/s, \(Int(storedPhase.cpuMicroseconds)) µs CPU per sign-in, \(storedPhase.switchesText)")
+    case "bare": print("  round \(round): bare \(Int(barePhase.rate))/s, \(Int(barePhase.cpuMicroseconds)) µs CPU per sign-in, \(barePhase.switchesText)")
     default:
         print(
-            "  round \(round): bare \(Int(barePhase.rate))/s, SQLite \(Int(storedPhase.rate))/s (\(String(format: "%.3f", storedPhase.rate / barePhase.rate))×);"
-                + " CPU per sign-in bare \(Int(barePhase.cpuMicroseconds)) µs, SQLite \(Int(storedPhase.cpuMicroseconds)) µs")
+            "  round \(round): bare \(Int(barePhase.rate))/s, \(storedName) \(Int(storedPhase.rate))/s (\(String(format: "%.3f", storedPhase.rate / barePhase.rate))×);"
+                + " CPU per sign-in bare \(Int(barePhase.cpuMicroseconds)) µs, \(storedName) \(Int(storedPhase.cpuMicroseconds)) µs;"
+                + " context switches bare \(barePhase.switchesText), \(storedName) \(storedPhase.switchesText)")
     }
 }
 extension ArraySlice {
@@ -344,14 +415,16 @@ if only != "sqlite" {
     print("bare verification over HTTP (no storage)          \(Int(median(bare.map(\.rate)))) sign-ins/s, \(Int(median(bare.map(\.cpuMicroseconds)))) µs CPU each")
 }
 if only != "bare" {
-    print("POST /verify-authentication with SQLite           \(Int(median(stored.map(\.rate)))) sign-ins/s, \(Int(median(stored.map(\.cpuMicroseconds)))) µs CPU each")
+    print("POST /verify-authentication with \(storedName.padding(toLength: 18, withPad: " ", startingAt: 0))\(Int(median(stored.map(\.rate)))) sign-ins/s, \(Int(median(stored.map(\.cpuMicroseconds)))) µs CPU each")
 }
 if only == nil {
     print("ratio (median of rounds)                          \(String(format: "%.3f", median(zip(stored, bare).map { $0.rate / $1.rate })))×")
-    print("CPU ratio, bare / SQLite (median of rounds)       \(String(format: "%.3f", median(zip(bare, stored).map { $0.cpuMicroseconds / $1.cpuMicroseconds })))×")
+    print("CPU ratio, bare / \(storedName) (median of rounds)\(String(repeating: " ", count: max(1, 13 - storedName.count)))\(String(format: "%.3f", median(zip(bare, stored).map { $0.cpuMicroseconds / $1.cpuMicroseconds })))×")
 }
 
 for client in clients { try? await client.shutdown() }
 serverTask.cancel()
+await postgres?.shutdown()
+cluster?.destroy()
 try? FileManager.default.removeItem(at: folder)
 exit(0)
