@@ -7,15 +7,7 @@ extension PostgresRepository: ChallengeRepository {
     public func saveChallenge(_ challenge: ChallengeRecord) async throws(StorageError) {
         let logger = self.logger
         try await withConnection("save challenge") { connection in
-            try await connection.query(
-                """
-                INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
-                    allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional)
-                VALUES (\(challenge.key), \(challenge.challenge), \(challenge.ceremony.rawValue), \(challenge.userID), \(challenge.username),
-                    \(challenge.displayName), \(challenge.userHandle.map(ByteBuffer.init)), \(challenge.allowedCredentialIDs.map(ByteBuffer.init)),
-                    \(PostgresTime.milliseconds(challenge.createdAt)), \(PostgresTime.milliseconds(challenge.expiresAt)),
-                    \(challenge.replacesCredentialID.map(ByteBuffer.init)), \(challenge.conditional))
-                """, logger: logger)
+            try await connection.rows(SaveChallenge(challenge: challenge), logger)
         }
     }
 

@@ -120,38 +120,40 @@ extension PostgresRepository: CredentialRepository {
         }
     }
 
-    /// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement, in a
-    /// transaction that is rolled back when either check fails (so the challenge, too, is left as it was).
+    /// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement: atomic by
+    /// itself, so no `BEGIN` and `COMMIT` round trips.
     ///
-    /// The DELETE comes first: of concurrent completions, the first holds the challenge row's lock until it commits; the
-    /// others then find the row gone, so their UPDATE does not run. (Checking the challenge inside the UPDATE instead
-    /// would not be safe: a waiting UPDATE re-checks its own row, not the challenge, and counter-0 authenticators
-    /// would both pass.)
+    /// The credential row is locked first (`FOR UPDATE`, only while its counter is still `expectedSignCount`), so
+    /// sign-ins of one credential run one after the other and a sign-in whose counter moved meanwhile deletes nothing.
+    /// The challenge's DELETE then decides between completions of one ceremony: the first holds the challenge row's
+    /// lock until it commits, and the others find the row gone, so their UPDATE does not run. On any failure nothing is
+    /// written. (Checking the challenge inside the UPDATE instead would not be safe: a waiting UPDATE re-checks its own
+    /// row, not the challenge, and counter-0 authenticators would both pass.)
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
         consumingChallenge challengeKey: String
     ) async throws(StorageError) {
         let logger = self.logger
         let milliseconds = PostgresTime.milliseconds(time)
-        try await transaction("record sign-in consuming a challenge") { connection in
+        try await withConnection("record sign-in consuming a challenge") { connection in
             let rows = try await connection.rows(
-                """
-                WITH taken AS (
-                    DELETE FROM challenges WHERE key = \(challengeKey) RETURNING expires_at
-                ), moved AS (
-                    UPDATE credentials SET sign_count = \(Int64(newSignCount)), backup_state = \(backupState), last_used_at = \(milliseconds)
-                    WHERE id = \(ByteBuffer(credentialID)) AND sign_count = \(Int64(expectedSignCount))
-                        AND EXISTS (SELECT 1 FROM taken WHERE expires_at > \(milliseconds))
-                    RETURNING user_id
-                ), touched AS (
-                    UPDATE users SET last_sign_in_at = \(milliseconds) WHERE id IN (SELECT user_id FROM moved)
-                )
-                SELECT EXISTS (SELECT 1 FROM taken WHERE expires_at > \(milliseconds)), EXISTS (SELECT 1 FROM moved)
-                """, logger)
-            guard let row = rows.first, try PostgresRowReader(row).value(0, Bool.self) else {
-                throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
-            }
-            try await Self.checkMoved(rows, column: 1, connection, credentialID: credentialID, logger: logger)
+                RecordSignInConsumingChallenge(
+                    credentialID: credentialID, expectedSignCount: expectedSignCount, challengeKey: challengeKey, milliseconds: milliseconds,
+                    newSignCount: newSignCount, backupState: backupState), logger)
+            guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in statement returned no row") }
+            let columns = PostgresRowReader(row)
+            if try columns.value(0, Bool.self) { return }
+            // Nothing was written. The credential was there with the expected counter, so the challenge could not be
+            // taken: used (perhaps by a concurrent completion) or expired.
+            if try columns.value(1, Bool.self) { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
+            // The credential was not: a challenge that is gone or expired still answers first, as in every other store;
+            // then a moved counter or a missing credential. The challenge is read again, not from the statement's
+            // snapshot: when a concurrent completion of the same ceremony moved the counter, it has committed (this
+            // statement waited for its lock) and the challenge it took is gone now, though the snapshot still has it.
+            let challengeLeft = try await connection.rows(
+                "SELECT 1 FROM challenges WHERE key = \(challengeKey) AND expires_at > \(milliseconds)", logger)
+            guard !challengeLeft.isEmpty else { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
+            try await Self.checkMoved(rows, column: 0, connection, credentialID: credentialID, logger: logger)
         }
     }
 

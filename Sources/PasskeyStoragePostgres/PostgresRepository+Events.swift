@@ -23,25 +23,51 @@ extension PostgresRepository: EventRepository {
     }
 
     public func appendEvent(_ event: EventRecord) async throws(StorageError) -> EventRecord {
-        let logger = self.logger
-        let rows = try await withConnection("append event") { connection in
-            try await connection.rows(
-                """
-                INSERT INTO events (time, kind, result, code, explanation, user_id, username, credential_id_prefix, origin, rp_id,
-                    expected, received, client_ip, user_agent, request_id)
-                VALUES (\(PostgresTime.milliseconds(event.time)), \(event.kind), \(event.result.rawValue), \(event.code), \(event.explanation),
-                    \(event.userID), \(event.username), \(event.credentialIDPrefix), \(event.origin), \(event.rpID), \(event.expected),
-                    \(event.received), \(event.clientIP), \(event.userAgent), \(event.requestID))
-                RETURNING id
-                """, logger)
-        }
-        guard let row = rows.first else { throw StorageError(.unavailable, "append event returned no id") }
-        var stored = event
-        stored.id = try PostgresRowReader(row).value(0, Int64.self)
+        guard let stored = try await insertEvents([event]).first else { throw StorageError(.unavailable, "append event returned no id") }
         return stored
     }
 
+    /// Stores events in one statement and answers them with their ids, in order. One event uses the prepared statement;
+    /// a batch (deferred events) one multi-row `INSERT`, parsed once per batch.
+    func insertEvents(_ events: [EventRecord]) async throws(StorageError) -> [EventRecord] {
+        guard !events.isEmpty else { return [] }
+        let logger = self.logger
+        let rows: [PostgresRow]
+        if events.count == 1 {
+            rows = try await withConnection("append event") { connection in try await connection.rows(AppendEvent(event: events[0]), logger) }
+        } else {
+            var bindings = PostgresBindings(capacity: events.count * AppendEvent.columnCount)
+            for event in events { AppendEvent.append(event, to: &bindings) }
+            let values = events.indices.map(AppendEvent.placeholders(row:)).joined(separator: ", ")
+            let query = PostgresQuery(unsafeSQL: "INSERT INTO events (\(AppendEvent.columns)) VALUES \(values) RETURNING id", binds: bindings)
+            rows = try await withConnection("append events") { connection in try await connection.rows(query, logger) }
+        }
+        // Identity values are drawn in the order of the VALUES list; sorted, they pair with the events in order.
+        var ids: [Int64] = []
+        for row in rows { ids.append(try PostgresRowReader(row).value(0, Int64.self)) }
+        guard ids.count == events.count else { throw StorageError(.corrupt, "stored \(events.count) events, got \(ids.count) ids") }
+        return zip(events, ids.sorted()).map { event, id in
+            var stored = event
+            stored.id = id
+            return stored
+        }
+    }
+
+    /// Stored events by id, in id order, without waiting for queued ones (the live log's listener reads announced
+    /// events, which are committed).
+    public func events(ids: [Int64]) async throws(StorageError) -> [EventRecord] {
+        guard !ids.isEmpty else { return [] }
+        let logger = self.logger
+        let rows = try await withConnection("events by id") { connection in
+            try await connection.rows("SELECT \(unescaped: Self.eventColumns) FROM events WHERE id = ANY(\(ids)) ORDER BY id", logger)
+        }
+        var events: [EventRecord] = []
+        for row in rows { events.append(try Self.event(PostgresRowReader(row))) }
+        return events
+    }
+
     public func events(matching filter: EventFilter, before: Int64?, limit: Int) async throws(StorageError) -> [EventRecord] {
+        await eventQueue.flush()
         let logger = self.logger
         let query: PostgresQuery = #"""
             SELECT \#(unescaped: Self.eventColumns) FROM events
@@ -59,6 +85,7 @@ extension PostgresRepository: EventRepository {
     }
 
     public func eventCounts(from: Date, to: Date) async throws(StorageError) -> [EventHourCount] {
+        await eventQueue.flush()
         let logger = self.logger
         let query: PostgresQuery = """
             SELECT time / 3600000 AS hour,
@@ -86,6 +113,13 @@ extension PostgresRepository: EventRepository {
         return try await withConnection("delete old events") { connection in
             try await connection.rows("DELETE FROM events WHERE time < \(PostgresTime.milliseconds(time)) RETURNING 1", logger).count
         }
+    }
+}
+
+/// Ceremony events are written in batches (see ``PostgresEventQueue``); reads of the log flush the batch first.
+extension PostgresRepository: DeferredEventRepository {
+    public func appendEventLater(_ event: EventRecord, whenStored: @escaping @Sendable (EventRecord?) -> Void) {
+        eventQueue.append(event, write: { events throws(StorageError) in try await self.insertEvents(events) }, done: whenStored)
     }
 }
 

@@ -7,18 +7,12 @@ import PostgresNIO
 extension PostgresRepository: SignInReader {
     public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
         let logger = self.logger
-        let (column, value) = Self.column(reference)
-        let query: PostgresQuery = """
-            SELECT \(unescaped: PostgresSchema.qualified(PostgresSchema.challengeColumns, "ch")),
-                \(unescaped: PostgresSchema.qualified(PostgresSchema.credentialColumns, "cr")),
-                \(unescaped: PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id
-            FROM (SELECT 1) AS one
-            LEFT JOIN challenges ch ON ch.\(unescaped: column) = \(value) AND ch.ceremony = 'authentication'
-            LEFT JOIN credentials cr ON cr.id = \(ByteBuffer(credentialID))
-            LEFT JOIN users u ON u.id = cr.user_id
-            LEFT JOIN external_users e ON e.user_id = u.id
-            """
-        let rows = try await withConnection("look up sign-in") { connection in try await connection.rows(query, logger) }
+        let rows = try await withConnection("look up sign-in") { connection in
+            switch reference {
+            case .key(let key): try await connection.rows(SignInLookupByKey(key: key, credentialID: credentialID), logger)
+            case .value(let value): try await connection.rows(SignInLookupByValue(value: value, credentialID: credentialID), logger)
+            }
+        }
         guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in lookup returned no row") }
         let challengeColumns = PostgresRowReader(row)
         let credentialColumns = PostgresRowReader(row, offset: ChallengeRecord.columnCount)

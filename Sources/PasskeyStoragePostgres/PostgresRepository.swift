@@ -19,6 +19,10 @@ public final class PostgresRepository: Sendable {
     let logger: Logger
     /// Runs the pool's background work (connecting, keep-alives) until ``shutdown()``.
     private let runner: Task<Void, Never>
+    /// Ceremony events waiting to be written together.
+    let eventQueue = PostgresEventQueue()
+    /// The deadlines of calls in flight.
+    let deadlines = DeadlineWatch()
 
     /// Starts the connection pool and, unless `migrate` is false, brings the schema up to date (see ``migrate()``).
     /// - Throws: `storage_unavailable` when the database cannot be reached or the migration fails; the pool is then shut down.
@@ -87,8 +91,9 @@ public final class PostgresRepository: Sendable {
         return report
     }
 
-    /// Closes every connection. The repository cannot be used afterwards.
+    /// Writes the events still queued, then closes every connection. The repository cannot be used afterwards.
     public func shutdown() async {
+        await eventQueue.close()
         runner.cancel()
         await runner.value
     }
@@ -118,7 +123,7 @@ public final class PostgresRepository: Sendable {
         _ what: String, timeout: Duration, _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) async throws(StorageError) -> T {
         let client = self.client
-        do { return try await Deadline.run(timeout, what: what) { try await body(client) } } catch {
+        do { return try await Deadline.run(timeout, what: what, watch: deadlines) { try await body(client) } } catch {
             throw PostgresErrorMapping.map(error, what)
         }
     }

@@ -298,6 +298,63 @@ extension RepositoryConformanceTests {
         }
     }
 
+    @Test("racing completions of one ceremony with a moving counter: one wins, the others find the challenge used", arguments: Backend.available)
+    func signInConsumingMovingCounter(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann, signCount: 5), for: ann)
+            try await repo.saveChallenge(makeChallenge("auth"))
+            let codes = await withTaskGroup(of: StorageError.Code?.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        await storageCode {
+                            try await repo.recordSignIn(
+                                credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 6, backupState: false, at: t0, consumingChallenge: "auth")
+                        }
+                    }
+                }
+                return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }
+            }
+            // Every loser read the counter the winner moved, but what it lost is the ceremony: `challenge_consumed`,
+            // not `counter_conflict` (which would tell the person their authenticator may be cloned).
+            #expect(codes.filter { $0 == nil }.count == 1)
+            #expect(codes.compactMap { $0 }.allSatisfy { $0 == .challengeConsumed })
+            #expect(try await repo.credential(id: [1, 1, 1])?.signCount == 6)
+            // A counter that moved while the challenge is still there is a conflict, and nothing is written.
+            try await repo.saveChallenge(makeChallenge("auth2"))
+            #expect(await storageCode {
+                try await repo.recordSignIn(
+                    credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 7, backupState: false, at: t0, consumingChallenge: "auth2")
+            } == .counterConflict)
+            #expect(try await repo.challenge(key: "auth2", ceremony: .authentication, now: t0) != nil)
+            #expect(try await repo.credential(id: [1, 1, 1])?.signCount == 6)
+        }
+    }
+
+    @Test("deferred events: reported with their ids once stored; readers see all queued before they asked, in order",
+          arguments: Backend.available.filter { $0 != .memory })
+    func deferredEvents(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let deferred = try #require(repo as? any DeferredEventRepository)
+            let first: EventRecord? = await withCheckedContinuation { continuation in
+                deferred.appendEventLater(EventRecord(time: t0, kind: "authentication.verify", result: .success, username: "ann")) {
+                    continuation.resume(returning: $0)
+                }
+            }
+            #expect((first?.id ?? 0) > 0)
+            #expect(first?.username == "ann")
+            // More than one batch's worth (256), queued at once.
+            for index in 1...300 {
+                deferred.appendEventLater(EventRecord(time: t0, kind: "registration.verify", result: .success, username: "u\(index)")) { _ in }
+            }
+            let events = try await repo.events(matching: EventFilter(), before: nil, limit: 400)
+            #expect(events.compactMap(\.username) == (1...300).reversed().map { "u\($0)" } + ["ann"])
+            #expect(zip(events, events.dropFirst()).allSatisfy { $0.id > $1.id })
+            let counts = try await repo.eventCounts(from: t0.addingTimeInterval(-3600), to: t0.addingTimeInterval(3600))
+            #expect(counts.map(\.registrations) == [300])
+        }
+    }
+
     @Test("a sign-in's context is read in one call: challenge, credential and owner", arguments: Backend.available)
     func signInLookup(backend: Backend) async throws {
         try await backend.withRepository { repo in

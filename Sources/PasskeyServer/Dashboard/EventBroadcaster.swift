@@ -4,6 +4,14 @@ public import PasskeyStorage
 /// database feed (PostgreSQL `LISTEN`/`NOTIFY`) would publish every instance's events into each local broadcaster.
 public protocol EventSink: Sendable {
     func publish(_ event: EventRecord) async
+    /// A group of events in order (deferred events, stored together). By default one by one.
+    func publish(_ events: [EventRecord]) async
+}
+
+extension EventSink {
+    public func publish(_ events: [EventRecord]) async {
+        for event in events { await publish(event) }
+    }
 }
 
 /// What a live subscriber receives: an event, or a keep-alive (so a stream whose client left is noticed and closed even

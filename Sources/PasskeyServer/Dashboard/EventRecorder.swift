@@ -123,7 +123,7 @@ final class GroupPublisher: @unchecked Sendable {
                 return taken
             }
             if group.isEmpty { return }
-            for event in group { await sink.publish(event) }
+            await sink.publish(group)
         }
     }
 }

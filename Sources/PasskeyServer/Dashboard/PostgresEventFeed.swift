@@ -15,9 +15,37 @@ struct PostgresEventSink: EventSink {
     let local: EventBroadcaster
 
     func publish(_ event: EventRecord) async {
+        await publish([event])
+    }
+
+    /// One notification per group: the ids, comma-separated (in chunks well under PostgreSQL's 8 000-byte payload limit).
+    func publish(_ events: [EventRecord]) async {
         // An event that could not be stored has no id to announce: it goes to this instance's streams only.
-        guard event.id > 0 else { return await local.publish(event) }
-        do { try await repository.notify(Self.channel, payload: String(event.id)) } catch { await local.publish(event) }
+        var announced: [EventRecord] = []
+        for event in events {
+            if event.id > 0 { announced.append(event) } else { await local.publish(event) }
+        }
+        for start in stride(from: 0, to: announced.count, by: Self.idsPerNotification) {
+            let chunk = announced[start..<min(start + Self.idsPerNotification, announced.count)]
+            do { try await repository.notify(Self.channel, payload: chunk.map { String($0.id) }.joined(separator: ",")) } catch {
+                for event in chunk { await local.publish(event) }
+            }
+        }
+    }
+
+    /// Ids are at most 19 digits and a comma: 300 of them stay under 6 000 bytes.
+    static let idsPerNotification = 300
+
+    /// The ids a notification announces; nil for anything else.
+    static func ids(_ payload: String) -> [Int64]? {
+        let parts = payload.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count <= idsPerNotification else { return nil }
+        var ids: [Int64] = []
+        for part in parts {
+            guard let id = Int64(part), id > 0 else { return nil }
+            ids.append(id)
+        }
+        return ids
     }
 }
 
@@ -35,11 +63,9 @@ struct PostgresEventListener: Service {
         }
         try? await cancelWhenGracefulShutdown {
             for await notification in notifications {
-                guard case .message(let payload) = notification, let id = Int64(payload) else { continue }
+                guard case .message(let payload) = notification, let ids = PostgresEventSink.ids(payload) else { continue }
                 do throws(StorageError) {
-                    if let event = try await repository.events(matching: EventFilter(), before: id + 1, limit: 1).first, event.id == id {
-                        await broadcaster.publish(event)
-                    }
+                    for event in try await repository.events(ids: ids) { await broadcaster.publish(event) }
                 } catch {
                     logger.debug("an announced event could not be read", metadata: ["error": "\(error.code)"])
                 }

@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+import PasskeyStorage
+import PostgresNIO
+
+/// The statements every ceremony runs, as named prepared statements: PostgreSQL parses and plans each once per
+/// connection instead of on every call. With plain queries, parsing and planning took over half of the database's CPU
+/// in the sign-in benchmark (`passkey-server-bench --storage postgres`, see docs/benchmarks.md).
+///
+/// Each parameter carries an explicit cast, so the types PostgreSQL infers when it prepares a statement are the types
+/// the bindings are sent as (a `NULL` binding has no type of its own).
+///
+/// Connection poolers in front of PostgreSQL must pass protocol-level prepared statements through (PgBouncer ≥ 1.21 with
+/// `max_prepared_statements` set, or session pooling): see docs/deploy.md.
+protocol RowsStatement: PostgresPreparedStatement where Row == PostgresRow {}
+
+extension RowsStatement {
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+extension PostgresConnection {
+    /// Runs a prepared statement and returns its rows.
+    func rows<Statement: RowsStatement>(_ statement: Statement, _ logger: Logger) async throws -> [PostgresRow] {
+        var rows: [PostgresRow] = []
+        for try await row in try await execute(statement, logger: logger) { rows.append(row) }
+        return rows
+    }
+}
+
+/// A sign-in's context in one row: the challenge (by key or by value), the credential, its owner and the owner's
+/// external user id, side by side (NULL columns for what is missing). `$1` the challenge key or value, `$2` the
+/// credential id.
+enum SignInLookupSQL {
+    static func sql(matching column: String) -> String {
+        """
+        SELECT \(PostgresSchema.qualified(PostgresSchema.challengeColumns, "ch")),
+            \(PostgresSchema.qualified(PostgresSchema.credentialColumns, "cr")),
+            \(PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id
+        FROM (SELECT 1) AS one
+        LEFT JOIN challenges ch ON ch.\(column) = $1::text AND ch.ceremony = 'authentication'
+        LEFT JOIN credentials cr ON cr.id = $2::bytea
+        LEFT JOIN users u ON u.id = cr.user_id
+        LEFT JOIN external_users e ON e.user_id = u.id
+        """
+    }
+
+    static func bindings(_ challenge: String, _ credentialID: [UInt8]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(challenge)
+        bindings.append(ByteBuffer(bytes: credentialID))
+        return bindings
+    }
+}
+
+struct SignInLookupByKey: RowsStatement {
+    static let sql = SignInLookupSQL.sql(matching: "key")
+    let key: String
+    let credentialID: [UInt8]
+    func makeBindings() -> PostgresBindings { SignInLookupSQL.bindings(key, credentialID) }
+}
+
+struct SignInLookupByValue: RowsStatement {
+    static let sql = SignInLookupSQL.sql(matching: "challenge")
+    let value: String
+    let credentialID: [UInt8]
+    func makeBindings() -> PostgresBindings { SignInLookupSQL.bindings(value, credentialID) }
+}
+
+/// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement (see
+/// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:consumingChallenge:)``).
+/// Answers whether the counter moved, and whether the credential was there with the expected counter.
+struct RecordSignInConsumingChallenge: RowsStatement {
+    static let sql = """
+        WITH locked AS (
+            SELECT id FROM credentials WHERE id = $1::bytea AND sign_count = $2::bigint FOR UPDATE
+        ), taken AS (
+            DELETE FROM challenges WHERE key = $3::text AND expires_at > $4::bigint AND EXISTS (SELECT 1 FROM locked)
+            RETURNING key
+        ), moved AS (
+            UPDATE credentials SET sign_count = $5::bigint, backup_state = $6::boolean, last_used_at = $4::bigint
+            WHERE id IN (SELECT id FROM locked) AND EXISTS (SELECT 1 FROM taken)
+            RETURNING user_id
+        ), touched AS (
+            UPDATE users SET last_sign_in_at = $4::bigint WHERE id IN (SELECT user_id FROM moved)
+        )
+        SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM locked)
+        """
+    let credentialID: [UInt8]
+    let expectedSignCount: UInt32
+    let challengeKey: String
+    let milliseconds: Int64
+    let newSignCount: UInt32
+    let backupState: Bool
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(ByteBuffer(bytes: credentialID))
+        bindings.append(Int64(expectedSignCount))
+        bindings.append(challengeKey)
+        bindings.append(milliseconds)
+        bindings.append(Int64(newSignCount))
+        bindings.append(backupState)
+        return bindings
+    }
+}
+
+/// A new challenge (options of either ceremony).
+struct SaveChallenge: RowsStatement {
+    static let sql = """
+        INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
+            allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional)
+        VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::bytea, $8::bytea[], $9::bigint, $10::bigint,
+            $11::bytea, $12::boolean)
+        """
+    let challenge: ChallengeRecord
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 12)
+        bindings.append(challenge.key)
+        bindings.append(challenge.challenge)
+        bindings.append(challenge.ceremony.rawValue)
+        bindings.append(challenge.userID)
+        bindings.append(challenge.username)
+        bindings.append(challenge.displayName)
+        bindings.append(challenge.userHandle.map { ByteBuffer(bytes: $0) })
+        bindings.append(challenge.allowedCredentialIDs.map { ByteBuffer(bytes: $0) })
+        bindings.append(PostgresTime.milliseconds(challenge.createdAt))
+        bindings.append(PostgresTime.milliseconds(challenge.expiresAt))
+        bindings.append(challenge.replacesCredentialID.map { ByteBuffer(bytes: $0) })
+        bindings.append(challenge.conditional)
+        return bindings
+    }
+}
+
+/// One event of the dashboard's log; answers its id.
+struct AppendEvent: RowsStatement {
+    static let sql = "INSERT INTO events (\(columns)) VALUES \(placeholders(row: 0)) RETURNING id"
+    let event: EventRecord
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: Self.columnCount)
+        Self.append(event, to: &bindings)
+        return bindings
+    }
+
+    static let columns = """
+        time, kind, result, code, explanation, user_id, username, credential_id_prefix, origin, rp_id, expected, received, \
+        client_ip, user_agent, request_id
+        """
+    static let columnCount = 15
+
+    /// One row's values, in the order of ``columns``.
+    static func append(_ event: EventRecord, to bindings: inout PostgresBindings) {
+        bindings.append(PostgresTime.milliseconds(event.time))
+        bindings.append(event.kind)
+        bindings.append(event.result.rawValue)
+        for text in [
+            event.code, event.explanation, event.userID, event.username, event.credentialIDPrefix, event.origin, event.rpID,
+            event.expected, event.received, event.clientIP, event.userAgent, event.requestID,
+        ] {
+            bindings.append(text)
+        }
+    }
+
+    /// `(\$1::bigint, \$2::text, …)` for row `index` (from 0).
+    static func placeholders(row index: Int) -> String {
+        let first = index * columnCount + 1
+        return "($\(first)::bigint, " + (first + 1..<first + columnCount).map { "$\($0)::text" }.joined(separator: ", ") + ")"
+    }
+}
