@@ -1,5 +1,6 @@
 public import Foundation
 public import PasskeyWire
+import PasskeyCore
 import PasskeyStoragePostgres
 
 /// Everything `passkey-server` can be told. Each setting is a flag and a `PASSKEY_…` environment variable
@@ -99,17 +100,35 @@ public struct ServerConfiguration: Sendable {
         guard !rpID.isEmpty, !rpID.contains("/"), !rpID.contains(":") else {
             throw ConfigurationError("--rp-id must be a domain such as example.com (no scheme, port or path)")
         }
-        guard challengeTTL >= 1 else { throw ConfigurationError("--challenge-ttl must be at least 1 second") }
+        // WebAuthn L3 §5.1.4: browsers compare the RP ID with the origin's host, which is lower case.
+        guard Self.isDomain(rpID) else {
+            throw ConfigurationError("--rp-id \(rpID) must be a lower-case domain such as example.com (letters, digits, - and .)")
+        }
+        // Finite and bounded, so every duration converts to whole milliseconds and seconds without overflow.
+        guard challengeTTL.isFinite, (1...3600).contains(challengeTTL) else {
+            throw ConfigurationError("--challenge-ttl must be between 1 and 3600 seconds")
+        }
         guard [.required, .preferred, .discouraged].contains(userVerification) else {
             throw ConfigurationError("--user-verification must be required, preferred or discouraged")
         }
         guard [.none, .direct].contains(attestation) else { throw ConfigurationError("--attestation must be none or direct") }
         guard !algorithms.isEmpty else { throw ConfigurationError("--algorithm needs at least one algorithm") }
+        for algorithm in algorithms where !SignatureVerifier.supportedAlgorithms.contains(algorithm) {
+            let supported = SignatureVerifier.supportedAlgorithms.map(\.rawValue).sorted().map(String.init).joined(separator: ", ")
+            throw ConfigurationError("--algorithm \(algorithm.rawValue) cannot be verified by this server (COSE algorithms it verifies: \(supported))")
+        }
         for origin in origins + relatedOrigins {
             guard origin.hasPrefix("https://") || origin.hasPrefix("http://") || origin.hasPrefix("android:apk-key-hash:") else {
                 throw ConfigurationError("origin \(origin) must start with https://, http:// or android:apk-key-hash:")
             }
             guard !origin.hasSuffix("/") else { throw ConfigurationError("origin \(origin) must not end with /: origins have no path") }
+            // A web origin is scheme://host[:port], as a browser serializes it (WebAuthn L3 §7.1 step 9 compares it exactly).
+            if !origin.hasPrefix("android:"), !Self.isWebOrigin(origin) {
+                throw ConfigurationError("origin \(origin) must be scheme://host[:port], lower case, with no path, query or user")
+            }
+        }
+        for appID in appleAppIDs where !Self.isAppleAppID(appID) {
+            throw ConfigurationError("--apple-app-id \(appID) must be TEAMID.bundle.id (a 10-character team ID, then the bundle ID)")
         }
         for app in androidApps where app.origins.count != app.sha256Fingerprints.count {
             throw ConfigurationError("Android app \(app.packageName): fingerprints must be SHA-256, 32 hex bytes separated by colons")
@@ -118,21 +137,56 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("--tls-cert and --tls-key go together")
         }
         guard (0...100).contains(connect.rollout.percentage) else { throw ConfigurationError("--rollout-percentage must be 0 to 100") }
-        guard connect.signedDataLifetime >= 1, connect.connectTokenLifetime >= 1 else {
-            throw ConfigurationError("token lifetimes must be at least 1 second")
+        let year: TimeInterval = 366 * 86_400
+        for lifetime in [connect.signedDataLifetime, connect.connectTokenLifetime] where !(lifetime.isFinite && (1...year).contains(lifetime)) {
+            throw ConfigurationError("token lifetimes must be between 1 second and a year")
         }
-        guard dashboard.eventRetentionDays >= 1 else { throw ConfigurationError("--event-retention-days must be at least 1") }
-        guard dashboard.sessionIdleTimeout >= 1, dashboard.sessionAbsoluteTimeout >= dashboard.sessionIdleTimeout else {
-            throw ConfigurationError("the dashboard's idle timeout must be at least 1 second and at most the absolute timeout")
+        guard (1...36_600).contains(dashboard.eventRetentionDays) else { throw ConfigurationError("--event-retention-days must be 1 to 36600") }
+        guard dashboard.sessionIdleTimeout.isFinite, dashboard.sessionAbsoluteTimeout.isFinite, dashboard.sessionAbsoluteTimeout <= year,
+            dashboard.sessionIdleTimeout >= 1, dashboard.sessionAbsoluteTimeout >= dashboard.sessionIdleTimeout
+        else {
+            throw ConfigurationError("the dashboard's idle timeout must be at least 1 second and at most the absolute timeout, itself at most a year")
         }
         if let token = dashboard.adminToken, token.count < 32 {
             throw ConfigurationError("PASSKEY_ADMIN_TOKEN must have at least 32 characters (for example: openssl rand -base64 32)")
         }
         if PostgresConfiguration.isPostgresURL(database) {
             do { _ = try PostgresConfiguration(url: database) } catch { throw ConfigurationError("--database: \(error.reason)") }
-        } else if !database.hasPrefix("sqlite:") && database != "memory:" {
+        } else if !database.hasPrefix("sqlite:") && database != "memory:" || database == "sqlite:" {
             throw ConfigurationError("--database must be sqlite:PATH, postgres://user:password@host:5432/database or memory:")
         }
+    }
+
+    /// A lower-case DNS name: labels of letters, digits and inner hyphens, separated by single dots.
+    static func isDomain(_ name: String) -> Bool {
+        guard name.utf8.count <= 253 else { return false }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        }
+    }
+
+    /// `http(s)://host[:port]` with a lower-case host (a domain, `localhost` or an IPv4 address) and a port in range.
+    static func isWebOrigin(_ origin: String) -> Bool {
+        guard let schemeEnd = origin.range(of: "://") else { return false }
+        let rest = origin[schemeEnd.upperBound...]
+        let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let host = parts.first, isDomain(String(host)) else { return false }
+        if parts.count == 2 {
+            guard let port = Int(parts[1]), (1...65_535).contains(port), String(port) == parts[1] else { return false }
+        }
+        return true
+    }
+
+    /// Apple's app identifier: a 10-character team ID (upper-case letters and digits), a dot, a bundle ID.
+    static func isAppleAppID(_ appID: String) -> Bool {
+        let parts = appID.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, parts[0].count == 10,
+            parts[0].unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) }),
+            !parts[1].isEmpty, !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !parts[1].contains("..")
+        else { return false }
+        return parts[1].unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-.".unicodeScalars.contains($0) }
     }
 }
 

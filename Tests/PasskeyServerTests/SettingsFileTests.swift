@@ -132,6 +132,16 @@ struct ServerSettingsFileTests {
         #expect(Set(known) == flags.subtracting(["config", "help", "version"]))
     }
 
+    @Test("durations that do not fit are refused at start, not a crash at the first request")
+    func hugeDurations() throws {
+        for arguments in [["--challenge-ttl", "inf"], ["--challenge-ttl", "1e300"], ["--signed-data-ttl", "inf"]] {
+            let run = try runToEnd(arguments + ["--port", "0", "--database", database()])
+            #expect(run.status != 0, "\(arguments)")
+            #expect(run.output.contains("must be between"), "\(arguments): \(run.output)")
+            #expect(!run.output.contains("Fatal error"), "\(arguments): \(run.output)")
+        }
+    }
+
     @Test("a value that is not a number or a switch is an error, not the default")
     func badValues() throws {
         for line in ["challenge-ttl = thirty", "trust-proxy-headers = yes", "port = 80a"] {

@@ -1,0 +1,58 @@
+import Foundation
+import PasskeyServer
+import PasskeyWire
+import Testing
+
+/// Settings that cannot work are refused at start with a sentence, never accepted to fail later (or crash).
+@Suite("Configuration checks")
+struct ConfigurationValidationTests {
+    /// One setting wrong at a time, and the words the error must contain.
+    static let wrong: [(String, @Sendable (inout ServerConfiguration) -> Void, String)] = [
+        ("infinite challenge TTL", { $0.challengeTTL = .infinity }, "--challenge-ttl"),
+        ("huge challenge TTL", { $0.challengeTTL = 1e300 }, "--challenge-ttl"),
+        ("NaN challenge TTL", { $0.challengeTTL = .nan }, "--challenge-ttl"),
+        ("infinite signed data lifetime", { $0.connect.signedDataLifetime = .infinity }, "token lifetimes"),
+        ("huge connect token lifetime", { $0.connect.connectTokenLifetime = 1e18 }, "token lifetimes"),
+        ("infinite dashboard session", { $0.dashboard.sessionAbsoluteTimeout = .infinity }, "idle timeout"),
+        ("upper-case RP ID", { $0.rpID = "Example.com" }, "--rp-id"),
+        ("RP ID with a space", { $0.rpID = "exa mple.com" }, "--rp-id"),
+        ("RP ID with an empty label", { $0.rpID = "example..com" }, "--rp-id"),
+        ("origin with a path", { $0.origins = ["https://example.com/login"] }, "no path"),
+        ("origin with a query", { $0.origins = ["https://example.com?x=1"] }, "no path"),
+        ("origin with upper case", { $0.origins = ["https://Example.com"] }, "lower case"),
+        ("origin with user info", { $0.origins = ["https://user@example.com"] }, "no path"),
+        ("origin with a bad port", { $0.origins = ["https://example.com:99999"] }, "scheme://host[:port]"),
+        ("unknown algorithm", { $0.algorithms = [COSEAlgorithmIdentifier(rawValue: 0)] }, "--algorithm 0"),
+        ("Apple app ID without team", { $0.appleAppIDs = ["com.example.app"] }, "--apple-app-id"),
+        ("Apple app ID with a space", { $0.appleAppIDs = ["garbage id"] }, "--apple-app-id"),
+        ("empty SQLite path", { $0.database = "sqlite:" }, "--database"),
+    ]
+
+    @Test("each wrong setting is refused with its name", arguments: wrong.indices)
+    func refused(index: Int) {
+        let (name, change, words) = Self.wrong[index]
+        var configuration = ServerConfiguration()
+        change(&configuration)
+        do {
+            try configuration.validate()
+            Issue.record("\(name): accepted")
+        } catch {
+            #expect(error.description.contains(words), "\(name): \(error.description)")
+        }
+    }
+
+    @Test("settings people really use are accepted")
+    func accepted() throws {
+        var configuration = ServerConfiguration()
+        configuration.rpID = "example.com"
+        configuration.origins = [
+            "https://example.com", "https://app.example.com:8443", "http://localhost:8080", "http://192.168.1.20:8080",
+            "android:apk-key-hash:AbCdEf0123456789",
+        ]
+        configuration.appleAppIDs = ["ABCDE12345.com.example.App", "ABCDE12345.com.example.app-beta"]
+        configuration.challengeTTL = 3600
+        configuration.connect.signedDataLifetime = 86_400
+        try configuration.validate()
+        try ServerConfiguration().validate()
+    }
+}
