@@ -15,6 +15,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// never a challenge, key or credential ID).
     public let expected: String?
     public let received: String?
+    /// For 429: whole seconds until the client may try again (the `Retry-After` header).
+    public internal(set) var retryAfterSeconds: Int?
 
     public init(status: Int, code: String, message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
         statusCode = status
@@ -52,8 +54,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         status: 400, code: "challenge_invalid",
         message: "The challenge is unknown, was already used, or expired. Request new options and try again.")
 
-    static let rateLimited = APIError(
-        status: 429, code: "rate_limited", message: "Too many requests for new options from this client. Wait a minute and try again.")
+    static func rateLimited(retryAfter seconds: Int) -> APIError {
+        var error = APIError(
+            status: 429, code: "rate_limited", message: "Too many requests for new options from this client. Try again in \(seconds) s.")
+        error.retryAfterSeconds = seconds
+        return error
+    }
 
     /// A verification failure: 400 with the verifier's stable code and its plain explanation.
     ///

@@ -85,6 +85,31 @@ public func makeRelyingParty(_ configuration: ServerConfiguration) -> RelyingPar
         attestationVerifiers: .standard())
 }
 
+/// The address a request is counted under for rate limits and shown in the event log.
+///
+/// Behind a trusted proxy it is the last `X-Forwarded-For` entry: the address the proxy itself saw and appended (or
+/// wrote, for proxies that replace the header). Earlier entries come from the client and prove nothing. IPv6 addresses
+/// count by their /64 prefix, the block one subscriber usually holds, so one machine cannot spread its requests over
+/// 2⁶⁴ addresses.
+func clientKey(forwardedFor: [String], peer: String?) -> String {
+    let forwarded = forwardedFor.flatMap { $0.split(separator: ",") }.last.map { $0.trimmingCharacters(in: .whitespaces) }
+    let address = forwarded.flatMap { $0.isEmpty ? nil : $0 } ?? peer ?? "unknown"
+    return ipv6Prefix64(address) ?? address
+}
+
+/// `2001:db8:1:2::/64` for any address in that /64; nil for anything that is not an IPv6 address.
+func ipv6Prefix64(_ address: String) -> String? {
+    var text = Substring(address)
+    if text.hasPrefix("["), let end = text.firstIndex(of: "]") { text = text[text.index(after: text.startIndex)..<end] }
+    if let zone = text.firstIndex(of: "%") { text = text[..<zone] }
+    guard text.contains(":") else { return nil }
+    var bytes = [UInt8](repeating: 0, count: 16)
+    let parsed: Bool = text.withCString { inet_pton(AF_INET6, $0, &bytes) == 1 }
+    guard parsed else { return nil }
+    let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+    return groups.joined(separator: ":") + "::/64"
+}
+
 /// Every route, over any repository (tests pass the in-memory one).
 public func buildRouter<Repository: PasskeyRepository>(
     _ configuration: ServerConfiguration, repository: Repository, now: @escaping @Sendable () -> Date = Date.init,
@@ -93,7 +118,7 @@ public func buildRouter<Repository: PasskeyRepository>(
 ) -> Router<PasskeyRequestContext> {
     let router = Router(context: PasskeyRequestContext.self)
     router.add(middleware: RequestLoggingMiddleware())
-    router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil))
+    router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil, trustProxy: configuration.trustProxyHeaders))
     router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
     let service = CeremonyService(
         repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration, now: now, random: random)
@@ -104,10 +129,8 @@ public func buildRouter<Repository: PasskeyRepository>(
         random: random)
     let connect = ConnectService(ceremonies: service, issuer: issuer)
     let clientAddress: @Sendable (Request, PasskeyRequestContext) -> String = { request, context in
-        if trustProxy, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[name] {
-            return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? forwarded
-        }
-        return context.remoteAddress?.ipAddress ?? "unknown"
+        let forwarded = trustProxy ? HTTPField.Name("X-Forwarded-For").map { request.headers[values: $0] } ?? [] : []
+        return clientKey(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress)
     }
     // Recorded events go to the live streams: straight to this instance's broadcaster, or through `eventSink` (which
     // feeds it, with the other instances' events, on PostgreSQL).

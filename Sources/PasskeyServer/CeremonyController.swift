@@ -53,7 +53,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     "detail": .string(error.logDetail ?? error.message),
                 ])
             await emit(ceremony, step, request, context, answer: nil, error: error)
-            return Response.json(error.body, status: error.status)
+            return Response.error(error)
         }
         metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
         await emit(ceremony, step, request, context, answer: value, error: nil)
@@ -195,7 +195,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     }
 
     func throttle(_ request: Request, _ context: Context) async throws(APIError) {
-        guard await limiter.allow(clientAddress(request, context)) else { throw APIError.rateLimited }
+        if let wait = await limiter.admit(clientAddress(request, context)) { throw APIError.rateLimited(retryAfter: wait) }
     }
 
     func registrationOptions(username: String?, displayName: String?) async throws(APIError) -> JSONValue {

@@ -12,6 +12,13 @@ extension APIError: HTTPResponseError {
 
 extension Response {
     /// A JSON response (`application/json`), serialized by our own writer.
+    /// An error's JSON answer, with `Retry-After` when the error says when to come back.
+    static func error(_ error: APIError) -> Response {
+        var response = json(error.body, status: error.status)
+        if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+        return response
+    }
+
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         let bytes = value.serializedBytes
         return Response(
@@ -39,6 +46,6 @@ extension Request {
 /// Runs a handler, turning its ``APIError`` into the JSON error answer.
 func respond(_ body: () async throws(APIError) -> JSONValue) async -> Response {
     do { return Response.json(try await body()) } catch {
-        return Response.json(error.body, status: error.status)
+        return Response.error(error)
     }
 }

@@ -1,30 +1,17 @@
 public import Hummingbird
 import HTTPTypes
+import Logging
 
 /// Security headers on every response, and JSON bodies for errors the router raises itself (404, 405, 413…).
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Served over TLS directly (`--tls-cert`).
     let tls: Bool
+    /// Behind a trusted proxy, whose `X-Forwarded-Proto: https` says the client used TLS.
+    var trustProxy = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as APIError {
-            response = Response.json(error.body, status: error.status)
-        } catch let error as HTTPError {
-            let code = switch error.status.code {
-            case 404: "not_found"
-            case 405: "method_not_allowed"
-            case 413: "request_too_large"
-            default: error.status.code < 500 ? "bad_request" : "internal_error"
-            }
-            let message = error.status.code < 500 ? (error.body ?? error.status.reasonPhrase) : "The server failed. The error was logged."
-            response = Response.json(.object(["error": .string(code), "message": .string(message)]), status: error.status)
-        } catch {
-            context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            response = Response.json(
-                .object(["error": "internal_error", "message": "The server failed. The error was logged."]), status: .internalServerError)
-        }
+        do { response = try await next(request, context) } catch { response = Self.response(for: error, logger: context.logger) }
         response.headers[.xContentTypeOptions] = "nosniff"
         for (name, value) in [("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"), ("Cross-Origin-Opener-Policy", "same-origin")] {
             if let field = HTTPField.Name(name) { response.headers[field] = value }
@@ -32,8 +19,35 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         if response.headers[.contentSecurityPolicy] == nil {
             response.headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'"
         }
-        if tls { response.headers[.strictTransportSecurity] = "max-age=31536000" }
+        // HSTS only on answers that went out over TLS: a browser ignores it over plain HTTP anyway, and sending it on
+        // http://localhost would pin nothing useful.
+        let forwardedTLS = trustProxy && HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }?.lowercased() == "https"
+        if tls || forwardedTLS { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         return response
+    }
+
+    /// The JSON error answer for whatever a handler or the router threw: the error's own code and status, or a bare
+    /// `internal_error` (logged with its type only) for anything unexpected.
+    static func response(for error: any Error, logger: Logger) -> Response {
+        switch error {
+        case let error as APIError:
+            return Response.error(error)
+        case let error as HTTPError:
+            let code = switch error.status.code {
+            case 404: "not_found"
+            case 405: "method_not_allowed"
+            case 413: "request_too_large"
+            default: error.status.code < 500 ? "bad_request" : "internal_error"
+            }
+            let message = error.status.code < 500 ? (error.body ?? error.status.reasonPhrase) : "The server failed. The error was logged."
+            var response = Response.json(.object(["error": .string(code), "message": .string(message)]), status: error.status)
+            for field in error.headers where field.name != .contentType && field.name != .contentLength { response.headers.append(field) }
+            return response
+        default:
+            logger.error("unhandled error", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            return Response.json(
+                .object(["error": "internal_error", "message": "The server failed. The error was logged."]), status: .internalServerError)
+        }
     }
 }
 
@@ -41,21 +55,31 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 struct CORSAllowListMiddleware<Context: RequestContext>: RouterMiddleware {
     let allowedOrigins: Set<String>
 
+    /// The methods and request headers the API uses (the connect endpoints add PATCH, DELETE and `Authorization`).
+    static var allowedMethods: String { "GET, POST, PATCH, DELETE, OPTIONS" }
+    static var allowedHeaders: String { "content-type, authorization" }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let origin = request.headers[.origin], allowedOrigins.contains(origin) else {
-            return try await next(request, context)
+            var response = try await next(request, context)
+            // The answer depends on Origin: a shared cache must not hand it to an allowed origin.
+            response.headers.append(HTTPField(name: .vary, value: "Origin"))
+            return response
         }
         var response: Response
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             response = Response(status: .noContent)
-            response.headers[.accessControlAllowMethods] = "GET, POST, OPTIONS"
-            response.headers[.accessControlAllowHeaders] = request.headers[.accessControlRequestHeaders] ?? "content-type"
+            response.headers[.accessControlAllowMethods] = Self.allowedMethods
+            response.headers[.accessControlAllowHeaders] = Self.allowedHeaders
             response.headers[.accessControlMaxAge] = "600"
         } else {
-            response = try await next(request, context)
+            // Errors too (404, 413, …) carry the CORS headers, or browser code could not read their JSON.
+            do { response = try await next(request, context) } catch {
+                response = SecurityHeadersMiddleware<Context>.response(for: error, logger: context.logger)
+            }
         }
         response.headers[.accessControlAllowOrigin] = origin
-        response.headers[.vary] = "Origin"
+        response.headers.append(HTTPField(name: .vary, value: "Origin"))
         return response
     }
 }

@@ -15,7 +15,11 @@ public actor RateLimiter {
     }
 
     /// Takes a token for `client`; `false` when its bucket is empty.
-    public func allow(_ client: String) -> Bool {
+    public func allow(_ client: String) -> Bool { admit(client) == nil }
+
+    /// Takes a token for `client`: nil when it had one, otherwise the whole seconds until it has one again (at least
+    /// 1), for the 429's `Retry-After`.
+    public func admit(_ client: String) -> Int? {
         let time = now()
         let capacity = Double(perMinute)
         var bucket = buckets[client] ?? (capacity, time)
@@ -23,7 +27,8 @@ public actor RateLimiter {
         bucket.updated = time
         guard bucket.tokens >= 1 else {
             buckets[client] = bucket
-            return false
+            // Tokens come back at `capacity` per minute.
+            return max(1, Int(((1 - bucket.tokens) * 60 / capacity).rounded(.up)))
         }
         bucket.tokens -= 1
         if buckets[client] == nil, buckets.count >= maximumClients,
@@ -32,6 +37,6 @@ public actor RateLimiter {
             buckets[oldest] = nil
         }
         buckets[client] = bucket
-        return true
+        return nil
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
 import PasskeyCore
 import PasskeyServer
@@ -357,6 +358,75 @@ struct ServerSurfaceTests {
                 headers: [.origin: "http://localhost:8080", .accessControlRequestMethod: "POST", .accessControlRequestHeaders: "content-type"])
             #expect(preflight.status == .noContent)
             #expect(preflight.headers[.accessControlAllowMethods]?.contains("POST") == true)
+            // The connect endpoints' methods and their bearer token pass a preflight too.
+            let manage = try await client.call(
+                .options, "/connect/passkeys/abc",
+                headers: [.origin: "http://localhost:8080", .accessControlRequestMethod: "PATCH", .accessControlRequestHeaders: "authorization, content-type"])
+            let methods = manage.headers[.accessControlAllowMethods] ?? ""
+            #expect(methods.contains("PATCH") && methods.contains("DELETE"))
+            #expect(manage.headers[.accessControlAllowHeaders]?.contains("authorization") == true)
+            // Errors carry the CORS headers, so browser code can read their JSON.
+            let missing = try await client.call(.get, "/no-such-route", headers: [.origin: "http://localhost:8080"])
+            #expect(missing.status == .notFound && missing["error"] == "not_found")
+            #expect(missing.headers[.accessControlAllowOrigin] == "http://localhost:8080")
+            let bad = try await client.call(.post, "/verify-authentication", raw: "{", headers: [.origin: "http://localhost:8080"])
+            #expect(bad.status == .badRequest && bad.headers[.accessControlAllowOrigin] == "http://localhost:8080")
+            // Every answer varies by Origin, with CORS headers or without.
+            #expect(other.headers[values: .vary].contains("Origin"))
+            #expect(allowed.headers[values: .vary].contains("Origin"))
+        }
+    }
+
+    @Test("429 says when to come back (Retry-After)")
+    func retryAfter() async throws {
+        let server = TestServer { $0.optionsPerMinute = 2 }
+        try await server.run { client in
+            for _ in 0..<2 { #expect(try await client.call(.get, "/generate-authentication-options").status == .ok) }
+            let limited = try await client.call(.get, "/generate-authentication-options")
+            #expect(limited.status == .tooManyRequests)
+            // Two per minute: a token comes back every 30 seconds.
+            #expect(limited.headers[.retryAfter] == "30")
+            server.clock.advance(30)
+            #expect(try await client.call(.get, "/generate-authentication-options").status == .ok)
+        }
+    }
+
+    @Test("behind a trusted proxy, the client is the last X-Forwarded-For entry; IPv6 counts by /64")
+    func forwardedFor() async throws {
+        let server = TestServer {
+            $0.optionsPerMinute = 2
+            $0.trustProxyHeaders = true
+        }
+        let name = try #require(HTTPField.Name("X-Forwarded-For"))
+        // A client writing its own entries before the proxy's cannot pick a fresh address; one IPv6 /64 is one client.
+        let steps: [(String, Int)] = [
+            ("10.0.0.1, 203.0.113.9", 200), ("10.0.0.2, 203.0.113.9", 200), ("10.0.0.3, 203.0.113.9", 429), ("203.0.113.10", 200),
+            ("2001:db8:1:2::1", 200), ("2001:db8:1:2:ffff::7", 200), ("2001:db8:1:2:abcd::1", 429), ("2001:db8:1:3::1", 200),
+        ]
+        let statuses = try await server.run { client in
+            var statuses: [Int] = []
+            for (forwarded, _) in steps {
+                statuses.append(try await client.call(.get, "/generate-authentication-options", headers: [name: forwarded]).status.code)
+            }
+            return statuses
+        }
+        #expect(statuses == steps.map(\.1))
+    }
+
+    @Test("HSTS goes out over TLS only: direct, or behind a trusted proxy that says https")
+    func strictTransportSecurity() async throws {
+        let proxied = TestServer { $0.trustProxyHeaders = true }
+        try await proxied.run { client in
+            let name = try #require(HTTPField.Name("X-Forwarded-Proto"))
+            let overTLS = try await client.call(.get, "/health", headers: [name: "https"])
+            #expect(overTLS.headers[.strictTransportSecurity] == "max-age=31536000")
+            let plain = try await client.call(.get, "/health", headers: [name: "http"])
+            #expect(plain.headers[.strictTransportSecurity] == nil)
+        }
+        // Without trusting the proxy, a client's header changes nothing.
+        try await TestServer().run { client in
+            let name = try #require(HTTPField.Name("X-Forwarded-Proto"))
+            #expect(try await client.call(.get, "/health", headers: [name: "https"]).headers[.strictTransportSecurity] == nil)
         }
     }
 

@@ -22,7 +22,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addRoutes(to router: Router<Context>) {
         router.get(".well-known/jwks.json") { _, _ in
             let value: JSONValue
-            do throws(APIError) { value = try await service.issuer.jwks() } catch { return Response.json(error.body, status: error.status) }
+            do throws(APIError) { value = try await service.issuer.jwks() } catch { return Response.error(error) }
             // Backends cache the key set; rotation keeps old keys published long enough for that.
             var response = Response.json(value)
             response.headers[.cacheControl] = "public, max-age=300"

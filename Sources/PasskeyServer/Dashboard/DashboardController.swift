@@ -185,7 +185,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         router.post("dashboard/api/setup/options") { request, context in
             var request = request
             return await respond { () throws(APIError) in
-                guard await limiter.allow(clientAddress(request, context)) else { throw APIError.rateLimited }
+                if let wait = await limiter.admit(clientAddress(request, context)) { throw APIError.rateLimited(retryAfter: wait) }
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await admins.setupOptions(token: try body.optionalString("token"), name: try body.optionalString("name"))
             }
@@ -200,12 +200,12 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 return signedIn(admin, secret)
             } catch {
                 await recordAdmin("setup", request, context, principal: nil, error: error)
-                return Response.json(error.body, status: error.status)
+                return Response.error(error)
             }
         }
         router.post("dashboard/api/login/options") { request, context in
             await respond { () throws(APIError) in
-                guard await limiter.allow(clientAddress(request, context)) else { throw APIError.rateLimited }
+                if let wait = await limiter.admit(clientAddress(request, context)) { throw APIError.rateLimited(retryAfter: wait) }
                 return try await admins.signInOptions()
             }
         }
@@ -220,7 +220,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 return signedIn(admin, secret)
             } catch {
                 await recordAdmin("sign_in", request, context, principal: nil, error: error)
-                return Response.json(error.body, status: error.status)
+                return Response.error(error)
             }
         }
         router.post("dashboard/api/recheck/options") { request, _ in
@@ -337,7 +337,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         }
         router.get("dashboard/events/stream") { request, _ in
             let admin: AdminPrincipal?
-            do throws(APIError) { admin = try await principal(request) } catch { return Response.json(error.body, status: error.status) }
+            do throws(APIError) { admin = try await principal(request) } catch { return Response.error(error) }
             guard let admin else { return Response.json(DashboardErrors.unauthorized.body, status: .unauthorized) }
             return await stream(request, principal: admin)
         }
