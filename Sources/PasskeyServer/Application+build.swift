@@ -1,5 +1,6 @@
 public import Hummingbird
 public import Logging
+import HummingbirdCore
 import HummingbirdTLS
 import HTTPTypes
 import NIOCore
@@ -66,15 +67,16 @@ func makeApplication<Repository: PasskeyRepository>(
     let purger = ChallengePurger(
         repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster)
     let services: [any Service] = [purger] + extra
+    let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
         let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
         let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
         return Application(
-            router: router, server: try .tls(.http1(), tlsConfiguration: tlsConfiguration), configuration: appConfiguration,
+            router: router, server: try .tls(http1, tlsConfiguration: tlsConfiguration), configuration: appConfiguration,
             services: services, logger: logger)
     }
-    return Application(router: router, configuration: appConfiguration, services: services, logger: logger)
+    return Application(router: router, server: http1, configuration: appConfiguration, services: services, logger: logger)
 }
 
 /// The relying party a configuration describes.

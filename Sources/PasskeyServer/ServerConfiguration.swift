@@ -35,6 +35,12 @@ public struct ServerConfiguration: Sendable {
     public var androidApps: [AndroidApp] = []
     /// Trust `X-Forwarded-For` / `X-Forwarded-Proto` from a reverse proxy. Off by default.
     public var trustProxyHeaders = false
+    /// A connection that sends nothing for this long is closed: between requests (keep-alive) and, above all, in the
+    /// middle of one (headers or body that stop coming), so stalled clients cannot hold connections or delay a
+    /// graceful shutdown for ever. Default 75 s: longer than the idle timeout of common proxies and load balancers
+    /// (60 s), so the proxy closes its idle keep-alive connections first. A request being answered (the dashboard's
+    /// live stream included) is not affected.
+    public var idleTimeout: TimeInterval = 75
     /// PEM files for serving HTTPS directly (without a proxy).
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
@@ -105,6 +111,7 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("--rp-id \(rpID) must be a lower-case domain such as example.com (letters, digits, - and .)")
         }
         // Finite and bounded, so every duration converts to whole milliseconds and seconds without overflow.
+        guard idleTimeout.isFinite, (1...3600).contains(idleTimeout) else { throw ConfigurationError("the idle timeout must be 1 to 3600 seconds") }
         guard challengeTTL.isFinite, (1...3600).contains(challengeTTL) else {
             throw ConfigurationError("--challenge-ttl must be between 1 and 3600 seconds")
         }

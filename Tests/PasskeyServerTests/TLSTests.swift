@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import HummingbirdTesting
 import PasskeyServer
@@ -51,5 +54,52 @@ struct TLSTests {
         configuration.database = "memory:"
         configuration.tlsCertificatePath = "/tmp/cert.pem"
         #expect(throws: ConfigurationError.self) { try configuration.validate() }
+    }
+}
+
+@Suite("Connections that stall")
+struct IdleConnectionTests {
+    /// Opens a TCP connection to 127.0.0.1:`port`, sends `bytes`, and returns how long the server took to close it
+    /// (nil if it was still open after `limit` seconds).
+    static func secondsUntilClosed(port: Int, sending bytes: String, limit: Double) -> Double? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        _ = bytes.withCString { send(socket, $0, strlen($0), 0) }
+        var timeout = timeval(tv_sec: Int(limit), tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let start = Date()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count == 0 { return Date().timeIntervalSince(start) }  // closed by the server
+            if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? nil : Date().timeIntervalSince(start) }
+        }
+    }
+
+    @Test("half a request, or none, is dropped after the idle timeout")
+    func stalledRequests() async throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.database = "memory:"
+        configuration.idleTimeout = 1
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in
+            // A complete request is answered as usual (first: the test client's own connection idles out below).
+            #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
+            let port = try #require(client.port)
+            for partial in ["", "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\n", "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{"] {
+                let closedAfter = Self.secondsUntilClosed(port: port, sending: partial, limit: 10)
+                #expect(closedAfter != nil && closedAfter ?? 99 < 5, "\(partial.debugDescription): \(String(describing: closedAfter))")
+            }
+        }
     }
 }
