@@ -22,8 +22,7 @@ public final class SQLiteRepository: PasskeyRepository {
         }
         configuration.busyMode = .timeout(5)
         do {
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Self.createPrivately(path)
             let pool = try DatabasePool(path: path, configuration: configuration)
             // GRDB switches its writer connection to `synchronous=NORMAL` when it turns WAL on, after
             // `prepareDatabase` ran: set FULL again on the connection that commits, or commits are not synced.
@@ -34,6 +33,21 @@ public final class SQLiteRepository: PasskeyRepository {
             readers = ReadConnectionPool(path: path)
         } catch {
             throw StorageError(.unavailable, "cannot open SQLite database at \(path): \(error)")
+        }
+    }
+
+    /// Creates the database's folder (0700) and an empty database file (0600) when they do not exist yet: the file
+    /// holds the token signing keys and admin sessions, so only the server's user may read it. SQLite gives the WAL
+    /// and shared-memory files the database file's mode. Existing files keep the mode their owner gave them.
+    static func createPrivately(_ path: String) throws {
+        let manager = FileManager.default
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        if !manager.fileExists(atPath: folder.path) {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        if !manager.fileExists(atPath: path) {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { close(descriptor) }
         }
     }
 

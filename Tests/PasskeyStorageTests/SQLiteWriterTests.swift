@@ -97,4 +97,18 @@ struct SQLiteWriterTests {
         }
         #expect(try await repository.events(matching: EventFilter(), before: nil, limit: 10).map(\.kind) == ["authentication.options"])
     }
+
+    @Test("a new database is private to the server's user: folder 0700, database and WAL 0600")
+    func privateFiles() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-private-\(UUID().uuidString)/data")
+        let path = folder.appendingPathComponent("passkey.sqlite").path
+        let repository = try SQLiteRepository(path: path)
+        try await repository.saveChallenge(ChallengeRecord(key: "k", challenge: "c", ceremony: .authentication, createdAt: t0, expiresAt: t0.addingTimeInterval(60)))
+        func mode(_ path: String) throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+        }
+        #expect(try mode(folder.path) == 0o700)
+        #expect(try mode(path) == 0o600)
+        #expect(try mode(path + "-wal") == 0o600)
+    }
 }
