@@ -183,12 +183,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             return await observed("authentication", "verify", request, context) { () throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("assertion")
-                let result = try await service.verifyAuthentication(credential, challengeKey: nil)
-                if let username = try CeremonyService<Repository>.normalizeUsername(try body.optionalString("username")),
-                    username.lowercased() != result.user.username?.lowercased()
-                {
-                    throw APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")
-                }
+                let username = try CeremonyService<Repository>.normalizeUsername(try body.optionalString("username"))
+                let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
                 return Self.userObject(result.user)
             }
         }

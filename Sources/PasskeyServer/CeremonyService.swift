@@ -206,8 +206,10 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// Verifies a sign-in and records the new counter, backup state and last use.
-    public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?) async throws(APIError)
-        -> (user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?)
+    /// - Parameter expectedUsername: when the caller says who is signing in (the app-backend `/api` paths), the
+    ///   passkey's account must have that username; checked before anything is recorded (`username_mismatch`).
+    public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?, expectedUsername: String? = nil)
+        async throws(APIError) -> (user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?)
     {
         // One read gathers the ceremony, the credential and its owner.
         let credentialID: [UInt8]
@@ -239,6 +241,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             // Sign-in with a username: the credential must be the named user's.
             if let userID = record.userID, userID != stored.userID {
                 throw APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))
+            }
+            if let expectedUsername, expectedUsername.lowercased() != owner.username?.lowercased() {
+                throw APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")
             }
             var coreRecord = Self.coreRecord(stored)
             coreRecord.userHandle = owner.userHandle
