@@ -34,12 +34,17 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// Trims and checks a username: 1–64 characters, no control characters.
     static func normalizeUsername(_ raw: String?) throws(APIError) -> String? {
         guard let raw else { return nil }
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        // NFC, so that a name typed as "é" and as "e" + combining accent is one account (stores compare scalars).
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         if trimmed.isEmpty { return nil }
+        // U+FFFD stands where the request had bytes that are not UTF-8: refused rather than stored as a different name.
         guard trimmed.count <= maximumUsernameLength,
-            !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
+            !trimmed.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .control || $0.properties.generalCategory == .format || $0 == "\u{FFFD}"
+            })
         else {
-            throw APIError.badRequest("username_invalid", "A username has 1 to \(maximumUsernameLength) characters and no control characters.")
+            throw APIError.badRequest(
+                "username_invalid", "A username has 1 to \(maximumUsernameLength) characters, valid UTF-8 and no control characters.")
         }
         return trimmed
     }
@@ -123,7 +128,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         do throws(APIError) {
             let username = try Self.normalizeUsername(rawUsername)
             // The username sent with the response, when there is one, must be the one the options were made for.
-            if let username, username.lowercased() != record.username?.lowercased() {
+            if let username, !UsernameKey.same(username, record.username) {
                 throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
             }
             guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
@@ -197,7 +202,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     func fakeCredentials(for username: String) async throws(StorageError) -> [CredentialRecord] {
         let secret = try await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
         let key = SymmetricKey(data: secret)
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: Array(username.lowercased().utf8), using: key))
+        let mac = Array(HMAC<SHA256>.authenticationCode(for: UsernameKey.of(username), using: key))
         let count = 1 + Int(mac[0] & 1)
         return (0..<count).map { index in
             let id = Array(HMAC<SHA256>.authenticationCode(for: mac + [UInt8(index)], using: key))
@@ -242,7 +247,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             if let userID = record.userID, userID != stored.userID {
                 throw APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))
             }
-            if let expectedUsername, expectedUsername.lowercased() != owner.username?.lowercased() {
+            if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
                 throw APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")
             }
             var coreRecord = Self.coreRecord(stored)

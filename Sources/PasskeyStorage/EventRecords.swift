@@ -88,7 +88,7 @@ public struct EventFilter: Sendable, Hashable {
     public func matches(_ event: EventRecord) -> Bool {
         if let result, event.result != result { return false }
         if let code, event.code != code { return false }
-        if let user, event.userID != user, event.username?.lowercased() != user.lowercased() { return false }
+        if let user, event.userID != user, !UsernameKey.same(event.username, user) { return false }
         return true
     }
 }

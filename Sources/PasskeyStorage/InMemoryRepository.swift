@@ -27,16 +27,17 @@ public actor InMemoryRepository: PasskeyRepository {
     public func user(id: String) -> UserRecord? { usersByID[id] }
 
     public func user(username: String) -> UserRecord? {
-        let wanted = username.lowercased()
-        return usersByID.values.first { $0.username?.lowercased() == wanted }
+        let wanted = UsernameKey.of(username)
+        return usersByID.values.first { $0.username.map(UsernameKey.of) == wanted }
     }
 
     public func user(userHandle: [UInt8]) -> UserRecord? { usersByID.values.first { $0.userHandle == userHandle } }
 
     public func users(matching search: String?, limit: Int, offset: Int) -> [UserRecord] {
-        let needle = search?.lowercased()
+        // As SQLite's LIKE: ASCII letters match either case.
+        let needle = search.map { String(decoding: UsernameKey.of($0), as: UTF8.self) }
         let all = usersByID.values
-            .filter { user in needle.map { (user.username ?? "").lowercased().contains($0) } ?? true }
+            .filter { user in needle.map { String(decoding: UsernameKey.of(user.username ?? ""), as: UTF8.self).contains($0) } ?? true }
             .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
         return Array(all.dropFirst(max(0, offset)).prefix(max(0, limit)))
     }

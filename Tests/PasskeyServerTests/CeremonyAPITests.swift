@@ -382,6 +382,26 @@ struct ServerSurfaceTests {
         }
     }
 
+    @Test("usernames are NFC: a decomposed accent names the same account; bytes that are not UTF-8 are refused")
+    func usernameNormalization() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            // "Émile" typed as E + combining acute accent.
+            let options = try await client.call(.get, "/generate-registration-options?username=E%CC%81mile")
+            let registered = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "E\u{301}mile", "challengeKey": options["challengeKey"] ?? nil, "cred": try device.create(options.json)])
+            #expect(registered.status == .ok, "\(registered.json)")
+            #expect(registered["username"]?.stringValue?.unicodeScalars.elementsEqual("\u{C9}mile".unicodeScalars) == true)
+            // The precomposed spelling is the same account, taken.
+            let again = try await client.call(.get, "/generate-registration-options?username=%C3%89mile")
+            #expect(again["error"] == "username_taken")
+            let garbage = try await client.call(.get, "/generate-registration-options?username=%FF%FE")
+            #expect(garbage.status == .badRequest && garbage["error"] == "username_invalid")
+        }
+    }
+
     @Test("429 says when to come back (Retry-After)")
     func retryAfter() async throws {
         let server = TestServer { $0.optionsPerMinute = 2 }

@@ -355,6 +355,24 @@ extension RepositoryConformanceTests {
         }
     }
 
+    @Test("usernames: ASCII letters in either case name one account; other characters compare exactly", arguments: Backend.available)
+    func usernameComparison(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let zoe = makeUser("Zoe", handle: 1)
+            try await repo.register(makeCredential(1, user: zoe), for: zoe)
+            let emile = makeUser("\u{C9}mile", handle: 2)  // "Émile", precomposed
+            try await repo.register(makeCredential(2, user: emile), for: emile)
+            #expect(try await repo.user(username: "ZOE")?.id == zoe.id)
+            #expect(try await repo.user(username: "\u{C9}MILE")?.id == emile.id)
+            // Not ASCII: "é" is another letter than "É" here, in every store alike.
+            #expect(try await repo.user(username: "\u{E9}mile") == nil)
+            let lower = makeUser("\u{E9}mile", handle: 3)
+            try await repo.register(makeCredential(3, user: lower), for: lower)
+            #expect(try await repo.user(username: "\u{E9}MILE")?.id == lower.id)
+            #expect(await storageCode { try await repo.register(makeCredential(4, user: makeUser("zOE", handle: 4)), for: makeUser("zOE", handle: 4)) } == .usernameTaken)
+        }
+    }
+
     @Test("a sign-in's context is read in one call: challenge, credential and owner", arguments: Backend.available)
     func signInLookup(backend: Backend) async throws {
         try await backend.withRepository { repo in
