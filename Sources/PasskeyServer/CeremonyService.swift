@@ -198,15 +198,23 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// One or two credential IDs derived from the username with a server secret: stable for a given name, unlinkable
-    /// to real ones, so probing usernames learns nothing.
+    /// to real ones, so probing usernames learns nothing. They look like real entries: IDs of the lengths common
+    /// authenticators use (iCloud Keychain 20 bytes, Google Password Manager and many security keys 16 or 32, others 64)
+    /// and transports as browsers report them (`getTransports()` returns them sorted).
     func fakeCredentials(for username: String) async throws(StorageError) -> [CredentialRecord] {
         let secret = try await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
         let key = SymmetricKey(data: secret)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: UsernameKey.of(username), using: key))
         let count = 1 + Int(mac[0] & 1)
+        let lengths = [16, 20, 20, 32, 32, 64]
+        let transportSets: [[AuthenticatorTransport]] = [[.hybrid, .internal], [.hybrid, .internal], [.internal], [.nfc, .usb], [.usb]]
         return (0..<count).map { index in
-            let id = Array(HMAC<SHA256>.authenticationCode(for: mac + [UInt8(index)], using: key))
-            return CredentialRecord(id: id, publicKey: [], signCount: 0, transports: [.internal, .hybrid])
+            let seed = Array(HMAC<SHA256>.authenticationCode(for: mac + [UInt8(index)], using: key))
+            let length = lengths[Int(seed[0]) % lengths.count]
+            let transports = transportSets[Int(seed[1]) % transportSets.count]
+            // The ID: 64 bytes drawn from the seed (two MACs of it), cut to the chosen length.
+            let pool = Array(HMAC<SHA256>.authenticationCode(for: seed + [1], using: key)) + Array(HMAC<SHA256>.authenticationCode(for: seed + [2], using: key))
+            return CredentialRecord(id: Array(pool.prefix(length)), publicKey: [], signCount: 0, transports: transports)
         }
     }
 

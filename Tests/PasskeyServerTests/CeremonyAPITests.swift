@@ -129,6 +129,21 @@ struct CeremonyAPITests {
             let idsA = a["allowCredentials"]?.arrayValue ?? []
             #expect(!idsA.isEmpty && idsA == b["allowCredentials"]?.arrayValue)
             #expect(a["challenge"] != b["challenge"])
+            // Across many names the fakes look like real entries: several ID lengths, transports sorted as browsers
+            // report them, never one shape that would mark an answer as fake.
+            var lengths = Set<Int>()
+            var transportLists = Set<[String]>()
+            for index in 0..<40 {
+                let options = try await client.call(.get, "/generate-authentication-options?username=probe\(index)")
+                for entry in options["allowCredentials"]?.arrayValue ?? [] {
+                    lengths.insert(Base64URL.decode(entry.objectValue?["id"]?.stringValue ?? "")?.count ?? 0)
+                    let transports = (entry.objectValue?["transports"]?.arrayValue ?? []).compactMap(\.stringValue)
+                    #expect(transports == transports.sorted())
+                    transportLists.insert(transports)
+                }
+            }
+            #expect(lengths.isSubset(of: [16, 20, 32, 64]) && lengths.count >= 3, "\(lengths)")
+            #expect(transportLists.count >= 3, "\(transportLists)")
         }
     }
 
