@@ -69,8 +69,15 @@ func makeApplication<Repository: PasskeyRepository>(
     let services: [any Service] = [purger] + extra
     let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
-        let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
-        let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+        let chain: [NIOSSLCertificateSource]
+        let privateKey: NIOSSLPrivateKey
+        do { chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) } } catch {
+            throw ConfigurationError("--tls-cert \(certificate): not a readable PEM certificate chain (\(error))")
+        }
+        do { privateKey = try NIOSSLPrivateKey(file: key, format: .pem) } catch {
+            throw ConfigurationError("--tls-key \(key): not a readable PEM private key (\(error))")
+        }
+        guard !chain.isEmpty else { throw ConfigurationError("--tls-cert \(certificate): no certificate in the file") }
         let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
         return Application(
             router: router, server: try .tls(http1, tlsConfiguration: tlsConfiguration), configuration: appConfiguration,

@@ -43,7 +43,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Algorithm offered in pubKeyCredParams, repeatable: ES256, EdDSA, ES384, ES512, PS256, RS256, ML-DSA-65, ML-DSA-87 or a COSE number (default ES256, EdDSA, RS256).")
     var algorithm: [String] = []
     @Option(help: "Apple app allowed to use these passkeys, TEAMID.bundle.id, repeatable (webcredentials).") var appleAppId: [String] = []
-    @Option(help: "Android app, PACKAGE=SHA256:FINGERPRINT[,SHA256...], repeatable (assetlinks.json and android:apk-key-hash origins).")
+    @Option(help: "Android app, PACKAGE=FINGERPRINT[,FINGERPRINT], repeatable: the SHA-256 of its signing certificate as AB:CD:… hex (assetlinks.json and android:apk-key-hash origins). In PASSKEY_ANDROID_APP or the settings file, separate apps with commas too.")
     var androidApp: [String] = []
     @Flag(help: "Trust X-Forwarded-For from a reverse proxy (default off).") var trustProxyHeaders = false
     @Option(help: "Options requests allowed per client per minute before 429 (default 60; raise it for load tests).")
@@ -152,11 +152,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             }
         }
         c.appleAppIDs = settings.list(appleAppId, "apple-app-id")
-        c.androidApps = try settings.list(androidApp, "android-app").map { spec in
-            let parts = spec.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { throw ValidationError("--android-app takes PACKAGE=FINGERPRINT[,FINGERPRINT]") }
-            return .init(packageName: String(parts[0]), sha256Fingerprints: parts[1].split(separator: ",").map(String.init))
-        }
+        c.androidApps = try Self.androidApps(androidApp.isEmpty ? settings.value("android-app").map { [$0] } ?? [] : androidApp)
         c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")
         if let value = try optionsPerMinute ?? settings.int("options-per-minute") {
             guard value >= 1 else { throw ValidationError("--options-per-minute must be at least 1") }
@@ -208,5 +204,30 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             """
         FileHandle.standardOutput.write(Data(banner.utf8))
         try await app.runService()
+    }
+}
+
+extension PasskeyServerCommand {
+    /// Android apps from `--android-app` values, or from the one comma-separated value of `PASSKEY_ANDROID_APP` or the
+    /// settings file, where commas also separate apps: an item with `=` starts an app (`PACKAGE=FINGERPRINT`), an item
+    /// without one is another fingerprint of the app before it. A fingerprint may carry keytool's `SHA256:` label.
+    static func androidApps(_ values: [String]) throws -> [ServerConfiguration.AndroidApp] {
+        var apps: [(package: String, fingerprints: [String])] = []
+        for item in values.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            var fingerprint = item
+            if let equals = item.firstIndex(of: "=") {
+                let package = item[..<equals].trimmingCharacters(in: .whitespaces)
+                guard !package.isEmpty else { throw ValidationError("--android-app takes PACKAGE=FINGERPRINT[,FINGERPRINT], not \"\(item)\"") }
+                apps.append((package, []))
+                fingerprint = item[item.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            }
+            guard !apps.isEmpty else { throw ValidationError("--android-app takes PACKAGE=FINGERPRINT[,FINGERPRINT], not \"\(item)\"") }
+            if fingerprint.uppercased().hasPrefix("SHA256:") { fingerprint = String(fingerprint.dropFirst("SHA256:".count)) }
+            if !fingerprint.isEmpty { apps[apps.count - 1].fingerprints.append(fingerprint) }
+        }
+        return try apps.map { app in
+            guard !app.fingerprints.isEmpty else { throw ValidationError("--android-app \(app.package) needs at least one fingerprint") }
+            return .init(packageName: app.package, sha256Fingerprints: app.fingerprints)
+        }
     }
 }

@@ -132,6 +132,29 @@ struct ServerSettingsFileTests {
         #expect(Set(known) == flags.subtracting(["config", "help", "version"]))
     }
 
+    @Test("PASSKEY_ANDROID_APP holds several apps and fingerprints, separated by commas; keytool's SHA256: label is accepted")
+    func androidAppsFromEnvironment() async throws {
+        let first = Array(repeating: "AB", count: 32).joined(separator: ":")
+        let second = Array(repeating: "CD", count: 32).joined(separator: ":")
+        let third = Array(repeating: "EF", count: 32).joined(separator: ":")
+        let server = try await ServerProcess.start(
+            database: database(), port: try LocalPorts.free(), extraArguments: [],
+            environment: ["PASSKEY_ANDROID_APP": "com.example.app=SHA256:\(first),\(second), com.example.other=\(third)"])
+        let client = ProcessClient(port: server.port)
+        let links = await client.call(.get, "/.well-known/assetlinks.json")
+        await client.close()
+        server.stop()
+        #expect(links.status == 200)
+        let statements = links.json.arrayValue ?? []
+        let byPackage = Dictionary(
+            statements.compactMap { statement -> (String, [String])? in
+                guard let target = statement.objectValue?["target"]?.objectValue, let package = target["package_name"]?.stringValue else { return nil }
+                return (package, (target["sha256_cert_fingerprints"]?.arrayValue ?? []).compactMap(\.stringValue))
+            }, uniquingKeysWith: { $0 + $1 })
+        #expect(byPackage["com.example.app"] == [first, second])
+        #expect(byPackage["com.example.other"] == [third])
+    }
+
     @Test("durations that do not fit are refused at start, not a crash at the first request")
     func hugeDurations() throws {
         for arguments in [["--challenge-ttl", "inf"], ["--challenge-ttl", "1e300"], ["--signed-data-ttl", "inf"]] {

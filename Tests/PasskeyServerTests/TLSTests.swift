@@ -48,6 +48,24 @@ struct TLSTests {
         }
     }
 
+    @Test("a certificate or key file that cannot be read is named in the error")
+    func unreadableFiles() async throws {
+        let files = try Self.selfSigned()
+        for (certificate, key, named) in [("/nonexistent/cert.pem", files.key, "--tls-cert /nonexistent/cert.pem"), (files.certificate, files.certificate, "--tls-key")] {
+            var configuration = ServerConfiguration()
+            configuration.port = 0
+            configuration.database = "memory:"
+            configuration.tlsCertificatePath = certificate
+            configuration.tlsKeyPath = key
+            do {
+                _ = try await buildApplication(configuration)
+                Issue.record("\(certificate), \(key): accepted")
+            } catch let error as ConfigurationError {
+                #expect(error.description.hasPrefix(named), "\(error.description)")
+            }
+        }
+    }
+
     @Test("a certificate without its key is refused at start, in words")
     func halfConfigured() async throws {
         var configuration = ServerConfiguration()
