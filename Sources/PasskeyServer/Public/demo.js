@@ -102,12 +102,23 @@ async function signIn(username, mediation) {
   const query = username ? "?username=" + encodeURIComponent(username) : "";
   const options = await get("/generate-authentication-options" + query);
   const request = { publicKey: requestOptions(options) };
+  let renewal = null;
   if (mediation) {
-    conditionalAbort = new AbortController();
+    const controller = new AbortController();
+    conditionalAbort = controller;
     request.mediation = mediation;
-    request.signal = conditionalAbort.signal;
+    request.signal = controller.signal;
+    // AutoFill waits as long as the page is open, but the server's challenge expires after `timeout` ms: a little
+    // before it does, start over with a fresh one, so a passkey picked later still signs in.
+    const renewIn = Math.max(1000, (options.timeout || 60000) - 5000);
+    renewal = setTimeout(() => { controller.renewing = true; controller.abort(); }, renewIn);
   }
-  const credential = await navigator.credentials.get(request);
+  let credential;
+  try {
+    credential = await navigator.credentials.get(request);
+  } finally {
+    clearTimeout(renewal);
+  }
   return post("/verify-authentication", { challengeKey: options.challengeKey, cred: credentialJSON(credential) });
 }
 
@@ -137,6 +148,7 @@ async function startAutoFill() {
     // virtual authenticator would answer a new conditional request at once, again and again).
     show(`Signed in as ${result.username || "an anonymous user"} (AutoFill).`, result, true);
   } catch (error) {
+    if (conditionalAbort?.renewing) return startAutoFill();
     if (error.name === "AbortError") return;
     show(error.body ? `Sign-in refused: ${error.body.error}` : `AutoFill sign-in failed: ${error.name}`, error.body || { error: error.name }, false);
   }
