@@ -44,7 +44,8 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let path = String(configuration.database.dropFirst("sqlite:".count))
     let repository = try SQLiteRepository(path: path)
     logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
-    return try await makeApplication(configuration, repository: repository, logger: logger, tls: tls)
+    return try await makeApplication(
+        configuration, repository: repository, logger: logger, tls: tls, services: [StorageShutdown { await repository.shutdown() }])
 }
 
 func makeApplication<Repository: PasskeyRepository>(

@@ -30,6 +30,12 @@ extension SQLiteRepository: DeferredEventRepository {
         writer.writeLater({ raw throws(StorageError) in try Self.insert(event, raw) }, finish: { whenStored(try? $0.get()) })
     }
 
+    /// Commits the events still queued: graceful shutdown calls this once the HTTP server has stopped, so a restart
+    /// loses no log lines (only a crash can, see ``DeferredEventRepository``).
+    public func shutdown() async {
+        try? await flushDeferredEvents()
+    }
+
     /// Events queued with ``appendEventLater(_:whenStored:)`` are committed before a read of the log, so a reader sees
     /// every event recorded before it asked.
     func flushDeferredEvents() async throws(StorageError) {

@@ -74,6 +74,18 @@ struct SQLiteWriterTests {
         #expect(try await reopened.events(matching: EventFilter(), before: nil, limit: 10).map(\.kind) == ["authentication.verify"])
     }
 
+    @Test("shutdown commits the deferred events still queued")
+    func shutdownFlushes() async throws {
+        let repository = try makeRepository()
+        for index in 1...3 {
+            repository.appendEventLater(EventRecord(time: t0, kind: "authentication.verify", result: .success, username: "u\(index)")) { _ in }
+        }
+        await repository.shutdown()
+        // Another connection on the same file sees them, committed.
+        let reopened = try SQLiteRepository(path: repository.path)
+        #expect(try await reopened.events(matching: EventFilter(), before: nil, limit: 10).compactMap(\.username) == ["u3", "u2", "u1"])
+    }
+
     @Test("the log's readers see deferred events recorded before they asked, in order")
     func deferredEventsFlushedOnRead() async throws {
         let repository = try makeRepository()
