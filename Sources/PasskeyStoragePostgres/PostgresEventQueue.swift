@@ -10,6 +10,9 @@ final class PostgresEventQueue: @unchecked Sendable {
     typealias Completion = @Sendable (EventRecord?) -> Void
     static let interval: Duration = .milliseconds(50)
     static let batchLimit = 256
+    /// Events held while the database does not answer; past this many, new ones are given up (their completion gets
+    /// `nil`, and the recorder still publishes them live), so an outage cannot grow memory without bound.
+    static let backlogLimit = 10_000
 
     /// Writes a batch and answers the stored events (with ids) in the same order.
     typealias Write = @Sendable ([EventRecord]) async throws(StorageError) -> [EventRecord]
@@ -28,7 +31,7 @@ final class PostgresEventQueue: @unchecked Sendable {
     /// Queues an event; starts the writer task on first use.
     func append(_ event: EventRecord, write: @escaping Write, done: @escaping Completion) {
         let accepted = lock.withLock { () -> Bool in
-            guard !closed else { return false }
+            guard !closed, pending.count < Self.backlogLimit else { return false }
             pending.append((event, done))
             if writer == nil { writer = Task { await self.run(write) } }
             if pending.count >= Self.batchLimit {

@@ -36,13 +36,27 @@ extension PostgresRepository: EventRepository {
         if events.count == 1 {
             rows = try await withConnection("append event") { connection in try await connection.rows(AppendEvent(event: events[0]), logger) }
         } else {
-            var bindings = PostgresBindings(capacity: events.count * AppendEvent.columnCount)
-            for event in events { AppendEvent.append(event, to: &bindings) }
-            let values = events.indices.map(AppendEvent.placeholders(row:)).joined(separator: ", ")
-            let query = PostgresQuery(unsafeSQL: "INSERT INTO events (\(AppendEvent.columns)) VALUES \(values) RETURNING id", binds: bindings)
-            rows = try await withConnection("append events") { connection in try await connection.rows(query, logger) }
+            // At most `batchLimit` rows per statement: PostgreSQL takes at most 65 535 parameters (15 per event), and a
+            // backlog after an outage can be longer than that.
+            let queries = stride(from: 0, to: events.count, by: PostgresEventQueue.batchLimit).map { start in
+                let chunk = events[start..<min(start + PostgresEventQueue.batchLimit, events.count)]
+                var bindings = PostgresBindings(capacity: chunk.count * AppendEvent.columnCount)
+                for event in chunk { AppendEvent.append(event, to: &bindings) }
+                let values = (0..<chunk.count).map(AppendEvent.placeholders(row:)).joined(separator: ", ")
+                return PostgresQuery(unsafeSQL: "INSERT INTO events (\(AppendEvent.columns)) VALUES \(values) RETURNING id", binds: bindings)
+            }
+            if queries.count == 1 {
+                rows = try await withConnection("append events") { connection in try await connection.rows(queries[0], logger) }
+            } else {
+                // Several statements: all or none, so the completions say the truth.
+                rows = try await transaction("append events") { connection in
+                    var rows: [PostgresRow] = []
+                    for query in queries { rows += try await connection.rows(query, logger) }
+                    return rows
+                }
+            }
         }
-        // Identity values are drawn in the order of the VALUES list; sorted, they pair with the events in order.
+        // Identity values are drawn in the order of the VALUES lists; sorted, they pair with the events in order.
         var ids: [Int64] = []
         for row in rows { ids.append(try PostgresRowReader(row).value(0, Int64.self)) }
         guard ids.count == events.count else { throw StorageError(.corrupt, "stored \(events.count) events, got \(ids.count) ids") }
