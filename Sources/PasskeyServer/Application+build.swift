@@ -126,7 +126,8 @@ public func buildRouter<Repository: PasskeyRepository>(
     random: RandomSource = .system, metrics: CeremonyMetrics = CeremonyMetrics(), broadcaster: EventBroadcaster = EventBroadcaster(),
     eventSink: (any EventSink)? = nil
 ) -> Router<PasskeyRequestContext> {
-    let router = Router(context: PasskeyRequestContext.self)
+    // HEAD answers wherever GET does (monitors and link checkers probe with it), with the same headers and no body.
+    let router = Router(context: PasskeyRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil, trustProxy: configuration.trustProxyHeaders))
     router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))

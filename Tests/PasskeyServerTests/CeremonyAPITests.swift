@@ -486,6 +486,14 @@ struct ServerSurfaceTests {
             #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
             let script = try await client.execute(uri: "/demo.js", method: .get)
             #expect(String(buffer: script.body).contains("/verify-authentication"))
+            // HEAD answers wherever GET does: same status and content type, no body.
+            for uri in ["/health", "/.well-known/webauthn", "/"] {
+                let head = try await client.execute(uri: uri, method: .head)
+                let get = try await client.execute(uri: uri, method: .get)
+                #expect(head.status == get.status, "\(uri)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(uri)")
+                #expect(head.body.readableBytes == 0, "\(uri)")
+            }
         }
     }
 
