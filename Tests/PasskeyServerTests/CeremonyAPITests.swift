@@ -509,6 +509,8 @@ struct ServerSurfaceTests {
             let text = String(buffer: response.body)
             #expect(text.contains(#"passkey_ceremonies_total{ceremony="registration",step="options",result="success",code="none"} 1"#))
             #expect(text.contains(#"passkey_ceremonies_total{ceremony="registration",step="verify",result="failure",code="challenge_invalid"} 1"#))
+            #expect(text.contains("# HELP passkey_ceremonies_total Ceremony calls"))
+            #expect(text.contains("# HELP passkey_ceremony_duration_seconds Server-side time"))
             #expect(text.contains("passkey_ceremony_duration_seconds_bucket"))
         }
     }
