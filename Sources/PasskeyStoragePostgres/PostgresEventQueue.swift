@@ -5,7 +5,8 @@ import PasskeyStorage
 /// or as soon as 256 are waiting, or when someone reads the log, instead of a round trip that each request waits for.
 ///
 /// One writer task drains the queue, so batches are written one after the other, and a reader that asked for a flush
-/// is resumed only after every event queued before its request is stored (or failed).
+/// is resumed once every event queued before its request is stored (or failed), or when its own deadline passes: a
+/// database that does not answer must not hold up the log's readers longer than any other call.
 final class PostgresEventQueue: @unchecked Sendable {
     typealias Completion = @Sendable (EventRecord?) -> Void
     static let interval: Duration = .milliseconds(50)
@@ -14,14 +15,15 @@ final class PostgresEventQueue: @unchecked Sendable {
     /// `nil`, and the recorder still publishes them live), so an outage cannot grow memory without bound.
     static let backlogLimit = 10_000
 
-    /// Writes a batch and answers the stored events (with ids) in the same order.
-    typealias Write = @Sendable ([EventRecord]) async throws(StorageError) -> [EventRecord]
+    /// Writes a batch and answers, in the same order, each event stored (with its id) or nil where it failed.
+    typealias Write = @Sendable ([EventRecord]) async -> [EventRecord?]
 
     // Guarded by `lock`; touched by request tasks, readers and the writer task.
     private let lock = NSLock()
     private var pending: [(event: EventRecord, done: Completion)] = []
-    /// Readers waiting for everything queued before them to be stored.
-    private var flushWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Readers waiting for everything queued before them to be stored, by ticket.
+    private var flushWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
     /// Wakes the writer early (a full batch, a reader, shutdown); nil while it sleeps out its interval undisturbed.
     private var wake: CheckedContinuation<Void, Never>?
     private var woken = false
@@ -49,16 +51,24 @@ final class PostgresEventQueue: @unchecked Sendable {
         if !accepted { done(nil) }
     }
 
-    /// Returns once every event queued before this call has been written (or has failed).
-    func flush() async {
+    /// Returns once every event queued before this call has been written (or has failed), or after `timeout`.
+    func flush(within timeout: Duration, watch: DeadlineWatch) async {
+        let stopping: Task<Void, Never>? = lock.withLock { closed ? writer : nil }
+        // Shutting down: the final batch may still be on its way.
+        if let stopping { return await stopping.value }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let alone = lock.withLock { () -> Bool in
-                guard writer != nil, !closed else { return true }
-                flushWaiters.append(continuation)
+            let ticket = lock.withLock { () -> Int? in
+                guard writer != nil, !closed else { return nil }
+                nextWaiter += 1
+                flushWaiters[nextWaiter] = continuation
                 wakeLocked()
-                return false
+                return nextWaiter
             }
-            if alone { continuation.resume() }
+            guard let ticket else { return continuation.resume() }
+            // Whoever removes the waiter resumes it: the writer after its batch, or this deadline.
+            _ = watch.add(deadline: .now + timeout) {
+                self.lock.withLock { self.flushWaiters.removeValue(forKey: ticket) }?.resume()
+            }
         }
     }
 
@@ -91,23 +101,18 @@ final class PostgresEventQueue: @unchecked Sendable {
                 }
                 if now { continuation.resume() }
             }
-            let (batch, waiters, stop) = lock.withLock { () -> ([(event: EventRecord, done: Completion)], [CheckedContinuation<Void, Never>], Bool) in
+            let (batch, waiters, stop) = lock.withLock { () -> ([(event: EventRecord, done: Completion)], [Int], Bool) in
                 woken = false
-                defer {
-                    pending = []
-                    flushWaiters = []
-                }
-                return (pending, flushWaiters, closed)
+                defer { pending = [] }
+                return (pending, Array(flushWaiters.keys), closed)
             }
             if !batch.isEmpty {
-                do {
-                    let stored = try await write(batch.map(\.event))
-                    for (index, item) in batch.enumerated() { item.done(index < stored.count ? stored[index] : nil) }
-                } catch {
-                    for item in batch { item.done(nil) }
-                }
+                let stored = await write(batch.map(\.event))
+                for (index, item) in batch.enumerated() { item.done(index < stored.count ? stored[index] : nil) }
             }
-            for waiter in waiters { waiter.resume() }
+            // Only the readers that were waiting when the batch was taken: a later one waits for the next batch.
+            let resumed = lock.withLock { waiters.compactMap { flushWaiters.removeValue(forKey: $0) } }
+            for waiter in resumed { waiter.resume() }
             if stop { return }
         }
     }

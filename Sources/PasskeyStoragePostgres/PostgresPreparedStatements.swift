@@ -72,7 +72,7 @@ struct SignInLookupByValue: RowsStatement {
 struct RecordSignInConsumingChallenge: RowsStatement {
     static let sql = """
         WITH locked AS (
-            SELECT id FROM credentials WHERE id = $1::bytea AND sign_count = $2::bigint FOR UPDATE
+            SELECT id FROM credentials WHERE id = $1::bytea AND sign_count = $2::bigint FOR NO KEY UPDATE
         ), taken AS (
             DELETE FROM challenges WHERE key = $3::text AND expires_at > $4::bigint AND EXISTS (SELECT 1 FROM locked)
             RETURNING key

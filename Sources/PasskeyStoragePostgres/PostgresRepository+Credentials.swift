@@ -123,7 +123,8 @@ extension PostgresRepository: CredentialRepository {
     /// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement: atomic by
     /// itself, so no `BEGIN` and `COMMIT` round trips.
     ///
-    /// The credential row is locked first (`FOR UPDATE`, only while its counter is still `expectedSignCount`), so
+    /// The credential row is locked first (`FOR NO KEY UPDATE`, the lock its UPDATE takes anyway, and only while its
+    /// counter is still `expectedSignCount`), so
     /// sign-ins of one credential run one after the other and a sign-in whose counter moved meanwhile deletes nothing.
     /// The challenge's DELETE then decides between completions of one ceremony: the first holds the challenge row's
     /// lock until it commits, and the others find the row gone, so their UPDATE does not run. On any failure nothing is

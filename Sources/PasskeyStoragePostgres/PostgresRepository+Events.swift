@@ -23,40 +23,26 @@ extension PostgresRepository: EventRepository {
     }
 
     public func appendEvent(_ event: EventRecord) async throws(StorageError) -> EventRecord {
-        guard let stored = try await insertEvents([event]).first else { throw StorageError(.unavailable, "append event returned no id") }
+        guard let stored = try await insertEvents([event][...]).first else { throw StorageError(.unavailable, "append event returned no id") }
         return stored
     }
 
     /// Stores events in one statement and answers them with their ids, in order. One event uses the prepared statement;
-    /// a batch (deferred events) one multi-row `INSERT`, parsed once per batch.
-    func insertEvents(_ events: [EventRecord]) async throws(StorageError) -> [EventRecord] {
-        guard !events.isEmpty else { return [] }
+    /// more, one multi-row `INSERT`, parsed once per batch.
+    func insertEvents(_ events: ArraySlice<EventRecord>) async throws(StorageError) -> [EventRecord] {
+        guard let first = events.first else { return [] }
         let logger = self.logger
         let rows: [PostgresRow]
         if events.count == 1 {
-            rows = try await withConnection("append event") { connection in try await connection.rows(AppendEvent(event: events[0]), logger) }
+            rows = try await withConnection("append event") { connection in try await connection.rows(AppendEvent(event: first), logger) }
         } else {
-            // At most `batchLimit` rows per statement: PostgreSQL takes at most 65 535 parameters (15 per event), and a
-            // backlog after an outage can be longer than that.
-            let queries = stride(from: 0, to: events.count, by: PostgresEventQueue.batchLimit).map { start in
-                let chunk = events[start..<min(start + PostgresEventQueue.batchLimit, events.count)]
-                var bindings = PostgresBindings(capacity: chunk.count * AppendEvent.columnCount)
-                for event in chunk { AppendEvent.append(event, to: &bindings) }
-                let values = (0..<chunk.count).map(AppendEvent.placeholders(row:)).joined(separator: ", ")
-                return PostgresQuery(unsafeSQL: "INSERT INTO events (\(AppendEvent.columns)) VALUES \(values) RETURNING id", binds: bindings)
-            }
-            if queries.count == 1 {
-                rows = try await withConnection("append events") { connection in try await connection.rows(queries[0], logger) }
-            } else {
-                // Several statements: all or none, so the completions say the truth.
-                rows = try await transaction("append events") { connection in
-                    var rows: [PostgresRow] = []
-                    for query in queries { rows += try await connection.rows(query, logger) }
-                    return rows
-                }
-            }
+            var bindings = PostgresBindings(capacity: events.count * AppendEvent.columnCount)
+            for event in events { AppendEvent.append(event, to: &bindings) }
+            let values = (0..<events.count).map(AppendEvent.placeholders(row:)).joined(separator: ", ")
+            let query = PostgresQuery(unsafeSQL: "INSERT INTO events (\(AppendEvent.columns)) VALUES \(values) RETURNING id", binds: bindings)
+            rows = try await withConnection("append events") { connection in try await connection.rows(query, logger) }
         }
-        // Identity values are drawn in the order of the VALUES lists; sorted, they pair with the events in order.
+        // Identity values are drawn in the order of the VALUES list; sorted, they pair with the events in order.
         var ids: [Int64] = []
         for row in rows { ids.append(try PostgresRowReader(row).value(0, Int64.self)) }
         guard ids.count == events.count else { throw StorageError(.corrupt, "stored \(events.count) events, got \(ids.count) ids") }
@@ -65,6 +51,18 @@ extension PostgresRepository: EventRepository {
             stored.id = id
             return stored
         }
+    }
+
+    /// A queued batch, in statements of at most ``PostgresEventQueue/batchLimit`` rows (PostgreSQL takes at most 65 535
+    /// parameters, 15 per event, and a backlog after an outage can be longer), each a call of its own with its own
+    /// deadline: nil for the events of a statement that failed.
+    func insertEventBatch(_ events: [EventRecord]) async -> [EventRecord?] {
+        var stored: [EventRecord?] = []
+        for start in stride(from: 0, to: events.count, by: PostgresEventQueue.batchLimit) {
+            let chunk = events[start..<min(start + PostgresEventQueue.batchLimit, events.count)]
+            do { stored += try await insertEvents(chunk) } catch { stored += Array(repeating: nil, count: chunk.count) }
+        }
+        return stored
     }
 
     /// Stored events by id, in id order, without waiting for queued ones (the live log's listener reads announced
@@ -80,8 +78,10 @@ extension PostgresRepository: EventRepository {
         return events
     }
 
+    /// Flushes the queued events first (waiting at most the query timeout for them), so a reader sees what was recorded
+    /// before it asked; then reads, within the query timeout of its own.
     public func events(matching filter: EventFilter, before: Int64?, limit: Int) async throws(StorageError) -> [EventRecord] {
-        await eventQueue.flush()
+        await eventQueue.flush(within: configuration.queryTimeout, watch: deadlines)
         let logger = self.logger
         let query: PostgresQuery = #"""
             SELECT \#(unescaped: Self.eventColumns) FROM events
@@ -99,7 +99,7 @@ extension PostgresRepository: EventRepository {
     }
 
     public func eventCounts(from: Date, to: Date) async throws(StorageError) -> [EventHourCount] {
-        await eventQueue.flush()
+        await eventQueue.flush(within: configuration.queryTimeout, watch: deadlines)
         let logger = self.logger
         let query: PostgresQuery = """
             SELECT time / 3600000 AS hour,
@@ -133,7 +133,7 @@ extension PostgresRepository: EventRepository {
 /// Ceremony events are written in batches (see ``PostgresEventQueue``); reads of the log flush the batch first.
 extension PostgresRepository: DeferredEventRepository {
     public func appendEventLater(_ event: EventRecord, whenStored: @escaping @Sendable (EventRecord?) -> Void) {
-        eventQueue.append(event, write: { events throws(StorageError) in try await self.insertEvents(events) }, done: whenStored)
+        eventQueue.append(event, write: { events in await self.insertEventBatch(events) }, done: whenStored)
     }
 }
 

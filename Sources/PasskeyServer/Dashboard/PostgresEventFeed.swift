@@ -20,17 +20,16 @@ struct PostgresEventSink: EventSink {
 
     /// One notification per group: the ids, comma-separated (in chunks well under PostgreSQL's 8 000-byte payload limit).
     func publish(_ events: [EventRecord]) async {
-        // An event that could not be stored has no id to announce: it goes to this instance's streams only.
-        var announced: [EventRecord] = []
-        for event in events {
-            if event.id > 0 { announced.append(event) } else { await local.publish(event) }
-        }
+        // An event that could not be stored has no id to announce: it goes to this instance's streams only, after the
+        // announced ones (which come back through the listener).
+        let announced = events.filter { $0.id > 0 }
         for start in stride(from: 0, to: announced.count, by: Self.idsPerNotification) {
             let chunk = announced[start..<min(start + Self.idsPerNotification, announced.count)]
             do { try await repository.notify(Self.channel, payload: chunk.map { String($0.id) }.joined(separator: ",")) } catch {
                 for event in chunk { await local.publish(event) }
             }
         }
+        for event in events where event.id <= 0 { await local.publish(event) }
     }
 
     /// Ids are at most 19 digits and a comma: 300 of them stay under 6 000 bytes.
