@@ -87,6 +87,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             PasskeyServerCommand.environment(flag) ?? file.values[flag].flatMap { $0.isEmpty ? nil : $0 }
         }
 
+        /// The setting's name as the user wrote it: `PASSKEY_PORT` when the environment set it, else the file's `port`.
+        func name(_ flag: String) -> String {
+            PasskeyServerCommand.environment(flag) == nil ? flag : "PASSKEY_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+        }
+
         func list(_ values: [String], _ flag: String) -> [String] {
             values.isEmpty ? (value(flag)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []) : values
         }
@@ -94,13 +99,13 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         /// A number setting; one that is set but is not a number is an error, not the default.
         func int(_ flag: String) throws -> Int? {
             guard let text = value(flag) else { return nil }
-            guard let number = Int(text) else { throw ValidationError("\(flag) must be a whole number, not \"\(text)\"") }
+            guard let number = Int(text) else { throw ValidationError("\(name(flag)) must be a whole number, not \"\(text)\"") }
             return number
         }
 
         func double(_ flag: String) throws -> Double? {
             guard let text = value(flag) else { return nil }
-            guard let number = Double(text), number.isFinite else { throw ValidationError("\(flag) must be a number, not \"\(text)\"") }
+            guard let number = Double(text), number.isFinite else { throw ValidationError("\(name(flag)) must be a number, not \"\(text)\"") }
             return number
         }
 
@@ -109,7 +114,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             switch value(flag) {
             case nil, "false": return false
             case "true": return true
-            case let text?: throw ValidationError("\(flag) must be true or false, not \"\(text)\"")
+            case let text?: throw ValidationError("\(name(flag)) must be true or false, not \"\(text)\"")
             }
         }
     }

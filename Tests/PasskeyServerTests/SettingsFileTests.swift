@@ -155,6 +155,22 @@ struct ServerSettingsFileTests {
         #expect(byPackage["com.example.other"] == [third])
     }
 
+    @Test("a malformed environment variable is named as it was set")
+    func environmentNames() async throws {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = ["--database", database()]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PASSKEY_PORT": "80a"]) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(String(decoding: data, as: UTF8.self).contains("PASSKEY_PORT must be a whole number"))
+    }
+
     @Test("durations that do not fit are refused at start, not a crash at the first request")
     func hugeDurations() throws {
         for arguments in [["--challenge-ttl", "inf"], ["--challenge-ttl", "1e300"], ["--signed-data-ttl", "inf"]] {
