@@ -131,6 +131,8 @@ public func buildRouter<Repository: PasskeyRepository>(
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil, trustProxy: configuration.trustProxyHeaders))
     router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
+    let routeTable = RouteTable()
+    router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))
     let service = CeremonyService(
         repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration, now: now, random: random)
     let trustProxy = configuration.trustProxyHeaders
@@ -177,6 +179,7 @@ public func buildRouter<Repository: PasskeyRepository>(
             return Response.json(.object(["status": "unavailable", "database": "unreachable"]), status: .serviceUnavailable)
         }
     }
+    routeTable.set(router.routes.map { (path: $0.path.description, method: $0.method.rawValue) })
     return router
 }
 

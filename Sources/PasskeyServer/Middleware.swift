@@ -1,3 +1,4 @@
+import Foundation
 public import Hummingbird
 import HTTPTypes
 import Logging
@@ -81,5 +82,57 @@ struct CORSAllowListMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.accessControlAllowOrigin] = origin
         response.headers.append(HTTPField(name: .vary, value: "Origin"))
         return response
+    }
+}
+
+/// 405 with `Allow` for a path that exists under other methods (the router alone answers 404 for any mismatch), so a
+/// client that used the wrong method is told so.
+struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
+    let table: RouteTable
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do { return try await next(request, context) } catch let error as HTTPError where error.status == .notFound {
+            let allowed = table.methods(forPath: request.uri.path)
+            guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { throw error }
+            throw HTTPError(
+                .methodNotAllowed, headers: [.allow: allowed.joined(separator: ", ")],
+                message: "\(request.method.rawValue) is not allowed here; use \(allowed.joined(separator: " or ")).")
+        }
+    }
+}
+
+/// The routes' paths and methods, filled in once the router has all its routes (before it serves).
+final class RouteTable: @unchecked Sendable {
+    // Guarded by `lock`: written once by `buildRouter`, read by every unmatched request.
+    private let lock = NSLock()
+    private var routes: [(components: [String], method: String)] = []
+
+    func set(_ descriptions: [(path: String, method: String)]) {
+        let parsed = descriptions.map { (Self.components($0.path), $0.method) }
+        lock.withLock { routes = parsed }
+    }
+
+    /// The methods routed for `path` (HEAD wherever GET is), sorted.
+    func methods(forPath path: String) -> [String] {
+        let wanted = Self.components(path)
+        var methods = Set<String>()
+        for route in lock.withLock({ routes }) where Self.matches(route.components, wanted) {
+            methods.insert(route.method)
+            if route.method == "GET" { methods.insert("HEAD") }
+        }
+        return methods.sorted()
+    }
+
+    static func components(_ path: String) -> [String] { path.split(separator: "/").map(String.init) }
+
+    /// A route's components against a request's: `{name}` and `*` match one component, `**` the rest.
+    static func matches(_ pattern: [String], _ path: [String]) -> Bool {
+        for (index, element) in pattern.enumerated() {
+            if element == "**" { return true }
+            guard index < path.count else { return false }
+            let isCapture = (element.hasPrefix("{") && element.hasSuffix("}")) || element.hasPrefix(":") || element == "*"
+            if !isCapture && element != path[index] { return false }
+        }
+        return pattern.count == path.count
     }
 }

@@ -417,6 +417,25 @@ struct ServerSurfaceTests {
         }
     }
 
+    @Test("a path used with the wrong method answers 405 with Allow; an unknown path 404")
+    func methodNotAllowed() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let wrong = try await client.call(.delete, "/verify-registration")
+            #expect(wrong.status == .methodNotAllowed && wrong["error"] == "method_not_allowed")
+            #expect(wrong.headers[.allow] == "POST")
+            let options = try await client.call(.put, "/generate-registration-options")
+            #expect(options.status == .methodNotAllowed)
+            #expect(options.headers[.allow] == "GET, HEAD, POST")
+            // A path with a parameter.
+            let passkey = try await client.call(.post, "/connect/passkeys/abc")
+            #expect(passkey.status == .methodNotAllowed)
+            #expect(passkey.headers[.allow]?.contains("DELETE") == true && passkey.headers[.allow]?.contains("PATCH") == true)
+            let missing = try await client.call(.get, "/no/such/route")
+            #expect(missing.status == .notFound && missing["error"] == "not_found")
+        }
+    }
+
     @Test("429 says when to come back (Retry-After)")
     func retryAfter() async throws {
         let server = TestServer { $0.optionsPerMinute = 2 }
