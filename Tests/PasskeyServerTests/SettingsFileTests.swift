@@ -74,17 +74,20 @@ struct ServerSettingsFileTests {
     }
 
     /// Runs `passkey-server` with `arguments` to completion: exit status and what it wrote.
-    func runToEnd(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    func runToEnd(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
+        try await onOwnThread {
+            let process = Process()
+            process.executableURL = ServerProcess.executable
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
     }
 
     @Test("the file sets what flags and variables leave unset; a flag wins over the file, a variable too")
@@ -116,15 +119,15 @@ struct ServerSettingsFileTests {
     }
 
     @Test("a typo in the file stops the server with the line and the settings it knows, which are exactly its flags")
-    func typoStops() throws {
+    func typoStops() async throws {
         let settings = try writeSettings("rp-id = example.com\nchallenge_ttl = 30\n")
-        let run = try runToEnd(["--config", settings, "--port", "0", "--database", database()])
+        let run = try await runToEnd(["--config", settings, "--port", "0", "--database", database()])
         #expect(run.status != 0)
         #expect(run.output.contains("\(settings):2: unknown setting \"challenge_ttl\""))
         let known = run.output.components(separatedBy: "known settings: ").last?.prefix { $0 != "\n" }
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
         // Every flag of --help but --config and --help itself can be set in the file.
-        let help = try runToEnd(["--help"]).output
+        let help = try await runToEnd(["--help"]).output
         let flags = Set(help.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }).compactMap { word -> String? in
             guard word.hasPrefix("--"), word.count > 2 else { return nil }
             return String(word.dropFirst(2))
@@ -157,24 +160,15 @@ struct ServerSettingsFileTests {
 
     @Test("a malformed environment variable is named as it was set")
     func environmentNames() async throws {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = ["--database", database()]
-        process.environment = ProcessInfo.processInfo.environment.merging(["PASSKEY_PORT": "80a"]) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        #expect(String(decoding: data, as: UTF8.self).contains("PASSKEY_PORT must be a whole number"))
+        let run = try await runToEnd(["--database", database()], environment: ["PASSKEY_PORT": "80a"])
+        #expect(run.status != 0)
+        #expect(run.output.contains("PASSKEY_PORT must be a whole number"))
     }
 
     @Test("durations that do not fit are refused at start, not a crash at the first request")
-    func hugeDurations() throws {
+    func hugeDurations() async throws {
         for arguments in [["--challenge-ttl", "inf"], ["--challenge-ttl", "1e300"], ["--signed-data-ttl", "inf"]] {
-            let run = try runToEnd(arguments + ["--port", "0", "--database", database()])
+            let run = try await runToEnd(arguments + ["--port", "0", "--database", database()])
             #expect(run.status != 0, "\(arguments)")
             #expect(run.output.contains("must be between"), "\(arguments): \(run.output)")
             #expect(!run.output.contains("Fatal error"), "\(arguments): \(run.output)")
@@ -182,10 +176,10 @@ struct ServerSettingsFileTests {
     }
 
     @Test("a value that is not a number or a switch is an error, not the default")
-    func badValues() throws {
+    func badValues() async throws {
         for line in ["challenge-ttl = thirty", "trust-proxy-headers = yes", "port = 80a"] {
             let settings = try writeSettings(line)
-            let run = try runToEnd(["--config", settings, "--database", database()])
+            let run = try await runToEnd(["--config", settings, "--database", database()])
             #expect(run.status != 0, "\(line)")
             #expect(run.output.contains("\(line.split(separator: " ")[0]) must be"), "\(line): \(run.output)")
         }

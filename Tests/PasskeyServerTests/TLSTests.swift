@@ -6,6 +6,7 @@ import Glibc
 import Hummingbird
 import HummingbirdTesting
 import PasskeyServer
+import PasskeyTestSupport
 import Testing
 import X509
 
@@ -115,7 +116,7 @@ struct IdleConnectionTests {
             #expect(try await client.execute(uri: "/health", method: .get).status == .ok)
             let port = try #require(client.port)
             for partial in ["", "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\n", "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{"] {
-                let closedAfter = Self.secondsUntilClosed(port: port, sending: partial, limit: 10)
+                let closedAfter = try await onOwnThread { Self.secondsUntilClosed(port: port, sending: partial, limit: 10) }
                 #expect(closedAfter != nil && closedAfter ?? 99 < 5, "\(partial.debugDescription): \(String(describing: closedAfter))")
             }
         }
