@@ -45,7 +45,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Apple app allowed to use these passkeys, TEAMID.bundle.id, repeatable (webcredentials).") var appleAppId: [String] = []
     @Option(help: "Android app, PACKAGE=FINGERPRINT[,FINGERPRINT], repeatable: the SHA-256 of its signing certificate as AB:CD:… hex (assetlinks.json and android:apk-key-hash origins). In PASSKEY_ANDROID_APP or the settings file, separate apps with commas too.")
     var androidApp: [String] = []
-    @Flag(help: "Trust X-Forwarded-For from a reverse proxy (default off).") var trustProxyHeaders = false
+    @Flag(help: "Behind a reverse proxy every request comes through: count clients by the last X-Forwarded-For entry (the address the proxy saw) and send HSTS when X-Forwarded-Proto is https (default off).")
+    var trustProxyHeaders = false
     @Option(help: "Options requests allowed per client per minute before 429 (default 60; raise it for load tests).")
     var optionsPerMinute: Int?
     @Option(help: "aud of signedPasskeyData, checked by the app's backend (default: the RP ID).") var tokenAudience: String?
