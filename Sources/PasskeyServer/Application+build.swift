@@ -104,18 +104,25 @@ public func makeRelyingParty(_ configuration: ServerConfiguration) -> RelyingPar
 func clientKey(forwardedFor: [String], peer: String?) -> String {
     let forwarded = forwardedFor.flatMap { $0.split(separator: ",") }.last.map { $0.trimmingCharacters(in: .whitespaces) }
     let address = forwarded.flatMap { $0.isEmpty ? nil : $0 } ?? peer ?? "unknown"
-    return ipv6Prefix64(address) ?? address
+    return addressKey(address) ?? address
 }
 
-/// `2001:db8:1:2::/64` for any address in that /64; nil for anything that is not an IPv6 address.
-func ipv6Prefix64(_ address: String) -> String? {
+/// The rate-limit key of an address as proxies write it: an IPv4 address without the `:port` some proxies append
+/// (and IPv4-mapped IPv6 addresses, `::ffff:a.b.c.d`, as IPv4), an IPv6 address (`[…]:port` too) as its /64
+/// (`2001:db8:1:2::/64`); nil for anything that is neither.
+func addressKey(_ address: String) -> String? {
     var text = Substring(address)
     if text.hasPrefix("["), let end = text.firstIndex(of: "]") { text = text[text.index(after: text.startIndex)..<end] }
     if let zone = text.firstIndex(of: "%") { text = text[..<zone] }
-    guard text.contains(":") else { return nil }
+    var ipv4 = in_addr()
+    // `a.b.c.d` or `a.b.c.d:port`.
+    let host = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+    if host.count <= 2, String(host[0]).withCString({ inet_pton(AF_INET, $0, &ipv4) }) == 1 { return String(host[0]) }
     var bytes = [UInt8](repeating: 0, count: 16)
-    let parsed: Bool = text.withCString { inet_pton(AF_INET6, $0, &bytes) == 1 }
-    guard parsed else { return nil }
+    guard String(text).withCString({ inet_pton(AF_INET6, $0, &bytes) }) == 1 else { return nil }
+    if bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+        return bytes.suffix(4).map(String.init).joined(separator: ".")
+    }
     let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
     return groups.joined(separator: ":") + "::/64"
 }

@@ -32,8 +32,11 @@ extension Request {
     /// The body parsed as JSON, at most `limit` bytes. An empty body reads as `{}`.
     mutating func jsonBody(limit: Int) async throws(APIError) -> JSONValue {
         let buffer: ByteBuffer
-        do { buffer = try await collectBody(upTo: limit) } catch {
+        do { buffer = try await collectBody(upTo: limit) } catch is NIOTooManyBytesError {
             throw APIError(status: 413, code: "request_too_large", message: "The request body is larger than \(limit) bytes.")
+        } catch {
+            // The body stopped coming (the client went away, or the idle timeout closed the connection).
+            throw APIError(status: 400, code: "request_incomplete", message: "The request body ended before its announced length.")
         }
         let bytes = Array(buffer.readableBytesView)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return .object([:]) }

@@ -62,8 +62,11 @@ struct CORSAllowListMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let origin = request.headers[.origin], allowedOrigins.contains(origin) else {
-            var response = try await next(request, context)
-            // The answer depends on Origin: a shared cache must not hand it to an allowed origin.
+            var response: Response
+            do { response = try await next(request, context) } catch {
+                response = SecurityHeadersMiddleware<Context>.response(for: error, logger: context.logger)
+            }
+            // The answer depends on Origin (errors too): a shared cache must not hand it to an allowed origin.
             response.headers.append(HTTPField(name: .vary, value: "Origin"))
             return response
         }
@@ -80,6 +83,8 @@ struct CORSAllowListMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         }
         response.headers[.accessControlAllowOrigin] = origin
+        // Browser code may read when to come back after a 429.
+        if response.headers[.retryAfter] != nil { response.headers[.accessControlExposeHeaders] = "Retry-After" }
         response.headers.append(HTTPField(name: .vary, value: "Origin"))
         return response
     }

@@ -391,9 +391,13 @@ struct ServerSurfaceTests {
             #expect(missing.headers[.accessControlAllowOrigin] == "http://localhost:8080")
             let bad = try await client.call(.post, "/verify-authentication", raw: "{", headers: [.origin: "http://localhost:8080"])
             #expect(bad.status == .badRequest && bad.headers[.accessControlAllowOrigin] == "http://localhost:8080")
-            // Every answer varies by Origin, with CORS headers or without.
+            // Every answer varies by Origin, with CORS headers or without, errors included.
             #expect(other.headers[values: .vary].contains("Origin"))
             #expect(allowed.headers[values: .vary].contains("Origin"))
+            let plainMissing = try await client.call(.get, "/no-such-route")
+            #expect(plainMissing.status == .notFound && plainMissing.headers[values: .vary].contains("Origin"))
+            let plainWrongMethod = try await client.call(.delete, "/health", headers: [.origin: "https://evil.example"])
+            #expect(plainWrongMethod.status == .methodNotAllowed && plainWrongMethod.headers[values: .vary].contains("Origin"))
         }
     }
 
@@ -445,6 +449,9 @@ struct ServerSurfaceTests {
             #expect(limited.status == .tooManyRequests)
             // Two per minute: a token comes back every 30 seconds.
             #expect(limited.headers[.retryAfter] == "30")
+            // Browser code may read it.
+            let crossOrigin = try await client.call(.get, "/generate-authentication-options", headers: [.origin: "http://localhost:8080"])
+            #expect(crossOrigin.status == .tooManyRequests && crossOrigin.headers[.accessControlExposeHeaders] == "Retry-After")
             server.clock.advance(30)
             #expect(try await client.call(.get, "/generate-authentication-options").status == .ok)
         }
@@ -461,6 +468,9 @@ struct ServerSurfaceTests {
         let steps: [(String, Int)] = [
             ("10.0.0.1, 203.0.113.9", 200), ("10.0.0.2, 203.0.113.9", 200), ("10.0.0.3, 203.0.113.9", 429), ("203.0.113.10", 200),
             ("2001:db8:1:2::1", 200), ("2001:db8:1:2:ffff::7", 200), ("2001:db8:1:2:abcd::1", 429), ("2001:db8:1:3::1", 200),
+            // IPv4-mapped addresses are IPv4 addresses (not one shared /64); a port some proxies append is not a new client.
+            ("::ffff:198.51.100.1", 200), ("::ffff:198.51.100.2", 200), ("198.51.100.1:4711", 200), ("198.51.100.1:4712", 429),
+            ("[2001:db8:1:3::9]:443", 200), ("2001:db8:1:3::a", 429),
         ]
         let statuses = try await server.run { client in
             var statuses: [Int] = []

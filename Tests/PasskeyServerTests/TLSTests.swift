@@ -104,6 +104,44 @@ struct IdleConnectionTests {
         }
     }
 
+    @Test("a body that ends before its Content-Length is request_incomplete (400), not request_too_large")
+    func incompleteBody() async throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.database = "memory:"
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let answer = try await onOwnThread { () -> String in
+                let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                defer { close(socket) }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                _ = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                let request = "POST /verify-registration HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+                _ = request.withCString { send(socket, $0, strlen($0), 0) }
+                shutdown(socket, Int32(SHUT_WR))
+                var timeout = timeval(tv_sec: 5, tv_usec: 0)
+                setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = recv(socket, &buffer, buffer.count, 0)
+                    if count <= 0 { break }
+                    received += buffer.prefix(count)
+                }
+                return String(decoding: received, as: UTF8.self)
+            }
+            // The client closed its sending side only: the answer reaches it and says what happened.
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+            #expect(answer.contains("request_incomplete"), "\(answer)")
+        }
+    }
+
     @Test("half a request, or none, is dropped after the idle timeout")
     func stalledRequests() async throws {
         var configuration = ServerConfiguration()
