@@ -40,7 +40,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds options stay valid (default 60, minimum 1).") var challengeTtl: Double?
     @Option(help: "User verification: required (default), preferred or discouraged.") var userVerification: String?
     @Option(help: "Attestation: none (default) or direct.") var attestation: String?
-    @Option(help: "Algorithm offered in pubKeyCredParams, repeatable: ES256, EdDSA, ES384, ES512, PS256, RS256, ML-DSA-65, ML-DSA-87 or a COSE number (default ES256, EdDSA, RS256).")
+    // Unconditional: COSE numbers are negative (`--algorithm -7`), which would otherwise read as another flag.
+    @Option(
+        parsing: .unconditionalSingleValue,
+        help: "Algorithm offered in pubKeyCredParams, repeatable: ES256, EdDSA, ES384, ES512, PS256, RS256, ML-DSA-65, ML-DSA-87 or a COSE number such as -7 (default ES256, EdDSA, RS256).")
     var algorithm: [String] = []
     @Option(help: "Apple app allowed to use these passkeys, TEAMID.bundle.id, repeatable (webcredentials).") var appleAppId: [String] = []
     @Option(help: "Android app, PACKAGE=FINGERPRINT[,FINGERPRINT], repeatable: the SHA-256 of its signing certificate as AB:CD:… hex (assetlinks.json and android:apk-key-hash origins). In PASSKEY_ANDROID_APP or the settings file, separate apps with commas too.")
@@ -231,9 +234,20 @@ extension PasskeyServerCommand {
             if fingerprint.uppercased().hasPrefix("SHA256:") { fingerprint = String(fingerprint.dropFirst("SHA256:".count)) }
             if !fingerprint.isEmpty { apps[apps.count - 1].fingerprints.append(fingerprint) }
         }
-        return try apps.map { app in
-            guard !app.fingerprints.isEmpty else { throw ValidationError("--android-app \(app.package) needs at least one fingerprint") }
-            return .init(packageName: app.package, sha256Fingerprints: app.fingerprints)
+        // One statement per package, each fingerprint once (case aside), in the order given.
+        var packages: [String] = []
+        var fingerprints: [String: [String]] = [:]
+        for app in apps {
+            if fingerprints[app.package] == nil { packages.append(app.package) }
+            for fingerprint in app.fingerprints where !(fingerprints[app.package] ?? []).contains(where: { $0.uppercased() == fingerprint.uppercased() }) {
+                fingerprints[app.package, default: []].append(fingerprint)
+            }
+            if fingerprints[app.package] == nil { fingerprints[app.package] = [] }
+        }
+        return try packages.map { package in
+            let list = fingerprints[package] ?? []
+            guard !list.isEmpty else { throw ValidationError("--android-app \(package) needs at least one fingerprint") }
+            return .init(packageName: package, sha256Fingerprints: list)
         }
     }
 }

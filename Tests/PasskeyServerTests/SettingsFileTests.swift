@@ -142,7 +142,7 @@ struct ServerSettingsFileTests {
         let third = Array(repeating: "EF", count: 32).joined(separator: ":")
         let server = try await ServerProcess.start(
             database: database(), port: try LocalPorts.free(), extraArguments: [],
-            environment: ["PASSKEY_ANDROID_APP": "com.example.app=SHA256:\(first),\(second), com.example.other=\(third)"])
+            environment: ["PASSKEY_ANDROID_APP": "com.example.app=SHA256:\(first),\(second), com.example.other=\(third), com.example.app=\(first.lowercased())"])
         let client = ProcessClient(port: server.port)
         let links = await client.call(.get, "/.well-known/assetlinks.json")
         await client.close()
@@ -154,8 +154,21 @@ struct ServerSettingsFileTests {
                 guard let target = statement.objectValue?["target"]?.objectValue, let package = target["package_name"]?.stringValue else { return nil }
                 return (package, (target["sha256_cert_fingerprints"]?.arrayValue ?? []).compactMap(\.stringValue))
             }, uniquingKeysWith: { $0 + $1 })
+        // A package named twice is one statement, and a fingerprint given twice (in any case) is listed once.
+        #expect(statements.count == 2)
         #expect(byPackage["com.example.app"] == [first, second])
         #expect(byPackage["com.example.other"] == [third])
+    }
+
+    @Test("--algorithm takes a negative COSE number")
+    func negativeAlgorithm() async throws {
+        let server = try await ServerProcess.start(database: database(), port: try LocalPorts.free(), extraArguments: ["--algorithm", "-7"])
+        let client = ProcessClient(port: server.port)
+        let options = await client.call(.get, "/generate-registration-options?username=ann")
+        await client.close()
+        server.stop()
+        #expect(options.status == 200)
+        #expect((options["pubKeyCredParams"]?.arrayValue ?? []).compactMap { $0.objectValue?["alg"]?.numberValue } == [-7])
     }
 
     @Test("a malformed environment variable is named as it was set")
