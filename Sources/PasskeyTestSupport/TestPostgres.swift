@@ -23,7 +23,11 @@ public enum TestPostgres {
         "CI=true but PASSKEY_TEST_POSTGRES_URL is not set: .ci/run starts a throw-away PostgreSQL cluster and exports its URL"
 
     /// The server's URL with a schema no other test uses (the migrations create it), so every test starts empty.
-    public static func freshURL() -> String? { baseURL.map { withSchema($0, uniqueSchema()) } }
+    ///
+    /// With a longer query timeout than the product's 5 s: the whole suite runs in parallel on as few as 2 cores, next
+    /// to the PostgreSQL server and headless Chromium, and the first seconds after a build (cold caches) were seen to
+    /// hold a connection attempt past 5 s. Tests of timeouts and outages set their own, short ones.
+    public static func freshURL() -> String? { baseURL.map { withSchema($0, uniqueSchema()) + "&query_timeout=20" } }
 
     public static func uniqueSchema() -> String {
         "passkey_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
