@@ -36,7 +36,15 @@ final class ServerProcess: @unchecked Sendable {
         let health = URL(string: "http://127.0.0.1:\(port)/health")!
         for _ in 0..<150 {
             if !process.isRunning { throw CLITestError("passkey-server exited with status \(process.terminationStatus)") }
-            if await Self.status(of: health) == 200 { return }
+            if await Self.status(of: health) == 200 {
+                // The answer may have come from another test's server that holds the port, while ours is failing to
+                // bind it: ours must still run a moment later (a failed bind ends it within milliseconds).
+                try await Task.sleep(for: .milliseconds(300))
+                guard process.isRunning else {
+                    throw CLITestError("passkey-server exited with status \(process.terminationStatus): port \(port) was taken")
+                }
+                return
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw CLITestError("passkey-server did not become healthy on port \(port)")

@@ -45,7 +45,13 @@ struct ServerProcess: Sendable {
             client.connect()
             let response = try? await client.execute(TestClient.Request("/health", method: .get))
             try? await client.shutdown()
-            if response?.status == .ok { return ServerProcess(process: process, port: port, logPath: logPath) }
+            if response?.status == .ok {
+                // The answer may have come from another test's server that holds the port, while ours is failing to
+                // bind it: ours must still run a moment later (a failed bind ends it within milliseconds).
+                try await Task.sleep(for: .milliseconds(300))
+                guard process.isRunning else { break }
+                return ServerProcess(process: process, port: port, logPath: logPath)
+            }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
