@@ -2,6 +2,7 @@ import Foundation
 import PasskeyClient
 import PasskeyCore
 import PasskeySoftwareAuthenticator
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
 
@@ -133,15 +134,6 @@ enum PythonWebAuthn {
 
     /// Runs a command through `/usr/bin/env`, stdout and stderr together.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try runProgram(URL(fileURLWithPath: "/usr/bin/env"), arguments)
     }
 }

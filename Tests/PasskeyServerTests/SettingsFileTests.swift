@@ -75,19 +75,7 @@ struct ServerSettingsFileTests {
 
     /// Runs `passkey-server` with `arguments` to completion: exit status and what it wrote.
     func runToEnd(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
-        try await onOwnThread {
-            let process = Process()
-            process.executableURL = ServerProcess.executable
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        try await onOwnThread { try runProgram(ServerProcess.executable, arguments, environment: environment) }
     }
 
     @Test("the file sets what flags and variables leave unset; a flag wins over the file, a variable too")

@@ -78,12 +78,11 @@ struct TLSTests {
 
 @Suite("Connections that stall")
 struct IdleConnectionTests {
-    /// Opens a TCP connection to 127.0.0.1:`port`, sends `bytes`, and returns how long the server took to close it
-    /// (nil if it was still open after `limit` seconds).
-    static func secondsUntilClosed(port: Int, sending bytes: String, limit: Double) -> Double? {
+    /// A TCP connection to 127.0.0.1:`port` that has sent `bytes` and times reads out after `limit` seconds, or nil.
+    /// The caller closes it.
+    static func connection(port: Int, sending bytes: String, limit: Int) -> Int32? {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return nil }
-        defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -91,10 +90,21 @@ struct IdleConnectionTests {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { return nil }
+        guard connected == 0 else {
+            close(socket)
+            return nil
+        }
         _ = bytes.withCString { send(socket, $0, strlen($0), 0) }
-        var timeout = timeval(tv_sec: Int(limit), tv_usec: 0)
+        var timeout = timeval(tv_sec: limit, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return socket
+    }
+
+    /// Sends `bytes` and returns how long the server took to close the connection (nil if it was still open after
+    /// `limit` seconds).
+    static func secondsUntilClosed(port: Int, sending bytes: String, limit: Int) -> Double? {
+        guard let socket = connection(port: port, sending: bytes, limit: limit) else { return nil }
+        defer { close(socket) }
         let start = Date()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -113,20 +123,10 @@ struct IdleConnectionTests {
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let answer = try await onOwnThread { () -> String in
-                let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                defer { close(socket) }
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
                 let request = "POST /verify-registration HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
-                _ = request.withCString { send(socket, $0, strlen($0), 0) }
+                guard let socket = Self.connection(port: port, sending: request, limit: 5) else { return "" }
+                defer { close(socket) }
                 shutdown(socket, Int32(SHUT_WR))
-                var timeout = timeval(tv_sec: 5, tv_usec: 0)
-                setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 var received: [UInt8] = []
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 while true {
