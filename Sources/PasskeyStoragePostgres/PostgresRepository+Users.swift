@@ -42,10 +42,16 @@ extension PostgresRepository: UserRepository {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
     }
 
+    /// Deletes the user and, through the cascades, its credentials, tokens and link.
+    ///
+    /// The credentials are locked first, in key order: a sign-in locks its credential and then updates the owner's
+    /// row, so a delete that took the owner's row first and then reached the credentials through the cascade would wait
+    /// for the sign-in while the sign-in waits for it, and PostgreSQL would abort one of them after a second.
     public func deleteUser(id: String) async throws(StorageError) {
         let logger = self.logger
-        let deleted = try await withConnection("delete user") { connection in
-            try await connection.rows("DELETE FROM users WHERE id = \(id) RETURNING 1", logger).count
+        let deleted = try await transaction("delete user") { connection in
+            _ = try await connection.rows("SELECT 1 FROM credentials WHERE user_id = \(id) ORDER BY id FOR UPDATE", logger)
+            return try await connection.rows("DELETE FROM users WHERE id = \(id) RETURNING 1", logger).count
         }
         guard deleted > 0 else { throw StorageError(.notFound, "no such user") }
     }

@@ -331,6 +331,43 @@ extension RepositoryConformanceTests {
         }
     }
 
+    @Test("deleting users while their passkeys sign in: every delete succeeds, every sign-in succeeds or finds its passkey gone",
+          arguments: Backend.available)
+    func deleteUserDuringSignIn(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            // The sign-in locks the credential, then touches its owner; a delete that locked the owner first and then
+            // reached the credential through the cascade would deadlock with it (PostgreSQL aborts one after 1 s).
+            let users = (0..<24).map { makeUser("user\($0)", handle: UInt8($0 + 1)) }
+            for (index, user) in users.enumerated() {
+                try await repo.register(makeCredential(UInt8(index + 1), user: user, signCount: 3), for: user)
+                try await repo.saveChallenge(makeChallenge("auth\(index)"))
+            }
+            let outcomes = await withTaskGroup(of: (delete: Bool, code: StorageError.Code?).self) { group in
+                for (index, user) in users.enumerated() {
+                    group.addTask {
+                        let code = await storageCode { try await repo.deleteUser(id: user.id) }
+                        return (true, code)
+                    }
+                    group.addTask {
+                        let id = UInt8(index + 1)
+                        let code = await storageCode {
+                            try await repo.recordSignIn(
+                                credentialID: [id, id, id], expectedSignCount: 3, newSignCount: 4, backupState: false, at: t0,
+                                consumingChallenge: "auth\(index)")
+                        }
+                        return (false, code)
+                    }
+                }
+                return await group.reduce(into: [(delete: Bool, code: StorageError.Code?)]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter(\.delete).map(\.code).allSatisfy { $0 == nil })
+            let signIns = outcomes.filter { !$0.delete }.map(\.code)
+            #expect(signIns.count == users.count)
+            #expect(signIns.allSatisfy { $0 == nil || $0 == .notFound }, "sign-in outcomes: \(signIns)")
+            for user in users { #expect(try await repo.user(id: user.id) == nil) }
+        }
+    }
+
     @Test("deferred events: reported with their ids once stored; readers see all queued before they asked, in order",
           arguments: Backend.available.filter { $0 != .memory })
     func deferredEvents(backend: Backend) async throws {
