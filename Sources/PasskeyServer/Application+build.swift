@@ -17,7 +17,11 @@ public import Foundation
 public typealias PasskeyApplication = Application<RouterResponder<PasskeyRequestContext>>
 
 /// Wires storage, the relying party and the routes from a configuration.
-public func buildApplication(_ configuration: ServerConfiguration, logger: Logger? = nil) async throws -> PasskeyApplication {
+/// `onServerRunning` is called once the server listens, with the port it listens on (the one the system chose for
+/// `--port 0`).
+public func buildApplication(
+    _ configuration: ServerConfiguration, logger: Logger? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
+) async throws -> PasskeyApplication {
     try configuration.validate()
     var logger = logger ?? Logger(label: "passkey-server")
     if logger.logLevel > .info { logger.logLevel = .info }
@@ -25,7 +29,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     // Concrete repository types on each branch: opening an existential here crashes the Swift 6.3 optimizer
     // (coroutine splitting) in release builds.
     if configuration.database == "memory:" {
-        return try await makeApplication(configuration, repository: InMemoryRepository(), logger: logger, tls: tls)
+        return try await makeApplication(configuration, repository: InMemoryRepository(), logger: logger, tls: tls, onServerRunning: onServerRunning)
     }
     if PostgresConfiguration.isPostgresURL(configuration.database) {
         let postgres = try PostgresConfiguration(url: configuration.database)
@@ -34,7 +38,7 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
         // The live log hears every instance's events through LISTEN/NOTIFY.
         let broadcaster = EventBroadcaster()
         return try await makeApplication(
-            configuration, repository: repository, logger: logger, tls: tls, broadcaster: broadcaster,
+            configuration, repository: repository, logger: logger, tls: tls, onServerRunning: onServerRunning, broadcaster: broadcaster,
             eventSink: PostgresEventSink(repository: repository, local: broadcaster),
             services: [
                 PostgresEventListener(repository: repository, broadcaster: broadcaster, logger: logger),
@@ -45,25 +49,29 @@ public func buildApplication(_ configuration: ServerConfiguration, logger: Logge
     let repository = try SQLiteRepository(path: path)
     logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
     return try await makeApplication(
-        configuration, repository: repository, logger: logger, tls: tls, services: [StorageShutdown { await repository.shutdown() }])
+        configuration, repository: repository, logger: logger, tls: tls, onServerRunning: onServerRunning, services: [StorageShutdown { await repository.shutdown() }])
 }
 
 func makeApplication<Repository: PasskeyRepository>(
     _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool,
-    broadcaster: EventBroadcaster = EventBroadcaster(), eventSink: (any EventSink)? = nil, services extra: [any Service] = []
+    onServerRunning: (@Sendable (Int) async -> Void)? = nil, broadcaster: EventBroadcaster = EventBroadcaster(), eventSink: (any EventSink)? = nil, services extra: [any Service] = []
 ) async throws -> PasskeyApplication {
     let router = buildRouter(configuration, repository: repository, broadcaster: broadcaster, eventSink: eventSink)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
     let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
+    var setupLink: String?
     if configuration.dashboard.printSetupLink,
         let token = try await AdminService(repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration)
             .firstSetupToken()
     {
-        // The link is a secret: printed once on the console, never logged.
+        // The link is a secret: printed once on the console (after what the server serves), never logged.
         let base = configuration.webOrigins.first ?? configuration.defaultOrigin
         let hours = Int(configuration.dashboard.inviteLifetime / 3600)
-        let text = "No dashboard admin yet. Open this one-time link within \(hours) hours to create one:\n  \(base)/dashboard/setup?token=\(token)\n\n"
-        FileHandle.standardOutput.write(Data(text.utf8))
+        setupLink = "No dashboard admin yet. Open this one-time link within \(hours) hours to create one:\n  \(base)/dashboard/setup?token=\(token)\n\n"
+    }
+    let running: @Sendable (any Channel) async -> Void = { [setupLink] channel in
+        await onServerRunning?(channel.localAddress?.port ?? configuration.port)
+        if let setupLink { FileHandle.standardOutput.write(Data(setupLink.utf8)) }
     }
     let purger = ChallengePurger(
         repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster)
@@ -82,9 +90,10 @@ func makeApplication<Repository: PasskeyRepository>(
         let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
         return Application(
             router: router, server: try .tls(http1, tlsConfiguration: tlsConfiguration), configuration: appConfiguration,
-            services: services, logger: logger)
+            services: services, onServerRunning: running, logger: logger)
     }
-    return Application(router: router, server: http1, configuration: appConfiguration, services: services, logger: logger)
+    return Application(
+        router: router, server: http1, configuration: appConfiguration, services: services, onServerRunning: running, logger: logger)
 }
 
 /// The relying party a configuration describes.

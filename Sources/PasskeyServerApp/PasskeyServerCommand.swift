@@ -200,18 +200,20 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         let configuration = try makeConfiguration()
         var logger = Logger(label: "passkey-server")
         logger.logLevel = .info
-        let app = try await buildApplication(configuration, logger: logger)
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         let shownHost = configuration.host == "127.0.0.1" ? "localhost" : configuration.host
-        // Written unbuffered, so it shows at once also when stdout is a file or a pipe.
-        let banner = """
-            passkey-server serving \(scheme)://\(shownHost):\(configuration.port)
-              RP ID    \(configuration.rpID)
-              origins  \(configuration.effectiveOrigins.joined(separator: ", "))
-              data     \(configuration.database)
+        // Printed once the server listens, with the port it listens on; written unbuffered, so it shows at once also
+        // when stdout is a file or a pipe.
+        let app = try await buildApplication(configuration, logger: logger) { port in
+            let banner = """
+                passkey-server serving \(scheme)://\(shownHost):\(port)
+                  RP ID    \(configuration.rpID)
+                  origins  \(configuration.effectiveOrigins.joined(separator: ", "))
+                  data     \(configuration.database)
 
-            """
-        FileHandle.standardOutput.write(Data(banner.utf8))
+                """
+            FileHandle.standardOutput.write(Data(banner.utf8))
+        }
         try await app.runService()
     }
 }

@@ -26,6 +26,7 @@ struct ConfigurationValidationTests {
         ("Apple app ID without team", { $0.appleAppIDs = ["com.example.app"] }, "--apple-app-id"),
         ("Apple app ID with a space", { $0.appleAppIDs = ["garbage id"] }, "--apple-app-id"),
         ("empty SQLite path", { $0.database = "sqlite:" }, "--database"),
+        ("port 0 with the default localhost origin", { $0.port = 0 }, "--port 0"),
     ]
 
     @Test("each wrong setting is refused with its name", arguments: wrong.indices)
@@ -54,5 +55,8 @@ struct ConfigurationValidationTests {
         configuration.connect.signedDataLifetime = 86_400
         try configuration.validate()
         try ServerConfiguration().validate()
+        // Port 0 is fine where the origin does not depend on the port.
+        configuration.port = 0
+        try configuration.validate()
     }
 }

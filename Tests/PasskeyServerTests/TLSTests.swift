@@ -37,6 +37,7 @@ struct TLSTests {
         let files = try Self.selfSigned()
         var configuration = ServerConfiguration()
         configuration.port = 0
+        configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
         configuration.database = "memory:"
         configuration.tlsCertificatePath = files.certificate
         configuration.tlsKeyPath = files.key
@@ -55,6 +56,7 @@ struct TLSTests {
         for (certificate, key, named) in [("/nonexistent/cert.pem", files.key, "--tls-cert /nonexistent/cert.pem"), (files.certificate, files.certificate, "--tls-key")] {
             var configuration = ServerConfiguration()
             configuration.port = 0
+            configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
             configuration.database = "memory:"
             configuration.tlsCertificatePath = certificate
             configuration.tlsKeyPath = key
@@ -118,6 +120,7 @@ struct IdleConnectionTests {
     func incompleteBody() async throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
+        configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
         configuration.database = "memory:"
         let app = try await buildApplication(configuration)
         try await app.test(.live) { client in
@@ -146,6 +149,7 @@ struct IdleConnectionTests {
     func stalledRequests() async throws {
         var configuration = ServerConfiguration()
         configuration.port = 0
+        configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
         configuration.database = "memory:"
         configuration.idleTimeout = 1
         let app = try await buildApplication(configuration)

@@ -1,0 +1,51 @@
+import Foundation
+import PasskeyTestSupport
+import Testing
+
+/// What `passkey-server` prints when it starts: where it serves, once it really does.
+@Suite("Start-up banner")
+struct StartupBannerTests {
+    @Test("with --port 0 the banner names the port the system chose, and the server answers there; the setup link follows it")
+    func chosenPort() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-banner-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let log = folder.appendingPathComponent("out.log").path
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = [
+            "--port", "0", "--origin", "https://example.com", "--rp-id", "example.com",
+            "--database", "sqlite:" + folder.appendingPathComponent("db.sqlite").path,
+        ]
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var output = ""
+        for _ in 0..<200 where !output.contains("No dashboard admin yet") && process.isRunning {
+            try await Task.sleep(for: .milliseconds(50))
+            output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        }
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("passkey-server serving http://") }, "\(output)")
+        let port = try #require(line.split(separator: ":").last.flatMap { Int($0) }, "\(line)")
+        #expect(port > 0)
+        let banner = try #require(output.range(of: "passkey-server serving"))
+        let setup = try #require(output.range(of: "No dashboard admin yet"), "\(output)")
+        #expect(banner.lowerBound < setup.lowerBound)
+        let client = ProcessClient(port: port)
+        let health = await client.call(.get, "/health")
+        await client.close()
+        #expect(health.status == 200)
+    }
+
+    @Test("--port 0 with the default localhost origin is refused: that origin could not follow the chosen port")
+    func portZeroNeedsOrigin() async throws {
+        let run = try await onOwnThread { try runProgram(ServerProcess.executable, ["--port", "0", "--database", "memory:"]) }
+        #expect(run.status != 0)
+        #expect(run.output.contains("--port 0 picks a free port"), "\(run.output)")
+    }
+}
