@@ -76,7 +76,9 @@ func makeApplication<Repository: PasskeyRepository>(
     let purger = ChallengePurger(
         repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster)
     let services: [any Service] = [purger] + extra
-    let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
+    let http1 = HTTPServerBuilder.http1(
+        configuration: .init(
+            additionalChannelHandlers: [MalformedRequestHandler()], idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain: [NIOSSLCertificateSource]
         let privateKey: NIOSSLPrivateKey

@@ -1,0 +1,82 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import PasskeyWire
+
+/// Answers bytes the HTTP/1.1 parser rejects (a garbled request line, a header without a colon, a bad version) with
+/// the JSON error every other 4xx carries, `request_malformed`, then closes the connection.
+///
+/// Hummingbird answers these with an empty 400 of its own; clients and proxies that log the body then have nothing to
+/// show. The handler sits after the HTTP codec. A parse error inside a request's body goes on to the handler reading
+/// that body, which answers `request_incomplete`. Any other parse error is answered here, after the responses still
+/// owed to the requests before it on the connection (HTTP/1.1 answers in order), then the connection closes.
+final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    static let body: [UInt8] = APIError(status: 400, code: "request_malformed", message: "The request is not valid HTTP/1.1.")
+        .body.serializedBytes
+
+    /// A request's head arrived and its end has not.
+    private var readingRequest = false
+    /// Requests whose head arrived and whose response has not ended yet.
+    private var responsesOwed = 0
+    /// A parse error came while responses were owed: answered when the last of them ends.
+    private var answerWhenDone = false
+    /// The connection was answered here and is closing: nothing more goes up or down.
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !answered else { return }
+        switch unwrapInboundIn(data) {
+        case .head:
+            readingRequest = true
+            responsesOwed += 1
+        case .end: readingRequest = false
+        case .body: break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !answered else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        let ends = if case .end = unwrapOutboundIn(data) { true } else { false }
+        context.write(data, promise: promise)
+        guard ends else { return }
+        responsesOwed = max(0, responsesOwed - 1)
+        if responsesOwed == 0, answerWhenDone { answer(context) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError, !readingRequest, !answered, !answerWhenDone else {
+            context.fireErrorCaught(error)
+            return
+        }
+        if responsesOwed > 0 {
+            answerWhenDone = true
+        } else {
+            answer(context)
+        }
+    }
+
+    private func answer(_ context: ChannelHandlerContext) {
+        answered = true
+        let head = HTTPResponse(
+            status: .badRequest,
+            headerFields: [
+                .contentType: "application/json; charset=utf-8", .contentLength: String(Self.body.count), .connection: "close",
+                .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
+            ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: Self.body))), promise: nil)
+        let sent = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)
+        sent.futureResult.whenComplete { _ in context.close(promise: nil) }
+    }
+}

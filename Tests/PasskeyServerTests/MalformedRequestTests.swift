@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PasskeyServer
+import PasskeyTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes that are not HTTP/1.1 get the same JSON error as any other bad request, and never two answers to one request.
+@Suite("Requests that are not HTTP")
+struct MalformedRequestTests {
+    /// Sends `bytes` on a fresh connection, closes the sending side and returns everything the server wrote until it
+    /// closed the connection.
+    static func exchange(port: Int, _ bytes: String) -> String {
+        guard let socket = IdleConnectionTests.connection(port: port, sending: bytes, limit: 5) else { return "" }
+        defer { close(socket) }
+        shutdown(socket, Int32(SHUT_WR))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer.prefix(count)
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// The status lines of the responses in `answer`, in order (a body without a final line break runs straight into
+    /// the next response's status line).
+    static func statusLines(_ answer: String) -> [String] {
+        // "\r\n" is one Character in a Swift String.
+        answer.matches(of: /HTTP\/1\.1 \d{3} [A-Za-z ]+\r\n/).map { String(answer[$0.range].dropLast()) }
+    }
+
+    func withLiveServer(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
+        configuration.database = "memory:"
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in try await body(try #require(client.port)) }
+    }
+
+    @Test("a garbled request line or header is 400 request_malformed in JSON, and the connection closes", arguments: [
+        "GARBAGE\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: localhost\r\nthis line has no colon\r\n\r\n",
+        "GET / HTTP/9.9.9\r\nHost: localhost\r\n\r\n",
+        "\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\u{00}\u{01}\u{fc}\u{03}\u{03}",  // a TLS ClientHello sent to the plain-HTTP port
+        "BREW / HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n{}",
+        "GET /health?q=" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n",
+    ])
+    func garbled(bytes: String) async throws {
+        try await withLiveServer { port in
+            let answer = try await onOwnThread { Self.exchange(port: port, bytes) }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 400 Bad Request"], "\(answer)")
+            let lowered = answer.lowercased()
+            #expect(lowered.contains("content-type: application/json; charset=utf-8"), "\(answer)")
+            #expect(lowered.contains("connection: close"), "\(answer)")
+            #expect(answer.hasSuffix(#"{"error":"request_malformed","message":"The request is not valid HTTP/1.1."}"#), "\(answer)")
+        }
+    }
+
+    @Test("after a good request on the same connection, the good one is answered first, then the garbage")
+    func pipelined() async throws {
+        try await withLiveServer { port in
+            let answer = try await onOwnThread {
+                Self.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nNOT HTTP AT ALL\r\n\r\n")
+            }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request"], "\(answer)")
+            let health = try #require(answer.range(of: #""status":"ok""#), "\(answer)")
+            let malformed = try #require(answer.range(of: "request_malformed"), "\(answer)")
+            #expect(health.lowerBound < malformed.lowerBound)
+        }
+    }
+
+    @Test("a broken chunk inside a body is answered once, by the handler reading the body")
+    func brokenChunk() async throws {
+        try await withLiveServer { port in
+            let answer = try await onOwnThread {
+                Self.exchange(
+                    port: port,
+                    "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n")
+            }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 400 Bad Request"], "\(answer)")
+            #expect(answer.contains("request_incomplete"), "\(answer)")
+        }
+    }
+}
