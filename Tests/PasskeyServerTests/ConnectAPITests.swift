@@ -246,8 +246,16 @@ struct ConnectAPITests {
             let renamed = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": " Work phone "], headers: ConnectHarness.bearer(list))
             #expect(renamed.status == .ok, "\(renamed.json)")
             #expect(renamed["name"] == "Work phone")
-            let empty = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": "  "], headers: ConnectHarness.bearer(list))
-            #expect(empty["error"] == "name_invalid")
+            // A name is taken whole or refused, never stored shortened or with characters dropped.
+            for refused in ["  ", String(repeating: "a", count: 65), "a\u{0}b", "two\nlines", "\u{202E}reversed"] {
+                let answer = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": .string(refused)], headers: ConnectHarness.bearer(list))
+                #expect(answer.status == .badRequest && answer["error"] == "name_invalid", "\(refused.debugDescription): \(answer.json)")
+            }
+            let longest = String(repeating: "é", count: 64)
+            let fits = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": .string(longest)], headers: ConnectHarness.bearer(list))
+            #expect(fits["name"] == .string(longest))
+            let kept = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": "Work phone"], headers: ConnectHarness.bearer(list))
+            #expect(kept["name"] == "Work phone")
             let unknown = try await client.call(.patch, "/connect/passkeys/AAAA", json: ["name": "x"], headers: ConnectHarness.bearer(list))
             #expect(unknown.status == .notFound)
             #expect(unknown["error"] == "passkey_not_found")

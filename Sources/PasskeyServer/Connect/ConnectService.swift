@@ -165,8 +165,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(APIError) -> JSONValue {
-        let name = CeremonyService<Repository>.sanitizeDisplayName(rawName, fallback: "")
-        guard !name.isEmpty else { throw APIError.badRequest("name_invalid", "A passkey name has 1 to 64 visible characters.") }
+        let name = try PasskeyName.validated(rawName)
         do { try await repository.renameCredential(id: id, userID: user.id, name: name) } catch {
             if error.code == .notFound { throw APIError(status: 404, code: "passkey_not_found", message: "This account has no such passkey.") }
             throw APIError(error)

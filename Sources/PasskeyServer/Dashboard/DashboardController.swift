@@ -374,8 +374,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             return await data(request) { principal throws(APIError) in
                 let (user, credential) = try await passkey(context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let name = CeremonyService<Repository>.sanitizeDisplayName(try body.requiredString("name"), fallback: "")
-                guard !name.isEmpty else { throw APIError.badRequest("name_invalid", "A passkey name has 1 to 64 characters.") }
+                let name = try PasskeyName.validated(try body.requiredString("name"))
                 do throws(StorageError) { try await repository.renameCredential(id: credential.id, userID: user.id, name: name) } catch { throw APIError(error) }
                 await recordAdmin("rename_passkey", request, context, principal: principal, user: user, credentialID: credential.id, detail: "renamed")
                 return .object(["renamed": true, "name": .string(name)])
