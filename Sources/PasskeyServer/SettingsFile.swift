@@ -18,12 +18,24 @@ public import Foundation
 public struct SettingsFile: Sendable, Hashable {
     /// Values by setting name (`rp-id`), as written (quotes removed).
     public let values: [String: String]
+    /// The line each setting is on, for errors about its value.
+    public let lines: [String: Int]
+    /// The file's name in errors.
+    public let source: String
 
-    public init(values: [String: String]) { self.values = values }
+    public init(values: [String: String], lines: [String: Int] = [:], source: String = "settings") {
+        self.values = values
+        self.lines = lines
+        self.source = source
+    }
+
+    /// Where `name` is set, as errors show it (`/etc/passkey-server.conf:4`), or nil when the file does not set it.
+    public func location(of name: String) -> String? { lines[name].map { "\(source):\($0)" } }
 
     /// Parses `text`; `known` are the names the file may set, `source` names the file in errors.
     public static func parse(_ text: String, known: Set<String>, source: String) throws(ConfigurationError) -> SettingsFile {
         var values: [String: String] = [:]
+        var lines: [String: Int] = [:]
         // `\r\n` is one Character in Swift: split on any line break.
         for (offset, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = offset + 1
@@ -42,8 +54,9 @@ public struct SettingsFile: Sendable, Hashable {
             }
             guard values[name] == nil else { throw ConfigurationError("\(source):\(number): \(name) is set twice") }
             values[name] = value
+            lines[name] = number
         }
-        return SettingsFile(values: values)
+        return SettingsFile(values: values, lines: lines, source: source)
     }
 
     /// Reads and parses the file at `path` (UTF-8, at most 1 MiB).

@@ -91,9 +91,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             PasskeyServerCommand.environment(flag) ?? file.values[flag].flatMap { $0.isEmpty ? nil : $0 }
         }
 
-        /// The setting's name as the user wrote it: `PASSKEY_PORT` when the environment set it, else the file's `port`.
+        /// The setting's name as the user wrote it: `PASSKEY_PORT` when the environment set it, else the file's line
+        /// and `port` (`/etc/passkey-server.conf:4: port`).
         func name(_ flag: String) -> String {
-            PasskeyServerCommand.environment(flag) == nil ? flag : "PASSKEY_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+            if PasskeyServerCommand.environment(flag) != nil { return "PASSKEY_" + flag.uppercased().replacingOccurrences(of: "-", with: "_") }
+            return file.location(of: flag).map { "\($0): \(flag)" } ?? flag
         }
 
         func list(_ values: [String], _ flag: String) -> [String] {
