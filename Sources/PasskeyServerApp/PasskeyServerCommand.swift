@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import PasskeyServer
 import PasskeyWire
 
@@ -216,8 +217,22 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 """
             FileHandle.standardOutput.write(Data(banner.utf8))
         }
-        try await app.runService()
+        do { try await app.runService() } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
+            // The socket's own words ("bind(descriptor:ptr:bytes:): Address already in use") name neither the port
+            // nor what to do.
+            let address = "\(configuration.host) port \(configuration.port)"
+            throw StartFailure(
+                error.errnoCode == EADDRINUSE
+                    ? "\(address) is already in use (another passkey-server, or another program): stop it, or choose another --port"
+                    : "not allowed to listen on \(address): ports below 1024 need privileges; choose another --port, or serve behind a proxy")
+        }
     }
+}
+
+/// A start that failed for a reason the person can fix, said in one sentence.
+struct StartFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 extension PasskeyServerCommand {

@@ -48,4 +48,16 @@ struct StartupBannerTests {
         #expect(run.status != 0)
         #expect(run.output.contains("--port 0 picks a free port"), "\(run.output)")
     }
+
+    @Test("a port another program holds is named in a sentence that says what to do")
+    func portInUse() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-banner-\(UUID().uuidString)")
+        let first = try await ServerProcess.start(database: "sqlite:" + folder.appendingPathComponent("a.sqlite").path, port: try LocalPorts.free())
+        defer { first.stop() }
+        let arguments = ["--port", String(first.port), "--database", "sqlite:" + folder.appendingPathComponent("b.sqlite").path]
+        let run = try await onOwnThread { try runProgram(ServerProcess.executable, arguments) }
+        #expect(run.status != 0)
+        #expect(run.output.contains("Error: 127.0.0.1 port \(first.port) is already in use"), "\(run.output)")
+        #expect(!run.output.contains("bind(descriptor"), "\(run.output)")
+    }
 }
