@@ -25,9 +25,10 @@ public func migrateDatabase(_ database: String, logger: Logger) async throws -> 
     }
     if database.hasPrefix("sqlite:") {
         let path = String(database.dropFirst("sqlite:".count))
+        let existed = FileManager.default.fileExists(atPath: path)
         // Opening the database applies its migrations.
         _ = try SQLiteRepository(path: path)
-        return "sqlite:\(path): up to date"
+        return "sqlite:\(path): \(existed ? "up to date" : "created, with the current schema")"
     }
     if database == "memory:" { return "memory: nothing to migrate" }
     throw ConfigurationError("--database must be sqlite:PATH, postgres://user:password@host:5432/database or memory:")

@@ -5,9 +5,18 @@ import PasskeyStorage
 
 /// Opens the storage the server command's `--database` (or `PASSKEY_DATABASE`, or the settings file) names:
 /// subcommands act on the same database as the server, and `--database` may come before or after the subcommand's name.
-func openStorage(_ root: PasskeyServerCommand) async throws -> any PasskeyRepository {
+///
+/// Commands that only read or change what is there (`list`, `revoke`) set `mustExist`: an SQLite path with a typo
+/// would otherwise create an empty database and answer as if it were the real one.
+func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false) async throws -> any PasskeyRepository {
     let value = try root.databaseSetting()
     guard value != "memory:" else { throw ValidationError("an in-memory database lives only inside a running server") }
+    if mustExist, value.hasPrefix("sqlite:") {
+        let path = String(value.dropFirst("sqlite:".count))
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ValidationError("no database at \(path): check --database (or PASSKEY_DATABASE), or start passkey-server once to create it")
+        }
+    }
     return try await openRepository(value)
 }
 
@@ -39,7 +48,9 @@ struct APIKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let formatter = ISO8601DateFormatter()
-            for key in try await openStorage(root).apiKeys() {
+            let keys = try await openStorage(root, mustExist: true).apiKeys()
+            if keys.isEmpty { say("no API keys (create one with: passkey-server api-keys create --name NAME)") }
+            for key in keys {
                 let state = key.revokedAt.map { "revoked \(formatter.string(from: $0))" } ?? "active"
                 let used = key.lastUsedAt.map { formatter.string(from: $0) } ?? "never"
                 say("\(key.id)  \(key.prefix)…  \(key.name)  created \(formatter.string(from: key.createdAt))  last used \(used)  \(state)")
@@ -53,7 +64,7 @@ struct APIKeysCommand: AsyncParsableCommand {
         @Argument(help: "The key's id (from api-keys list).") var id: String
 
         func run() async throws {
-            do { try await openStorage(root).revokeAPIKey(id: id, at: Date()) } catch let error as StorageError where error.code == .notFound {
+            do { try await openStorage(root, mustExist: true).revokeAPIKey(id: id, at: Date()) } catch let error as StorageError where error.code == .notFound {
                 throw ValidationError("no API key \(id)")
             }
             say("revoked \(id)")
@@ -70,11 +81,14 @@ struct KeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start signing with a new key; older keys stay published for --overlap seconds so their tokens keep verifying.")
         @ParentCommand var root: PasskeyServerCommand
-        @Option(help: "Seconds the previous keys stay in the JWKS (default 86400; at least the token lifetime plus the backends' JWKS cache time).")
-        var overlap: Double = 86_400
+        @Option(
+            parsing: .unconditional,
+            help: "Seconds the previous keys stay in the JWKS (default 86400; at least the token lifetime plus the backends' JWKS cache time).")
+        var overlap: Double?
 
         func run() async throws {
-            guard overlap >= 0 else { throw ValidationError("--overlap must not be negative") }
+            let overlap = overlap ?? 86_400
+            guard overlap >= 0, overlap.isFinite else { throw ValidationError("--overlap must be 0 or more seconds") }
             let key = try await Administration.rotateSigningKey(repository: try await openStorage(root), overlap: overlap)
             say("new signing key \(key.id); running servers switch within 30 seconds")
         }
@@ -86,7 +100,9 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let formatter = ISO8601DateFormatter()
-            for key in try await openStorage(root).signingKeys() {
+            let keys = try await openStorage(root, mustExist: true).signingKeys()
+            if keys.isEmpty { say("no signing keys yet (the server makes one when it first starts)") }
+            for key in keys {
                 let state = key.retiresAt.map { "retires \(formatter.string(from: $0))" } ?? "signing"
                 say("\(key.id)  \(key.algorithm)  created \(formatter.string(from: key.createdAt))  \(state)")
             }
@@ -102,15 +118,17 @@ struct AdminCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a one-time link that adds a dashboard admin (a new passkey); only its hash is stored.")
         @ParentCommand var root: PasskeyServerCommand
-        @Option(help: "Hours the link works (default 24).") var hours: Double = 24
+        @Option(parsing: .unconditional, help: "Hours the link works, more than 0 and at most 720 (default 24).") var hours: Double?
 
         func run() async throws {
-            guard hours > 0, hours <= 24 * 30 else { throw ValidationError("--hours must be between 0 and 720") }
+            let hours = hours ?? 24
+            guard hours > 0, hours <= 24 * 30 else { throw ValidationError("--hours must be more than 0 and at most 720") }
             let configuration = try root.makeConfiguration()
             let token = try await Administration.createAdminInvite(repository: try openStorage(root), lifetime: hours * 3600)
             let base = configuration.webOrigins.first ?? configuration.defaultOrigin
             say("\(base)/dashboard/setup?token=\(token)")
-            FileHandle.standardError.write(Data("Open it within \(hours) hours, once. It is not shown again.\n".utf8))
+            let shown = hours == hours.rounded() ? String(Int(hours)) : String(hours)
+            FileHandle.standardError.write(Data("Open it within \(shown) hours, once. It is not shown again.\n".utf8))
         }
     }
 }

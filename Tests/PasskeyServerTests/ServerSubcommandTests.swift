@@ -1,0 +1,62 @@
+import Foundation
+import PasskeyTestSupport
+import Testing
+
+/// `passkey-server api-keys`, `keys` and `admin`: what an operator types against the server's database.
+@Suite("passkey-server subcommands")
+struct ServerSubcommandTests {
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await onOwnThread { try runProgram(ServerProcess.executable, arguments) }
+    }
+
+    func folder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-subcommands-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test("listing from a database path that does not exist says so, and creates nothing")
+    func missingDatabase() async throws {
+        let path = try folder() + "/typo.sqlite"
+        for command in [["api-keys", "list"], ["keys", "list"], ["api-keys", "revoke", "ak_x"]] {
+            let answer = try await run(command + ["--database", "sqlite:" + path])
+            #expect(answer.status != 0, "\(command)")
+            #expect(answer.output.contains("no database at \(path)"), "\(command): \(answer.output)")
+            #expect(!FileManager.default.fileExists(atPath: path), "\(command)")
+        }
+    }
+
+    @Test("an empty list says it is empty; a created key is listed")
+    func emptyThenListed() async throws {
+        let database = "sqlite:" + (try folder()) + "/passkey.sqlite"
+        let migrated = try await run(["migrate", "--database", database])
+        #expect(migrated.status == 0)
+        #expect(migrated.output.hasSuffix("passkey.sqlite: created, with the current schema\n"), "\(migrated.output)")
+        #expect(try await run(["migrate", "--database", database]).output.hasSuffix("passkey.sqlite: up to date\n"))
+        let empty = try await run(["api-keys", "list", "--database", database])
+        #expect(empty.status == 0)
+        #expect(empty.output.hasPrefix("no API keys"), "\(empty.output)")
+        let created = try await run(["api-keys", "create", "--name", "backend", "--database", database])
+        #expect(created.status == 0, "\(created.output)")
+        let listed = try await run(["api-keys", "list", "--database", database])
+        #expect(listed.output.contains("backend"), "\(listed.output)")
+        #expect(!listed.output.contains("no API keys"))
+    }
+
+    @Test("ranges are stated as they are checked, negative numbers included")
+    func ranges() async throws {
+        let database = "sqlite:" + (try folder()) + "/passkey.sqlite"
+        for hours in ["0", "-5", "721"] {
+            let answer = try await run(["admin", "invite", "--hours", hours, "--database", database])
+            #expect(answer.status != 0, "\(hours)")
+            #expect(answer.output.contains("--hours must be more than 0 and at most 720"), "\(hours): \(answer.output)")
+        }
+        let negative = try await run(["keys", "rotate", "--overlap", "-5", "--database", database])
+        #expect(negative.status != 0)
+        #expect(negative.output.contains("--overlap must be 0 or more seconds"), "\(negative.output)")
+        let help = try await run(["admin", "invite", "--help"])
+        #expect(!help.output.contains("(default: 24"), "one default, in words: \(help.output)")
+        let invited = try await run(["admin", "invite", "--hours", "1.5", "--database", database])
+        #expect(invited.output.contains("within 1.5 hours"), "\(invited.output)")
+    }
+}
