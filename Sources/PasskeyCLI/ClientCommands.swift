@@ -21,7 +21,9 @@ struct RegisterCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let client = try server.makeClient(storeURL: storeOptions.storeURL)
+        // The new passkey is written only once the server has verified it (see PendingCredentialStore).
+        let store = PendingCredentialStore(file: FileCredentialStore(fileURL: storeOptions.storeURL))
+        let client = try server.makeClient(store: store)
         let result: PasskeyRegistrationResult
         do {
             result = try await client.register(username: username, displayName: displayName)
@@ -32,6 +34,7 @@ struct RegisterCommand: AsyncParsableCommand {
             }
             throw CeremonyFailure.report(error, command: "register", json: storeOptions.json, explanation: explanation)
         }
+        try await CeremonyFailure.commit(store, command: "register", json: storeOptions.json)
         if storeOptions.json {
             print(
                 JSONValue.object([
@@ -65,7 +68,7 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let client = try server.makeClient(storeURL: storeOptions.storeURL)
+        let client = try server.makeClient(store: FileCredentialStore(fileURL: storeOptions.storeURL))
         let result: PasskeyAuthenticationResult
         do {
             result = try await client.authenticate(username: username)

@@ -46,9 +46,9 @@ struct ServerOptions: ParsableArguments {
         return origin
     }
 
-    /// A client for this server whose software authenticator keeps its passkeys in `storeURL`.
-    func makeClient(storeURL: URL) throws -> PasskeyAuthClient {
-        PasskeyAuthClient(serverURL: try serverURL(), authenticator: makeAuthenticator(origin: try originPolicy(), storeURL: storeURL))
+    /// A client for this server whose software authenticator keeps its passkeys in `store`.
+    func makeClient(store: any CredentialStore) throws -> PasskeyAuthClient {
+        PasskeyAuthClient(serverURL: try serverURL(), authenticator: makeAuthenticator(origin: try originPolicy(), store: store))
     }
 
     func originPolicy() throws -> OriginPolicy {
@@ -107,6 +107,16 @@ enum CeremonyFailure {
         return ExitCode(status.rawValue)
     }
 
+    /// Writes the passkey the server just verified; a failure here is reported as such, since the server now holds a
+    /// passkey this file lacks.
+    static func commit(_ store: PendingCredentialStore, command: String, json: Bool) async throws {
+        do { try await store.commit() } catch {
+            throw report(
+                error, command: command, json: json,
+                explanation: "the server accepted the new passkey but it could not be saved in the credential file (\(error.reason))")
+        }
+    }
+
     static func defaultExplanation(_ error: PasskeyError) -> String {
         switch error.code {
         case .network: "cannot reach the server (\(error.reason))"
@@ -121,11 +131,10 @@ enum CeremonyFailure {
     }
 }
 
-/// The software authenticator the CLI runs: a device-bound passkey (incrementing counter) in the credential file.
-func makeAuthenticator(origin: OriginPolicy, storeURL: URL) -> SoftwareAuthenticator {
-    SoftwareAuthenticator(
-        configuration: SoftwareAuthenticatorConfiguration(origin: origin, transports: [.internal]),
-        store: FileCredentialStore(fileURL: storeURL))
+/// The software authenticator the CLI runs: a device-bound passkey (incrementing counter) in the credential file
+/// (`store` is the file, or a ``PendingCredentialStore`` over it for registrations).
+func makeAuthenticator(origin: OriginPolicy, store: any CredentialStore) -> SoftwareAuthenticator {
+    SoftwareAuthenticator(configuration: SoftwareAuthenticatorConfiguration(origin: origin, transports: [.internal]), store: store)
 }
 
 extension JSONValue {

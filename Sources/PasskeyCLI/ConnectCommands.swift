@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PasskeyClient
+import PasskeySoftwareAuthenticator
 import PasskeyWire
 
 /// Options of the commands that act with a connect token minted by an app's backend.
@@ -16,11 +17,11 @@ struct ConnectOptions: ParsableArguments {
 }
 
 extension ServerOptions {
-    /// Connect flows over HTTP with the software authenticator in `storeURL`.
-    func makeConnect(storeURL: URL) throws -> PasskeyConnect {
+    /// Connect flows over HTTP with the software authenticator keeping its passkeys in `store`.
+    func makeConnect(store: any CredentialStore) throws -> PasskeyConnect {
         PasskeyConnect(
             transport: URLSessionRelyingPartyTransport(baseURL: try serverURL()),
-            authenticator: makeAuthenticator(origin: try originPolicy(), storeURL: storeURL))
+            authenticator: makeAuthenticator(origin: try originPolicy(), store: store))
     }
 }
 
@@ -49,9 +50,12 @@ struct AppendCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let flows = try server.makeConnect(storeURL: storeOptions.storeURL)
+        // The new passkey is written only once the server has verified it (see PendingCredentialStore).
+        let store = PendingCredentialStore(file: FileCredentialStore(fileURL: storeOptions.storeURL))
+        let flows = try server.makeConnect(store: store)
         switch await flows.append(connectToken: try connect.resolvedToken(), replacing: replaces) {
         case .completed(let passkey):
+            try await CeremonyFailure.commit(store, command: "append", json: storeOptions.json)
             if storeOptions.json {
                 print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey), "store": .string(storeOptions.storeURL.path)]).prettyPrinted())
             } else {

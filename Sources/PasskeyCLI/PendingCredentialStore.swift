@@ -1,0 +1,55 @@
+import PasskeyClient
+import PasskeySoftwareAuthenticator
+
+/// The credential file as a registration (`register`, `append`) sees it: a new passkey is held in memory until the
+/// server has verified it, and only then written with ``commit()``.
+///
+/// The software authenticator saves a passkey as soon as it makes one, before the server has seen it. Written straight
+/// to the file, a passkey the server refused (origin_mismatch, an expired token) stayed there, and a later
+/// `passkey login` picked it and failed with credential_unknown. Worse, a save replaces the older passkey of the same
+/// account (one passkey per RP ID and user handle), so a refused `append` would have thrown away the account's
+/// working passkey. Reads see the file with the pending passkeys applied, as the authenticator expects.
+actor PendingCredentialStore: CredentialStore {
+    let file: FileCredentialStore
+    private var pending: [StoredCredential] = []
+
+    init(file: FileCredentialStore) { self.file = file }
+
+    func credentials(rpID: String) async throws(PasskeyError) -> [StoredCredential] {
+        try await allCredentials().filter { $0.rpID == rpID }
+    }
+
+    func allCredentials() async throws(PasskeyError) -> [StoredCredential] {
+        let stored = try await file.allCredentials()
+        return stored.filter { credential in !pending.contains { Self.supersedes($0, credential) } } + pending
+    }
+
+    @discardableResult
+    func save(_ credential: StoredCredential) async throws(PasskeyError) -> [StoredCredential] {
+        let displaced = try await allCredentials().filter { $0.id != credential.id && Self.supersedes(credential, $0) }
+        pending.removeAll { Self.supersedes(credential, $0) }
+        pending.append(credential)
+        return displaced
+    }
+
+    @discardableResult
+    func removeCredential(id: [UInt8]) async throws(PasskeyError) -> Bool {
+        if pending.contains(where: { $0.id == id }) {
+            pending.removeAll { $0.id == id }
+            return true
+        }
+        return try await file.removeCredential(id: id)
+    }
+
+    /// Writes the passkeys the server verified. Call only after the server accepted the registration.
+    func commit() async throws(PasskeyError) {
+        for credential in pending { try await file.save(credential) }
+        pending = []
+    }
+
+    /// The save rule of every credential store: a credential replaces the one with its ID and any other of the same
+    /// account (RP ID and user handle).
+    private static func supersedes(_ new: StoredCredential, _ old: StoredCredential) -> Bool {
+        new.id == old.id || (new.rpID == old.rpID && new.userHandle == old.userHandle)
+    }
+}
