@@ -50,7 +50,7 @@ struct BenchCommand: AsyncParsableCommand {
         if ceremony != .register {
             for client in workers {
                 do { _ = try await client.register(username: nil, displayName: nil) } catch {
-                    throw CeremonyFailure.report(error, command: "bench", json: json, explanation: "could not register the passkeys to sign in with: \(CeremonyFailure.defaultExplanation(error))")
+                    throw CeremonyFailure.report(error, command: "bench", json: json, explanation: "could not register the passkeys to sign in with: \(server.explanation(for: error) ?? CeremonyFailure.defaultExplanation(error))")
                 }
             }
         }

@@ -28,7 +28,7 @@ struct RegisterCommand: AsyncParsableCommand {
         do {
             result = try await client.register(username: username, displayName: displayName)
         } catch {
-            var explanation: String?
+            var explanation = server.explanation(for: error)
             if error.server?.code == "username_taken" {
                 explanation = "\(username) is already registered on \(server.server); sign in with `passkey login` instead"
             }
@@ -73,7 +73,7 @@ struct LoginCommand: AsyncParsableCommand {
         do {
             result = try await client.authenticate(username: username)
         } catch {
-            var explanation: String?
+            var explanation = server.explanation(for: error)
             switch error.server?.code {
             case "credential_unknown": explanation = "the server does not know this passkey (it may have been deleted there)"
             case "signature_invalid": explanation = "the server rejected the passkey's signature: the credential file does not hold the key this passkey was registered with"

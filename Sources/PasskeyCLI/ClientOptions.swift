@@ -51,6 +51,32 @@ struct ServerOptions: ParsableArguments {
         PasskeyAuthClient(serverURL: try serverURL(), authenticator: makeAuthenticator(origin: try originPolicy(), store: store))
     }
 
+    /// What to do when the server's RP ID does not cover the origin's host. With the default origin (the server URL's)
+    /// only another --server URL helps: for example http://127.0.0.1:8080 against the default RP ID localhost, where
+    /// the fix is http://localhost:8080. Only an explicit web --origin is fixed by another --origin.
+    func explanation(for error: PasskeyError) -> String? {
+        guard error.code == .domainNotAssociated else { return nil }
+        let rpID = Self.rpID(inReason: error.reason)
+        let scope = rpID.map { "the RP ID \($0) or a subdomain of it" } ?? "the server's RP ID or a subdomain of it"
+        guard let origin, !origin.isEmpty else {
+            var text = "the server URL's host is not \(scope), so a browser on \(server) could not use the server's passkeys"
+            if let rpID, let url = try? serverURL(), var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+                parts.host = rpID
+                if let suggested = parts.string { text += "; use --server \(suggested)" }
+            } else {
+                text += "; use a --server URL with such a host"
+            }
+            return text
+        }
+        return "the origin \(origin) is not on \(scope); use an --origin whose host is, or ios / android:apk-key-hash:HASH for an app"
+    }
+
+    /// The RP ID named by the software authenticator's domainNotAssociated reason, "RP ID X is neither …".
+    static func rpID(inReason reason: String) -> String? {
+        guard reason.hasPrefix("RP ID ") else { return nil }
+        return reason.dropFirst("RP ID ".count).split(separator: " ").first.map(String.init)
+    }
+
     func originPolicy() throws -> OriginPolicy {
         guard let origin, !origin.isEmpty else { return .web(try serverOrigin()) }
         switch origin.lowercased() {
@@ -125,7 +151,7 @@ enum CeremonyFailure {
         case .storageFailed: "the credential file cannot be used (\(error.reason))"
         case .noCredentials: "the credential file holds no passkey for this server and account"
         case .invalidChallenge: "the server no longer knows this challenge (expired or already used); run the command again"
-        case .domainNotAssociated: "the origin does not match the server's RP ID (\(error.reason)); use --origin"
+        case .domainNotAssociated: "the origin's host is not the server's RP ID or a subdomain of it (\(error.reason))"
         default: error.server.map { "the server refused: \($0.message)" } ?? error.userMessage
         }
     }

@@ -69,7 +69,7 @@ struct AppendCommand: AsyncParsableCommand {
                 PasskeyError(.excludedCredentialExists, stage: .authenticator, "excludeCredentials matched"), command: "append",
                 json: storeOptions.json, explanation: "this credential file already holds a passkey of the account")
         case .error(let error):
-            var explanation: String?
+            var explanation = server.explanation(for: error)
             if error.server?.code == "connect_token_invalid" { explanation = "the token is unknown, expired or already used; ask the backend for a new one" }
             if error.server?.code == "connect_token_wrong_type" { explanation = "append needs a passkey-append token" }
             throw CeremonyFailure.report(error, command: "append", json: storeOptions.json, explanation: explanation)

@@ -1,0 +1,31 @@
+import Foundation
+import PasskeyWire
+import Testing
+
+/// What `register`, `login` and `append` say when they are used wrongly: each message must name the fix.
+@Suite("passkey register / login messages", .serialized)
+struct ClientMessagesTests {
+    @Test("a server URL on 127.0.0.1 against RP ID localhost: the fix is http://localhost:PORT, not --origin")
+    func loopbackAddressInsteadOfLocalhost() async throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        try await server.waitUntilHealthy()
+        let store = try privateFile("credentials.json")
+
+        let run = try CLIRun.run(["register", "--server", "http://127.0.0.1:\(server.port)", "--username", "carol", "--store", store])
+        #expect(run.status == 1)
+        #expect(
+            run.stderr.hasPrefix(
+                "passkey register: the server URL's host is not the RP ID localhost or a subdomain of it, so a browser on "
+                    + "http://127.0.0.1:\(server.port) could not use the server's passkeys; use --server http://localhost:\(server.port)\n"),
+            "\(run.stderr)")
+        #expect(!run.stderr.contains("use --origin"))
+
+        let web = try CLIRun.run(
+            ["login", "--server", server.url, "--origin", "https://example.com", "--store", store, "--json"])
+        #expect(web.status == 1)
+        #expect(
+            try JSONValue.parse(web.stdout).objectValue?["message"]
+                == "the origin https://example.com is not on the RP ID localhost or a subdomain of it; use an --origin whose host is, or ios / android:apk-key-hash:HASH for an app")
+    }
+}
