@@ -20,6 +20,14 @@ struct RegisterCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The name shown for the account. Default: the username.") var displayName: String?
     @OptionGroup var storeOptions: StoreOptions
 
+    /// The SDK reads an empty username as "anonymous account"; here it is almost always a script's empty variable, so
+    /// it is refused rather than creating an account nobody asked for.
+    func validate() throws {
+        guard !username.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ValidationError("--username must not be empty: register creates an account with that username")
+        }
+    }
+
     func run() async throws {
         // The new passkey is written only once the server has verified it (see PendingCredentialStore).
         let store = PendingCredentialStore(file: FileCredentialStore(fileURL: storeOptions.storeURL))

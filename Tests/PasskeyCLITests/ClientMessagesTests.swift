@@ -29,3 +29,16 @@ struct ClientMessagesTests {
                 == "the origin https://example.com is not on the RP ID localhost or a subdomain of it; use an --origin whose host is, or ios / android:apk-key-hash:HASH for an app")
     }
 }
+
+extension ClientMessagesTests {
+    @Test("an empty --username is refused (exit 2) with the register usage; no account is created")
+    func emptyUsername() throws {
+        let store = try privateFile("credentials.json")
+        for username in ["", "  "] {
+            let run = try CLIRun.run(["register", "--server", "http://localhost:1", "--username", username, "--store", store])
+            #expect(run.status == 2)
+            #expect(run.stderr.hasPrefix("Error: --username must not be empty: register creates an account with that username\n"), "\(run.stderr)")
+            #expect(run.stderr.contains("Usage: passkey register"), "\(run.stderr)")
+        }
+    }
+}
