@@ -12,9 +12,18 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .long, help: "Print one JSON object instead of text.")
     var json = false
 
-    var storeURL: URL {
-        if let store { return URL(fileURLWithPath: (store as NSString).expandingTildeInPath) }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".passkey/credentials.json")
+    var storeURL: URL { Self.storeURL(store, environment: ProcessInfo.processInfo.environment) }
+
+    /// `--store` with a leading `~` expanded, or `~/.passkey/credentials.json`. `~` is $HOME when set, as in a shell
+    /// (Foundation's home directory on Linux is the password database's, which ignores HOME=/tmp/x), and the user's
+    /// home directory otherwise.
+    static func storeURL(_ store: String?, environment: [String: String]) -> URL {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        guard let store else { return home.appendingPathComponent(".passkey/credentials.json") }
+        if store == "~" { return home }
+        if store.hasPrefix("~/") { return home.appendingPathComponent(String(store.dropFirst(2))) }
+        return URL(fileURLWithPath: store)
     }
 }
 

@@ -42,3 +42,15 @@ extension ClientMessagesTests {
         }
     }
 }
+
+extension ClientMessagesTests {
+    @Test("the default credential file and a --store starting with ~ follow $HOME")
+    func storeFollowsHome() throws {
+        let home = try privateFile("x").replacingOccurrences(of: "/x", with: "")
+        let run = try CLIRun.run(["credentials", "--json"], environment: ["HOME": home])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try JSONValue.parse(run.stdout).objectValue?["store"] == .string(home + "/.passkey/credentials.json"))
+        let tilde = try CLIRun.run(["credentials", "--store", "~/other.json", "--json"], environment: ["HOME": home])
+        #expect(try JSONValue.parse(tilde.stdout).objectValue?["store"] == .string(home + "/other.json"))
+    }
+}

@@ -16,10 +16,16 @@ struct CLIRun {
     static func run(_ arguments: [String]) throws -> CLIRun { try runProgram(executable.path, arguments) }
 
     /// Runs any program (`passkey-server`, `python3` through `/usr/bin/env`) and collects its output.
-    static func runProgram(_ path: String, _ arguments: [String]) throws -> CLIRun {
+    static func run(_ arguments: [String], environment: [String: String]) throws -> CLIRun {
+        try runProgram(executable.path, arguments, environment: environment)
+    }
+
+    /// `environment` is added to (or replaces variables of) the test's own environment.
+    static func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
