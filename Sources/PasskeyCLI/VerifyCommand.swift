@@ -31,7 +31,7 @@ struct VerifyCommand: ParsableCommand {
         let url = URL(fileURLWithPath: fixture)
         let report: VerificationReport
         do {
-            let loaded = try VerificationFixture(contentsOf: url)
+            let loaded = try Self.load(url)
             report = try FixtureVerifier(allowLegacyAlgorithms: allowLegacyAlgorithms).verify(loaded)
         } catch {
             if json {
@@ -44,5 +44,31 @@ struct VerifyCommand: ParsableCommand {
         }
         print(json ? report.json.prettyPrinted() : report.humanText)
         if !report.isValid { throw ExitCode(CLIExit.refused.rawValue) }
+    }
+
+    /// The one schema version this verifier reads.
+    static let supportedFixtureVersion = 1
+
+    /// Reads the fixture after checking its schema version: a file of another version (or none) may mean something
+    /// else by the same members, and checking it as version 1 could call a response valid that its schema would not.
+    static func load(_ url: URL) throws(FixtureError) -> VerificationFixture {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw FixtureError("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        let json: JSONValue
+        do { json = try JSONValue.parse([UInt8](data)) } catch { throw FixtureError("\(url.lastPathComponent) is not JSON: \(error)") }
+        let supported = "this passkey reads fixtureVersion \(supportedFixtureVersion)"
+        switch json.objectValue?["fixtureVersion"] {
+        case nil:
+            if json.objectValue != nil { throw FixtureError("\(url.lastPathComponent) has no fixtureVersion; \(supported)") }
+        case .number(let version) where version == Double(supportedFixtureVersion):
+            break
+        case .number(let version):
+            throw FixtureError("\(url.lastPathComponent) has fixtureVersion \(JSONValue.number(version).serialized()); \(supported)")
+        case let other?:
+            throw FixtureError("\(url.lastPathComponent) has fixtureVersion \(other.serialized()) (a \(other.typeName), not a number); \(supported)")
+        }
+        return try VerificationFixture(json: json, baseDirectory: url.deletingLastPathComponent(), fallbackID: url.deletingPathExtension().lastPathComponent)
     }
 }

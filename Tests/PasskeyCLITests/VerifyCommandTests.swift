@@ -101,3 +101,32 @@ struct VerifyCommandTests {
         #expect(try CLIRun.run(["--help"]).status == 0)
     }
 }
+
+extension VerifyCommandTests {
+    /// A valid fixture with its `fixtureVersion` replaced (`nil`: removed).
+    static func fixture(version: JSONValue?) throws -> String {
+        let path = try CLIRun.fixture("authentication/simplewebauthn-es256-security-key.json")
+        var object = try #require(try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).objectValue)
+        object["fixtureVersion"] = version
+        return try privateFile("f.json", contents: JSONValue.object(object).serializedBytes)
+    }
+
+    @Test("a fixture of another version, a string version or none is refused (exit 2), naming found and supported")
+    func unsupportedVersion() throws {
+        let cases: [(JSONValue?, String)] = [
+            (2, "f.json has fixtureVersion 2; this passkey reads fixtureVersion 1"),
+            ("1", #"f.json has fixtureVersion "1" (a string, not a number); this passkey reads fixtureVersion 1"#),
+            (nil, "f.json has no fixtureVersion; this passkey reads fixtureVersion 1"),
+        ]
+        for (version, message) in cases {
+            let file = try Self.fixture(version: version)
+            let text = try CLIRun.run(["verify", "--fixture", file])
+            #expect(text.status == 2)
+            #expect(text.stderr == "passkey verify: \(message)\n")
+            let json = try CLIRun.run(["verify", "--fixture", file, "--json"])
+            #expect(json.status == 2)
+            #expect(try JSONValue.parse(json.stdout).objectValue?["message"] == .string(message))
+        }
+        #expect(try CLIRun.run(["verify", "--fixture", try Self.fixture(version: 1)]).status == 0)
+    }
+}
