@@ -30,7 +30,7 @@ struct RegisterCommand: AsyncParsableCommand {
 
     func run() async throws {
         // The new passkey is written only once the server has verified it (see PendingCredentialStore).
-        let store = PendingCredentialStore(file: FileCredentialStore(fileURL: storeOptions.storeURL))
+        let store = PendingCredentialStore(file: try storeOptions.fileStore(command: "register", writing: true))
         let client = try server.makeClient(store: store)
         let result: PasskeyRegistrationResult
         do {
@@ -76,7 +76,7 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let client = try server.makeClient(store: FileCredentialStore(fileURL: storeOptions.storeURL))
+        let client = try server.makeClient(store: try storeOptions.fileStore(command: "login", writing: true))
         let result: PasskeyAuthenticationResult
         do {
             result = try await client.authenticate(username: username)
@@ -117,7 +117,7 @@ struct CredentialsCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let store = FileCredentialStore(fileURL: storeOptions.storeURL)
+        let store = try storeOptions.fileStore(command: "credentials", writing: false)
         let credentials: [StoredCredential]
         do { credentials = try await store.allCredentials() } catch {
             throw CeremonyFailure.report(error, command: "credentials", json: storeOptions.json)

@@ -14,6 +14,20 @@ struct StoreOptions: ParsableArguments {
 
     var storeURL: URL { Self.storeURL(store, environment: ProcessInfo.processInfo.environment) }
 
+    /// The credential file, checked first (see ``CLIFile``) so a directory, a missing directory that cannot be created
+    /// or a permission problem is said in words, before anything is sent to a server. `writing` for the commands that
+    /// save (register, login's counter, append).
+    func fileStore(command: String, writing: Bool) throws -> FileCredentialStore {
+        do throws(CLIFileError) {
+            if writing { try CLIFile.prepareForWriting(storeURL.path) } else { try CLIFile.checkIfPresent(storeURL.path) }
+        } catch {
+            throw CeremonyFailure.report(
+                PasskeyError(.storageFailed, stage: .storage, error.description, recovery: .checkConfiguration), command: command,
+                json: json, explanation: "the credential file cannot be used: \(error.description)")
+        }
+        return FileCredentialStore(fileURL: storeURL)
+    }
+
     /// `--store` with a leading `~` expanded, or `~/.passkey/credentials.json`. `~` is $HOME when set, as in a shell
     /// (Foundation's home directory on Linux is the password database's, which ignores HOME=/tmp/x), and the user's
     /// home directory otherwise.

@@ -51,7 +51,7 @@ struct AppendCommand: AsyncParsableCommand {
 
     func run() async throws {
         // The new passkey is written only once the server has verified it (see PendingCredentialStore).
-        let store = PendingCredentialStore(file: FileCredentialStore(fileURL: storeOptions.storeURL))
+        let store = PendingCredentialStore(file: try storeOptions.fileStore(command: "append", writing: true))
         let flows = try server.makeConnect(store: store)
         switch await flows.append(connectToken: try connect.resolvedToken(), replacing: replaces) {
         case .completed(let passkey):

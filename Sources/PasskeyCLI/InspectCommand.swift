@@ -42,8 +42,7 @@ struct InspectCommand: ParsableCommand {
 
     func readInput() throws(Problem) -> [UInt8] {
         if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        guard let data = FileManager.default.contents(atPath: file) else { throw Problem(message: "cannot read \(file)") }
-        return Array(data)
+        do { return try CLIFile.read(file) } catch { throw Problem(message: error.description) }
     }
 
     static func inspect(_ bytes: [UInt8]) throws(Problem) -> JSONObject {

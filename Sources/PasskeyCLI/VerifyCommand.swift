@@ -52,12 +52,10 @@ struct VerifyCommand: ParsableCommand {
     /// Reads the fixture after checking its schema version: a file of another version (or none) may mean something
     /// else by the same members, and checking it as version 1 could call a response valid that its schema would not.
     static func load(_ url: URL) throws(FixtureError) -> VerificationFixture {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw FixtureError("cannot read \(url.path): \(error.localizedDescription)")
-        }
+        let data: [UInt8]
+        do { data = try CLIFile.read(url.path) } catch { throw FixtureError(error.description) }
         let json: JSONValue
-        do { json = try JSONValue.parse([UInt8](data)) } catch { throw FixtureError("\(url.lastPathComponent) is not JSON: \(error)") }
+        do { json = try JSONValue.parse(data) } catch { throw FixtureError("\(url.lastPathComponent) is not JSON: \(error)") }
         let supported = "this passkey reads fixtureVersion \(supportedFixtureVersion)"
         switch json.objectValue?["fixtureVersion"] {
         case nil:
