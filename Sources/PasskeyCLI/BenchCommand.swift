@@ -27,14 +27,18 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     @OptionGroup var server: ServerOptions
-    @Option(name: .long, help: "Concurrent workers (default 8).") var concurrency = 8
-    @Option(name: .long, help: "Seconds to run (default 10).") var duration: Double = 10
-    @Option(name: .long, help: "register, login or both (default login).") var ceremony: Ceremony = .login
+    // Numbers are parsed `.unconditional` so a negative value ("-5") reaches validate() and gets the range message,
+    // instead of being taken for an option ("Missing value for '--duration'").
+    @Option(name: .long, parsing: .unconditional, help: "Concurrent workers.") var concurrency = 8
+    @Option(name: .long, parsing: .unconditional, help: "Seconds to run.") var duration: Double = 10
+    @Option(name: .long, help: "Which ceremonies to run.") var ceremony: Ceremony = .login
     @Flag(name: .long, help: "Print one JSON object instead of text.") var json = false
 
     func validate() throws {
-        guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 1024") }
-        guard duration > 0, duration <= 3600 else { throw ValidationError("--duration must be between 0 and 3600 seconds") }
+        guard (1...1024).contains(concurrency) else { throw ValidationError("--concurrency must be from 1 to 1024, got \(concurrency)") }
+        guard duration > 0, duration <= 3600 else {
+            throw ValidationError("--duration must be more than 0 and at most 3600 seconds, got \(JSONValue.number(duration).serialized())")
+        }
     }
 
     func run() async throws {

@@ -36,7 +36,8 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(name: .customLong("android-fingerprint"), help: "A SHA-256 signing-certificate fingerprint the Android app must list (repeatable).")
     var androidFingerprints: [String] = []
 
-    @Option(name: .long, help: "Seconds to wait for each file (default 10).")
+    /// `.unconditional` so a negative value reaches validate() and gets the range message (see BenchCommand).
+    @Option(name: .long, parsing: .unconditional, help: "Seconds to wait for each file.")
     var timeout: Double = 10
 
     @Flag(name: .long, help: "Print one JSON object instead of text.")
@@ -57,7 +58,9 @@ struct DoctorCommand: AsyncParsableCommand {
             }
         }
         if !androidFingerprints.isEmpty, androidPackage == nil { throw ValidationError("--android-fingerprint needs --android-package") }
-        guard timeout > 0, timeout <= 120 else { throw ValidationError("--timeout must be between 0 and 120 seconds") }
+        guard timeout > 0, timeout <= 120 else {
+            throw ValidationError("--timeout must be more than 0 and at most 120 seconds, got \(JSONValue.number(timeout).serialized())")
+        }
     }
 
     func run() async throws {
