@@ -51,6 +51,12 @@ enum DoctorChecks {
         return !parts[1].isEmpty && parts[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
     }
 
+    /// A SHA-256 certificate fingerprint as assetlinks.json lists it: 32 hex byte pairs separated by colons.
+    static func isSHA256Fingerprint(_ value: String) -> Bool {
+        let pairs = value.split(separator: ":", omittingEmptySubsequences: false)
+        return pairs.count == 32 && pairs.allSatisfy { $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isHexDigit } }
+    }
+
     /// A bare host name: what `webcredentials:` takes and what an RP ID is.
     static func isDomain(_ value: String) -> Bool {
         !value.isEmpty && value.count <= 253

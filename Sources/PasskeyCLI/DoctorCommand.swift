@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PasskeyClient
 import PasskeyWire
 
 /// `passkey doctor`: checks, from outside, what an iOS (and Android) app needs from the RP ID's domain before passkeys
@@ -11,17 +12,19 @@ struct DoctorCommand: AsyncParsableCommand {
         discussion: """
             Fetches https://DOMAIN/.well-known/apple-app-site-association, /.well-known/assetlinks.json and \
             /.well-known/webauthn without following redirects, and checks status, content type, JSON shape, that \
-            webcredentials.apps lists the app ID, the RP ID against the domain, and (with --android-package) the Android \
-            app. Every finding says what to fix. --base-url fetches from another address (for example a local \
-            passkey-server at http://localhost:8080) while checking against DOMAIN.
+            webcredentials.apps lists the app ID (with --app-id), the RP ID against the domain, and (with \
+            --android-package) the Android app; give --app-id, --android-package or both. Every finding says what to \
+            fix. --base-url fetches from another address (for example a local passkey-server at \
+            http://localhost:8080) while checking against DOMAIN.
 
-            Exit status: 0 no problems (warnings allowed), 1 problems found (including an unreachable file), 2 usage error.
+            Exit status: 0 no problems (warnings allowed), 1 problems found (including a file that cannot be fetched), \
+            2 usage error, 3 network error (no file could be fetched: the server cannot be reached).
             """)
 
     @Option(name: .long, help: "The RP ID's domain, as in the entitlement webcredentials:DOMAIN (for example example.com).")
     var domain: String
 
-    @Option(name: .customLong("app-id"), help: "The iOS app: TEAMID.bundle.id (repeatable).")
+    @Option(name: .customLong("app-id"), help: "The iOS app: TEAMID.bundle.id (repeatable); needed for the Apple check.")
     var appIDs: [String] = []
 
     @Option(name: .customLong("rp-id"), help: "The RP ID the server uses, if it may differ from --domain.")
@@ -33,7 +36,9 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(name: .customLong("android-package"), help: "Also check assetlinks.json for this Android package.")
     var androidPackage: String?
 
-    @Option(name: .customLong("android-fingerprint"), help: "A SHA-256 signing-certificate fingerprint the Android app must list (repeatable).")
+    @Option(
+        name: .customLong("android-fingerprint"),
+        help: "A SHA-256 signing-certificate fingerprint the Android app must list, 32 hex byte pairs separated by colons (repeatable).")
     var androidFingerprints: [String] = []
 
     /// `.unconditional` so a negative value reaches validate() and gets the range message (see BenchCommand).
@@ -47,7 +52,10 @@ struct DoctorCommand: AsyncParsableCommand {
         guard DoctorChecks.isDomain(domain.lowercased()) else {
             throw ValidationError("--domain must be a bare domain such as example.com (no scheme, port or path), got \(domain)")
         }
-        guard !appIDs.isEmpty else { throw ValidationError("--app-id TEAMID.bundle.id is required") }
+        // The app ID is what the Apple check looks for; an Android-only check needs only the package.
+        guard !appIDs.isEmpty || androidPackage != nil else {
+            throw ValidationError("give --app-id TEAMID.bundle.id (iOS), --android-package PACKAGE (Android), or both")
+        }
         for appID in appIDs where !DoctorChecks.isAppID(appID) {
             throw ValidationError("--app-id must be TEAMID.bundle.id with the 10-character team ID, got \(appID)")
         }
@@ -58,6 +66,10 @@ struct DoctorCommand: AsyncParsableCommand {
             }
         }
         if !androidFingerprints.isEmpty, androidPackage == nil { throw ValidationError("--android-fingerprint needs --android-package") }
+        for fingerprint in androidFingerprints where !DoctorChecks.isSHA256Fingerprint(fingerprint) {
+            throw ValidationError(
+                "--android-fingerprint must be a SHA-256 fingerprint, 32 hex byte pairs separated by colons (AB:CD:…), got \(fingerprint)")
+        }
         guard timeout > 0, timeout <= 120 else {
             throw ValidationError("--timeout must be more than 0 and at most 120 seconds, got \(JSONValue.number(timeout).serialized())")
         }
@@ -75,13 +87,25 @@ struct DoctorCommand: AsyncParsableCommand {
         async let aasa = DoctorFetch.get(base + "/.well-known/apple-app-site-association", timeout: timeout)
         async let links = DoctorFetch.get(base + "/.well-known/assetlinks.json", timeout: timeout)
         async let related = DoctorFetch.get(base + "/.well-known/webauthn", timeout: timeout)
+        let fetched = (aasa: await aasa, links: await links, related: await related)
+        // No file answered at all: the server is not reachable, a network error (exit 3) like in every subcommand,
+        // not three findings telling to serve the files.
+        if case .failure(let failure) = fetched.aasa, case .failure = fetched.links, case .failure = fetched.related {
+            throw CeremonyFailure.report(
+                PasskeyError(.network, stage: .network, failure.reason), command: "doctor", json: json,
+                explanation: "cannot reach \(base) (\(failure.reason))")
+        }
         var findings = DoctorChecks.relyingPartyID(expectations)
         if baseURL != nil {
             findings.append(DoctorFinding("base-url", .info, "fetched from \(base); Apple's CDN fetches https://\(domain)"))
         }
-        findings += DoctorChecks.appleAppSiteAssociation(await aasa, expectations)
-        findings += DoctorChecks.assetLinks(await links, expectations)
-        findings += DoctorChecks.relatedOrigins(await related, expectations)
+        if appIDs.isEmpty {
+            findings.append(DoctorFinding("aasa", .info, "no --app-id: apple-app-site-association is not checked"))
+        } else {
+            findings += DoctorChecks.appleAppSiteAssociation(fetched.aasa, expectations)
+        }
+        findings += DoctorChecks.assetLinks(fetched.links, expectations)
+        findings += DoctorChecks.relatedOrigins(fetched.related, expectations)
 
         let problems = findings.filter { $0.status == .problem }.count
         if json {
@@ -97,7 +121,7 @@ struct DoctorCommand: AsyncParsableCommand {
                     "problems": .number(Double(problems)), "findings": .array(items),
                 ]).prettyPrinted())
         } else {
-            print("passkey doctor: \(domain) for \(appIDs.joined(separator: ", "))")
+            print("passkey doctor: \(domain) for \((appIDs + [androidPackage].compactMap { $0 }).joined(separator: ", "))")
             for finding in findings {
                 let mark = switch finding.status {
                 case .ok: "✓"

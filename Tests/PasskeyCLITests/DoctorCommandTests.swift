@@ -115,14 +115,19 @@ struct DoctorCommandTests {
         #expect(sub.findings.first { $0.check == "rp-id" }?.fix?.contains("webcredentials:example.com") == true)
     }
 
-    @Test("an unreachable server is a problem per file (exit 1); malformed arguments are usage errors (exit 2)")
+    @Test("an unreachable server is a network error (exit 3); malformed arguments are usage errors (exit 2)")
     func unreachableAndUsage() throws {
         let port = try LocalPorts.free()
-        let run = try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", Self.appID, "--base-url", "http://127.0.0.1:\(port)", "--json", "--timeout", "5"])
-        let report = try Report(run)
-        #expect(run.status == 1)
-        #expect(report.statuses("aasa") == ["problem"])
-        #expect(report.messages("aasa").first?.contains("could not be fetched") == true)
+        let base = "http://127.0.0.1:\(port)"
+        let run = try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", Self.appID, "--base-url", base, "--json", "--timeout", "5"])
+        #expect(run.status == 3, "\(run.stdout)\(run.stderr)")
+        let failure = try JSONValue.parse(run.stdout).objectValue
+        #expect(failure?["ok"] == false && failure?["error"] == "network")
+        #expect(failure?["message"]?.stringValue?.hasPrefix("cannot reach \(base) (") == true, "\(run.stdout)")
+        let text = try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", Self.appID, "--base-url", base, "--timeout", "5"])
+        #expect(text.status == 3)
+        #expect(text.stderr.hasPrefix("passkey doctor: cannot reach \(base) ("), "\(text.stderr)")
+        #expect(!text.stdout.contains("fix: serve"))
 
         for arguments in [
             ["doctor", "--domain", "https://example.com/", "--app-id", Self.appID],
@@ -135,6 +140,36 @@ struct DoctorCommandTests {
             #expect(usage.status == 2, "\(arguments): \(usage.stderr)")
         }
         #expect(try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", "com.example.app"]).stderr.contains("10-character team ID"))
+        #expect(
+            try CLIRun.run(["doctor", "--domain", "example.com"]).stderr.hasPrefix(
+                "Error: give --app-id TEAMID.bundle.id (iOS), --android-package PACKAGE (Android), or both\n"))
+        let fingerprint = Array(repeating: "AB", count: 32).joined(separator: ":")
+        for bad in ["zz", String(fingerprint.dropLast(3)), fingerprint.replacingOccurrences(of: "AB", with: "ZZ"), fingerprint + ":AB"] {
+            let refused = try CLIRun.run(
+                ["doctor", "--domain", "example.com", "--android-package", "com.example.app", "--android-fingerprint", bad])
+            #expect(refused.status == 2)
+            #expect(
+                refused.stderr.hasPrefix(
+                    "Error: --android-fingerprint must be a SHA-256 fingerprint, 32 hex byte pairs separated by colons (AB:CD:…), got \(bad)\n"),
+                "\(refused.stderr)")
+        }
+    }
+
+    @Test("an Android-only check needs no --app-id and does not check the Apple file")
+    func androidOnly() async throws {
+        let fingerprint = Array(repeating: "AB", count: 32).joined(separator: ":")
+        let server = try ServerProcess(arguments: ["--rp-id", "example.com", "--origin", "https://example.com", "--android-app", "com.example.app=" + fingerprint])
+        defer { server.stop() }
+        try await server.waitUntilHealthy()
+        let run = try CLIRun.run([
+            "doctor", "--domain", "example.com", "--base-url", server.url, "--android-package", "com.example.app",
+            "--android-fingerprint", fingerprint.lowercased(), "--json",
+        ])
+        let report = try Report(run)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(report.statuses("assetlinks-app") == ["ok"])
+        #expect(report.messages("aasa") == ["no --app-id: apple-app-site-association is not checked"])
+        #expect(report.statuses("aasa-app-id").isEmpty)
     }
 }
 
