@@ -53,6 +53,13 @@ struct ServerOptions: ParsableArguments {
             discussion: "ios (or apple): an iOS/macOS app, origin https://<rp id>; android:apk-key-hash:HASH: an Android app; any other value: a website at that origin."))
     var origin: String?
 
+    /// Checked while parsing, so ArgumentParser shows the subcommand's usage with the message (thrown from run(), the
+    /// same error came with the top-level "Usage: passkey <subcommand>").
+    func validate() throws {
+        _ = try serverURL()
+        _ = try originPolicy()
+    }
+
     func serverURL() throws -> URL {
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             throw ValidationError("--server must be an http:// or https:// URL, for example http://localhost:8080")

@@ -9,6 +9,9 @@ struct ConnectOptions: ParsableArguments {
     @Option(name: .long, help: "A connect token from the app's backend (POST /connect/tokens). Also PASSKEY_CONNECT_TOKEN.")
     var token: String?
 
+    /// Checked while parsing, so the subcommand's usage is shown with the message (see ServerOptions.validate()).
+    func validate() throws { _ = try resolvedToken() }
+
     func resolvedToken() throws -> String {
         if let token, !token.isEmpty { return token }
         if let value = ProcessInfo.processInfo.environment["PASSKEY_CONNECT_TOKEN"], !value.isEmpty { return value }

@@ -54,3 +54,29 @@ extension ClientMessagesTests {
         #expect(try JSONValue.parse(tilde.stdout).objectValue?["store"] == .string(home + "/other.json"))
     }
 }
+
+extension ClientMessagesTests {
+    @Test("a bad --server, --origin or a missing --token is a usage error of the subcommand, with its usage line")
+    func subcommandUsage() throws {
+        let store = try privateFile("credentials.json")
+        let cases: [([String], String, String)] = [
+            (["register", "--server", "badurl", "--username", "x", "--store", store],
+             "--server must be an http:// or https:// URL, for example http://localhost:8080", "Usage: passkey register "),
+            (["login", "--server", "http://localhost:1", "--origin", "ftp://x", "--store", store],
+             "--origin must be ios, android:apk-key-hash:HASH, or an origin such as https://www.example.com (no path)", "Usage: passkey login "),
+            (["append", "--server", "http://localhost:1", "--store", store],
+             "--token is required (a connect token from the app's backend)", "Usage: passkey append "),
+            (["passkeys", "list", "--server", "http://localhost:1"],
+             "--token is required (a connect token from the app's backend)", "Usage: passkey passkeys list "),
+            (["bench", "--server", "badurl"],
+             "--server must be an http:// or https:// URL, for example http://localhost:8080", "Usage: passkey bench "),
+        ]
+        for (arguments, message, usage) in cases {
+            let run = try CLIRun.run(arguments, environment: ["PASSKEY_CONNECT_TOKEN": ""])
+            #expect(run.status == 2, "\(arguments)")
+            #expect(run.stderr.hasPrefix("Error: \(message)\n"), "\(run.stderr)")
+            #expect(run.stderr.contains(usage), "\(run.stderr)")
+            #expect(!run.stderr.contains("<subcommand>"), "\(run.stderr)")
+        }
+    }
+}
