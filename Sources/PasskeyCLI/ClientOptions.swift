@@ -141,15 +141,12 @@ enum CeremonyFailure {
         let status = exitStatus(for: error)
         let message = explanation ?? defaultExplanation(error)
         if json {
-            var object = JSONObject()
-            object["ok"] = false
-            object["error"] = .string(error.code.rawValue)
-            object["stage"] = .string(error.stage.rawValue)
-            object["serverError"] = error.server.map { JSONValue.string($0.code) } ?? .null
-            object["httpStatus"] = error.server?.httpStatus.map { JSONValue.number(Double($0)) } ?? .null
-            object["message"] = .string(message)
-            object["detail"] = .string(error.reason)
-            print(JSONValue.object(object).prettyPrinted())
+            print(
+                failureJSON(
+                    error: error.code.rawValue, stage: error.stage.rawValue, message: message, detail: error.reason,
+                    serverError: error.server.map { JSONValue.string($0.code) } ?? .null,
+                    httpStatus: error.server?.httpStatus.map { JSONValue.number(Double($0)) } ?? .null
+                ).prettyPrinted())
         } else {
             var text = "passkey \(command): \(message)"
             text += "\n  code:   \(error.code.rawValue) (stage \(error.stage.rawValue))"
@@ -161,6 +158,17 @@ enum CeremonyFailure {
             FileHandle.printError(text)
         }
         return ExitCode(status.rawValue)
+    }
+
+    /// The one shape of every `--json` failure, whichever subcommand and whatever failed (docs/sdk.md):
+    /// `{"ok": false, "error", "stage", "serverError", "httpStatus", "message", "detail"}`.
+    static func failureJSON(
+        error: String, stage: String, message: String, detail: String, serverError: JSONValue = .null, httpStatus: JSONValue = .null
+    ) -> JSONValue {
+        .object([
+            "ok": false, "error": .string(error), "stage": .string(stage), "serverError": serverError, "httpStatus": httpStatus,
+            "message": .string(message), "detail": .string(detail),
+        ])
     }
 
     /// Writes the passkey the server just verified; a failure here is reported as such, since the server now holds a

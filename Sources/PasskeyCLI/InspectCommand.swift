@@ -27,7 +27,9 @@ struct InspectCommand: ParsableCommand {
             report = try Self.inspect(try readInput())
         } catch {
             if json {
-                print(JSONValue.object(["error": "unreadable_response", "message": .string(error.message)]).prettyPrinted())
+                let body = CeremonyFailure.failureJSON(
+                    error: "unreadable_response", stage: "input", message: error.message, detail: error.message)
+                print(body.prettyPrinted())
             } else {
                 FileHandle.printError("passkey inspect: \(error.message)")
             }

@@ -38,10 +38,26 @@ struct PasskeyCommand: AsyncParsableCommand {
                 print(message)
                 Foundation.exit(0)
             }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            if jsonRequested(CommandLine.arguments.dropFirst()) {
+                let body = CeremonyFailure.failureJSON(
+                    error: "usage", stage: "arguments", message: self.message(for: error), detail: message)
+                print(body.prettyPrinted())
+            } else {
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+            }
             Foundation.exit(CLIExit.usage.rawValue)
         }
     }
+}
+
+/// Whether `--json` is among the arguments (before a `--` that ends the options). A usage error happens before the
+/// arguments are parsed into a command, so this is how it knows to answer in JSON, as every failure with --json does.
+func jsonRequested(_ arguments: some Sequence<String>) -> Bool {
+    for argument in arguments {
+        if argument == "--" { return false }
+        if argument == "--json" { return true }
+    }
+    return false
 }
 
 /// Documented exit statuses.

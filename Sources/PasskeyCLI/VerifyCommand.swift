@@ -35,7 +35,8 @@ struct VerifyCommand: ParsableCommand {
             report = try FixtureVerifier(allowLegacyAlgorithms: allowLegacyAlgorithms).verify(loaded)
         } catch {
             if json {
-                let body: JSONValue = .object(["error": "fixture_unreadable", "message": .string(error.description)])
+                let body = CeremonyFailure.failureJSON(
+                    error: "fixture_unreadable", stage: "input", message: error.description, detail: error.description)
                 print(body.prettyPrinted())
             } else {
                 FileHandle.printError("passkey verify: \(error.description)")
