@@ -20,11 +20,10 @@ struct ConnectOptions: ParsableArguments {
 }
 
 extension ServerOptions {
-    /// Connect flows over HTTP with the software authenticator keeping its passkeys in `store`.
-    func makeConnect(store: any CredentialStore) throws -> PasskeyConnect {
-        PasskeyConnect(
-            transport: URLSessionRelyingPartyTransport(baseURL: try serverURL()),
-            authenticator: makeAuthenticator(origin: try originPolicy(), store: store))
+    /// Connect flows over HTTP (through `transport`, to read the full answers) with the software authenticator
+    /// keeping its passkeys in `store`.
+    func makeConnect(store: any CredentialStore, transport: RecordingTransport) throws -> PasskeyConnect {
+        PasskeyConnect(transport: transport, authenticator: makeAuthenticator(origin: try originPolicy(), store: store))
     }
 }
 
@@ -55,12 +54,20 @@ struct AppendCommand: AsyncParsableCommand {
     func run() async throws {
         // The new passkey is written only once the server has verified it (see PendingCredentialStore).
         let store = PendingCredentialStore(file: try storeOptions.fileStore(command: "append", writing: true))
-        let flows = try server.makeConnect(store: store)
+        let transport = RecordingTransport(baseURL: try server.serverURL())
+        let flows = try server.makeConnect(store: store, transport: transport)
         switch await flows.append(connectToken: try connect.resolvedToken(), replacing: replaces) {
         case .completed(let passkey):
             try await CeremonyFailure.commit(store, command: "append", json: storeOptions.json)
             if storeOptions.json {
-                print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey), "store": .string(storeOptions.storeURL.path)]).prettyPrinted())
+                let answer = transport.answer("connect/append/verify")
+                print(
+                    JSONValue.object([
+                        "ok": true, "verified": answer?["verified"] ?? true, "userId": answer?["userId"] ?? .null,
+                        "username": answer?["username"] ?? .null, "credentialId": answer?["credentialId"] ?? .string(passkey.id),
+                        "passkey": passkeyJSON(passkey, server: answer?["passkey"]?.objectValue),
+                        "signedPasskeyData": answer?["signedPasskeyData"] ?? .null, "store": .string(storeOptions.storeURL.path),
+                    ]).prettyPrinted())
             } else {
                 print("✓ added passkey \(passkey.id) on \(server.server)")
                 print("  stored in: \(storeOptions.storeURL.path)")
@@ -90,8 +97,9 @@ struct PasskeysCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print one JSON object instead of text.") var json = false
     }
 
-    static func client(_ server: ServerOptions) throws -> PasskeyConnect {
-        PasskeyConnect(transport: URLSessionRelyingPartyTransport(baseURL: try server.serverURL()), authenticator: ScriptedAuthenticator())
+    static func client(_ server: ServerOptions) throws -> (PasskeyConnect, RecordingTransport) {
+        let transport = RecordingTransport(baseURL: try server.serverURL())
+        return (PasskeyConnect(transport: transport, authenticator: ScriptedAuthenticator()), transport)
     }
 
     struct List: AsyncParsableCommand {
@@ -102,12 +110,14 @@ struct PasskeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let passkeys: [PasskeyInfo]
-            let (client, token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
+            let ((client, transport), token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
             do { passkeys = try await client.listPasskeys(connectToken: token) } catch {
                 throw CeremonyFailure.report(error, command: "passkeys list", json: output.json)
             }
             if output.json {
-                print(JSONValue.object(["ok": true, "passkeys": .array(passkeys.map(passkeyJSON))]).prettyPrinted())
+                let answered = (transport.answer("connect/passkeys")?["passkeys"]?.arrayValue ?? []).compactMap(\.objectValue)
+                let items = passkeys.map { passkey in passkeyJSON(passkey, server: answered.first { $0["id"]?.stringValue == passkey.id }) }
+                print(JSONValue.object(["ok": true, "passkeys": .array(items)]).prettyPrinted())
                 return
             }
             guard !passkeys.isEmpty else {
@@ -133,11 +143,13 @@ struct PasskeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let passkey: PasskeyInfo
-            let (client, token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
+            let ((client, transport), token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
             do { passkey = try await client.renamePasskey(id: id, name: name, connectToken: token) } catch {
                 throw CeremonyFailure.report(error, command: "passkeys rename", json: output.json)
             }
-            if output.json { print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey)]).prettyPrinted()) } else {
+            if output.json {
+                print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey, server: transport.lastAnswer)]).prettyPrinted())
+            } else {
                 print("✓ renamed \(passkey.id) to \(passkey.name)")
             }
         }
@@ -151,7 +163,7 @@ struct PasskeysCommand: AsyncParsableCommand {
         @OptionGroup var output: Output
 
         func run() async throws {
-            let (client, token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
+            let ((client, _), token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
             do { try await client.deletePasskey(id: id, connectToken: token) } catch {
                 throw CeremonyFailure.report(error, command: "passkeys delete", json: output.json)
             }
