@@ -60,7 +60,9 @@ struct ServerOptions: ParsableArguments {
         _ = try originPolicy()
     }
 
-    func serverURL() throws -> URL {
+    func serverURL() throws -> URL { try Self.serverURL(server) }
+
+    static func serverURL(_ server: String) throws -> URL {
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             throw ValidationError("--server must be an http:// or https:// URL, for example http://localhost:8080")
         }
@@ -122,6 +124,17 @@ struct ServerOptions: ParsableArguments {
         }
         return .web(origin)
     }
+}
+
+/// The server of the commands that run no ceremony (`passkeys list|rename|delete`): no authenticator, so no --origin,
+/// which there would be accepted and do nothing.
+struct ServerAddressOptions: ParsableArguments {
+    @Option(name: .long, help: "The passkey server's base URL, for example http://localhost:8080.")
+    var server: String
+
+    func validate() throws { _ = try serverURL() }
+
+    func serverURL() throws -> URL { try ServerOptions.serverURL(server) }
 }
 
 /// How a command ends when a ceremony fails: the message, and the documented exit status.

@@ -97,14 +97,14 @@ struct PasskeysCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print one JSON object instead of text.") var json = false
     }
 
-    static func client(_ server: ServerOptions) throws -> (PasskeyConnect, RecordingTransport) {
+    static func client(_ server: ServerAddressOptions) throws -> (PasskeyConnect, RecordingTransport) {
         let transport = RecordingTransport(baseURL: try server.serverURL())
         return (PasskeyConnect(transport: transport, authenticator: ScriptedAuthenticator()), transport)
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List passkeys (passkey-list token). Exit status 0, 1 refused, 2 usage, 3 network.")
-        @OptionGroup var server: ServerOptions
+        @OptionGroup var server: ServerAddressOptions
         @OptionGroup var connect: ConnectOptions
         @OptionGroup var output: Output
 
@@ -135,7 +135,7 @@ struct PasskeysCommand: AsyncParsableCommand {
 
     struct Rename: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a passkey (passkey-list token).")
-        @OptionGroup var server: ServerOptions
+        @OptionGroup var server: ServerAddressOptions
         @OptionGroup var connect: ConnectOptions
         @Argument(help: "The passkey id.") var id: String
         @Argument(help: "The new name (1 to 64 characters).") var name: String
@@ -157,7 +157,7 @@ struct PasskeysCommand: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a passkey (passkey-delete token, used once).")
-        @OptionGroup var server: ServerOptions
+        @OptionGroup var server: ServerAddressOptions
         @OptionGroup var connect: ConnectOptions
         @Argument(help: "The passkey id.") var id: String
         @OptionGroup var output: Output

@@ -80,3 +80,15 @@ extension ClientMessagesTests {
         }
     }
 }
+
+extension ClientMessagesTests {
+    @Test("passkeys list, rename and delete do not offer --origin, which would do nothing there")
+    func passkeysWithoutOrigin() throws {
+        for subcommand in [["list"], ["rename", "id", "name"], ["delete", "id"]] {
+            let run = try CLIRun.run(["passkeys"] + subcommand + ["--server", "http://localhost:1", "--token", "t", "--origin", "ios"])
+            #expect(run.status == 2, "\(subcommand)")
+            #expect(run.stderr.hasPrefix("Error: Unknown option '--origin'"), "\(run.stderr)")
+            #expect(!(try CLIRun.run(["passkeys"] + subcommand + ["--help"]).stdout.contains("--origin")))
+        }
+    }
+}
