@@ -35,7 +35,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Relying party name shown at registration (default \"Passkey Server\").") var rpName: String?
     @Option(help: "Accepted origin, repeatable: https://www.example.com, https://<rp id> for iOS apps, android:apk-key-hash:… (default http://localhost:<port> for localhost, else https://<rp id>).")
     var origin: [String] = []
-    @Option(help: "Related origin published in /.well-known/webauthn, repeatable.") var relatedOrigin: [String] = []
+    @Option(help: "Another web origin that may use this RP ID (WebAuthn related origins): accepted like --origin and listed in /.well-known/webauthn, repeatable.") var relatedOrigin: [String] = []
     @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite), postgres://user:password@host:5432/database (also postgresql://) or memory:.")
     var database: String?
     @Option(help: "Seconds options stay valid (default 60, minimum 1).") var challengeTtl: Double?
