@@ -222,8 +222,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
 struct JSONObjectReaderAPI {
     let reader: JSONObjectReader
 
+    /// A request body, which must be a JSON object.
     init(_ value: JSONValue) throws(APIError) {
-        do { reader = try JSONObjectReader(value) } catch { throw APIError(error) }
+        do { reader = try JSONObjectReader(value) } catch {
+            throw APIError(status: 400, code: error.code.rawValue, message: "The request body must be a JSON object, not \(value.typeName).")
+        }
     }
 
     init(reader: JSONObjectReader) { self.reader = reader }
@@ -258,11 +261,11 @@ struct JSONObjectReaderAPI {
 
     func registrationCredential(_ name: String) throws(APIError) -> RegistrationResponseJSON {
         let value = try credentialValue(name)
-        do { return try RegistrationResponseJSON(json: value) } catch { throw APIError(error) }
+        do { return try RegistrationResponseJSON(json: value) } catch { throw APIError(error.within(reader.fieldPath(name))) }
     }
 
     func authenticationCredential(_ name: String) throws(APIError) -> AuthenticationResponseJSON {
         let value = try credentialValue(name)
-        do { return try AuthenticationResponseJSON(json: value) } catch { throw APIError(error) }
+        do { return try AuthenticationResponseJSON(json: value) } catch { throw APIError(error.within(reader.fieldPath(name))) }
     }
 }

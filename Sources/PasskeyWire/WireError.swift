@@ -25,6 +25,12 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// The same error for a document found at `path` inside a larger one: `response.clientDataJSON` in the member
+    /// `cred` becomes `cred.response.clientDataJSON`.
+    public func within(_ path: String) -> WireError {
+        WireError(code, field: field.map { "\(path).\($0)" } ?? path, reason)
+    }
+
     public var description: String {
         if let field { return "\(code.rawValue) (\(field)): \(reason)" }
         return "\(code.rawValue): \(reason)"

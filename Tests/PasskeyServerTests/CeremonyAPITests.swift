@@ -264,6 +264,17 @@ struct CeremonyAPITests {
             #expect(missing.status == .badRequest && missing["error"] == "field_missing")
             let wrongType = try await client.call(.post, "/verify-authentication", json: ["cred": 42])
             #expect(wrongType.status == .badRequest && wrongType["error"] == "field_invalid")
+            #expect(wrongType["message"] == "A member has the wrong type or value (cred).")
+            // Members inside the credential are named by their whole path.
+            let inner = try await client.call(
+                .post, "/verify-authentication", json: ["cred": .object(["id": "x", "rawId": "x", "type": "public-key", "response": .object([:])])])
+            #expect(inner["error"] == "field_missing")
+            #expect(inner["message"] == "A required member is missing (cred.response.clientDataJSON).")
+            for body in ["[]", "null", "\"cred\""] {
+                let notObject = try await client.call(.post, "/verify-authentication", raw: body)
+                #expect(notObject.status == .badRequest && notObject["error"] == "field_invalid", "\(body)")
+                #expect(notObject["message"]?.stringValue?.hasPrefix("The request body must be a JSON object") == true, "\(body)")
+            }
             let badBase64 = try await client.call(
                 .post, "/verify-authentication",
                 json: ["cred": .object(["id": "x", "type": "public-key", "response": .object(["clientDataJSON": "%%%", "authenticatorData": "", "signature": ""])])])
