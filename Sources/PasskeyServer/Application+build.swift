@@ -184,8 +184,19 @@ public func buildRouter<Repository: PasskeyRepository>(
         repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,
         limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), now: now
     ).addRoutes(to: router)
-    router.get("metrics") { _, _ in
-        Response(
+    let metricsTokenHash = configuration.metricsToken.map(BearerSecrets.hash)
+    router.get("metrics") { request, _ in
+        if let metricsTokenHash {
+            // Compares hashes: equal-length values, no early exit on the secret's bytes.
+            let sent = BearerSecrets.bearer(request.headers[.authorization]).map(BearerSecrets.hash)
+            guard sent == metricsTokenHash else {
+                var response = Response.error(
+                    APIError(status: 401, code: "metrics_token_invalid", message: "Send the metrics token as Authorization: Bearer <token>."))
+                response.headers[.wwwAuthenticate] = #"Bearer realm="metrics""#
+                return response
+            }
+        }
+        return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
     }

@@ -44,6 +44,11 @@ public struct ServerConfiguration: Sendable {
     /// PEM files for serving HTTPS directly (without a proxy).
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
+    /// When set, `GET /metrics` answers only `Authorization: Bearer <token>` (what Prometheus sends with
+    /// `authorization: { credentials: … }`), and 401 `metrics_token_invalid` otherwise. Unset, anyone who reaches the
+    /// server can read the counters (ceremony counts and error codes, no personal data): keep the path off the
+    /// public internet at the proxy, or set a token. From `PASSKEY_METRICS_TOKEN` only, never a flag.
+    public var metricsToken: String?
     /// Largest request body accepted, in bytes. Default 64 KiB.
     public var maximumBodySize = 65_536
     /// Options requests allowed per client per minute before 429. Default 60.
@@ -157,6 +162,9 @@ public struct ServerConfiguration: Sendable {
             dashboard.sessionIdleTimeout >= 1, dashboard.sessionAbsoluteTimeout >= dashboard.sessionIdleTimeout
         else {
             throw ConfigurationError("the dashboard's idle timeout must be at least 1 second and at most the absolute timeout, itself at most a year")
+        }
+        if let token = metricsToken, token.count < 32 {
+            throw ConfigurationError("PASSKEY_METRICS_TOKEN must have at least 32 characters (for example: openssl rand -base64 32)")
         }
         if let token = dashboard.adminToken, token.count < 32 {
             throw ConfigurationError("PASSKEY_ADMIN_TOKEN must have at least 32 characters (for example: openssl rand -base64 32)")

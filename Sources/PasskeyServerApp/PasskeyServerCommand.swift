@@ -193,6 +193,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         if let minutes = try adminIdleMinutes ?? settings.double("admin-idle-minutes") { c.dashboard.sessionIdleTimeout = minutes * 60 }
         // Break-glass dashboard token: from the environment only, never a flag (flags show in process lists).
         c.dashboard.adminToken = Self.environment("admin-token")
+        // Likewise the token that /metrics asks for, when set.
+        c.metricsToken = Self.environment("metrics-token")
         c.tlsCertificatePath = tlsCert ?? settings.value("tls-cert")
         c.tlsKeyPath = tlsKey ?? settings.value("tls-key")
         do { try c.validate() } catch { throw ValidationError(error.description) }

@@ -555,6 +555,27 @@ struct ServerSurfaceTests {
         }
     }
 
+    @Test("with a metrics token, /metrics answers only that bearer token")
+    func metricsToken() async throws {
+        let token = String(repeating: "m", count: 40)
+        let server = TestServer { $0.metricsToken = token }
+        try await server.run { client in
+            for header in [nil, "Bearer wrong", "Basic \(token)", "Bearer " + token.dropLast()] {
+                let refused = try await client.call(.get, "/metrics", headers: header.map { [.authorization: String($0)] } ?? [:])
+                #expect(refused.status == .unauthorized, "\(String(describing: header))")
+                #expect(refused["error"] == "metrics_token_invalid")
+                #expect(refused.headers[.wwwAuthenticate] == #"Bearer realm="metrics""#)
+            }
+            _ = try await client.call(.get, "/generate-registration-options?username=ann")
+            let allowed = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(token)"])
+            #expect(allowed.status == .ok)
+            #expect(String(buffer: allowed.body).contains("# HELP passkey_ceremonies_total"))
+        }
+        var short = ServerConfiguration()
+        short.metricsToken = "too-short"
+        #expect(throws: ConfigurationError.self) { try short.validate() }
+    }
+
     @Test("every response carries a request id; a caller's short id is kept")
     func requestID() async throws {
         let server = TestServer()
