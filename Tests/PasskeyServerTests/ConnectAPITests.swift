@@ -168,6 +168,10 @@ struct ConnectAPITests {
             let noUser = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-delete", "user": ["id": "nobody"]], headers: harness.backend)
             #expect(noUser.status == .notFound)
             #expect(noUser["error"] == "user_not_found")
+            for id in ["", String(repeating: "u", count: 257), "a\u{0}b", "line\nbreak"] {
+                let badID = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-append", "user": ["id": .string(id)]], headers: harness.backend)
+                #expect(badID.status == .badRequest && badID["error"] == "user_id_invalid", "\(id.debugDescription)")
+            }
 
             let append = try await harness.token(client, "passkey-append")
             #expect(append.hasPrefix("pct_"))
