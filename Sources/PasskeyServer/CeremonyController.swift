@@ -251,21 +251,24 @@ struct JSONObjectReaderAPI {
         } catch { throw APIError(error) }
     }
 
-    /// A credential in WebAuthn L3 JSON, also accepted wrapped as `{"credential": …}`.
-    func credentialValue(_ name: String) throws(APIError) -> JSONValue {
+    /// A credential in WebAuthn L3 JSON, also accepted wrapped as `{"credential": …}`, with its path for errors
+    /// (`cred`, or `cred.credential` when wrapped).
+    func credentialValue(_ name: String) throws(APIError) -> (value: JSONValue, path: String) {
         let value: JSONValue
         do { value = try reader.required(name) } catch { throw APIError(error) }
-        if case .object(let object) = value, object["response"] == nil, let inner = object["credential"] { return inner }
-        return value
+        if case .object(let object) = value, object["response"] == nil, let inner = object["credential"] {
+            return (inner, reader.fieldPath(name) + ".credential")
+        }
+        return (value, reader.fieldPath(name))
     }
 
     func registrationCredential(_ name: String) throws(APIError) -> RegistrationResponseJSON {
-        let value = try credentialValue(name)
-        do { return try RegistrationResponseJSON(json: value) } catch { throw APIError(error.within(reader.fieldPath(name))) }
+        let credential = try credentialValue(name)
+        do { return try RegistrationResponseJSON(json: credential.value) } catch { throw APIError(error.within(credential.path)) }
     }
 
     func authenticationCredential(_ name: String) throws(APIError) -> AuthenticationResponseJSON {
-        let value = try credentialValue(name)
-        do { return try AuthenticationResponseJSON(json: value) } catch { throw APIError(error.within(reader.fieldPath(name))) }
+        let credential = try credentialValue(name)
+        do { return try AuthenticationResponseJSON(json: credential.value) } catch { throw APIError(error.within(credential.path)) }
     }
 }

@@ -8,9 +8,11 @@ import PasskeyWire
 /// the JSON error every other 4xx carries, `request_malformed`, then closes the connection.
 ///
 /// Hummingbird answers these with an empty 400 of its own; clients and proxies that log the body then have nothing to
-/// show. The handler sits after the HTTP codec. A parse error inside a request's body goes on to the handler reading
-/// that body, which answers `request_incomplete`. Any other parse error is answered here, after the responses still
-/// owed to the requests before it on the connection (HTTP/1.1 answers in order), then the connection closes.
+/// show. The handler sits after the HTTP codec. A parse error between requests is answered here, after the responses
+/// still owed to the requests before it on the connection (HTTP/1.1 answers in order), then the connection closes. A
+/// parse error inside a request's body goes on as ``BrokenBody``: the route reading that body answers
+/// `request_incomplete`, and one that answered without reading it has already answered. Hummingbird answers only
+/// parser errors itself, so it never adds a second response to a request that has one.
 final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -53,9 +55,16 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         if responsesOwed == 0, answerWhenDone { answer(context) }
     }
 
+    /// A request body the HTTP parser could not read to its end.
+    struct BrokenBody: Error {}
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard error is HTTPParserError, !readingRequest, !answered, !answerWhenDone else {
+        guard error is HTTPParserError, !answered, !answerWhenDone else {
             context.fireErrorCaught(error)
+            return
+        }
+        guard !readingRequest else {
+            context.fireErrorCaught(BrokenBody())
             return
         }
         if responsesOwed > 0 {
@@ -77,6 +86,6 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: Self.body))), promise: nil)
         let sent = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)
-        sent.futureResult.whenComplete { _ in context.close(promise: nil) }
+        sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }

@@ -7,17 +7,35 @@ import Foundation
 /// did not type.
 enum PasskeyName {
     static let maximumLength = 64
+    /// Bytes, besides characters: one character may carry any number of combining marks.
+    static let maximumBytes = 256
 
-    /// The name without surrounding white space, or `name_invalid`: empty, over 64 characters, or with control or
-    /// format characters (line breaks, NUL, bidirectional overrides).
+    /// The name without surrounding white space, or `name_invalid`: empty, over 64 characters (or 256 UTF-8 bytes), or
+    /// with characters that change how the text around them shows (see ``DisplayText``).
     static func validated(_ raw: String) throws(APIError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        let refused = name.isEmpty || name.count > maximumLength
-            || name.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }
-        guard !refused else {
+        guard !name.isEmpty, name.count <= maximumLength, name.utf8.count <= maximumBytes, DisplayText.isSafe(name) else {
             throw APIError.badRequest(
-                "name_invalid", "A passkey name has 1 to \(maximumLength) characters and no control or format characters.")
+                "name_invalid", "A passkey name has 1 to \(maximumLength) characters, no control characters, line breaks or direction overrides.")
         }
         return name
     }
+}
+
+/// Text that people and logs see as one line: the dashboard's lists, the event log.
+enum DisplayText {
+    /// No control characters (NUL, line feed…), no line or paragraph separators, and no bidirectional controls, which
+    /// would hide or reorder what follows them. Other format characters stay allowed: zero-width joiners build emoji
+    /// sequences and Persian or Indic words.
+    static func isSafe(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: return true
+            default: return bidirectionalControls.contains(scalar.value)
+            }
+        }
+    }
+
+    /// ALM, LRM, RLM, the embeddings and overrides (LRE…RLO), and the isolates (LRI…PDI).
+    static let bidirectionalControls: Set<UInt32> = [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 }

@@ -109,7 +109,7 @@ public struct ServerConfiguration: Sendable {
     public func validate() throws(ConfigurationError) {
         guard (1...65_535).contains(port) || port == 0 else { throw ConfigurationError("--port must be between 1 and 65535") }
         // Port 0 asks the system for a free port when the server starts; the default origin is fixed before that.
-        guard port != 0 || !origins.isEmpty || rpID != "localhost" else {
+        guard port != 0 || rpID != "localhost" || !webOrigins.isEmpty && !origins.isEmpty else {
             throw ConfigurationError("--port 0 picks a free port at start, which the default origin http://localhost:PORT cannot follow: give a port, or --origin")
         }
         guard !rpID.isEmpty, !rpID.contains("/"), !rpID.contains(":") else {

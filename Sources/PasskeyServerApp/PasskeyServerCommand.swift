@@ -78,6 +78,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         "admin-idle-minutes", "tls-cert", "tls-key",
     ]
 
+    /// A secret from the environment, without white space around it.
+    static func secret(_ flag: String) -> String? {
+        environment(flag)?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     static func environment(_ flag: String) -> String? {
         let name = "PASSKEY_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
@@ -192,9 +197,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         c.dashboard.eventRetentionDays = try eventRetentionDays ?? settings.int("event-retention-days") ?? c.dashboard.eventRetentionDays
         if let minutes = try adminIdleMinutes ?? settings.double("admin-idle-minutes") { c.dashboard.sessionIdleTimeout = minutes * 60 }
         // Break-glass dashboard token: from the environment only, never a flag (flags show in process lists).
-        c.dashboard.adminToken = Self.environment("admin-token")
+        // Trimmed: a secret read from a file (`$(cat …)`, a Kubernetes secret) often ends with a line break, which a
+        // client's bearer token never carries.
+        c.dashboard.adminToken = Self.secret("admin-token")
         // Likewise the token that /metrics asks for, when set.
-        c.metricsToken = Self.environment("metrics-token")
+        c.metricsToken = Self.secret("metrics-token")
         c.tlsCertificatePath = tlsCert ?? settings.value("tls-cert")
         c.tlsKeyPath = tlsKey ?? settings.value("tls-key")
         do { try c.validate() } catch { throw ValidationError(error.description) }
@@ -219,14 +226,16 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 """
             FileHandle.standardOutput.write(Data(banner.utf8))
         }
-        do { try await app.runService() } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
+        do { try await app.runService() } catch let error as IOError where (error.errnoCode == EADDRINUSE || error.errnoCode == EACCES) && "\(error)".hasPrefix("bind(") {
             // The socket's own words ("bind(descriptor:ptr:bytes:): Address already in use") name neither the port
             // nor what to do.
             let address = "\(configuration.host) port \(configuration.port)"
             throw StartFailure(
                 error.errnoCode == EADDRINUSE
                     ? "\(address) is already in use (another passkey-server, or another program): stop it, or choose another --port"
-                    : "not allowed to listen on \(address): ports below 1024 need privileges; choose another --port, or serve behind a proxy")
+                    : configuration.port < 1024
+                        ? "not allowed to listen on \(address): ports below 1024 need privileges; choose another --port, or serve behind a proxy"
+                        : "not allowed to listen on \(address) (permission denied by the system's security policy)")
         }
     }
 }

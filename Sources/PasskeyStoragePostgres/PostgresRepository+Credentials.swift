@@ -38,6 +38,12 @@ extension PostgresRepository: CredentialRepository {
         let logger = self.logger
         try await transaction("register consuming a challenge") { connection in
             let replaced = try await Self.takeChallenge(connection, key: challengeKey, now: now, logger: logger)
+            // The replaced credential is locked before the new one's insert locks its owner (foreign-key check): the
+            // order a sign-in and a user's deletion take these locks in, credential then user, so none of them deadlock.
+            if let replaced {
+                _ = try await connection.rows(
+                    "SELECT 1 FROM credentials WHERE id = \(ByteBuffer(replaced)) AND user_id = \(credential.userID) FOR UPDATE", logger)
+            }
             try await Self.register(connection, credential: credential, user: user, logger: logger)
             // A reset: the replaced passkey goes in the transaction that stores the new one (the owner's only).
             if let replaced {

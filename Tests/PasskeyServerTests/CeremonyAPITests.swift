@@ -270,6 +270,10 @@ struct CeremonyAPITests {
                 .post, "/verify-authentication", json: ["cred": .object(["id": "x", "rawId": "x", "type": "public-key", "response": .object([:])])])
             #expect(inner["error"] == "field_missing")
             #expect(inner["message"] == "A required member is missing (cred.response.clientDataJSON).")
+            let wrapped = try await client.call(
+                .post, "/verify-authentication",
+                json: ["cred": .object(["credential": .object(["id": "x", "rawId": "x", "type": "public-key", "response": .object([:])])])])
+            #expect(wrapped["message"] == "A required member is missing (cred.credential.response.clientDataJSON).")
             for body in ["[]", "null", "\"cred\""] {
                 let notObject = try await client.call(.post, "/verify-authentication", raw: body)
                 #expect(notObject.status == .badRequest && notObject["error"] == "field_invalid", "\(body)")

@@ -27,6 +27,7 @@ struct ConfigurationValidationTests {
         ("Apple app ID with a space", { $0.appleAppIDs = ["garbage id"] }, "--apple-app-id"),
         ("empty SQLite path", { $0.database = "sqlite:" }, "--database"),
         ("port 0 with the default localhost origin", { $0.port = 0 }, "--port 0"),
+        ("port 0 with only an Android origin", { $0.port = 0; $0.origins = ["android:apk-key-hash:AbCd"] }, "--port 0"),
     ]
 
     @Test("each wrong setting is refused with its name", arguments: wrong.indices)

@@ -168,7 +168,7 @@ struct ConnectAPITests {
             let noUser = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-delete", "user": ["id": "nobody"]], headers: harness.backend)
             #expect(noUser.status == .notFound)
             #expect(noUser["error"] == "user_not_found")
-            for id in ["", String(repeating: "u", count: 257), "a\u{0}b", "line\nbreak"] {
+            for id in ["", String(repeating: "u", count: 257), "a\u{0}b", "line\nbreak", "\u{202E}resu"] {
                 let badID = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-append", "user": ["id": .string(id)]], headers: harness.backend)
                 #expect(badID.status == .badRequest && badID["error"] == "user_id_invalid", "\(id.debugDescription)")
             }
@@ -251,10 +251,15 @@ struct ConnectAPITests {
             #expect(renamed.status == .ok, "\(renamed.json)")
             #expect(renamed["name"] == "Work phone")
             // A name is taken whole or refused, never stored shortened or with characters dropped.
-            for refused in ["  ", String(repeating: "a", count: 65), "a\u{0}b", "two\nlines", "\u{202E}reversed"] {
+            let combining = "e" + String(repeating: "\u{301}", count: 300)  // one character, 601 bytes
+            for refused in ["  ", String(repeating: "a", count: 65), "a\u{0}b", "two\nlines", "two\u{2028}lines", "\u{202E}reversed", combining] {
                 let answer = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": .string(refused)], headers: ConnectHarness.bearer(list))
                 #expect(answer.status == .badRequest && answer["error"] == "name_invalid", "\(refused.debugDescription): \(answer.json)")
             }
+            // Emoji sequences joined with U+200D are names people use.
+            let emoji = "👩\u{200D}💻 laptop"
+            let joined = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": .string(emoji)], headers: ConnectHarness.bearer(list))
+            #expect(joined["name"] == .string(emoji))
             let longest = String(repeating: "é", count: 64)
             let fits = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": .string(longest)], headers: ConnectHarness.bearer(list))
             #expect(fits["name"] == .string(longest))

@@ -88,6 +88,11 @@ struct MalformedRequestTests {
             }
             #expect(Self.statusLines(answer) == ["HTTP/1.1 400 Bad Request"], "\(answer)")
             #expect(answer.contains("request_incomplete"), "\(answer)")
+            // A route that answers without reading the body has answered: no second response follows.
+            let unread = try await onOwnThread {
+                Self.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n")
+            }
+            #expect(Self.statusLines(unread) == ["HTTP/1.1 200 OK"], "\(unread)")
         }
     }
 }

@@ -139,4 +139,31 @@ struct ConnectStorageConformanceTests {
             #expect(try await repo.credential(id: [2, 2, 2]) != nil)
         }
     }
+
+    @Test("deleting users while their passkey resets complete: nothing deadlocks", arguments: Backend.available)
+    func deleteUserDuringReset(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            // A reset inserts the new credential (its foreign-key check locks the owner) and deletes the replaced one;
+            // a user's deletion locks the credentials, then the owner. The reset must take the replaced credential first.
+            let users = (0..<24).map { makeUser("user\($0)", handle: UInt8($0 + 1)) }
+            for (index, user) in users.enumerated() {
+                try await repo.register(makeCredential(UInt8(index + 1), user: user), for: user)
+                var reset = makeChallenge("reset\(index)", .registration)
+                reset.replacesCredentialID = [UInt8(index + 1), UInt8(index + 1), UInt8(index + 1)]
+                try await repo.saveChallenge(reset)
+            }
+            let codes = await withTaskGroup(of: StorageError.Code?.self) { group in
+                for (index, user) in users.enumerated() {
+                    group.addTask { await storageCode { try await repo.deleteUser(id: user.id) } }
+                    group.addTask {
+                        let replacement = makeCredential(UInt8(index + 101), user: user)
+                        return await storageCode { try await repo.register(replacement, for: user, consumingChallenge: "reset\(index)", now: t0) }
+                    }
+                }
+                return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }
+            }
+            #expect(!codes.contains(.unavailable), "\(codes)")
+            #expect(!codes.contains("unexpected"), "\(codes)")
+        }
+    }
 }

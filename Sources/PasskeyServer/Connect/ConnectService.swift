@@ -39,11 +39,11 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             throw APIError.badRequest("token_type_invalid", "type must be passkey-append, passkey-list, passkey-delete or passkey-login.")
         }
         let externalID = externalID.trimmingCharacters(in: .whitespacesAndNewlines)
-        // No control characters: the id shows in the dashboard and in logs, where a NUL or a line break would hide or
+        // The id shows in the dashboard and in logs, where a NUL, a line break or a direction override would hide or
         // forge what follows it.
-        guard !externalID.isEmpty, externalID.count <= 256, !externalID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-            throw APIError.badRequest("user_id_invalid", "user.id is the app's own user id: 1 to 256 characters, no control characters.")
+        guard !externalID.isEmpty, externalID.count <= 256, DisplayText.isSafe(externalID) else {
+            throw APIError.badRequest(
+                "user_id_invalid", "user.id is the app's own user id: 1 to 256 characters, no control characters, line breaks or direction overrides.")
         }
         let time = now()
         let user: UserRecord
