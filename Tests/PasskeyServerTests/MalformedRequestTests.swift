@@ -12,36 +12,11 @@ import Glibc
 /// Bytes that are not HTTP/1.1 get the same JSON error as any other bad request, and never two answers to one request.
 @Suite("Requests that are not HTTP")
 struct MalformedRequestTests {
-    /// Sends `bytes` on a fresh connection, closes the sending side and returns everything the server wrote until it
-    /// closed the connection.
-    static func exchange(port: Int, _ bytes: String) -> String {
-        guard let socket = IdleConnectionTests.connection(port: port, sending: bytes, limit: 5) else { return "" }
-        defer { close(socket) }
-        shutdown(socket, Int32(SHUT_WR))
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer.prefix(count)
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-
     /// The status lines of the responses in `answer`, in order (a body without a final line break runs straight into
     /// the next response's status line).
     static func statusLines(_ answer: String) -> [String] {
         // "\r\n" is one Character in a Swift String.
         answer.matches(of: /HTTP\/1\.1 \d{3} [A-Za-z ]+\r\n/).map { String(answer[$0.range].dropLast()) }
-    }
-
-    func withLiveServer(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
-        configuration.database = "memory:"
-        let app = try await buildApplication(configuration)
-        try await app.test(.live) { client in try await body(try #require(client.port)) }
     }
 
     @Test("a garbled request line or header is 400 request_malformed in JSON, and the connection closes", arguments: [
@@ -56,7 +31,7 @@ struct MalformedRequestTests {
     ])
     func garbled(bytes: String) async throws {
         try await withLiveServer { port in
-            let answer = try await onOwnThread { Self.exchange(port: port, bytes) }
+            let answer = try await onOwnThread { RawConnection.exchange(port: port, bytes) }
             #expect(Self.statusLines(answer) == ["HTTP/1.1 400 Bad Request"], "\(answer)")
             let lowered = answer.lowercased()
             #expect(lowered.contains("content-type: application/json; charset=utf-8"), "\(answer)")
@@ -69,7 +44,7 @@ struct MalformedRequestTests {
     func pipelined() async throws {
         try await withLiveServer { port in
             let answer = try await onOwnThread {
-                Self.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nNOT HTTP AT ALL\r\n\r\n")
+                RawConnection.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nNOT HTTP AT ALL\r\n\r\n")
             }
             #expect(Self.statusLines(answer) == ["HTTP/1.1 200 OK", "HTTP/1.1 400 Bad Request"], "\(answer)")
             let health = try #require(answer.range(of: #""status":"ok""#), "\(answer)")
@@ -82,7 +57,7 @@ struct MalformedRequestTests {
     func brokenChunk() async throws {
         try await withLiveServer { port in
             let answer = try await onOwnThread {
-                Self.exchange(
+                RawConnection.exchange(
                     port: port,
                     "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n")
             }
@@ -90,7 +65,7 @@ struct MalformedRequestTests {
             #expect(answer.contains("request_incomplete"), "\(answer)")
             // A route that answers without reading the body has answered: no second response follows.
             let unread = try await onOwnThread {
-                Self.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n")
+                RawConnection.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n")
             }
             #expect(Self.statusLines(unread) == ["HTTP/1.1 200 OK"], "\(unread)")
         }

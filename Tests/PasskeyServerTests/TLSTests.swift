@@ -80,32 +80,10 @@ struct TLSTests {
 
 @Suite("Connections that stall")
 struct IdleConnectionTests {
-    /// A TCP connection to 127.0.0.1:`port` that has sent `bytes` and times reads out after `limit` seconds, or nil.
-    /// The caller closes it.
-    static func connection(port: Int, sending bytes: String, limit: Int) -> Int32? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(socket)
-            return nil
-        }
-        _ = bytes.withCString { send(socket, $0, strlen($0), 0) }
-        var timeout = timeval(tv_sec: limit, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return socket
-    }
-
     /// Sends `bytes` and returns how long the server took to close the connection (nil if it was still open after
     /// `limit` seconds).
     static func secondsUntilClosed(port: Int, sending bytes: String, limit: Int) -> Double? {
-        guard let socket = connection(port: port, sending: bytes, limit: limit) else { return nil }
+        guard let socket = RawConnection.open(port: port, sending: bytes, limit: limit) else { return nil }
         defer { close(socket) }
         let start = Date()
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -118,27 +96,9 @@ struct IdleConnectionTests {
 
     @Test("a body that ends before its Content-Length is request_incomplete (400), not request_too_large")
     func incompleteBody() async throws {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
-        configuration.database = "memory:"
-        let app = try await buildApplication(configuration)
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let answer = try await onOwnThread { () -> String in
-                let request = "POST /verify-registration HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
-                guard let socket = Self.connection(port: port, sending: request, limit: 5) else { return "" }
-                defer { close(socket) }
-                shutdown(socket, Int32(SHUT_WR))
-                var received: [UInt8] = []
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let count = recv(socket, &buffer, buffer.count, 0)
-                    if count <= 0 { break }
-                    received += buffer.prefix(count)
-                }
-                return String(decoding: received, as: UTF8.self)
-            }
+        try await withLiveServer { port in
+            let request = "POST /verify-registration HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+            let answer = try await onOwnThread { RawConnection.exchange(port: port, request) }
             // The client closed its sending side only: the answer reaches it and says what happened.
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
             #expect(answer.contains("request_incomplete"), "\(answer)")
@@ -147,17 +107,9 @@ struct IdleConnectionTests {
 
     @Test("half a request, or none, is dropped after the idle timeout")
     func stalledRequests() async throws {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
-        configuration.database = "memory:"
-        configuration.idleTimeout = 1
-        let app = try await buildApplication(configuration)
-        try await app.test(.live) { client in
-            // A complete request is answered as usual. (On a connection of its own, sent at once: the test client's
-            // connection is opened when the server starts and may idle out before a busy machine gets to use it.)
-            let port = try #require(client.port)
-            let health = try await onOwnThread { MalformedRequestTests.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n") }
+        try await withLiveServer({ $0.idleTimeout = 1 }) { port in
+            // A complete request is answered as usual (on a connection of its own, sent at once).
+            let health = try await onOwnThread { RawConnection.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n") }
             #expect(health.hasPrefix("HTTP/1.1 200 OK"), "\(health)")
             for partial in ["", "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\n", "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{"] {
                 let closedAfter = try await onOwnThread { Self.secondsUntilClosed(port: port, sending: partial, limit: 10) }

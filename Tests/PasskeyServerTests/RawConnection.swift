@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PasskeyServer
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes on a TCP connection of the test's own: for what an HTTP client library would not send (half requests,
+/// garbage, pipelined requests).
+enum RawConnection {
+    /// A TCP connection to 127.0.0.1:`port` that has sent `bytes` and times reads out after `limit` seconds, or nil.
+    /// The caller closes it.
+    static func open(port: Int, sending bytes: String, limit: Int) -> Int32? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            return nil
+        }
+        _ = bytes.withCString { send(socket, $0, strlen($0), 0) }
+        var timeout = timeval(tv_sec: limit, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return socket
+    }
+
+    /// Sends `bytes` on a fresh connection, closes the sending side and returns everything the server wrote until it
+    /// closed the connection.
+    static func exchange(port: Int, _ bytes: String) -> String {
+        guard let socket = open(port: port, sending: bytes, limit: 5) else { return "" }
+        defer { close(socket) }
+        shutdown(socket, Int32(SHUT_WR))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer.prefix(count)
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
+
+/// Runs `body` with the port of a live in-process server on the in-memory repository.
+func withLiveServer(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (Int) async throws -> Void
+) async throws {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
+    configuration.database = "memory:"
+    configure(&configuration)
+    let app = try await buildApplication(configuration)
+    try await app.test(.live) { client in try await body(try #require(client.port)) }
+}
