@@ -20,15 +20,16 @@ actor PendingCredentialStore: CredentialStore {
     }
 
     func allCredentials() async throws(PasskeyError) -> [StoredCredential] {
-        let stored = try await file.allCredentials()
-        return stored.filter { credential in !pending.contains { Self.supersedes($0, credential) } } + pending
+        var all = try await file.allCredentials()
+        for credential in pending { all.applySave(credential) }
+        return all
     }
 
     @discardableResult
     func save(_ credential: StoredCredential) async throws(PasskeyError) -> [StoredCredential] {
-        let displaced = try await allCredentials().filter { $0.id != credential.id && Self.supersedes(credential, $0) }
-        pending.removeAll { Self.supersedes(credential, $0) }
-        pending.append(credential)
+        var all = try await allCredentials()
+        let displaced = all.applySave(credential)
+        pending.applySave(credential)
         return displaced
     }
 
@@ -45,11 +46,5 @@ actor PendingCredentialStore: CredentialStore {
     func commit() async throws(PasskeyError) {
         for credential in pending { try await file.save(credential) }
         pending = []
-    }
-
-    /// The save rule of every credential store: a credential replaces the one with its ID and any other of the same
-    /// account (RP ID and user handle).
-    private static func supersedes(_ new: StoredCredential, _ old: StoredCredential) -> Bool {
-        new.id == old.id || (new.rpID == old.rpID && new.userHandle == old.userHandle)
     }
 }

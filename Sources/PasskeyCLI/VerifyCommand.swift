@@ -47,27 +47,11 @@ struct VerifyCommand: ParsableCommand {
         if !report.isValid { throw ExitCode(CLIExit.refused.rawValue) }
     }
 
-    /// The one schema version this verifier reads.
-    static let supportedFixtureVersion = 1
-
-    /// Reads the fixture after checking its schema version: a file of another version (or none) may mean something
-    /// else by the same members, and checking it as version 1 could call a response valid that its schema would not.
+    /// Reads the fixture through ``CLIFile`` (its errors say why a file cannot be read); the fixture reader checks the
+    /// schema version.
     static func load(_ url: URL) throws(FixtureError) -> VerificationFixture {
         let data: [UInt8]
         do { data = try CLIFile.read(url.path) } catch { throw FixtureError(error.description) }
-        let json: JSONValue
-        do { json = try JSONValue.parse(data) } catch { throw FixtureError("\(url.lastPathComponent) is not JSON: \(error)") }
-        let supported = "this passkey reads fixtureVersion \(supportedFixtureVersion)"
-        switch json.objectValue?["fixtureVersion"] {
-        case nil:
-            if json.objectValue != nil { throw FixtureError("\(url.lastPathComponent) has no fixtureVersion; \(supported)") }
-        case .number(let version) where version == Double(supportedFixtureVersion):
-            break
-        case .number(let version):
-            throw FixtureError("\(url.lastPathComponent) has fixtureVersion \(JSONValue.number(version).serialized()); \(supported)")
-        case let other?:
-            throw FixtureError("\(url.lastPathComponent) has fixtureVersion \(other.serialized()) (a \(other.typeName), not a number); \(supported)")
-        }
-        return try VerificationFixture(json: json, baseDirectory: url.deletingLastPathComponent(), fallbackID: url.deletingPathExtension().lastPathComponent)
+        return try VerificationFixture(bytes: data, url: url)
     }
 }

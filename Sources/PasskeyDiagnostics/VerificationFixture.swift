@@ -47,13 +47,34 @@ public struct VerificationFixture: Sendable {
         do { data = try Data(contentsOf: url) } catch {
             throw FixtureError("cannot read \(url.path): \(error.localizedDescription)")
         }
-        let json: JSONValue
-        do { json = try JSONValue.parse([UInt8](data)) } catch { throw FixtureError("\(url.lastPathComponent) is not JSON: \(error)") }
-        try self.init(json: json, baseDirectory: url.deletingLastPathComponent(), fallbackID: url.deletingPathExtension().lastPathComponent)
+        try self.init(bytes: [UInt8](data), url: url)
     }
 
-    public init(json: JSONValue, baseDirectory: URL, fallbackID: String = "fixture") throws(FixtureError) {
+    /// A fixture file's contents, already read: `url` names the file in errors and anchors relative root paths.
+    public init(bytes: [UInt8], url: URL) throws(FixtureError) {
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes) } catch { throw FixtureError("\(url.lastPathComponent) is not JSON: \(error)") }
+        try self.init(
+            json: json, baseDirectory: url.deletingLastPathComponent(), fallbackID: url.deletingPathExtension().lastPathComponent,
+            source: url.lastPathComponent)
+    }
+
+    /// The one schema version this reader understands.
+    public static let supportedVersion = 1
+
+    /// `source` names the fixture in errors.
+    public init(json: JSONValue, baseDirectory: URL, fallbackID: String = "fixture", source: String = "the fixture") throws(FixtureError) {
         guard case .object(let root) = json else { throw FixtureError("a fixture must be a JSON object") }
+        // A file of another version (or none) may mean something else by the same members: read as version 1, it could
+        // be called valid where its own schema would not.
+        let supported = "this passkey reads fixtureVersion \(Self.supportedVersion)"
+        switch root["fixtureVersion"] {
+        case nil: throw FixtureError("\(source) has no fixtureVersion; \(supported)")
+        case .number(let version) where version == Double(Self.supportedVersion): break
+        case .number(let version): throw FixtureError("\(source) has fixtureVersion \(JSONValue.number(version).serialized()); \(supported)")
+        case let other?:
+            throw FixtureError("\(source) has fixtureVersion \(other.serialized()) (a \(other.typeName), not a number); \(supported)")
+        }
         id = root["id"]?.stringValue ?? fallbackID
         summary = root["summary"]?.stringValue
         guard let ceremonyName = root["ceremony"]?.stringValue, let ceremony = Ceremony(rawValue: ceremonyName) else {

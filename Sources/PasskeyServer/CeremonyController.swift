@@ -191,7 +191,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     }
 
     func throttle(_ request: Request, _ context: Context) async throws(APIError) {
-        if let wait = await limiter.admit(clientAddress(request, context)) { throw APIError.rateLimited(retryAfter: wait) }
+        try await limiter.enforce(clientAddress(request, context))
     }
 
     func registrationOptions(username: String?, displayName: String?) async throws(APIError) -> JSONValue {

@@ -11,7 +11,6 @@ extension APIError: HTTPResponseError {
 }
 
 extension Response {
-    /// A JSON response (`application/json`), serialized by our own writer.
     /// An error's JSON answer, with `Retry-After` when the error says when to come back.
     static func error(_ error: APIError) -> Response {
         var response = json(error.body, status: error.status)
@@ -19,6 +18,7 @@ extension Response {
         return response
     }
 
+    /// A JSON response (`application/json`), serialized by our own writer.
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         let bytes = value.serializedBytes
         return Response(

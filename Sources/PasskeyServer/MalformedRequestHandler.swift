@@ -48,9 +48,8 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        let ends = if case .end = unwrapOutboundIn(data) { true } else { false }
         context.write(data, promise: promise)
-        guard ends else { return }
+        guard case .end = unwrapOutboundIn(data) else { return }
         responsesOwed = max(0, responsesOwed - 1)
         if responsesOwed == 0, answerWhenDone { answer(context) }
     }

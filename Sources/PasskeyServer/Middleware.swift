@@ -61,30 +61,26 @@ struct CORSAllowListMiddleware<Context: RequestContext>: RouterMiddleware {
     static var allowedHeaders: String { "content-type, authorization" }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let origin = request.headers[.origin], allowedOrigins.contains(origin) else {
-            var response: Response
-            do { response = try await next(request, context) } catch {
-                response = SecurityHeadersMiddleware<Context>.response(for: error, logger: context.logger)
-            }
-            // The answer depends on Origin (errors too): a shared cache must not hand it to an allowed origin.
-            response.headers.append(HTTPField(name: .vary, value: "Origin"))
-            return response
-        }
+        let allowed = request.headers[.origin].flatMap { allowedOrigins.contains($0) ? $0 : nil }
         var response: Response
-        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+        if allowed != nil, request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             response = Response(status: .noContent)
             response.headers[.accessControlAllowMethods] = Self.allowedMethods
             response.headers[.accessControlAllowHeaders] = Self.allowedHeaders
             response.headers[.accessControlMaxAge] = "600"
         } else {
-            // Errors too (404, 413, …) carry the CORS headers, or browser code could not read their JSON.
+            // Errors too (404, 413, …) get their JSON answer here, so they carry the CORS headers, or browser code could
+            // not read them.
             do { response = try await next(request, context) } catch {
                 response = SecurityHeadersMiddleware<Context>.response(for: error, logger: context.logger)
             }
         }
-        response.headers[.accessControlAllowOrigin] = origin
-        // Browser code may read when to come back after a 429.
-        if response.headers[.retryAfter] != nil { response.headers[.accessControlExposeHeaders] = "Retry-After" }
+        if let allowed {
+            response.headers[.accessControlAllowOrigin] = allowed
+            // Browser code may read when to come back after a 429.
+            if response.headers[.retryAfter] != nil { response.headers[.accessControlExposeHeaders] = "Retry-After" }
+        }
+        // The answer depends on Origin (errors too): a shared cache must not hand one origin's answer to another.
         response.headers.append(HTTPField(name: .vary, value: "Origin"))
         return response
     }

@@ -14,8 +14,10 @@ public actor RateLimiter {
         self.now = now
     }
 
-    /// Takes a token for `client`; `false` when its bucket is empty.
-    public func allow(_ client: String) -> Bool { admit(client) == nil }
+    /// Takes a token for `client`, or throws 429 `rate_limited` with the seconds until it has one again.
+    public func enforce(_ client: String) throws(APIError) {
+        if let wait = admit(client) { throw APIError.rateLimited(retryAfter: wait) }
+    }
 
     /// Takes a token for `client`: nil when it had one, otherwise the whole seconds until it has one again (at least
     /// 1), for the 429's `Retry-After`.

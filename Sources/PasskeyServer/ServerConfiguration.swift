@@ -108,8 +108,10 @@ public struct ServerConfiguration: Sendable {
     /// Checks the settings and says what is wrong in words.
     public func validate() throws(ConfigurationError) {
         guard (1...65_535).contains(port) || port == 0 else { throw ConfigurationError("--port must be between 1 and 65535") }
-        // Port 0 asks the system for a free port when the server starts; the default origin is fixed before that.
-        guard port != 0 || rpID != "localhost" || !webOrigins.isEmpty && !origins.isEmpty else {
+        // Port 0 asks the system for a free port when the server starts; the default origin (used without a web
+        // --origin) is fixed before that.
+        let usesDefaultOrigin = origins.isEmpty || webOrigins.isEmpty
+        guard port != 0 || rpID != "localhost" || !usesDefaultOrigin else {
             throw ConfigurationError("--port 0 picks a free port at start, which the default origin http://localhost:PORT cannot follow: give a port, or --origin")
         }
         guard !rpID.isEmpty, !rpID.contains("/"), !rpID.contains(":") else {
@@ -163,11 +165,8 @@ public struct ServerConfiguration: Sendable {
         else {
             throw ConfigurationError("the dashboard's idle timeout must be at least 1 second and at most the absolute timeout, itself at most a year")
         }
-        if let token = metricsToken, token.count < 32 {
-            throw ConfigurationError("PASSKEY_METRICS_TOKEN must have at least 32 characters (for example: openssl rand -base64 32)")
-        }
-        if let token = dashboard.adminToken, token.count < 32 {
-            throw ConfigurationError("PASSKEY_ADMIN_TOKEN must have at least 32 characters (for example: openssl rand -base64 32)")
+        for (token, name) in [(metricsToken, "PASSKEY_METRICS_TOKEN"), (dashboard.adminToken, "PASSKEY_ADMIN_TOKEN")] where (token?.count ?? 32) < 32 {
+            throw ConfigurationError("\(name) must have at least 32 characters (for example: openssl rand -base64 32)")
         }
         if PostgresConfiguration.isPostgresURL(database) {
             do { _ = try PostgresConfiguration(url: database) } catch { throw ConfigurationError("--database: \(error.reason)") }

@@ -264,20 +264,18 @@ extension PasskeyServerCommand {
             if fingerprint.uppercased().hasPrefix("SHA256:") { fingerprint = String(fingerprint.dropFirst("SHA256:".count)) }
             if !fingerprint.isEmpty { apps[apps.count - 1].fingerprints.append(fingerprint) }
         }
-        // One statement per package, each fingerprint once (case aside), in the order given.
-        var packages: [String] = []
-        var fingerprints: [String: [String]] = [:]
+        // One statement per package, in the order given, each fingerprint once (case aside).
+        var merged: [(package: String, fingerprints: [String])] = []
         for app in apps {
-            if fingerprints[app.package] == nil { packages.append(app.package) }
-            for fingerprint in app.fingerprints where !(fingerprints[app.package] ?? []).contains(where: { $0.uppercased() == fingerprint.uppercased() }) {
-                fingerprints[app.package, default: []].append(fingerprint)
+            if !merged.contains(where: { $0.package == app.package }) { merged.append((app.package, [])) }
+            guard let index = merged.firstIndex(where: { $0.package == app.package }) else { continue }
+            for fingerprint in app.fingerprints where !merged[index].fingerprints.contains(where: { $0.uppercased() == fingerprint.uppercased() }) {
+                merged[index].fingerprints.append(fingerprint)
             }
-            if fingerprints[app.package] == nil { fingerprints[app.package] = [] }
         }
-        return try packages.map { package in
-            let list = fingerprints[package] ?? []
-            guard !list.isEmpty else { throw ValidationError("--android-app \(package) needs at least one fingerprint") }
-            return .init(packageName: package, sha256Fingerprints: list)
+        return try merged.map { app in
+            guard !app.fingerprints.isEmpty else { throw ValidationError("--android-app \(app.package) needs at least one fingerprint") }
+            return .init(packageName: app.package, sha256Fingerprints: app.fingerprints)
         }
     }
 }

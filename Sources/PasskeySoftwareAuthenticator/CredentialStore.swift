@@ -24,8 +24,9 @@ public protocol CredentialStore: Sendable {
 
 extension [StoredCredential] {
     /// Applies the ``CredentialStore/save(_:)`` rule to a list; returns the credentials it displaced.
-    /// Shared by the stores so they cannot drift apart.
-    mutating func applySave(_ credential: StoredCredential) -> [StoredCredential] {
+    /// Shared by the stores (this module's and those layered on them) so they cannot drift apart.
+    @discardableResult
+    public mutating func applySave(_ credential: StoredCredential) -> [StoredCredential] {
         let displaced = filter { $0.id != credential.id && $0.rpID == credential.rpID && $0.userHandle == credential.userHandle }
         if let index = firstIndex(where: { $0.id == credential.id }) {
             self[index] = credential

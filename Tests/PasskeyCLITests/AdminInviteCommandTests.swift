@@ -5,9 +5,9 @@ import Testing
 struct AdminInviteCommandTests {
     @Test("prints a one-time setup link for the server's database; the running server accepts it, not a made-up one")
     func invite() async throws {
-        let folder = try privateFile("x").replacingOccurrences(of: "/x", with: "")
+        let folder = try privateDirectory()
         let database = "sqlite:\(folder)/passkey.sqlite"
-        let serverBinary = CLIRun.executable.deletingLastPathComponent().appendingPathComponent("passkey-server").path
+        let serverBinary = CLIRun.serverExecutable
         let invited = try CLIRun.runProgram(serverBinary, ["admin", "invite", "--hours", "2", "--database", database])
         #expect(invited.status == 0, "\(invited.stderr)")
         let link = invited.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

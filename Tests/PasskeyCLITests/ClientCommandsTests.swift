@@ -20,11 +20,11 @@ final class ServerProcess: @unchecked Sendable {
 
     init(arguments extra: [String] = [], database: String = "memory:") throws {
         port = try LocalPorts.free()
-        let executable = CLIRun.executable.deletingLastPathComponent().appendingPathComponent("passkey-server")
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw CLITestError("passkey-server is not built at \(executable.path): run `swift build` first")
+        let executable = CLIRun.serverExecutable
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw CLITestError("passkey-server is not built at \(executable): run `swift build` first")
         }
-        process.executableURL = executable
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--port", "\(port)", "--database", database] + extra
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -74,11 +74,16 @@ struct CLITestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A private (0600) file in a fresh temporary directory.
-func privateFile(_ name: String, contents: [UInt8]? = nil) throws -> String {
+/// A fresh private (0700) temporary directory.
+func privateDirectory() throws -> String {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let path = directory.appendingPathComponent(name).path
+    return directory.path
+}
+
+/// A private (0600) file in a fresh temporary directory.
+func privateFile(_ name: String, contents: [UInt8]? = nil) throws -> String {
+    let path = URL(fileURLWithPath: try privateDirectory()).appendingPathComponent(name).path
     if let contents {
         guard FileManager.default.createFile(atPath: path, contents: Data(contents), attributes: [.posixPermissions: 0o600]) else {
             throw CLITestError("cannot write \(path)")

@@ -46,7 +46,7 @@ extension ClientMessagesTests {
 extension ClientMessagesTests {
     @Test("the default credential file and a --store starting with ~ follow $HOME")
     func storeFollowsHome() throws {
-        let home = try privateFile("x").replacingOccurrences(of: "/x", with: "")
+        let home = try privateDirectory()
         let run = try CLIRun.run(["credentials", "--json"], environment: ["HOME": home])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try JSONValue.parse(run.stdout).objectValue?["store"] == .string(home + "/.passkey/credentials.json"))

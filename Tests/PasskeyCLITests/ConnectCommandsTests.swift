@@ -36,9 +36,9 @@ struct ConnectCommandsTests {
         .enabled(if: available || required, "python3 with joserfc is not installed"))
     func exampleBackend() async throws {
         try #require(Self.available, "CI=true but `python3 -c 'import joserfc'` fails: run .ci/run's install step")
-        let folder = try privateFile("x").replacingOccurrences(of: "/x", with: "")
+        let folder = try privateDirectory()
         let database = "sqlite:\(folder)/passkey.sqlite"
-        let serverBinary = CLIRun.executable.deletingLastPathComponent().appendingPathComponent("passkey-server").path
+        let serverBinary = CLIRun.serverExecutable
 
         // The operator creates an API key for the backend; it is printed once.
         let created = try CLIRun.runProgram(serverBinary, ["api-keys", "create", "--name", "example backend", "--database", database])

@@ -23,9 +23,9 @@ struct ConnectJSONTests {
 
     @Test("append --json has userId, username, credentialId and signedPasskeyData; list --json has aaguid, backupEligible, algorithm")
     func fullAnswers() async throws {
-        let folder = try privateFile("x").replacingOccurrences(of: "/x", with: "")
+        let folder = try privateDirectory()
         let database = "sqlite:\(folder)/passkey.sqlite"
-        let serverBinary = CLIRun.executable.deletingLastPathComponent().appendingPathComponent("passkey-server").path
+        let serverBinary = CLIRun.serverExecutable
         let created = try CLIRun.runProgram(serverBinary, ["api-keys", "create", "--name", "test backend", "--database", database])
         #expect(created.status == 0, "\(created.stderr)")
         let apiKey = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

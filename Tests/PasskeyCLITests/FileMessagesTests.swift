@@ -7,7 +7,7 @@ import Testing
 struct FileMessagesTests {
     @Test("a directory given as the credential file, the fixture or the response is called a directory")
     func directory() throws {
-        let folder = try privateFile("x").replacingOccurrences(of: "/x", with: "")
+        let folder = try privateDirectory()
         let register = try CLIRun.run(["register", "--server", "http://localhost:1", "--username", "ann", "--store", folder])
         #expect(register.status == 2)
         #expect(register.stderr.hasPrefix("passkey register: the credential file cannot be used: \(folder) is a directory, not a file\n"), "\(register.stderr)")
@@ -25,7 +25,7 @@ struct FileMessagesTests {
 
     @Test("a missing file and a missing directory are told apart")
     func missing() throws {
-        let folder = try privateFile("x").replacingOccurrences(of: "/x", with: "")
+        let folder = try privateDirectory()
         let noFile = try CLIRun.run(["inspect", folder + "/none.json"])
         #expect(noFile.status == 2)
         #expect(noFile.stderr == "passkey inspect: cannot read \(folder)/none.json: no such file\n")

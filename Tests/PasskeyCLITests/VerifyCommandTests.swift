@@ -13,6 +13,9 @@ struct CLIRun {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey")
     }
 
+    /// The `passkey-server` built next to it.
+    static var serverExecutable: String { executable.deletingLastPathComponent().appendingPathComponent("passkey-server").path }
+
     static func run(_ arguments: [String]) throws -> CLIRun { try runProgram(executable.path, arguments) }
 
     /// Runs any program (`passkey-server`, `python3` through `/usr/bin/env`) and collects its output.

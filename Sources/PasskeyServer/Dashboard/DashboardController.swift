@@ -185,7 +185,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         router.post("dashboard/api/setup/options") { request, context in
             var request = request
             return await respond { () throws(APIError) in
-                if let wait = await limiter.admit(clientAddress(request, context)) { throw APIError.rateLimited(retryAfter: wait) }
+                try await limiter.enforce(clientAddress(request, context))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await admins.setupOptions(token: try body.optionalString("token"), name: try body.optionalString("name"))
             }
@@ -205,7 +205,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         }
         router.post("dashboard/api/login/options") { request, context in
             await respond { () throws(APIError) in
-                if let wait = await limiter.admit(clientAddress(request, context)) { throw APIError.rateLimited(retryAfter: wait) }
+                try await limiter.enforce(clientAddress(request, context))
                 return try await admins.signInOptions()
             }
         }
