@@ -54,6 +54,13 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         status: 400, code: "challenge_invalid",
         message: "The challenge is unknown, was already used, or expired. Request new options and try again.")
 
+    /// A passkey was being added to an account that was deleted before the registration completed: nothing is stored,
+    /// and the account is not created again.
+    static func accountDeleted(_ error: StorageError) -> APIError {
+        APIError(
+            status: 404, code: "user_not_found", message: "The account this passkey was being added to was deleted.", logDetail: error.reason)
+    }
+
     static func rateLimited(retryAfter seconds: Int) -> APIError {
         var error = APIError(
             status: 429, code: "rate_limited", message: "Too many requests for new options from this client. Try again in \(seconds) s.")

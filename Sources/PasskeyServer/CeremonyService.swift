@@ -154,7 +154,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             // One transaction consumes the challenge and stores the account and credential: of concurrent completions of
             // one ceremony exactly one writes.
             do { try await repository.register(entry, for: user, consumingChallenge: record.key, now: time) } catch {
-                throw error.code == .challengeConsumed ? APIError.challengeInvalid : APIError(error)
+                switch error.code {
+                case .challengeConsumed: throw APIError.challengeInvalid
+                case .notFound: throw APIError.accountDeleted(error)
+                default: throw APIError(error)
+                }
             }
             return (user, entry)
         } catch {
@@ -333,7 +337,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let key = newChallengeKey()
         let record = ChallengeRecord(
             key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: user.username,
-            displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, conditional: conditional, createdAt: time,
+            displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, conditional: conditional,
+            forExistingUser: true, createdAt: time,
             expiresAt: time.addingTimeInterval(configuration.challengeTTL))
         do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
         return (options, key)

@@ -74,6 +74,9 @@ public actor InMemoryRepository: PasskeyRepository {
         throws(StorageError)
     {
         try checkChallenge(challengeKey, now: now)
+        if challengesByKey[challengeKey]?.forExistingUser == true, usersByID[user.id] == nil {
+            throw StorageError(.notFound, "the account was deleted during this registration")
+        }
         try register(credential, for: user)
         if let replaced = challengesByKey[challengeKey]?.replacesCredentialID, credentialsByID[replaced]?.userID == credential.userID {
             credentialsByID[replaced] = nil

@@ -98,13 +98,17 @@ public struct ChallengeRecord: Sendable, Hashable {
     /// Registration issued for conditional create (`mediation: "conditional"`): the authenticator creates the passkey
     /// without a prompt, so verification does not require user presence or verification (WebAuthn L3 §7.1 step 14).
     public var conditional: Bool
+    /// Registration that adds a passkey to an account that exists (not one that creates an account): if the account is
+    /// deleted before the registration completes, the registration fails (`not_found`) instead of creating the account
+    /// again under the same name.
+    public var forExistingUser: Bool
     public var createdAt: Date
     public var expiresAt: Date
 
     public init(
         key: String, challenge: String, ceremony: Ceremony, userID: String? = nil, username: String? = nil,
         displayName: String? = nil, userHandle: [UInt8]? = nil, allowedCredentialIDs: [[UInt8]] = [],
-        replacesCredentialID: [UInt8]? = nil, conditional: Bool = false, createdAt: Date, expiresAt: Date
+        replacesCredentialID: [UInt8]? = nil, conditional: Bool = false, forExistingUser: Bool = false, createdAt: Date, expiresAt: Date
     ) {
         self.key = key
         self.challenge = challenge
@@ -116,6 +120,7 @@ public struct ChallengeRecord: Sendable, Hashable {
         self.allowedCredentialIDs = allowedCredentialIDs
         self.replacesCredentialID = replacesCredentialID
         self.conditional = conditional
+        self.forExistingUser = forExistingUser
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }

@@ -24,7 +24,10 @@ public protocol CredentialRepository: Sendable {
     /// The same, in the transaction that consumes the ceremony's challenge (stored under `challengeKey` for registration):
     /// of concurrent completions of one ceremony exactly one writes. When the challenge names a credential it replaces
     /// (``ChallengeRecord/replacesCredentialID``), that credential of the same user is deleted in the same transaction.
-    /// - Throws: `challenge_consumed` when the challenge is gone or expired at `now`; otherwise as ``register(_:for:)``.
+    /// When the challenge was issued for an existing account (``ChallengeRecord/forExistingUser``), that account must
+    /// still exist: it is never created again.
+    /// - Throws: `challenge_consumed` when the challenge is gone or expired at `now`; `not_found` when the challenge's
+    ///   existing account was deleted meanwhile; otherwise as ``register(_:for:)``.
     ///   On any failure nothing is written: a caller that wants the challenge burnt consumes it separately.
     func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
         async throws(StorageError)

@@ -108,14 +108,14 @@ struct RecordSignInConsumingChallenge: RowsStatement {
 struct SaveChallenge: RowsStatement {
     static let sql = """
         INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
-            allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional)
+            allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional, for_existing_user)
         VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::bytea, $8::bytea[], $9::bigint, $10::bigint,
-            $11::bytea, $12::boolean)
+            $11::bytea, $12::boolean, $13::boolean)
         """
     let challenge: ChallengeRecord
 
     func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 12)
+        var bindings = PostgresBindings(capacity: 13)
         bindings.append(challenge.key)
         bindings.append(challenge.challenge)
         bindings.append(challenge.ceremony.rawValue)
@@ -128,6 +128,7 @@ struct SaveChallenge: RowsStatement {
         bindings.append(PostgresTime.milliseconds(challenge.expiresAt))
         bindings.append(challenge.replacesCredentialID.map { ByteBuffer(bytes: $0) })
         bindings.append(challenge.conditional)
+        bindings.append(challenge.forExistingUser)
         return bindings
     }
 }

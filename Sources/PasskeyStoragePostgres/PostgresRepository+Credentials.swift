@@ -37,12 +37,21 @@ extension PostgresRepository: CredentialRepository {
     {
         let logger = self.logger
         try await transaction("register consuming a challenge") { connection in
-            let replaced = try await Self.takeChallenge(connection, key: challengeKey, now: now, logger: logger)
+            let taken = try await Self.takeChallenge(connection, key: challengeKey, now: now, logger: logger)
+            let replaced = taken.replacesCredentialID
             // The replaced credential is locked before the new one's insert locks its owner (foreign-key check): the
             // order a sign-in and a user's deletion take these locks in, credential then user, so none of them deadlock.
             if let replaced {
                 _ = try await connection.rows(
                     "SELECT 1 FROM credentials WHERE id = \(ByteBuffer(replaced)) AND user_id = \(credential.userID) FOR UPDATE", logger)
+            }
+            // An existing account must still exist, and stays until this commits (the lock its foreign key would take):
+            // a deletion that came first wins and the registration fails; one that comes later waits, then removes the
+            // new passkey with the account.
+            if taken.forExistingUser,
+                try await connection.rows("SELECT 1 FROM users WHERE id = \(credential.userID) FOR KEY SHARE", logger).isEmpty
+            {
+                throw StorageError(.notFound, "the account was deleted during this registration")
             }
             try await Self.register(connection, credential: credential, user: user, logger: logger)
             // A reset: the replaced passkey goes in the transaction that stores the new one (the owner's only).
@@ -96,12 +105,20 @@ extension PostgresRepository: CredentialRepository {
     /// transaction then rolls back, leaving an expired challenge for the purger). Of concurrent deleters of one row the
     /// first holds its lock until commit; the others then find it gone.
     @discardableResult
-    static func takeChallenge(_ connection: PostgresConnection, key: String, now: Date, logger: Logger) async throws -> [UInt8]? {
-        let rows = try await connection.rows("DELETE FROM challenges WHERE key = \(key) RETURNING expires_at, replaces_credential_id", logger)
+    static func takeChallenge(_ connection: PostgresConnection, key: String, now: Date, logger: Logger) async throws -> TakenChallenge {
+        let rows = try await connection.rows(
+            "DELETE FROM challenges WHERE key = \(key) RETURNING expires_at, replaces_credential_id, for_existing_user", logger)
         guard let row = rows.first, try PostgresRowReader(row).value(0, Int64.self) > PostgresTime.milliseconds(now) else {
             throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
         }
-        return try PostgresRowReader(row).optionalBytes(1)
+        let reader = PostgresRowReader(row)
+        return TakenChallenge(replacesCredentialID: try reader.optionalBytes(1), forExistingUser: try reader.value(2, Bool.self))
+    }
+
+    /// Of a consumed registration challenge: the credential it replaces, and whether its account must exist.
+    struct TakenChallenge {
+        let replacesCredentialID: [UInt8]?
+        let forExistingUser: Bool
     }
 
     /// One statement, atomic by itself: both updates or neither.

@@ -177,6 +177,9 @@ enum PostgresSchema {
                 )
                 """,
             ]),
+        PostgresMigration(
+            version: 5, name: "registrations for an existing account are marked",
+            statements: ["ALTER TABLE challenges ADD COLUMN for_existing_user BOOLEAN NOT NULL DEFAULT false"]),
     ]
 
     // Column lists in the order the row decoders read them (rows are decoded by position).
@@ -187,7 +190,7 @@ enum PostgresSchema {
         """
     static let challengeColumns = """
         key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at, \
-        replaces_credential_id, conditional
+        replaces_credential_id, conditional, for_existing_user
         """
 
     /// The same lists with a table alias, for joins.

@@ -182,9 +182,12 @@ public final class SQLiteRepository: PasskeyRepository {
     {
         do {
             try await writer.write { db, raw in
-                let replaced = try Self.takeChallenge(raw, key: challengeKey, now: now)
+                let taken = try Self.takeChallenge(raw, key: challengeKey, now: now)
+                if taken.forExistingUser, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?"), arguments: [user.id]) != true {
+                    throw StorageError(.notFound, "the account was deleted during this registration")
+                }
                 try Self.register(db, credential: credential, user: user)
-                if let replaced {
+                if let replaced = taken.replacesCredentialID {
                     try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(replaced), credential.userID])
                 }
             }
@@ -203,17 +206,24 @@ public final class SQLiteRepository: PasskeyRepository {
         }
     }
 
-    /// Consumes the challenge (marks it, see ``consume(column:value:ceremony:now:)``) and returns the credential it
-    /// replaces, if any; throws `challenge_consumed` when it was used or expired (the write then rolls back).
+    /// Consumes the challenge (marks it, see ``consume(column:value:ceremony:now:)``) and returns what a registration
+    /// needs of it; throws `challenge_consumed` when it was used or expired (the write then rolls back).
     @discardableResult
-    static func takeChallenge(_ raw: RawConnection, key: String, now: Date) throws(StorageError) -> [UInt8]? {
-        let statement = try raw.statement("UPDATE challenges SET consumed = 1 WHERE key = ? AND consumed = 0 RETURNING expires_at, replaces_credential_id")
+    static func takeChallenge(_ raw: RawConnection, key: String, now: Date) throws(StorageError) -> TakenChallenge {
+        let statement = try raw.statement(
+            "UPDATE challenges SET consumed = 1 WHERE key = ? AND consumed = 0 RETURNING expires_at, replaces_credential_id, for_existing_user")
         defer { statement.reset() }
         try statement.bind(1, key)
         guard try statement.step(), try statement.int64(0) > SQLiteSchema.milliseconds(now) else {
             throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
         }
-        return try statement.optionalBlob(1)
+        return TakenChallenge(replacesCredentialID: try statement.optionalBlob(1), forExistingUser: try statement.bool(2))
+    }
+
+    /// Of a consumed registration challenge: the credential it replaces, and whether its account must exist.
+    struct TakenChallenge {
+        let replacesCredentialID: [UInt8]?
+        let forExistingUser: Bool
     }
 
     public func recordSignIn(

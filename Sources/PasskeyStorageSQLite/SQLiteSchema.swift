@@ -159,6 +159,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v5: challenges are marked consumed and deleted when they expire") { db in
             try db.execute(sql: "ALTER TABLE challenges ADD COLUMN consumed INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v6: registrations for an existing account are marked") { db in
+            try db.execute(sql: "ALTER TABLE challenges ADD COLUMN for_existing_user INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 
@@ -171,7 +174,7 @@ enum SQLiteSchema {
         """
     static let challengeColumns = """
         key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at, \
-        replaces_credential_id, conditional
+        replaces_credential_id, conditional, for_existing_user
         """
 
     static func columnCount(_ columns: String) -> Int { columns.split(separator: ",").count }
@@ -269,14 +272,14 @@ extension ChallengeRecord {
             username: try row.optionalText(offset + 4), displayName: try row.optionalText(offset + 5),
             userHandle: try row.optionalBlob(offset + 6), allowedCredentialIDs: allowed,
             replacesCredentialID: try row.optionalBlob(offset + 10), conditional: try row.bool(offset + 11),
-            createdAt: try row.date(offset + 8), expiresAt: try row.date(offset + 9))
+            forExistingUser: try row.bool(offset + 12), createdAt: try row.date(offset + 8), expiresAt: try row.date(offset + 9))
     }
 
     func insert(_ raw: RawConnection) throws(StorageError) {
         let statement = try raw.statement("""
             INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
-                allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional, for_existing_user)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.bind(1, key)
         try statement.bind(2, challenge)
@@ -290,6 +293,7 @@ extension ChallengeRecord {
         try statement.bind(10, SQLiteSchema.milliseconds(expiresAt))
         try statement.bind(11, replacesCredentialID)
         try statement.bind(12, conditional)
+        try statement.bind(13, forExistingUser)
         try statement.execute()
     }
 }

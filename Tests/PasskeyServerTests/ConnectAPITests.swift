@@ -317,6 +317,34 @@ struct ConnectAPITests {
         }
     }
 
+    @Test("a passkey being added when the backend deletes the account is refused with user_not_found; the account stays deleted")
+    func appendToDeletedAccount() async throws {
+        let harness = try await ConnectHarness()
+        let first = try Device(server: harness.server, credentialID: 0xc1)
+        let second = try Device(server: harness.server, credentialID: 0xc2)
+        try await harness.server.run { client in
+            let appended = try await harness.append(client, device: first)
+            let userID = try #require(appended["userId"]?.stringValue)
+            let token = try await harness.token(client, "passkey-append")
+            let options = try await client.call(.post, "/connect/append/options", json: [:], headers: ConnectHarness.bearer(token))
+            #expect(options.status == .ok, "\(options.json)")
+
+            let deleted = try await client.call(.delete, "/users/app-user-1", headers: harness.backend)
+            #expect(deleted["deleted"] == true)
+            let late = try await client.call(
+                .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": second.create(options.json)])
+            #expect(late.status == .notFound)
+            #expect(late["error"] == "user_not_found")
+            #expect(try await harness.server.repository.user(id: userID) == nil)
+            #expect(try await harness.server.repository.user(username: "ann@example.com") == nil)
+            #expect(try await harness.server.repository.credential(id: second.authenticator.credentialID) == nil)
+            // The challenge was used up by the failure.
+            let again = try await client.call(
+                .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": second.create(options.json)])
+            #expect(again["error"] == "challenge_invalid")
+        }
+    }
+
     @Test("the backend lists and deletes a user's passkeys, and deletes users, by the app's own user id")
     func backendManagement() async throws {
         let harness = try await ConnectHarness()

@@ -150,6 +150,8 @@ struct ConnectStorageConformanceTests {
                 try await repo.register(makeCredential(UInt8(index + 1), user: user), for: user)
                 var reset = makeChallenge("reset\(index)", .registration)
                 reset.replacesCredentialID = [UInt8(index + 1), UInt8(index + 1), UInt8(index + 1)]
+                reset.userID = user.id
+                reset.forExistingUser = true
                 try await repo.saveChallenge(reset)
             }
             let codes = await withTaskGroup(of: StorageError.Code?.self) { group in
@@ -164,6 +166,9 @@ struct ConnectStorageConformanceTests {
             }
             #expect(!codes.contains(.unavailable), "\(codes)")
             #expect(!codes.contains("unexpected"), "\(codes)")
+            // A reset that came after its user's deletion fails (`not_found`) and does not bring the account back.
+            #expect(codes.allSatisfy { $0 == nil || $0 == .notFound }, "\(codes)")
+            for user in users { #expect(try await repo.user(id: user.id) == nil) }
         }
     }
 }

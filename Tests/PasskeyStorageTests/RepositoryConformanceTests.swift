@@ -277,6 +277,35 @@ extension RepositoryConformanceTests {
         }
     }
 
+    @Test("a passkey added to an account deleted meanwhile is refused, and the account is not created again", arguments: Backend.available)
+    func registerForDeletedAccount(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            var append = makeChallenge("append", .registration)
+            append.userID = ann.id
+            append.forExistingUser = true
+            try await repo.saveChallenge(append)
+            #expect(try await repo.challenge(key: "append", ceremony: .registration, now: t0)?.forExistingUser == true)
+            try await repo.deleteUser(id: ann.id)
+
+            #expect(await storageCode { try await repo.register(makeCredential(2, user: ann), for: ann, consumingChallenge: "append", now: t0) } == .notFound)
+            #expect(try await repo.user(id: ann.id) == nil)
+            #expect(try await repo.user(username: "ann") == nil)
+            #expect(try await repo.credential(id: [2, 2, 2]) == nil)
+
+            // The same registration for an account that still exists stores the passkey.
+            let bob = makeUser("bob", handle: 2)
+            try await repo.register(makeCredential(3, user: bob), for: bob)
+            var second = makeChallenge("append2", .registration)
+            second.userID = bob.id
+            second.forExistingUser = true
+            try await repo.saveChallenge(second)
+            try await repo.register(makeCredential(4, user: bob), for: bob, consumingChallenge: "append2", now: t0)
+            #expect(try await repo.credentials(userID: bob.id).map(\.id) == [[3, 3, 3], [4, 4, 4]])
+        }
+    }
+
     @Test("a sign-in consumes its challenge with the counter update; of 50 racing completions one wins", arguments: Backend.available)
     func signInConsuming(backend: Backend) async throws {
         try await backend.withRepository { repo in
