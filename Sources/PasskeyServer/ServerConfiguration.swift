@@ -165,6 +165,10 @@ public struct ServerConfiguration: Sendable {
         else {
             throw ConfigurationError("the dashboard's idle timeout must be at least 1 second and at most the absolute timeout, itself at most a year")
         }
+        if metricsToken?.isEmpty == true {
+            throw ConfigurationError(
+                "PASSKEY_METRICS_TOKEN is set but empty: set a token of 32 or more characters, or unset the variable to serve /metrics without one")
+        }
         for (token, name) in [(metricsToken, "PASSKEY_METRICS_TOKEN"), (dashboard.adminToken, "PASSKEY_ADMIN_TOKEN")] where (token?.count ?? 32) < 32 {
             throw ConfigurationError("\(name) must have at least 32 characters (for example: openssl rand -base64 32)")
         }

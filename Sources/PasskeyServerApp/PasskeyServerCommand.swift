@@ -79,8 +79,13 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     ]
 
     /// A secret from the environment, without white space around it.
-    static func secret(_ flag: String) -> String? {
-        environment(flag)?.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// A secret from the environment, trimmed. With `keepBlank`, a variable that is set but blank gives `""` rather than
+    /// nil, so validation can refuse it: for a token whose absence opens something up, an empty value is more likely a
+    /// template whose source was missing (`PASSKEY_METRICS_TOKEN=${TOKEN}`) than a wish for no token.
+    static func secret(_ flag: String, keepBlank: Bool = false) -> String? {
+        let name = "PASSKEY_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+        guard let value = ProcessInfo.processInfo.environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines) else { return nil }
+        return value.isEmpty && !keepBlank ? nil : value
     }
 
     static func environment(_ flag: String) -> String? {
@@ -201,7 +206,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         // client's bearer token never carries.
         c.dashboard.adminToken = Self.secret("admin-token")
         // Likewise the token that /metrics asks for, when set.
-        c.metricsToken = Self.secret("metrics-token")
+        c.metricsToken = Self.secret("metrics-token", keepBlank: true)
         c.tlsCertificatePath = tlsCert ?? settings.value("tls-cert")
         c.tlsKeyPath = tlsKey ?? settings.value("tls-key")
         do { try c.validate() } catch { throw ValidationError(error.description) }

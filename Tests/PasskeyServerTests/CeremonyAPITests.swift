@@ -580,6 +580,14 @@ struct ServerSurfaceTests {
         #expect(throws: ConfigurationError.self) { try short.validate() }
     }
 
+    @Test("a metrics token variable that is set but blank stops the start instead of leaving /metrics open")
+    func blankMetricsToken() async throws {
+        let arguments = ["--database", "memory:", "--port", String(try LocalPorts.free())]
+        let run = try await onOwnThread { try runProgram(ServerProcess.executable, arguments, environment: ["PASSKEY_METRICS_TOKEN": "  \n"]) }
+        #expect(run.status != 0)
+        #expect(run.output.contains("PASSKEY_METRICS_TOKEN is set but empty"), "\(run.output)")
+    }
+
     @Test("every response carries a request id; a caller's short id is kept")
     func requestID() async throws {
         let server = TestServer()
