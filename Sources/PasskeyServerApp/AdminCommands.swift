@@ -20,6 +20,10 @@ func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false) async th
     return try await openRepository(value)
 }
 
+/// The usage line of a subcommand that acts on the server's database: `--database` belongs to the server command, so
+/// the generated line would not show it.
+func databaseUsage(_ command: String) -> String { "passkey-server \(command) [--database <database>]" }
+
 /// Prints without buffering, so scripts reading a pipe see it at once.
 func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
 
@@ -29,7 +33,8 @@ struct APIKeysCommand: AsyncParsableCommand {
         subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create an API key and print it once (only its hash is stored).")
+        static let configuration = CommandConfiguration(
+            abstract: "Create an API key and print it once (only its hash is stored).", usage: databaseUsage("api-keys create --name <name>"))
         @ParentCommand var root: PasskeyServerCommand
         @Option(help: "What the key is for (shown in lists).") var name: String
 
@@ -43,7 +48,7 @@ struct APIKeysCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List API keys (never their secrets).")
+        static let configuration = CommandConfiguration(abstract: "List API keys (never their secrets).", usage: databaseUsage("api-keys list"))
         @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
@@ -59,7 +64,7 @@ struct APIKeysCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke an API key at once.")
+        static let configuration = CommandConfiguration(abstract: "Revoke an API key at once.", usage: databaseUsage("api-keys revoke <id>"))
         @ParentCommand var root: PasskeyServerCommand
         @Argument(help: "The key's id (from api-keys list).") var id: String
 
@@ -79,7 +84,8 @@ struct KeysCommand: AsyncParsableCommand {
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Start signing with a new key; older keys stay published for --overlap seconds so their tokens keep verifying.")
+            abstract: "Start signing with a new key; older keys stay published for --overlap seconds so their tokens keep verifying.",
+            usage: databaseUsage("keys rotate [--overlap <seconds>]"))
         @ParentCommand var root: PasskeyServerCommand
         @Option(
             parsing: .unconditional,
@@ -95,7 +101,7 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List signing keys (kid, created, retirement).")
+        static let configuration = CommandConfiguration(abstract: "List signing keys (kid, created, retirement).", usage: databaseUsage("keys list"))
         @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
@@ -116,7 +122,8 @@ struct AdminCommand: AsyncParsableCommand {
 
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a one-time link that adds a dashboard admin (a new passkey); only its hash is stored.")
+            abstract: "Print a one-time link that adds a dashboard admin (a new passkey); only its hash is stored.",
+            usage: databaseUsage("admin invite [--hours <hours>]") + " [--origin <origin>]")
         @ParentCommand var root: PasskeyServerCommand
         @Option(parsing: .unconditional, help: "Hours the link works, more than 0 and at most 720 (default 24).") var hours: Double?
 

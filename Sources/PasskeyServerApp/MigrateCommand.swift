@@ -9,6 +9,7 @@ struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply pending database migrations, then exit (serving applies them too).",
+        usage: databaseUsage("migrate"),
         discussion: """
             Migrates the database given with --database (or PASSKEY_DATABASE): passkey-server migrate --database postgres://…
             Safe while instances serve and when run from several places at once.

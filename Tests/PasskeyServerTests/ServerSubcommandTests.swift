@@ -26,6 +26,16 @@ struct ServerSubcommandTests {
         }
     }
 
+    @Test("every subcommand's usage line shows the --database it acts on")
+    func usageShowsDatabase() async throws {
+        for command in [["api-keys", "create"], ["api-keys", "list"], ["api-keys", "revoke"], ["keys", "rotate"], ["keys", "list"], ["admin", "invite"], ["migrate"]] {
+            let answer = try await run(command + ["--help"])
+            #expect(answer.status == 0, "\(command)")
+            #expect(answer.output.contains("USAGE: passkey-server \(command.joined(separator: " "))"), "\(command): \(answer.output)")
+            #expect(answer.output.contains("[--database <database>]"), "\(command): \(answer.output)")
+        }
+    }
+
     @Test("an empty list says it is empty; a created key is listed")
     func emptyThenListed() async throws {
         let database = "sqlite:" + (try folder()) + "/passkey.sqlite"
