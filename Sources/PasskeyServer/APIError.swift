@@ -1,5 +1,5 @@
-public import PasskeyCore
-public import PasskeyStorage
+import PasskeyCore
+import PasskeyStorage
 public import PasskeyWire
 
 /// An error answer: an HTTP status and `{"error": "<stable_code>", "message": "..."}`.

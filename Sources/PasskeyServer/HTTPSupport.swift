@@ -1,6 +1,6 @@
 public import Hummingbird
 import NIOCore
-public import PasskeyWire
+import PasskeyWire
 
 extension APIError: HTTPResponseError {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }

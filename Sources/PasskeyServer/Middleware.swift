@@ -1,5 +1,5 @@
 import Foundation
-public import Hummingbird
+import Hummingbird
 import HTTPTypes
 import Logging
 

@@ -1,4 +1,4 @@
-public import Hummingbird
+import Hummingbird
 import HTTPTypes
 import Logging
 import Foundation

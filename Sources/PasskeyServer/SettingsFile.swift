@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A settings file for `passkey-server --config FILE` (or `PASSKEY_CONFIG`): one `name = value` per line, with the
 /// flags' names, so a deployment keeps its settings in one reviewed file instead of a long command line.

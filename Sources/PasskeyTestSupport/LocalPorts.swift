@@ -1,5 +1,5 @@
 // Free local TCP ports for tests that start servers as separate processes.
-public import Foundation
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -2,7 +2,7 @@
 // Used by the core and server test suites; not a product.
 public import Crypto
 public import _CryptoExtras
-public import Foundation
+import Foundation
 public import PasskeyCBOR
 public import PasskeyCore
 public import PasskeyWire

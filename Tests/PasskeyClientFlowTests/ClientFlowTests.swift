@@ -82,7 +82,7 @@ struct ClientFlowTests {
             _ = try await client.authenticate()
             return registered
         }
-        let stored = try await server.repository.credential(id: try #require(Base64URL.decode(registered.credentialId)))
+        let stored = await server.repository.credential(id: try #require(Base64URL.decode(registered.credentialId)))
         #expect(stored?.signCount == 0)
         #expect(stored?.backupEligible == true && stored?.backupState == true)
     }

@@ -58,7 +58,7 @@ struct CeremonyAPITests {
             #expect(second.status == .ok, "\(second.json)")
             #expect(second["username"] == "ann")
         }
-        let stored = try await server.repository.credential(id: device.authenticator.credentialID)
+        let stored = await server.repository.credential(id: device.authenticator.credentialID)
         #expect(stored?.signCount == 2)
         #expect(stored?.lastUsedAt == server.clock.now)
     }
@@ -425,7 +425,7 @@ struct ServerSurfaceTests {
             let options = try await client.call(.get, "/generate-registration-options?username=E%CC%81mile")
             let registered = try await client.call(
                 .post, "/verify-registration",
-                json: ["username": "E\u{301}mile", "challengeKey": options["challengeKey"] ?? nil, "cred": try device.create(options.json)])
+                json: ["username": "E\u{301}mile", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
             #expect(registered.status == .ok, "\(registered.json)")
             #expect(registered["username"]?.stringValue?.unicodeScalars.elementsEqual("\u{C9}mile".unicodeScalars) == true)
             // The precomposed spelling is the same account, taken.

@@ -148,7 +148,7 @@ struct ConnectAPITests {
             let list = try await client.call(.get, "/users/u1/passkeys", headers: ConnectHarness.bearer("pks_not-a-key"))
             #expect(list["error"] == "api_key_invalid")
 
-            let keys = try await harness.server.repository.apiKeys()
+            let keys = await harness.server.repository.apiKeys()
             #expect(keys.count == 1 && keys[0].secretHash != Array(harness.apiKey.utf8), "only a hash is stored")
             try await harness.server.repository.revokeAPIKey(id: keys[0].id, at: harness.server.clock.now)
             let revoked = try await client.call(.post, "/connect/tokens", json: body, headers: harness.backend)

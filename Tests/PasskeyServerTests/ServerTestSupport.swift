@@ -130,8 +130,8 @@ struct CaptureHandler: LogHandler {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        let all = self.metadata.merging(explicit ?? [:]) { $1 }
-        capture.append("\(level) \(message) " + all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))
+    func log(event: LogEvent) {
+        let all = self.metadata.merging(event.metadata ?? [:]) { $1 }
+        capture.append("\(event.level) \(event.message) " + all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))
     }
 }

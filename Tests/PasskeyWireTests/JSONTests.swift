@@ -89,7 +89,7 @@ struct JSONTests {
             challenge: "Y2g", pubKeyCredParams: [.init(alg: .es256), .init(alg: 12345)], timeout: 60000,
             excludeCredentials: [.init(id: "AQ", transports: [.usb])],
             authenticatorSelection: .init(residentKey: .required, userVerification: "very-required"),
-            hints: [.clientDevice], attestation: .none, extensions: ["credProps": true])
+            hints: [.clientDevice], attestation: AttestationConveyancePreference.none, extensions: ["credProps": true])
         let decoded = try PublicKeyCredentialCreationOptionsJSON(jsonString: options.jsonString)
         #expect(decoded == options)
         #expect(decoded.pubKeyCredParams[1].alg.rawValue == 12345)

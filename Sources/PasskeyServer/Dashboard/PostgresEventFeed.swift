@@ -60,7 +60,7 @@ struct PostgresEventListener: Service {
             logger.warning("the live log cannot listen for other instances' events", metadata: ["error": "\(error.code)"])
             return
         }
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             for await notification in notifications {
                 guard case .message(let payload) = notification, let ids = PostgresEventSink.ids(payload) else { continue }
                 do throws(StorageError) {
