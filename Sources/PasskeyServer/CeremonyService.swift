@@ -34,7 +34,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// Trims and checks a username: 1–64 characters, no control characters.
     static func normalizeUsername(_ raw: String?) throws(APIError) -> String? {
         guard let raw else { return nil }
-        // NFC, so that a name typed as "é" and as "e" + combining accent is one account (stores compare scalars).
+        // NFC, so that a name typed as "é" and as "e" + combining accent is stored alike (stores compare by UsernameKey,
+        // which folds case in every script).
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         if trimmed.isEmpty { return nil }
         // U+FFFD stands where the request had bytes that are not UTF-8: refused rather than stored as a different name.
@@ -208,7 +209,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     func fakeCredentials(for username: String) async throws(StorageError) -> [CredentialRecord] {
         let secret = try await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
         let key = SymmetricKey(data: secret)
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: UsernameKey.of(username), using: key))
+        let mac = Array(HMAC<SHA256>.authenticationCode(for: Array(UsernameKey.of(username).utf8), using: key))
         let count = 1 + Int(mac[0] & 1)
         let lengths = [16, 20, 20, 32, 32, 64]
         let transportSets: [[AuthenticatorTransport]] = [[.hybrid, .internal], [.hybrid, .internal], [.internal], [.nfc, .usb], [.usb]]

@@ -34,10 +34,10 @@ public actor InMemoryRepository: PasskeyRepository {
     public func user(userHandle: [UInt8]) -> UserRecord? { usersByID.values.first { $0.userHandle == userHandle } }
 
     public func users(matching search: String?, limit: Int, offset: Int) -> [UserRecord] {
-        // As SQLite's LIKE: ASCII letters match either case.
-        let needle = search.map { String(decoding: UsernameKey.of($0), as: UTF8.self) }
+        // As the databases: the search text's key within the username's key (case-insensitive in every script).
+        let needle = search.map(UsernameKey.of)
         let all = usersByID.values
-            .filter { user in needle.map { String(decoding: UsernameKey.of(user.username ?? ""), as: UTF8.self).contains($0) } ?? true }
+            .filter { user in needle.map { UsernameKey.of(user.username ?? "").utf8.contains($0.utf8) } ?? true }
             .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
         return Array(all.dropFirst(max(0, offset)).prefix(max(0, limit)))
     }

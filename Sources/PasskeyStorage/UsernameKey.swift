@@ -1,11 +1,16 @@
-/// How every store compares usernames: ASCII letters without regard to case, every other character exactly, scalar by
-/// scalar. This is what SQLite's `COLLATE NOCASE` and PostgreSQL's `lower(username COLLATE "C")` index do, so the
-/// in-memory store used by tests answers as the databases do. (Swift's `==` would also equate canonically equivalent
-/// strings; the server normalizes usernames to NFC before they reach storage, so that difference never shows.)
+import Foundation
+
+/// How every store compares usernames: without regard to case, in every script, and without regard to how an accented
+/// letter is encoded. `Zoë`, `ZOË` and `zoe` + combining diaeresis name one account; `Ivan` and `Иван` do not.
+///
+/// The key is the name in Unicode canonical composition (NFC), upper-cased and then lower-cased, composed again. The
+/// round trip through upper case folds what lower-casing alone leaves apart (`ß` and `SS`, final and medial sigma), as
+/// Unicode case folding does. Stores keep the key next to the name as typed (`username_key`, unique), look accounts up
+/// by it, and show the name as typed.
 public enum UsernameKey {
-    /// The bytes two usernames share when they name the same account.
-    public static func of(_ username: String) -> [UInt8] {
-        username.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+    /// The key two usernames share when they name the same account.
+    public static func of(_ username: String) -> String {
+        username.precomposedStringWithCanonicalMapping.uppercased().lowercased().precomposedStringWithCanonicalMapping
     }
 
     /// Whether two usernames name the same account.

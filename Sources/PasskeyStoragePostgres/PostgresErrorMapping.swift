@@ -15,6 +15,7 @@ enum PostgresErrorMapping {
     static let meaningfulConstraints: [String: StorageError.Code] = [
         "credentials_pkey": .credentialExists,
         "users_username_key": .usernameTaken,
+        "users_username_key_full": .usernameTaken,
     ]
 
     static func map(_ error: any Error, _ what: String) -> StorageError {

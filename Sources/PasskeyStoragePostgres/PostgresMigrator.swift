@@ -25,6 +25,19 @@ enum PostgresMigrator {
     static let lockKey: Int64 = 0x7061_7373_6b65_79
 
     static func migrate(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws -> PostgresMigrationReport {
+        let report = try await migrateInTransaction(connection, schema: schema, logger: logger)
+        // Accounts that instances of an earlier version created during a rolling upgrade get their username keys: row by
+        // row, outside the migration's transaction, so an account registered meanwhile under the same key only leaves
+        // that row without one (it is then found as before keys).
+        if report.current >= PostgresSchema.usernameKeyVersion {
+            try await PostgresSchema.fillUsernameKeys(connection, logger: logger)
+        }
+        return report
+    }
+
+    private static func migrateInTransaction(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws
+        -> PostgresMigrationReport
+    {
         try await connection.withTransaction(logger: logger) { connection in
             // Waiting for another instance's migration may take longer than a query may.
             try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
@@ -48,6 +61,7 @@ enum PostgresMigrator {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
+                try await migration.then?(connection, logger)
                 let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
                 try await connection.query(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (\(migration.version), \(migration.name), \(now))",

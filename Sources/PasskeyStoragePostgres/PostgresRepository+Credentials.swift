@@ -88,14 +88,14 @@ extension PostgresRepository: CredentialRepository {
     /// and maps to the same code.
     static func insertNewUser(_ connection: PostgresConnection, _ user: UserRecord, logger: Logger) async throws {
         if let name = user.username,
-            try await !connection.rows(#"SELECT 1 FROM users WHERE lower(username COLLATE "C") = lower(\#(name)::text COLLATE "C")"#, logger).isEmpty
+            try await !connection.rows(PostgresSchema.userNamed(name, columns: "1"), logger).isEmpty
         {
             throw StorageError(.usernameTaken, "username belongs to another account")
         }
         try await connection.query(
             """
-            INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at)
-            VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.displayName), \(user.isAnonymous),
+            INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at)
+            VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.username.map(UsernameKey.of)), \(user.displayName), \(user.isAnonymous),
                 \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)))
             ON CONFLICT (id) DO NOTHING
             """, logger: logger)

@@ -1,7 +1,7 @@
 public import PasskeyStorage
 import PostgresNIO
 
-/// Users: looked up by ID, by username (ASCII case-insensitive, as SQLite's NOCASE) and by user handle.
+/// Users: looked up by ID, by username (by its ``UsernameKey``: case-insensitive in every script) and by user handle.
 extension PostgresRepository: UserRepository {
     public func user(id: String) async throws(StorageError) -> UserRecord? {
         try await fetchUser("user by id", "SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE id = \(id)")
@@ -10,7 +10,7 @@ extension PostgresRepository: UserRepository {
     public func user(username: String) async throws(StorageError) -> UserRecord? {
         try await fetchUser(
             "user by username",
-            #"SELECT \#(unescaped: PostgresSchema.userColumns) FROM users WHERE lower(username COLLATE "C") = lower(\#(username)::text COLLATE "C")"#)
+            PostgresSchema.userNamed(username, columns: PostgresSchema.userColumns))
     }
 
     public func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord? {
@@ -26,10 +26,11 @@ extension PostgresRepository: UserRepository {
 
     public func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord] {
         let logger = self.logger
-        let pattern = search.map { "%" + Self.escapeLike($0) + "%" }
+        // The search text's key within the username's key: case-insensitive in every script, as lookups are.
+        let pattern = search.map { "%" + Self.escapeLike(UsernameKey.of($0)) + "%" }
         let query: PostgresQuery = #"""
             SELECT \#(unescaped: PostgresSchema.userColumns) FROM users
-            WHERE (\#(pattern)::text IS NULL OR lower(username COLLATE "C") LIKE lower(\#(pattern)::text COLLATE "C") ESCAPE '\')
+            WHERE (\#(pattern)::text IS NULL OR coalesce(username_key, lower(username COLLATE "C")) LIKE \#(pattern)::text ESCAPE '\')
             ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT \#(Int64(max(0, limit))) OFFSET \#(Int64(max(0, offset)))
             """#
         let rows = try await withConnection("user search") { connection in try await connection.rows(query, logger) }

@@ -1,7 +1,11 @@
+import Logging
+import PasskeyStorage
+import PostgresNIO
+
 /// The PostgreSQL schema, as numbered migrations applied in order and recorded in `schema_migrations`.
 ///
 /// Same tables and meaning as the SQLite schema: times are integer milliseconds since 1970 (UTC), so both stores round
-/// alike; usernames are unique after ASCII case folding (`lower(… COLLATE "C")`, as SQLite's NOCASE), whatever the
+/// alike; usernames are unique by their ``UsernameKey`` (computed in Swift, stored in `username_key`), whatever the
 /// database's locale. Each statement is one element: the extended query protocol runs one statement at a time.
 ///
 /// A new store (signing keys, API keys, events…) appends a migration here and adds its repository file; a migration is
@@ -10,6 +14,8 @@ struct PostgresMigration: Sendable {
     let version: Int
     let name: String
     let statements: [String]
+    /// Work SQL cannot do (values computed in Swift), run after `statements` in the same transaction.
+    var then: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil
 }
 
 enum PostgresSchema {
@@ -180,7 +186,55 @@ enum PostgresSchema {
         PostgresMigration(
             version: 5, name: "registrations for an existing account are marked",
             statements: ["ALTER TABLE challenges ADD COLUMN for_existing_user BOOLEAN NOT NULL DEFAULT false"]),
+        PostgresMigration(
+            version: usernameKeyVersion, name: "usernames compare case-insensitively in every script",
+            statements: ["ALTER TABLE users ADD COLUMN username_key TEXT"],
+            then: { connection, logger in
+                try await fillUsernameKeys(connection, logger: logger)
+                try await connection.query("CREATE UNIQUE INDEX users_username_key_full ON users (username_key)", logger: logger)
+            }),
     ]
+
+    /// The migration that adds `users.username_key`.
+    static let usernameKeyVersion = 6
+
+    /// Gives accounts without one their ``UsernameKey``, oldest first (computed in Swift, so both stores and every
+    /// database locale agree). Before keys, names were compared with ASCII-only case folding, so two accounts may differ
+    /// only in the case of other letters (`Zoë`, `ZOË`): the older one gets the key; the newer one gets none, so it is
+    /// not found by username (its passkeys still sign in without one, and the dashboard lists it).
+    ///
+    /// Also run at every start (``PostgresMigrator``): during a rolling upgrade, instances of the previous version create
+    /// accounts without keys. Until they get one, ``userNamed(_:columns:)`` finds them.
+    static func fillUsernameKeys(_ connection: PostgresConnection, logger: Logger) async throws {
+        var named: [(id: String, name: String)] = []
+        let rows = try await connection.query(
+            #"SELECT id, username FROM users WHERE username IS NOT NULL AND username_key IS NULL ORDER BY created_at, id COLLATE "C""#,
+            logger: logger)
+        for try await (id, name) in rows.decode((String, String).self) { named.append((id, name)) }
+        for user in named {
+            let key = UsernameKey.of(user.name)
+            do {
+                try await connection.query(
+                    "UPDATE users SET username_key = \(key) WHERE id = \(user.id) AND NOT EXISTS (SELECT 1 FROM users WHERE username_key = \(key))",
+                    logger: logger)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                // Outside the migration (at a later start), an account registered meanwhile took the key: this one
+                // keeps none, as when two names collided before.
+                logger.info("an account keeps no username key: another account has the same name", metadata: ["user_id": "\(user.id)"])
+            }
+        }
+    }
+
+    /// Selects `columns` of the account named `name`: by its ``UsernameKey``, or, for an account without one (see
+    /// ``fillUsernameKeys(_:logger:)``), by the ASCII-only case folding names had before; one with a key first.
+    static func userNamed(_ name: String, columns: String) -> PostgresQuery {
+        #"""
+        SELECT \#(unescaped: columns) FROM users
+        WHERE username_key = \#(UsernameKey.of(name))
+            OR (username_key IS NULL AND lower(username COLLATE "C") = lower(\#(name)::text COLLATE "C"))
+        ORDER BY username_key IS NULL LIMIT 1
+        """#
+    }
 
     // Column lists in the order the row decoders read them (rows are decoded by position).
     static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at"

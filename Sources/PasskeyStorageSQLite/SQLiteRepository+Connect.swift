@@ -191,7 +191,7 @@ extension SQLiteRepository {
                 return existing
             }
             if let name = newUser.username,
-                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ? COLLATE NOCASE"), arguments: [name]) == true
+                try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE \(SQLiteSchema.usernameMatch)"), arguments: [UsernameKey.of(name), name]) == true
             {
                 throw StorageError(.usernameTaken, "username belongs to another account")
             }

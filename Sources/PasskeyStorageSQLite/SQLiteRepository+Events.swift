@@ -70,12 +70,13 @@ extension SQLiteRepository: DeferredEventRepository {
                 db.cachedStatement(sql: """
                     SELECT \(Self.eventColumns) FROM events
                     WHERE (? IS NULL OR id < ?) AND (? IS NULL OR result = ?) AND (? IS NULL OR code = ?)
-                        AND (? IS NULL OR user_id = ? OR username = ? COLLATE NOCASE)
+                        AND (? IS NULL OR user_id = ? OR username = ? COLLATE NOCASE
+                            OR user_id = (SELECT id FROM users WHERE username_key = ?))
                     ORDER BY id DESC LIMIT ?
                     """),
                 arguments: [
                     before, before, filter.result?.rawValue, filter.result?.rawValue, filter.code, filter.code, filter.user, filter.user,
-                    filter.user, max(0, limit),
+                    filter.user, filter.user.map(UsernameKey.of), max(0, limit),
                 ]
             ).map(Self.event)
         }

@@ -105,7 +105,10 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func user(username: String) async throws(StorageError) -> UserRecord? {
         try await read { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE username = ? COLLATE NOCASE"), arguments: [username])
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE \(SQLiteSchema.usernameMatch) ORDER BY username_key IS NULL LIMIT 1"),
+                arguments: [UsernameKey.of(username), username])
                 .map(UserRecord.init(row:))
         }
     }
@@ -119,9 +122,10 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord] {
         try await read { db in
-            let pattern = search.map { "%" + Self.escapeLike($0) + "%" }
+            // The search text's key within the username's key: case-insensitive in every script, as lookups are.
+            let pattern = search.map { "%" + Self.escapeLike(UsernameKey.of($0)) + "%" }
             return try Row.fetchAll(db.cachedStatement(sql: """
-                    SELECT \(SQLiteSchema.userColumns) FROM users WHERE (? IS NULL OR username LIKE ? ESCAPE '\\')
+                    SELECT \(SQLiteSchema.userColumns) FROM users WHERE (? IS NULL OR coalesce(username_key, username) LIKE ? ESCAPE '\\')
                     ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
                     """), arguments: [pattern, pattern, max(0, limit), max(0, offset)]
             ).map(UserRecord.init(row:))
@@ -167,7 +171,7 @@ public final class SQLiteRepository: PasskeyRepository {
             }
             if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?"), arguments: [user.id]) != true {
                 if let name = user.username,
-                    try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ? COLLATE NOCASE"), arguments: [name]) == true
+                    try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE \(SQLiteSchema.usernameMatch)"), arguments: [UsernameKey.of(name), name]) == true
                 {
                     throw StorageError(.usernameTaken, "username belongs to another account")
                 }

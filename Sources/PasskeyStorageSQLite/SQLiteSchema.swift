@@ -162,7 +162,32 @@ enum SQLiteSchema {
         migrator.registerMigration("v6: registrations for an existing account are marked") { db in
             try db.execute(sql: "ALTER TABLE challenges ADD COLUMN for_existing_user INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v7: usernames compare case-insensitively in every script") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN username_key TEXT")
+            try fillUsernameKeys(db)
+            try db.execute(sql: "CREATE UNIQUE INDEX users_username_key ON users (username_key)")
+        }
         return migrator
+    }
+
+    /// The condition that finds an account by name (two arguments: the name's ``UsernameKey``, then the name): by key,
+    /// or, for an account without one (see ``fillUsernameKeys(_:)``), by the ASCII-only case folding names had before.
+    static let usernameMatch = "(username_key = ? OR (username_key IS NULL AND username = ? COLLATE NOCASE))"
+
+    /// Gives existing accounts their ``UsernameKey``, oldest first. Before keys, names were compared with ASCII-only
+    /// case folding, so two accounts may differ only in the case of other letters (`Zoë`, `ZOË`): the older one gets
+    /// the key; the newer one gets none, so it is not found by username (its passkeys still sign in without one, and
+    /// the dashboard lists it).
+    static func fillUsernameKeys(_ db: Database) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, username FROM users WHERE username IS NOT NULL ORDER BY created_at, id")
+        var taken: Set<String> = []
+        for row in rows {
+            let id: String = row[0]
+            let name: String = row[1]
+            let key = UsernameKey.of(name)
+            guard taken.insert(key).inserted else { continue }
+            try db.execute(sql: "UPDATE users SET username_key = ? WHERE id = ?", arguments: [key, id])
+        }
     }
 
     // Column lists in the order the row decoders read them: rows are decoded by position, not by name (a lookup by name
@@ -215,11 +240,11 @@ extension UserRecord {
 
     func insert(_ db: Database) throws {
         try db.cachedStatement(sql: """
-                INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(
                 arguments: [
-                id, Data(userHandle), username, displayName, isAnonymous, SQLiteSchema.milliseconds(createdAt),
+                id, Data(userHandle), username, username.map(UsernameKey.of), displayName, isAnonymous, SQLiteSchema.milliseconds(createdAt),
                 lastSignInAt.map(SQLiteSchema.milliseconds),
             ])
     }

@@ -416,7 +416,7 @@ struct ServerSurfaceTests {
         }
     }
 
-    @Test("usernames are NFC: a decomposed accent names the same account; bytes that are not UTF-8 are refused")
+    @Test("usernames are NFC and case-insensitive in every script: a decomposed accent or other case names the same account; bytes that are not UTF-8 are refused")
     func usernameNormalization() async throws {
         let server = TestServer()
         let device = try Device(server: server)
@@ -431,6 +431,11 @@ struct ServerSurfaceTests {
             // The precomposed spelling is the same account, taken.
             let again = try await client.call(.get, "/generate-registration-options?username=%C3%89mile")
             #expect(again["error"] == "username_taken")
+            // Case does not matter in any script: "émile" is taken, and sign-in as "ÉMILE" offers the account's passkey.
+            let lower = try await client.call(.get, "/generate-registration-options?username=%C3%A9mile")
+            #expect(lower["error"] == "username_taken")
+            let signIn = try await client.call(.get, "/generate-authentication-options?username=%C3%89MILE")
+            #expect(signIn["allowCredentials"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == [Base64URL.encode(device.authenticator.credentialID)])
             let garbage = try await client.call(.get, "/generate-registration-options?username=%FF%FE")
             #expect(garbage.status == .badRequest && garbage["error"] == "username_invalid")
         }

@@ -30,6 +30,12 @@ struct DashboardStorageConformanceTests {
             #expect(try await repo.events(matching: EventFilter(user: "id-bob"), before: nil, limit: 10).map(\.id) == [second.id])
             #expect(try await repo.events(matching: EventFilter(), before: third.id, limit: 1).map(\.id) == [second.id])
             #expect(try await repo.events(matching: EventFilter(), before: first.id, limit: 10).isEmpty)
+
+            // A user's events are found by their name in any case, in every script.
+            let ivan = UserRecord(id: "id-Иван", userHandle: [9], username: "Иван", displayName: "Иван", isAnonymous: false, createdAt: t0)
+            try await repo.register(makeCredential(9, user: ivan), for: ivan)
+            let fourth = try await repo.appendEvent(event(EventRecord.authenticationVerify, .success, at: 3, user: "Иван"))
+            #expect(try await repo.events(matching: EventFilter(user: "иван"), before: nil, limit: 10).map(\.id) == [fourth.id])
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import PasskeyStorage
 @testable import PasskeyStoragePostgres
 import PasskeyTestSupport
+import PostgresNIO
 import Testing
 
 @Suite("PostgreSQL specifics: configuration")
@@ -57,6 +58,50 @@ struct PostgresConfigurationTests {
 struct PostgresServerTests {
     func freshURL() throws -> String {
         try #require(TestPostgres.freshURL(), Comment(rawValue: TestPostgres.missingMessage)) + "&pool_size=4"
+    }
+
+    @Test("username keys are filled from Swift on upgrade; of two names that differ only in non-ASCII case the older keeps the name")
+    func usernameKeysOnUpgrade() async throws {
+        let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
+        let logger = repository.logger
+        // Rows as an earlier version left them: no keys, and "Zoë" and "ZOË" were two names then.
+        try await repository.withConnection("old rows") { connection in
+            for (id, name, created) in [("u-old", "Zoë", 1), ("u-new", "ZOË", 2), ("u-ann", "Ann", 3)] {
+                try await connection.query(
+                    "INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at) VALUES (\(id), \(ByteBuffer(string: id)), \(name), \(name), false, \(Int64(created)))",
+                    logger: logger)
+            }
+            try await connection.query("UPDATE users SET username_key = NULL", logger: logger)
+            try await PostgresSchema.fillUsernameKeys(connection, logger: logger)
+        }
+        #expect(try await repository.user(username: "zoë")?.id == "u-old")
+        #expect(try await repository.user(username: "ANN")?.id == "u-ann")
+        #expect(try await repository.user(id: "u-new")?.username == "ZOË")
+        #expect(Set(try await repository.users(matching: "zo", limit: 10, offset: 0).map(\.id)) == ["u-old", "u-new"])
+        let keys = try await repository.withConnection("keys") { connection in
+            try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
+                let reader = PostgresRowReader(row)
+                return "\(try reader.value(0, String.self))=\(try reader.optional(1, String.self) ?? "-")"
+            }
+        }
+        #expect(keys == ["u-ann=ann", "u-new=-", "u-old=zoë"])
+
+        // Rolling upgrade: an instance of the previous version adds "Bob" without a key. Until the next start fills it,
+        // the account is found by name and its name is taken.
+        try await repository.withConnection("old instance") { connection in
+            try await connection.query(
+                "INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at) VALUES ('u-bob', 'x'::bytea, 'Bob', 'Bob', false, 4)",
+                logger: logger)
+        }
+        #expect(try await repository.user(username: "BOB")?.id == "u-bob")
+        let impostor = makeUser("bob", handle: 7)
+        #expect(await storageCode { try await repository.register(makeCredential(7, user: impostor), for: impostor) } == .usernameTaken)
+        _ = try await repository.migrate()
+        let bobKey = try await repository.withConnection("bob") { connection in
+            try await connection.rows("SELECT username_key FROM users WHERE id = 'u-bob'", logger).first.map { try PostgresRowReader($0).optional(0, String.self) }
+        }
+        #expect(bobKey == .some("bob"))
+        await repository.shutdown()
     }
 
     @Test("eight instances starting at once migrate once; a later run has nothing to do")

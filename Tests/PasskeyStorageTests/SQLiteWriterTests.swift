@@ -124,3 +124,39 @@ struct SQLiteWriterTests {
         #expect(try mode(path + "-wal") == 0o600)
     }
 }
+
+/// Upgrading a database made by an earlier version.
+@Suite("SQLite migrations")
+struct SQLiteMigrationTests {
+    @Test("usernames get their keys on upgrade; of two names that differ only in non-ASCII case the older keeps the name")
+    func usernameKeysOnUpgrade() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("passkey.sqlite").path
+        do {
+            // The schema as version 6 left it, with accounts it allowed: "Zoë" and "ZOË" were two names then.
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteSchema.migrator.migrate(queue, upTo: "v6: registrations for an existing account are marked")
+            try await queue.write { db in
+                for (id, name, created) in [("u-old", "Zoë", 1), ("u-new", "ZOË", 2), ("u-ann", "Ann", 3)] {
+                    try db.execute(
+                        sql: "INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at) VALUES (?, ?, ?, ?, 0, ?)",
+                        arguments: [id, Data(id.utf8), name, name, created])
+                }
+                try db.execute(
+                    sql: "INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at) VALUES ('u-anon', x'01', NULL, 'Anonymous', 1, 4)")
+            }
+        }
+        let repository = try SQLiteRepository(path: path)
+        #expect(try await repository.user(username: "zoë")?.id == "u-old")
+        #expect(try await repository.user(username: "ANN")?.id == "u-ann")
+        #expect(try await repository.user(id: "u-new")?.username == "ZOË")
+        #expect(try await repository.user(id: "u-anon")?.isAnonymous == true)
+        // The newer of the two is listed, and a new account cannot take the name again.
+        #expect(Set(try await repository.users(matching: "zo", limit: 10, offset: 0).map(\.id)) == ["u-old", "u-new"])
+        let keys = try await repository.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, username_key FROM users ORDER BY id").map { row -> String in "\(row[0] as String)=\((row[1] as String?) ?? "-")" }
+        }
+        #expect(keys == ["u-ann=ann", "u-anon=-", "u-new=-", "u-old=zoë"])
+    }
+}
