@@ -1,3 +1,4 @@
+import Foundation
 public import Prometheus
 
 /// Ceremony counters and latency histograms, exposed at `/metrics` in the Prometheus text format.
@@ -21,18 +22,52 @@ public struct CeremonyMetrics: Sendable {
         namespace: "passkey", metricName: "ceremony_duration", unitName: "seconds",
         helpText: "Server-side time of each ceremony call, storage included.")
 
+    /// The counter and histogram of each (ceremony, step, code) seen so far: the registry builds a metric's name and
+    /// label list and takes its lock on every `make…` call, which cost more than the increment itself on every request.
+    /// Bounded: ceremonies, steps and codes are fixed sets in the server's code.
+    private let cache = MetricCache()
+
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) { self.registry = registry }
 
     /// Records one call: `code` is nil for a success.
     public func record(ceremony: String, step: String, code: String?, duration: Duration) {
-        registry.makeCounter(
-            descriptor: Self.ceremonies,
-            labels: [("ceremony", ceremony), ("step", step), ("result", code == nil ? "success" : "failure"), ("code", code ?? "none")]
-        ).increment()
-        registry.makeDurationHistogram(descriptor: Self.duration, labels: [("ceremony", ceremony), ("step", step)], buckets: Self.buckets)
-            .record(duration)
+        let metrics = cache.metrics(for: MetricCache.Key(ceremony: ceremony, step: step, code: code)) {
+            (
+                registry.makeCounter(
+                    descriptor: Self.ceremonies,
+                    labels: [("ceremony", ceremony), ("step", step), ("result", code == nil ? "success" : "failure"), ("code", code ?? "none")]),
+                registry.makeDurationHistogram(
+                    descriptor: Self.duration, labels: [("ceremony", ceremony), ("step", step)], buckets: Self.buckets)
+            )
+        }
+        metrics.counter.increment()
+        metrics.histogram.record(duration)
     }
 
     /// The Prometheus text exposition.
     public func exposition() -> [UInt8] { registry.emitToBuffer() }
+}
+
+/// The metrics of each label combination, made once.
+final class MetricCache: @unchecked Sendable {
+    struct Key: Hashable {
+        let ceremony: String
+        let step: String
+        let code: String?
+    }
+
+    // Guarded by `lock`. Counters and histograms are themselves safe to use from any thread.
+    private let lock = NSLock()
+    private var made: [Key: (counter: Counter, histogram: DurationHistogram)] = [:]
+
+    func metrics(for key: Key, make: () -> (Counter, DurationHistogram)) -> (counter: Counter, histogram: DurationHistogram) {
+        if let existing = lock.withLock({ made[key] }) { return existing }
+        // Made outside the lock (the registry has its own, and returns the same metric for the same labels).
+        let (counter, histogram) = make()
+        return lock.withLock {
+            if let existing = made[key] { return existing }
+            made[key] = (counter, histogram)
+            return (counter, histogram)
+        }
+    }
 }
