@@ -78,7 +78,6 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         "admin-idle-minutes", "tls-cert", "tls-key",
     ]
 
-    /// A secret from the environment, without white space around it.
     /// A secret from the environment, trimmed. With `keepBlank`, a variable that is set but blank gives `""` rather than
     /// nil, so validation can refuse it: for a token whose absence opens something up, an empty value is more likely a
     /// template whose source was missing (`PASSKEY_METRICS_TOKEN=${TOKEN}`) than a wish for no token.

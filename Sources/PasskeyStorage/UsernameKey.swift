@@ -7,6 +7,10 @@ import Foundation
 /// round trip through upper case folds what lower-casing alone leaves apart (`ß` and `SS`, final and medial sigma), as
 /// Unicode case folding does. Stores keep the key next to the name as typed (`username_key`, unique), look accounts up
 /// by it, and show the name as typed.
+///
+/// The case tables are those of the Swift toolchain the server was built with. A later toolchain with a newer Unicode
+/// version can map a few letters that had no case partner before; a name made only of letters that already had one (every
+/// script in use today) keeps its key.
 public enum UsernameKey {
     /// The key two usernames share when they name the same account.
     public static func of(_ username: String) -> String {

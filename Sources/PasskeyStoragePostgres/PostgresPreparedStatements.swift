@@ -146,9 +146,9 @@ struct AppendEvent: RowsStatement {
 
     static let columns = """
         time, kind, result, code, explanation, user_id, username, credential_id_prefix, origin, rp_id, expected, received, \
-        client_ip, user_agent, request_id
+        client_ip, user_agent, request_id, username_key
         """
-    static let columnCount = 15
+    static let columnCount = 16
 
     /// One row's values, in the order of ``columns``.
     static func append(_ event: EventRecord, to bindings: inout PostgresBindings) {
@@ -161,6 +161,7 @@ struct AppendEvent: RowsStatement {
         ] {
             bindings.append(text)
         }
+        bindings.append(event.username.map(UsernameKey.of))
     }
 
     /// `(\$1::bigint, \$2::text, …)` for row `index` (from 0).

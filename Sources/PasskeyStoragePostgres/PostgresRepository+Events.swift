@@ -89,8 +89,8 @@ extension PostgresRepository: EventRepository {
                 AND (\#(filter.result?.rawValue)::text IS NULL OR result = \#(filter.result?.rawValue)::text)
                 AND (\#(filter.code)::text IS NULL OR code = \#(filter.code)::text)
                 AND (\#(filter.user)::text IS NULL OR user_id = \#(filter.user)::text
-                    OR lower(username COLLATE "C") = lower(\#(filter.user)::text COLLATE "C")
-                    OR user_id = (SELECT id FROM users WHERE username_key = \#(filter.user.map(UsernameKey.of))::text))
+                    OR username_key = \#(filter.user.map(UsernameKey.of))::text
+                    OR (username_key IS NULL AND lower(username COLLATE "C") = lower(\#(filter.user)::text COLLATE "C")))
             ORDER BY id DESC LIMIT \#(Int64(max(0, limit)))
             """#
         let rows = try await withConnection("events") { connection in try await connection.rows(query, logger) }

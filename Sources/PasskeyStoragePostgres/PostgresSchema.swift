@@ -190,9 +190,14 @@ enum PostgresSchema {
             version: usernameKeyVersion, name: "usernames compare case-insensitively in every script",
             statements: ["ALTER TABLE users ADD COLUMN username_key TEXT"],
             then: { connection, logger in
-                try await fillUsernameKeys(connection, logger: logger)
+                // The index first: the fill's checks for a key already taken then use it (no key is taken yet).
                 try await connection.query("CREATE UNIQUE INDEX users_username_key_full ON users (username_key)", logger: logger)
+                try await fillUsernameKeys(connection, logger: logger)
             }),
+        PostgresMigration(
+            version: 7, name: "events keep the username key",
+            // Events from before keep none and are matched by name as before (the dashboard keeps 30 days by default).
+            statements: ["ALTER TABLE events ADD COLUMN username_key TEXT"]),
     ]
 
     /// The migration that adds `users.username_key`.
@@ -211,18 +216,41 @@ enum PostgresSchema {
             #"SELECT id, username FROM users WHERE username IS NOT NULL AND username_key IS NULL ORDER BY created_at, id COLLATE "C""#,
             logger: logger)
         for try await (id, name) in rows.decode((String, String).self) { named.append((id, name)) }
-        for user in named {
+        // Oldest first, one key per account: a later account whose key an earlier one takes keeps none.
+        var seen: Set<String> = []
+        let keyed = named.compactMap { user -> (id: String, key: String)? in
             let key = UsernameKey.of(user.name)
+            return seen.insert(key).inserted ? (user.id, key) : nil
+        }
+        // In batches, one statement each: a statement per account made the migration of a large table slow.
+        var start = 0
+        while start < keyed.count {
+            let batch = keyed[start..<min(start + fillBatch, keyed.count)]
+            start += fillBatch
             do {
-                try await connection.query(
-                    "UPDATE users SET username_key = \(key) WHERE id = \(user.id) AND NOT EXISTS (SELECT 1 FROM users WHERE username_key = \(key))",
-                    logger: logger)
+                try await setUsernameKeys(connection, Array(batch), logger: logger)
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-                // Outside the migration (at a later start), an account registered meanwhile took the key: this one
-                // keeps none, as when two names collided before.
-                logger.info("an account keeps no username key: another account has the same name", metadata: ["user_id": "\(user.id)"])
+                // At a later start, an account registered meanwhile took one of the keys: the others still get theirs.
+                for user in batch {
+                    do { try await setUsernameKeys(connection, [user], logger: logger) } catch let error as PSQLError
+                        where error.serverInfo?[.sqlState] == "23505"
+                    {
+                        logger.info("an account keeps no username key: another account has the same name", metadata: ["user_id": "\(user.id)"])
+                    }
+                }
             }
         }
+    }
+
+    static let fillBatch = 1_000
+
+    /// Sets each account's key unless another account holds it already.
+    private static func setUsernameKeys(_ connection: PostgresConnection, _ users: [(id: String, key: String)], logger: Logger) async throws {
+        try await connection.query(
+            """
+            UPDATE users SET username_key = u.key FROM unnest(\(users.map(\.id))::text[], \(users.map(\.key))::text[]) AS u(id, key)
+            WHERE users.id = u.id AND NOT EXISTS (SELECT 1 FROM users other WHERE other.username_key = u.key)
+            """, logger: logger)
     }
 
     /// Selects `columns` of the account named `name`: by its ``UsernameKey``, or, for an account without one (see

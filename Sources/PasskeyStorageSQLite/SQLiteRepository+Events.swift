@@ -45,8 +45,8 @@ extension SQLiteRepository: DeferredEventRepository {
     static func insert(_ event: EventRecord, _ raw: RawConnection) throws(StorageError) -> EventRecord {
         let statement = try raw.statement("""
             INSERT INTO events (time, kind, result, code, explanation, user_id, username, credential_id_prefix, origin, rp_id,
-                expected, received, client_ip, user_agent, request_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                expected, received, client_ip, user_agent, request_id, username_key)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.bind(1, SQLiteSchema.milliseconds(event.time))
         try statement.bind(2, event.kind)
@@ -57,6 +57,7 @@ extension SQLiteRepository: DeferredEventRepository {
         ].enumerated() {
             try statement.bind(Int32(index + 4), text)
         }
+        try statement.bind(16, event.username.map(UsernameKey.of))
         try statement.execute()
         var stored = event
         stored.id = raw.lastInsertedRowID
@@ -70,13 +71,12 @@ extension SQLiteRepository: DeferredEventRepository {
                 db.cachedStatement(sql: """
                     SELECT \(Self.eventColumns) FROM events
                     WHERE (? IS NULL OR id < ?) AND (? IS NULL OR result = ?) AND (? IS NULL OR code = ?)
-                        AND (? IS NULL OR user_id = ? OR username = ? COLLATE NOCASE
-                            OR user_id = (SELECT id FROM users WHERE username_key = ?))
+                        AND (? IS NULL OR user_id = ? OR username_key = ? OR (username_key IS NULL AND username = ? COLLATE NOCASE))
                     ORDER BY id DESC LIMIT ?
                     """),
                 arguments: [
                     before, before, filter.result?.rawValue, filter.result?.rawValue, filter.code, filter.code, filter.user, filter.user,
-                    filter.user, filter.user.map(UsernameKey.of), max(0, limit),
+                    filter.user.map(UsernameKey.of), filter.user, max(0, limit),
                 ]
             ).map(Self.event)
         }

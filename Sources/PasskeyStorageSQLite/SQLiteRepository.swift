@@ -28,6 +28,7 @@ public final class SQLiteRepository: PasskeyRepository {
             // `prepareDatabase` ran: set FULL again on the connection that commits, or commits are not synced.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try SQLiteSchema.migrator.migrate(pool)
+            try pool.write { db in try SQLiteSchema.fillUsernameKeys(db) }
             self.pool = pool
             writer = GroupCommitWriter(pool: pool, path: path)
             readers = ReadConnectionPool(path: path)

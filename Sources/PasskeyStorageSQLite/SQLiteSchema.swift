@@ -164,8 +164,12 @@ enum SQLiteSchema {
         }
         migrator.registerMigration("v7: usernames compare case-insensitively in every script") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN username_key TEXT")
-            try fillUsernameKeys(db)
             try db.execute(sql: "CREATE UNIQUE INDEX users_username_key ON users (username_key)")
+            try fillUsernameKeys(db)
+        }
+        migrator.registerMigration("v8: events keep the username key") { db in
+            // Events from before keep none and are matched by name as before (the dashboard keeps 30 days by default).
+            try db.execute(sql: "ALTER TABLE events ADD COLUMN username_key TEXT")
         }
         return migrator
     }
@@ -174,19 +178,23 @@ enum SQLiteSchema {
     /// or, for an account without one (see ``fillUsernameKeys(_:)``), by the ASCII-only case folding names had before.
     static let usernameMatch = "(username_key = ? OR (username_key IS NULL AND username = ? COLLATE NOCASE))"
 
-    /// Gives existing accounts their ``UsernameKey``, oldest first. Before keys, names were compared with ASCII-only
-    /// case folding, so two accounts may differ only in the case of other letters (`Zoë`, `ZOË`): the older one gets
-    /// the key; the newer one gets none, so it is not found by username (its passkeys still sign in without one, and
-    /// the dashboard lists it).
+    /// Gives accounts without one their ``UsernameKey``, oldest first, unless another account holds it. Before keys,
+    /// names were compared with ASCII-only case folding, so two accounts may differ only in the case of other letters
+    /// (`Zoë`, `ZOË`): the older one gets the key; the newer one gets none, so it is not found by username (its passkeys
+    /// still sign in without one, and the dashboard lists it) until the holder of the key is deleted.
+    ///
+    /// Run by migration v7 and at every open (``SQLiteRepository/init(path:)``), so such an account gets its key once it
+    /// is free, as on PostgreSQL.
     static func fillUsernameKeys(_ db: Database) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, username FROM users WHERE username IS NOT NULL ORDER BY created_at, id")
-        var taken: Set<String> = []
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT id, username FROM users WHERE username IS NOT NULL AND username_key IS NULL ORDER BY created_at, id")
         for row in rows {
             let id: String = row[0]
             let name: String = row[1]
             let key = UsernameKey.of(name)
-            guard taken.insert(key).inserted else { continue }
-            try db.execute(sql: "UPDATE users SET username_key = ? WHERE id = ?", arguments: [key, id])
+            try db.execute(
+                sql: "UPDATE users SET username_key = ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM users WHERE username_key = ?)",
+                arguments: [key, id, key])
         }
     }
 

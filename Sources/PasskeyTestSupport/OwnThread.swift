@@ -11,8 +11,11 @@ public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T)
 
 /// Runs a program to completion and returns its exit status and what it wrote (stdout and stderr together).
 /// Blocking: call it through ``onOwnThread(_:)`` from async tests.
+///
+/// After `timeout` seconds the program is terminated (a server that should have refused to start would otherwise hang
+/// the test run); its status then says so (SIGTERM).
 public func runProgram(
-    _ executable: URL, _ arguments: [String], environment: [String: String] = [:]
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
 ) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = executable
@@ -22,6 +25,7 @@ public func runProgram(
     process.standardOutput = pipe
     process.standardError = pipe
     try process.run()
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { if process.isRunning { process.terminate() } }
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: output, as: UTF8.self))

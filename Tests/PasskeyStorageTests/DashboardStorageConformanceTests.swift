@@ -36,6 +36,11 @@ struct DashboardStorageConformanceTests {
             try await repo.register(makeCredential(9, user: ivan), for: ivan)
             let fourth = try await repo.appendEvent(event(EventRecord.authenticationVerify, .success, at: 3, user: "Иван"))
             #expect(try await repo.events(matching: EventFilter(user: "иван"), before: nil, limit: 10).map(\.id) == [fourth.id])
+            // Also a name no account has (a failed sign-in for an unknown user), as the live log's filter matches it.
+            let unknown = event(EventRecord.authenticationOptions, .success, at: 4, user: "Ärger")
+            let fifth = try await repo.appendEvent(unknown)
+            #expect(try await repo.events(matching: EventFilter(user: "äRGER"), before: nil, limit: 10).map(\.id) == [fifth.id])
+            #expect(EventFilter(user: "äRGER").matches(unknown))
         }
     }
 

@@ -60,20 +60,26 @@ struct PostgresServerTests {
         try #require(TestPostgres.freshURL(), Comment(rawValue: TestPostgres.missingMessage)) + "&pool_size=4"
     }
 
-    @Test("username keys are filled from Swift on upgrade; of two names that differ only in non-ASCII case the older keeps the name")
+    @Test("migration 6 fills username keys from Swift; of two names that differ only in non-ASCII case the older keeps the name")
     func usernameKeysOnUpgrade() async throws {
         let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
         let logger = repository.logger
-        // Rows as an earlier version left them: no keys, and "Zoë" and "ZOË" were two names then.
-        try await repository.withConnection("old rows") { connection in
+        // The schema as version 5 left it (the later migrations taken back), with accounts it allowed: "Zoë" and "ZOË"
+        // were two names then.
+        try await repository.withConnection("schema 5") { connection in
+            for statement in [
+                "DROP INDEX users_username_key_full", "ALTER TABLE users DROP COLUMN username_key",
+                "ALTER TABLE events DROP COLUMN username_key", "DELETE FROM schema_migrations WHERE version >= 6",
+            ] {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
             for (id, name, created) in [("u-old", "Zoë", 1), ("u-new", "ZOË", 2), ("u-ann", "Ann", 3)] {
                 try await connection.query(
                     "INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at) VALUES (\(id), \(ByteBuffer(string: id)), \(name), \(name), false, \(Int64(created)))",
                     logger: logger)
             }
-            try await connection.query("UPDATE users SET username_key = NULL", logger: logger)
-            try await PostgresSchema.fillUsernameKeys(connection, logger: logger)
         }
+        #expect(try await repository.migrate().applied == [6, 7])
         #expect(try await repository.user(username: "zoë")?.id == "u-old")
         #expect(try await repository.user(username: "ANN")?.id == "u-ann")
         #expect(try await repository.user(id: "u-new")?.username == "ZOË")

@@ -147,6 +147,7 @@ struct SQLiteMigrationTests {
                     sql: "INSERT INTO users (id, user_handle, username, display_name, is_anonymous, created_at) VALUES ('u-anon', x'01', NULL, 'Anonymous', 1, 4)")
             }
         }
+        defer { try? FileManager.default.removeItem(at: folder) }
         let repository = try SQLiteRepository(path: path)
         #expect(try await repository.user(username: "zoë")?.id == "u-old")
         #expect(try await repository.user(username: "ANN")?.id == "u-ann")
@@ -158,5 +159,19 @@ struct SQLiteMigrationTests {
             try Row.fetchAll(db, sql: "SELECT id, username_key FROM users ORDER BY id").map { row -> String in "\(row[0] as String)=\((row[1] as String?) ?? "-")" }
         }
         #expect(keys == ["u-ann=ann", "u-anon=-", "u-new=-", "u-old=zoë"])
+        let taker = UserRecord(userHandle: [7], username: "zoË", displayName: "Zoë", isAnonymous: false, createdAt: Date())
+        await #expect(throws: StorageError(.usernameTaken, "")) {
+            try await repository.register(
+                CredentialRecordEntry(
+                    id: [7], userID: taker.id, publicKey: [1], algorithm: -7, signCount: 0, uvInitialized: true, transports: [],
+                    backupEligible: false, backupState: false, aaguid: "", attestationFormat: "none", attestationType: "None", createdAt: Date()),
+                for: taker)
+        }
+
+        // Once the older account is deleted, the next open gives the newer one the key: it is found by name again.
+        try await repository.deleteUser(id: "u-old")
+        #expect(try await repository.user(username: "zoë") == nil)
+        let reopened = try SQLiteRepository(path: path)
+        #expect(try await reopened.user(username: "zoë")?.id == "u-new")
     }
 }
