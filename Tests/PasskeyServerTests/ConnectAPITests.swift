@@ -31,12 +31,17 @@ struct ConnectHarness {
         return answer["token"]?.stringValue ?? ""
     }
 
-    /// Adds a passkey through the append flow; returns the verify answer.
-    func append(_ client: any TestClientProtocol, device: Device, externalID: String = "app-user-1", replaces: String? = nil) async throws -> JSONResponse {
+    /// Options to add a passkey (a fresh passkey-append token each time).
+    func appendOptions(_ client: any TestClientProtocol, externalID: String = "app-user-1", replaces: String? = nil) async throws -> JSONResponse {
         let token = try await token(client, "passkey-append", externalID: externalID)
         var body: JSONObject = [:]
         if let replaces { body["replaces"] = .string(replaces) }
-        let options = try await client.call(.post, "/connect/append/options", json: .object(body), headers: Self.bearer(token))
+        return try await client.call(.post, "/connect/append/options", json: .object(body), headers: Self.bearer(token))
+    }
+
+    /// Adds a passkey through the append flow; returns the verify answer.
+    func append(_ client: any TestClientProtocol, device: Device, externalID: String = "app-user-1", replaces: String? = nil) async throws -> JSONResponse {
+        let options = try await appendOptions(client, externalID: externalID, replaces: replaces)
         #expect(options.status == .ok, "\(options.json)")
         return try await client.call(
             .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
@@ -295,8 +300,7 @@ struct ConnectAPITests {
             let oldID = try #require(first["credentialId"]?.stringValue)
 
             // A reset whose new passkey fails verification leaves the old one in place.
-            let token = try await harness.token(client, "passkey-append")
-            let options = try await client.call(.post, "/connect/append/options", json: ["replaces": .string(oldID)], headers: ConnectHarness.bearer(token))
+            let options = try await harness.appendOptions(client, replaces: oldID)
             #expect(options["excludeCredentials"] == [], "the passkey being replaced is not excluded")
             let failed = try await client.call(
                 .post, "/connect/append/verify",
@@ -325,8 +329,7 @@ struct ConnectAPITests {
         try await harness.server.run { client in
             let appended = try await harness.append(client, device: first)
             let userID = try #require(appended["userId"]?.stringValue)
-            let token = try await harness.token(client, "passkey-append")
-            let options = try await client.call(.post, "/connect/append/options", json: [:], headers: ConnectHarness.bearer(token))
+            let options = try await harness.appendOptions(client)
             #expect(options.status == .ok, "\(options.json)")
 
             let deleted = try await client.call(.delete, "/users/app-user-1", headers: harness.backend)

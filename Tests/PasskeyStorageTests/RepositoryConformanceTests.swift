@@ -280,12 +280,17 @@ extension RepositoryConformanceTests {
     @Test("a passkey added to an account deleted meanwhile is refused, and the account is not created again", arguments: Backend.available)
     func registerForDeletedAccount(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            let ann = makeUser("ann", handle: 1)
-            try await repo.register(makeCredential(1, user: ann), for: ann)
-            var append = makeChallenge("append", .registration)
-            append.userID = ann.id
-            append.forExistingUser = true
-            try await repo.saveChallenge(append)
+            // An account with one passkey, and options to add another to it.
+            func accountAddingAPasskey(_ name: String, handle: UInt8, challengeKey: String) async throws -> UserRecord {
+                let user = makeUser(name, handle: handle)
+                try await repo.register(makeCredential(handle, user: user), for: user)
+                var append = makeChallenge(challengeKey, .registration)
+                append.userID = user.id
+                append.forExistingUser = true
+                try await repo.saveChallenge(append)
+                return user
+            }
+            let ann = try await accountAddingAPasskey("ann", handle: 1, challengeKey: "append")
             #expect(try await repo.challenge(key: "append", ceremony: .registration, now: t0)?.forExistingUser == true)
             try await repo.deleteUser(id: ann.id)
 
@@ -295,12 +300,7 @@ extension RepositoryConformanceTests {
             #expect(try await repo.credential(id: [2, 2, 2]) == nil)
 
             // The same registration for an account that still exists stores the passkey.
-            let bob = makeUser("bob", handle: 2)
-            try await repo.register(makeCredential(3, user: bob), for: bob)
-            var second = makeChallenge("append2", .registration)
-            second.userID = bob.id
-            second.forExistingUser = true
-            try await repo.saveChallenge(second)
+            let bob = try await accountAddingAPasskey("bob", handle: 3, challengeKey: "append2")
             try await repo.register(makeCredential(4, user: bob), for: bob, consumingChallenge: "append2", now: t0)
             #expect(Set(try await repo.credentials(userID: bob.id).map(\.id)) == [[3, 3, 3], [4, 4, 4]])
         }
