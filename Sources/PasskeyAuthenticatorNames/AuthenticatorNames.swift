@@ -1,5 +1,5 @@
-public import Foundation
-public import PasskeyWire
+import Foundation
+import PasskeyWire
 
 /// Display names of authenticators and passkey providers by AAGUID ("iCloud Keychain", "YubiKey 5 Series"…), for
 /// account screens and diagnostics.

@@ -1,7 +1,7 @@
 public import PasskeyCore
 public import PasskeyWire
 import PasskeyAttestation
-public import Foundation
+import Foundation
 
 /// The outcome of running the real verifier on one fixture: the verdict, the stable failure code, and the facts
 /// parsed from the response (also for responses that fail, so a failing integration can be debugged).

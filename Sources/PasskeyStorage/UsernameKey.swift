@@ -14,7 +14,10 @@ import Foundation
 public enum UsernameKey {
     /// The key two usernames share when they name the same account.
     public static func of(_ username: String) -> String {
-        username.precomposedStringWithCanonicalMapping.uppercased().lowercased().precomposedStringWithCanonicalMapping
+        // ASCII (most names, and every event's name is keyed on the sign-in path): composition changes nothing and the
+        // round trip through upper case is plain lower-casing, without Foundation's two NFC passes.
+        if username.utf8.allSatisfy({ $0 < 0x80 }) { return username.lowercased() }
+        return username.precomposedStringWithCanonicalMapping.uppercased().lowercased().precomposedStringWithCanonicalMapping
     }
 
     /// Whether two usernames name the same account.

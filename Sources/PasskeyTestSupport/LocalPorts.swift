@@ -47,20 +47,9 @@ public enum LocalPorts {
 
     /// A socket bound to 127.0.0.1:`port`, or nil when the port is taken.
     static func bound(_ port: Int) throws -> Int32? {
-        #if canImport(Darwin)
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
+        let fd = Loopback.tcpSocket()
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
+        guard Loopback.bind(fd, port: port) == 0 else {
             close(fd)
             return nil
         }

@@ -27,9 +27,9 @@ struct ClientFlowTests {
             return registered
         }
         let id = try #require(Base64URL.decode(registered.credentialId))
-        #expect(try await server.repository.credential(id: id)?.signCount == 2)
+        #expect(await server.repository.credential(id: id)?.signCount == 2)
         #expect(try await authenticator.store.allCredentials().first?.signCount == 2)
-        #expect(try await server.repository.user(username: "ann")?.displayName == "Ann Lee")
+        #expect(await server.repository.user(username: "ann")?.displayName == "Ann Lee")
 
         #expect(
             events.values == [

@@ -171,7 +171,7 @@ struct ConnectFlowTests {
                 let connect = PasskeyConnect(transport: transport, authenticator: half.authenticator(), device: iPhone)
                 let first = await connect.isAppendAllowed(connectTokenProvider: user.tokens)
                 #expect(await connect.isAppendAllowed(connectTokenProvider: user.tokens) == first, "stable per user")
-                let ourID = try #require(try await half.repository.user(externalID: "user-\(index)")?.id)
+                let ourID = try #require(await half.repository.user(externalID: "user-\(index)")?.id)
                 #expect(first == (RolloutPolicy.bucket(userID: ourID) < 50 ? .askUserForAppend(autoAppend: false) : .skip(reason: "not_in_rollout")))
                 seen.append(first)
             }

@@ -306,12 +306,12 @@ struct ConnectAPITests {
                 .post, "/connect/append/verify",
                 json: ["challengeKey": options["challengeKey"] ?? nil, "cred": new.create(options.json, origin: "https://evil.example")])
             #expect(failed["error"] == "origin_mismatch")
-            #expect(try await harness.server.repository.credential(id: old.authenticator.credentialID) != nil)
+            #expect(await harness.server.repository.credential(id: old.authenticator.credentialID) != nil)
 
             let replaced = try await harness.append(client, device: new, replaces: oldID)
             #expect(replaced.status == .ok, "\(replaced.json)")
-            #expect(try await harness.server.repository.credential(id: old.authenticator.credentialID) == nil)
-            #expect(try await harness.server.repository.credential(id: new.authenticator.credentialID) != nil)
+            #expect(await harness.server.repository.credential(id: old.authenticator.credentialID) == nil)
+            #expect(await harness.server.repository.credential(id: new.authenticator.credentialID) != nil)
 
             let foreign = try await harness.token(client, "passkey-append", externalID: "app-user-9", name: "zed")
             let refused = try await client.call(
@@ -338,9 +338,9 @@ struct ConnectAPITests {
                 .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": second.create(options.json)])
             #expect(late.status == .notFound)
             #expect(late["error"] == "user_not_found")
-            #expect(try await harness.server.repository.user(id: userID) == nil)
-            #expect(try await harness.server.repository.user(username: "ann@example.com") == nil)
-            #expect(try await harness.server.repository.credential(id: second.authenticator.credentialID) == nil)
+            #expect(await harness.server.repository.user(id: userID) == nil)
+            #expect(await harness.server.repository.user(username: "ann@example.com") == nil)
+            #expect(await harness.server.repository.credential(id: second.authenticator.credentialID) == nil)
             // The challenge was used up by the failure.
             let again = try await client.call(
                 .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": second.create(options.json)])
@@ -369,8 +369,8 @@ struct ConnectAPITests {
             #expect(gone["error"] == "passkey_not_found")
             let user = try await client.call(.delete, "/users/app-user-1", headers: harness.backend)
             #expect(user["deleted"] == true)
-            #expect(try await harness.server.repository.user(id: ours) == nil)
-            #expect(try await harness.server.repository.user(externalID: "app-user-1") == nil)
+            #expect(await harness.server.repository.user(id: ours) == nil)
+            #expect(await harness.server.repository.user(externalID: "app-user-1") == nil)
         }
     }
 
@@ -479,7 +479,7 @@ struct ConnectDecisionTests {
                 let first = try await appendDecision(harness, client, externalID: "user-\(index)")
                 let second = try await appendDecision(harness, client, externalID: "user-\(index)")
                 #expect(first["step"] == second["step"], "a user stays in or out")
-                let user = try #require(try await harness.server.repository.user(externalID: "user-\(index)"))
+                let user = try #require(await harness.server.repository.user(externalID: "user-\(index)"))
                 let inRollout = RolloutPolicy.bucket(userID: user.id) < 50
                 #expect(first["step"] == (inRollout ? "ask" : "skip"))
                 #expect(first["reason"] == (inRollout ? "eligible" : "not_in_rollout"))
@@ -519,7 +519,7 @@ struct ConnectDecisionTests {
             #expect(oldOS["reason"] == "os_too_old")
 
             // An iCloud Keychain passkey already covers this iPhone; a device-bound one does not.
-            let user = try #require(try await harness.server.repository.user(externalID: "d1"))
+            let user = try #require(await harness.server.repository.user(externalID: "d1"))
             try await harness.server.repository.register(
                 CredentialRecordEntry(
                     id: [1, 2, 3], userID: user.id, publicKey: [], algorithm: -7, signCount: 0, uvInitialized: true, transports: ["internal"],

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PasskeyServer
+import PasskeyTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -14,16 +15,9 @@ enum RawConnection {
     /// A TCP connection to 127.0.0.1:`port` that has sent `bytes` and times reads out after `limit` seconds, or nil.
     /// The caller closes it.
     static func open(port: Int, sending bytes: String, limit: Int) -> Int32? {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = Loopback.tcpSocket()
         guard socket >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard Loopback.connect(socket, port: port) == 0 else {
             close(socket)
             return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -36,11 +37,7 @@ enum LoopbackHTTP {
     }
 
     static func exchange(_ method: String, port: Int, path: String, body: [UInt8]?, timeout: TimeInterval) throws -> Response {
-        #if canImport(Darwin)
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
+        let fd = Loopback.tcpSocket()
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var interval = timeval(tv_sec: Int(timeout), tv_usec: 0)
@@ -51,14 +48,7 @@ enum LoopbackHTTP {
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
 
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard Loopback.connect(fd, port: port) == 0 else {
             throw Failure(description: "connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
         }
 
