@@ -79,8 +79,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         router.get("generate-registration-options") { request, context in
             await observed("registration", "options", request, context) { () throws(APIError) in
                 try await throttle(request, context)
-                return try await registrationOptions(
-                    username: request.uri.queryParameters.get("username"), displayName: request.uri.queryParameters.get("displayName"))
+                let query = request.formQuery
+                return try await registrationOptions(username: query["username"], displayName: query["displayName"])
             }
         }
         router.post("generate-registration-options") { request, context in
@@ -113,7 +113,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         router.get("generate-authentication-options") { request, context in
             await observed("authentication", "options", request, context) { () throws(APIError) in
                 try await throttle(request, context)
-                return try await authenticationOptions(username: request.uri.queryParameters.get("username"))
+                return try await authenticationOptions(username: request.formQuery["username"])
             }
         }
         router.post("generate-authentication-options") { request, context in

@@ -178,7 +178,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     func addCeremonyRoutes(to router: Router<Context>) {
         router.get("dashboard/login") { _, _ in Self.html(DashboardPages.signIn()) }
         router.get("dashboard/setup") { request, _ in
-            let token = request.uri.queryParameters.get("token") ?? ""
+            let token = request.formQuery["token"] ?? ""
             let valid = (try? await admins.checkInvite(token)) != nil
             return Self.html(DashboardPages.setup(token: token, valid: valid), status: valid ? .ok : .notFound)
         }
@@ -256,9 +256,9 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     }
 
     static func filter(_ request: Request) -> EventFilter {
-        let query = request.uri.queryParameters
+        let query = request.formQuery
         func value(_ name: String) -> String? {
-            guard let raw = query.get(name)?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            guard let raw = query[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
             return String(raw.prefix(128))
         }
         return EventFilter(result: value("result").flatMap(EventRecord.Result.init(rawValue:)), user: value("user"), code: value("code"))
@@ -293,7 +293,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         }
     }
 
-    static func pageNumber(_ request: Request) -> Int { max(1, min(request.uri.queryParameters.get("page").flatMap(Int.init) ?? 1, 100_000)) }
+    static func pageNumber(_ request: Request) -> Int { max(1, min(request.formQuery["page"].flatMap(Int.init) ?? 1, 100_000)) }
 
     func addPageRoutes(to router: Router<Context>) {
         router.get("dashboard") { request, _ in
@@ -308,7 +308,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         }
         router.get("dashboard/users") { request, _ in
             await page(request) { principal throws(APIError) in
-                let search = request.uri.queryParameters.get("search")
+                let search = request.formQuery["search"]
                 let number = Self.pageNumber(request)
                 let (users, hasMore) = try await usersPage(search: search, page: number)
                 return DashboardPages.users(principal: principal, search: search, page: number, users: users, hasMore: hasMore)
@@ -328,8 +328,8 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     func addDataRoutes(to router: Router<Context>) {
         router.get("dashboard/api/events") { request, _ in
             await data(request) { _ throws(APIError) in
-                let before = request.uri.queryParameters.get("before").flatMap(Int64.init)
-                let limit = max(1, min(request.uri.queryParameters.get("limit").flatMap(Int.init) ?? 100, 500))
+                let before = request.formQuery["before"].flatMap(Int64.init)
+                let limit = max(1, min(request.formQuery["limit"].flatMap(Int.init) ?? 100, 500))
                 let found: [EventRecord]
                 do throws(StorageError) { found = try await repository.events(matching: Self.filter(request), before: before, limit: limit) } catch { throw APIError(error) }
                 return .object(["events": .array(found.map(DashboardJSON.event)), "next": found.count == limit ? (found.last.map { JSONValue.number(Double($0.id)) } ?? .null) : .null])
@@ -355,7 +355,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         router.get("dashboard/api/users") { request, _ in
             await data(request) { _ throws(APIError) in
                 let number = Self.pageNumber(request)
-                let (users, hasMore) = try await usersPage(search: request.uri.queryParameters.get("search"), page: number)
+                let (users, hasMore) = try await usersPage(search: request.formQuery["search"], page: number)
                 return .object([
                     "users": .array(users.map { DashboardJSON.user($0.0, passkeys: $0.1) }), "page": .number(Double(number)), "hasMore": .bool(hasMore),
                 ])
@@ -412,7 +412,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     func stream(_ request: Request, principal: AdminPrincipal) async -> Response {
         let admins = admins
         let filter = Self.filter(request)
-        let limit = request.uri.queryParameters.get("max").flatMap(Int.init)
+        let limit = request.formQuery["max"].flatMap(Int.init)
         let broadcaster = broadcaster
         let (id, updates) = await broadcaster.subscribe()
         var response = Response(

@@ -1,0 +1,62 @@
+import Hummingbird
+
+/// A query string read as `application/x-www-form-urlencoded`, the way browsers write it (`URLSearchParams`, HTML
+/// forms) and HTTP client libraries do: `+` is a space, `%XX` escapes are decoded in names and values.
+///
+/// Hummingbird's `queryParameters` keeps `+` as a plus sign, so `?username=Ann+Lee` from the demo page named a different
+/// account than the `"Ann Lee"` its JSON body carried next. A `%2B` is still a plus sign.
+struct FormQuery: Sendable {
+    private let pairs: [(name: String, value: String)]
+
+    init(_ query: String?) {
+        guard let query, !query.isEmpty else {
+            pairs = []
+            return
+        }
+        pairs = query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (Self.decode(parts.first ?? ""), parts.count > 1 ? Self.decode(parts[1]) : "")
+        }
+    }
+
+    /// The first value given for `name`, or nil when the query has none.
+    subscript(_ name: String) -> String? { pairs.first { $0.name == name }?.value }
+
+    /// `+` as a space, `%XX` as the byte it names; a `%` without two hex digits stays as written. Bytes that are not
+    /// UTF-8 become U+FFFD, which username checks refuse rather than store as some other name.
+    static func decode(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var input = text.utf8[...]
+        while let byte = input.popFirst() {
+            switch byte {
+            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                if input.count >= 2, let high = hexValue(input[input.startIndex]),
+                    let low = hexValue(input[input.index(after: input.startIndex)])
+                {
+                    bytes.append(high << 4 | low)
+                    input = input.dropFirst(2)
+                } else {
+                    bytes.append(byte)
+                }
+            default: bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+extension Request {
+    /// The query string, form-decoded (see ``FormQuery``).
+    var formQuery: FormQuery { FormQuery(uri.query) }
+}
