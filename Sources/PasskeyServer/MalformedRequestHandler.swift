@@ -30,6 +30,16 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var answerWhenDone = false
     /// The connection was answered here and is closing: nothing more goes up or down.
     private var answered = false
+    /// Requests whose head arrived on this connection so far: tells one request from the next.
+    private var requestsSeen = 0
+
+    /// How long a request whose body is still coming when a graceful shutdown starts has to finish sending it.
+    ///
+    /// Hummingbird lets requests in progress finish before the server stops, and a body that stops coming counts as in
+    /// progress until the idle timeout (75 s by default): one client holding a half-sent body kept a SIGTERM waiting for
+    /// 75 s, past the 30 s most orchestrators give before they kill. Such a connection is closed after this grace (the
+    /// request ends as `request_incomplete`); a body on its way arrives well within it.
+    static let bodyGraceOnShutdown: TimeAmount = .seconds(2)
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !answered else { return }
@@ -37,6 +47,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         case .head:
             readingRequest = true
             responsesOwed += 1
+            requestsSeen += 1
         case .end: readingRequest = false
         case .body: break
         }
@@ -52,6 +63,16 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         guard case .end = unwrapOutboundIn(data) else { return }
         responsesOwed = max(0, responsesOwed - 1)
         if responsesOwed == 0, answerWhenDone { answer(context) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, readingRequest {
+            let request = requestsSeen
+            context.eventLoop.assumeIsolated().scheduleTask(in: Self.bodyGraceOnShutdown) { [self] in
+                if readingRequest, requestsSeen == request { context.close(promise: nil) }
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     /// A request body the HTTP parser could not read to its end.
