@@ -82,7 +82,16 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         let showValues = shown.contains(error.code)
         self.init(
             status: 400, code: error.code.rawValue, message: error.code.explanation, logDetail: detail,
-            expected: showValues ? error.expected : nil, received: showValues ? error.received : nil)
+            expected: showValues ? error.expected.map(Self.clipped) : nil, received: showValues ? error.received.map(Self.clipped) : nil)
+    }
+
+    /// Longest value shown back to the client and kept in the event log. A client's origin can be any length: a
+    /// 40 000-character one was answered, logged and stored in full.
+    static let maximumValueLength = 256
+
+    /// `text` cut to ``maximumValueLength`` characters, marked with `…` when cut.
+    static func clipped(_ text: String) -> String {
+        text.count > maximumValueLength ? String(text.prefix(maximumValueLength)) + "…" : text
     }
 
     /// A malformed request body.

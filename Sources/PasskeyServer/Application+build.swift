@@ -23,7 +23,7 @@ public func buildApplication(
     _ configuration: ServerConfiguration, logger: Logger? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
 ) async throws -> PasskeyApplication {
     try configuration.validate()
-    var logger = logger ?? Logger(label: "passkey-server")
+    var logger = logger ?? Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
     if logger.logLevel > .info { logger.logLevel = .info }
     let tls = configuration.tlsCertificatePath != nil
     // Concrete repository types on each branch: opening an existential here crashes the Swift 6.3 optimizer
@@ -149,6 +149,7 @@ public func buildRouter<Repository: PasskeyRepository>(
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil, trustProxy: configuration.trustProxyHeaders))
     router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
+    router.add(middleware: CanonicalPathMiddleware())
     let routeTable = RouteTable()
     router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))
     let service = CeremonyService(

@@ -21,7 +21,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let target = try server.databaseSetting()
-        var logger = Logger(label: "passkey-server")
+        var logger = Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
         logger.logLevel = .info
         do {
             print(try await migrateDatabase(target, logger: logger))

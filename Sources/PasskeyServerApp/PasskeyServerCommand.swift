@@ -214,7 +214,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try makeConfiguration()
-        var logger = Logger(label: "passkey-server")
+        var logger = Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
         logger.logLevel = .info
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         let shownHost = configuration.host == "127.0.0.1" ? "localhost" : configuration.host

@@ -1,0 +1,92 @@
+import Foundation
+public import Logging
+
+/// Writes one line per log event to standard error, in swift-log's stream format
+/// (`<time> <level> <label>: key=value … [<source>] <message>`), with what clients control made harmless.
+///
+/// Log values carry text from requests (an origin from client data, a user agent, a username). Written as is, a line
+/// feed in one forges a whole log line and an escape sequence recolours a terminal; a 40 000-character origin fills the
+/// log. Here every control character (C0, DEL, C1, and the Unicode line and paragraph separators) in the message and in
+/// metadata is written as a `\u{…}` escape, and each value is cut to ``maximumValueLength`` characters with a note of how
+/// many were left out. The line itself still ends with one line feed.
+public struct LogLineHandler: LogHandler {
+    public static let maximumValueLength = 512
+
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let write: @Sendable (String) -> Void
+
+    /// A handler for `label` that writes to standard error.
+    public init(label: String) {
+        self.init(label: label) { line in FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    /// A handler that hands each finished line to `write` (tests).
+    public init(label: String, write: @escaping @Sendable (String) -> Void) {
+        self.label = label
+        self.write = write
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
+        if let error = event.error { merged["error.message"] = "\(error)" }
+        var line = "\(Self.timestamp()) \(event.level) \(label):"
+        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
+            line += " \(Self.safe(key))=\(Self.safe(Self.text(value)))"
+        }
+        line += " [\(Self.safe(event.source))] \(Self.safe(event.message.description))\n"
+        write(line)
+    }
+
+    /// A metadata value as swift-log's stream handler writes it.
+    static func text(_ value: Logger.Metadata.Value) -> String {
+        switch value {
+        case .string(let string): string
+        case .stringConvertible(let convertible): convertible.description
+        case .array, .dictionary: value.description
+        }
+    }
+
+    /// `text` with control characters escaped, cut to ``maximumValueLength`` characters.
+    static func safe(_ text: String) -> String {
+        var result = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == maximumValueLength {
+                let left = text.unicodeScalars.count - count
+                result += "…(\(left) more)"
+                break
+            }
+            count += 1
+            if isControl(scalar) {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
+        default: false
+        }
+    }
+
+    static func timestamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        guard localtime_r(&now, &parts) != nil else { return "-" }
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
