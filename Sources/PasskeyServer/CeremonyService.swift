@@ -31,13 +31,15 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     static var maximumUsernameLength: Int { 64 }
     static var maximumDisplayNameLength: Int { 64 }
 
-    /// Trims and checks a username: 1–64 characters, no control characters.
+    /// Trims and checks a username: 1–64 characters, no control characters. No username, or an empty one, is nil (an
+    /// anonymous account, or a sign-in without a username); one of white space only is refused, not taken as none: a
+    /// person who typed blanks (or an invisible space pasted in) did not ask for an anonymous account.
     static func normalizeUsername(_ raw: String?) throws(APIError) -> String? {
-        guard let raw else { return nil }
+        guard let raw, !raw.isEmpty else { return nil }
         // NFC, so that a name typed as "é" and as "e" + combining accent is stored alike (stores compare by UsernameKey,
         // which folds case in every script).
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
-        if trimmed.isEmpty { return nil }
+        if trimmed.isEmpty { throw APIError.badRequest("username_invalid", "The username is blank: it has no visible character.") }
         // U+FFFD stands where the request had bytes that are not UTF-8: refused rather than stored as a different name.
         guard trimmed.count <= maximumUsernameLength,
             !trimmed.unicodeScalars.contains(where: {
@@ -100,7 +102,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             let existing: UserRecord?
             do { existing = try await repository.user(username: username) } catch { throw APIError(error) }
             if existing != nil {
-                throw APIError(status: 409, code: "username_taken", message: "This username is taken. Sign in to add a passkey to it.")
+                throw APIError(status: 409, code: "username_taken", message: "This username is taken. Choose another one.")
             }
         }
         try await ensureCapacity()

@@ -63,7 +63,15 @@ struct CORSAllowListMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let allowed = request.headers[.origin].flatMap { allowedOrigins.contains($0) ? $0 : nil }
         var response: Response
-        if allowed != nil, request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+        if allowed == nil, let origin = request.headers[.origin], request.method == .options,
+            request.headers[.accessControlRequestMethod] != nil
+        {
+            // A preflight from an origin not configured: say so, instead of the 405 the router would give OPTIONS.
+            response = Response.error(
+                APIError(
+                    status: 403, code: "origin_not_allowed",
+                    message: "Cross-origin requests from \(APIError.clipped(origin)) are not allowed: it is not one of this server's web origins (--origin)."))
+        } else if allowed != nil, request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             response = Response(status: .noContent)
             response.headers[.accessControlAllowMethods] = Self.allowedMethods
             response.headers[.accessControlAllowHeaders] = Self.allowedHeaders
@@ -83,6 +91,21 @@ struct CORSAllowListMiddleware<Context: RequestContext>: RouterMiddleware {
         // The answer depends on Origin (errors too): a shared cache must not hand one origin's answer to another.
         response.headers.append(HTTPField(name: .vary, value: "Origin"))
         return response
+    }
+}
+
+/// 404 for a path written other than its one canonical way: a trailing slash (`/metrics/`) or an empty component
+/// (`//metrics`, `/metrics//`).
+///
+/// Hummingbird's router skips empty components, so these reached the route they resemble, past any proxy rule written
+/// for the exact path: behind nginx's `location = /metrics { deny all; }`, `/metrics/` answered with the metrics.
+struct CanonicalPathMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard path == "/" || (!path.hasSuffix("/") && !path.contains("//")) else {
+            throw HTTPError(.notFound, message: "No such path. Paths have no trailing slash and no empty segment.")
+        }
+        return try await next(request, context)
     }
 }
 

@@ -10,11 +10,13 @@ enum PasskeyName {
     /// Bytes, besides characters: one character may carry any number of combining marks.
     static let maximumBytes = 256
 
-    /// The name without surrounding white space, or `name_invalid`: empty, over 64 characters (or 256 UTF-8 bytes), or
+    /// The name without surrounding white space, or `name_invalid`: empty or invisible, over 64 characters (or 256 UTF-8 bytes), or
     /// with characters that change how the text around them shows (see ``DisplayText``).
     static func validated(_ raw: String) throws(APIError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= maximumLength, name.utf8.count <= maximumBytes, DisplayText.isSafe(name) else {
+        // A name of invisible characters only (U+FEFF, U+2060…) would show as an empty row in a list of passkeys.
+        let visible = name.unicodeScalars.contains { !$0.properties.isWhitespace && $0.properties.generalCategory != .format }
+        guard visible, name.count <= maximumLength, name.utf8.count <= maximumBytes, DisplayText.isSafe(name) else {
             throw APIError.badRequest(
                 "name_invalid", "A passkey name has 1 to \(maximumLength) characters, no control characters, line breaks or direction overrides.")
         }

@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import PasskeyCore
 import PasskeyServer
+import PasskeyStorage
 import PasskeyTestSupport
 import PasskeyWire
 import Testing
@@ -438,6 +439,101 @@ struct ServerSurfaceTests {
             #expect(signIn["allowCredentials"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == [Base64URL.encode(device.authenticator.credentialID)])
             let garbage = try await client.call(.get, "/generate-registration-options?username=%FF%FE")
             #expect(garbage.status == .badRequest && garbage["error"] == "username_invalid")
+        }
+    }
+
+    @Test("query strings are form-decoded as browsers write them: + is a space, %2B a plus sign")
+    func formEncodedQuery() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            // The demo page builds its query with URLSearchParams ("Ann+Lee") and names the account again in JSON.
+            let options = try await client.call(.get, "/generate-registration-options?username=Ann+Lee&displayName=Ann+Lee")
+            #expect(options["user"]?.objectValue?["name"] == "Ann Lee", "\(options.json)")
+            #expect(options["user"]?.objectValue?["displayName"] == "Ann Lee")
+            let registered = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "Ann Lee", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            #expect(registered.status == .ok && registered["username"] == "Ann Lee", "\(registered.json)")
+            // Names are decoded too, and the account is found by the same spelling a form sends.
+            let signIn = try await client.call(.get, "/generate-authentication-options?user%6Eame=ann+lee")
+            #expect(
+                signIn["allowCredentials"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue }
+                    == [Base64URL.encode(device.authenticator.credentialID)])
+            let plus = try await client.call(.get, "/generate-registration-options?username=a%2Bb")
+            #expect(plus["user"]?.objectValue?["name"] == "a+b")
+            let strayPercent = try await client.call(.get, "/generate-registration-options?username=100%25+sure%")
+            #expect(strayPercent["user"]?.objectValue?["name"] == "100% sure%")
+        }
+    }
+
+    @Test("a username of white space only is refused; no username, or an empty one, is an anonymous account")
+    func blankUsername() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            // A space, "+", an ideographic space (U+3000), a zero-width space (U+200B).
+            for blank in ["%20", "+", "%E3%80%80", "%E2%80%8B"] {
+                for path in ["/generate-registration-options", "/generate-authentication-options"] {
+                    let answer = try await client.call(.get, "\(path)?username=\(blank)")
+                    #expect(answer.status == .badRequest && answer["error"] == "username_invalid", "\(path) \(blank): \(answer.json)")
+                }
+            }
+            let posted = try await client.call(.post, "/generate-registration-options", json: ["username": " \u{200B} "])
+            #expect(posted["error"] == "username_invalid")
+            for none in ["?username=", ""] {
+                let anonymous = try await client.call(.get, "/generate-registration-options\(none)")
+                #expect(anonymous.status == .ok)
+                #expect(anonymous["user"]?.objectValue?["name"]?.stringValue?.hasPrefix("anonymous-") == true, "\(none): \(anonymous.json)")
+            }
+        }
+    }
+
+    @Test("a path has one spelling: a trailing slash or an empty segment is not found, so exact proxy rules hold")
+    func canonicalPaths() async throws {
+        try await withLiveServer { port in
+            for path in ["/metrics/", "/metrics//", "//metrics", "/health/", "//health", "/generate-authentication-options/"] {
+                let answer = try await onOwnThread { RawConnection.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n") }
+                #expect(answer.hasPrefix("HTTP/1.1 404"), "\(path): \(answer)")
+                #expect(answer.contains("\"error\":\"not_found\""), "\(path): \(answer)")
+            }
+            for path in ["/metrics", "/health", "/"] {
+                let answer = try await onOwnThread { RawConnection.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n") }
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(path): \(answer)")
+            }
+        }
+    }
+
+    @Test("a CORS preflight from an origin that is not configured is 403 origin_not_allowed, without CORS headers")
+    func preflightFromOtherOrigin() async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let refused = try await client.call(
+                .options, "/verify-authentication", headers: [.origin: "http://evil.example", .accessControlRequestMethod: "POST"])
+            #expect(refused.status == .forbidden && refused["error"] == "origin_not_allowed", "\(refused.json)")
+            #expect(refused["message"]?.stringValue?.contains("http://evil.example") == true)
+            #expect(refused.headers[.accessControlAllowOrigin] == nil)
+            let allowed = try await client.call(
+                .options, "/verify-authentication", headers: [.origin: server.origin, .accessControlRequestMethod: "POST"])
+            #expect(allowed.status == .noContent)
+            #expect(allowed.headers[.accessControlAllowOrigin] == server.origin)
+        }
+    }
+
+    @Test("a client's overlong origin is cut before the event log keeps it")
+    func overlongOrigin() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            let origin = "https://" + String(repeating: "a", count: 40_000) + ".example"
+            let failed = try await client.call(
+                .post, "/verify-registration",
+                json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json, origin: origin)])
+            #expect(failed["error"] == "origin_mismatch")
+            let events = try await server.repository.events(matching: EventFilter(code: "origin_mismatch"), before: nil, limit: 10)
+            let event = try #require(events.first)
+            #expect(event.received == String(origin.prefix(256)) + "…")
+            #expect(event.origin == String(origin.prefix(256)) + "…")
         }
     }
 

@@ -257,7 +257,7 @@ struct ConnectAPITests {
             #expect(renamed["name"] == "Work phone")
             // A name is taken whole or refused, never stored shortened or with characters dropped.
             let combining = "e" + String(repeating: "\u{301}", count: 300)  // one character, 601 bytes
-            for refused in ["  ", String(repeating: "a", count: 65), "a\u{0}b", "two\nlines", "two\u{2028}lines", "\u{202E}reversed", combining] {
+            for refused in ["  ", "\u{FEFF}", " \u{2060}\u{200B} ", String(repeating: "a", count: 65), "a\u{0}b", "two\nlines", "two\u{2028}lines", "\u{202E}reversed", combining] {
                 let answer = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": .string(refused)], headers: ConnectHarness.bearer(list))
                 #expect(answer.status == .badRequest && answer["error"] == "name_invalid", "\(refused.debugDescription): \(answer.json)")
             }
@@ -582,6 +582,15 @@ struct ConnectDecisionTests {
             let nothing = try await client.call(.post, "/connect/login/decision", json: ["client": ["platform": "Linux"]])
             #expect(nothing["step"] == "fallback")
             #expect(nothing["reason"] == "no_platform_authenticator")
+            // A client report of the wrong type is refused, as any wrong type is, not read as an empty report.
+            for wrong: JSONValue in ["x", 3, ["iOS"]] {
+                let login = try await client.call(.post, "/connect/login/decision", json: ["client": wrong])
+                #expect(login.status == .badRequest && login["error"] == "field_invalid", "\(wrong): \(login.json)")
+                let append = try await appendDecision(harness, client, externalID: "typed", body: ["client": wrong])
+                #expect(append.status == .badRequest && append["error"] == "field_invalid", "\(wrong): \(append.json)")
+            }
+            let nullClient = try await client.call(.post, "/connect/login/decision", json: ["client": nil])
+            #expect(nullClient["step"] == "fallback")
             let negative = try await client.call(.post, "/connect/login/decision", json: ["recentFailures": -1])
             #expect(negative["error"] == "recent_failures_invalid")
         }

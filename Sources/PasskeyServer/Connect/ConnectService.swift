@@ -219,9 +219,12 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
 }
 
 extension ClientReport {
-    /// Reads `{"platform", "osVersion", "platformAuthenticator", "conditionalMediation", "conditionalCreate"}`.
+    /// Reads `{"platform", "osVersion", "platformAuthenticator", "conditionalMediation", "conditionalCreate"}`; absent or
+    /// null reports nothing. Anything but an object is `field_invalid`, as a wrong type is everywhere else: ignored, it
+    /// would have given a decision for a device the app never described.
     init(json: JSONValue?) throws(APIError) {
-        guard let json, case .object = json else { self.init(); return }
+        guard let json, json != .null else { self.init(); return }
+        guard case .object = json else { throw APIError(WireError(.fieldInvalid, field: "client", "expected an object")) }
         let reader = try JSONObjectReaderAPI(json)
         do {
             self.init(
