@@ -36,13 +36,15 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     /// RP ID hashes, counters — never challenges, keys or credential IDs). A counter regression, the sign of a cloned
     /// authenticator, is a warning.
     func observed(
-        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: () async throws(APIError) -> JSONValue
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context,
+        _ body: (CeremonyNote) async throws(APIError) -> JSONValue
     ) async -> Response {
         let logger = context.logger
         let start = ContinuousClock.now
         let value: JSONValue
+        let note = CeremonyNote()
         do {
-            value = try await body()
+            value = try await body(note)
         } catch {
             metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
             let level: Logger.Level = error.code == "counter_regressed" ? .warning : (error.statusCode >= 500 ? .error : .notice)
@@ -52,23 +54,26 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     "ceremony": .string(ceremony), "step": .string(step), "code": .string(error.code),
                     "detail": .string(error.logDetail ?? error.message),
                 ])
-            await emit(ceremony, step, request, context, answer: nil, error: error)
+            await emit(ceremony, step, request, context, answer: nil, error: error, note: note)
             return Response.error(error)
         }
         metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
-        await emit(ceremony, step, request, context, answer: value, error: nil)
+        await emit(ceremony, step, request, context, answer: value, error: nil, note: note)
         return Response.json(value)
     }
 
     /// Records the step's event, when the server keeps an event log.
-    func emit(_ ceremony: String, _ step: String, _ request: Request, _ context: Context, answer: JSONValue?, error: APIError?) async {
+    func emit(
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, answer: JSONValue?, error: APIError?, note: CeremonyNote
+    ) async {
         guard let events else { return }
         let requestID: String?
         if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id } else { requestID = nil }
         let metadata = RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
         await events.recordCeremony(
             events.ceremonyEvent(
-                kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error),
+                kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error,
+                requestedUsername: note.username),
             logger: context.logger)
     }
 
@@ -77,27 +82,30 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     public func addRoutes(to router: Router<Context>) {
         // The documented API.
         router.get("generate-registration-options") { request, context in
-            await observed("registration", "options", request, context) { () throws(APIError) in
+            await observed("registration", "options", request, context) { note throws(APIError) in
                 try await throttle(request, context)
                 let query = request.formQuery
+                note.username = query["username"]
                 return try await registrationOptions(username: query["username"], displayName: query["displayName"])
             }
         }
         router.post("generate-registration-options") { request, context in
             var request = request
-            return await observed("registration", "options", request, context) { () throws(APIError) in
+            return await observed("registration", "options", request, context) { note throws(APIError) in
                 try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                return try await registrationOptions(username: try body.optionalString("username"), displayName: try body.optionalString("displayName"))
+                note.username = try body.optionalString("username")
+                return try await registrationOptions(username: note.username, displayName: try body.optionalString("displayName"))
             }
         }
         router.post("verify-registration") { request, context in
             var request = request
-            return await observed("registration", "verify", request, context) { () throws(APIError) in
+            return await observed("registration", "verify", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                note.username = try body.optionalString("username")
                 let credential = try body.registrationCredential("cred")
                 let result = try await service.verifyRegistration(
-                    credential, challengeKey: try body.optionalString("challengeKey"), username: try body.optionalString("username"))
+                    credential, challengeKey: try body.optionalString("challengeKey"), username: note.username)
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
                 // Append options can be completed here too: a registration may join a linked account.
                 let externalID: String?
@@ -111,22 +119,24 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             }
         }
         router.get("generate-authentication-options") { request, context in
-            await observed("authentication", "options", request, context) { () throws(APIError) in
+            await observed("authentication", "options", request, context) { note throws(APIError) in
                 try await throttle(request, context)
-                return try await authenticationOptions(username: request.formQuery["username"])
+                note.username = request.formQuery["username"]
+                return try await authenticationOptions(username: note.username)
             }
         }
         router.post("generate-authentication-options") { request, context in
             var request = request
-            return await observed("authentication", "options", request, context) { () throws(APIError) in
+            return await observed("authentication", "options", request, context) { note throws(APIError) in
                 try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                return try await authenticationOptions(username: try body.optionalString("username"))
+                note.username = try body.optionalString("username")
+                return try await authenticationOptions(username: note.username)
             }
         }
         router.post("verify-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify", request, context) { () throws(APIError) in
+            return await observed("authentication", "verify", request, context) { _ throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
@@ -144,31 +154,34 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/registration-challenge", "api/start-registration"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await observed("registration", "options", request, context) { () throws(APIError) in
+                return await observed("registration", "options", request, context) { note throws(APIError) in
                     try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                    note.username = try body.optionalString("username")
                     let (options, _, _) = try await service.registrationOptions(
-                        username: try body.optionalString("username"), displayName: try body.optionalString("displayName"))
+                        username: note.username, displayName: try body.optionalString("displayName"))
                     return options.json
                 }
             }
         }
         router.post("api/complete-registration") { request, context in
             var request = request
-            return await observed("registration", "verify", request, context) { () throws(APIError) in
+            return await observed("registration", "verify", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                note.username = try body.optionalString("username")
                 let credential = try body.registrationCredential("credential")
-                let result = try await service.verifyRegistration(credential, challengeKey: nil, username: try body.optionalString("username"))
+                let result = try await service.verifyRegistration(credential, challengeKey: nil, username: note.username)
                 return Self.userObject(result.user)
             }
         }
         for path in ["api/authentication-challenge", "api/start-authentication"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await observed("authentication", "options", request, context) { () throws(APIError) in
+                return await observed("authentication", "options", request, context) { note throws(APIError) in
                     try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                    let (options, _) = try await service.authenticationOptions(username: try body.optionalString("username"))
+                    note.username = try body.optionalString("username")
+                    let (options, _) = try await service.authenticationOptions(username: note.username)
                     return .object([
                         "challenge": .string(options.challenge), "rpId": options.rpId.map(JSONValue.string) ?? .null,
                         "allowCredentials": .array((options.allowCredentials ?? []).map(\.json)),
@@ -180,10 +193,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("api/complete-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify", request, context) { () throws(APIError) in
+            return await observed("authentication", "verify", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("assertion")
-                let username = try CeremonyService<Repository>.normalizeUsername(try body.optionalString("username"))
+                note.username = try body.optionalString("username")
+                let username = try CeremonyService<Repository>.normalizeUsername(note.username)
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
                 return Self.userObject(result.user)
             }
@@ -271,4 +285,10 @@ struct JSONObjectReaderAPI {
         let credential = try credentialValue(name)
         do { return try AuthenticationResponseJSON(json: credential.value) } catch { throw APIError(error.within(credential.path)) }
     }
+}
+
+/// What a ceremony's handler learned that its event should record even when the step fails: the username the request
+/// named (a failed step's answer has none). One per request, used by that request's task only.
+final class CeremonyNote {
+    var username: String?
 }

@@ -519,6 +519,34 @@ struct ServerSurfaceTests {
         }
     }
 
+    @Test("events of options steps and failed steps record the username the request named")
+    func eventUsernames() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=Ann+Lee")
+            _ = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "Ann Lee", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            let taken = try await client.call(.post, "/generate-registration-options", json: ["username": "ann lee"])
+            #expect(taken["error"] == "username_taken")
+            _ = try await client.call(.get, "/generate-authentication-options?username=bo")
+            _ = try await client.call(.post, "/api/authentication-challenge", json: ["username": " carol "])
+            _ = try await client.call(.get, "/generate-registration-options")  // anonymous: no username
+            let events = await server.repository.events(matching: EventFilter(), before: nil, limit: 20)
+            let recorded = events.reversed().map { "\($0.kind) \($0.result.rawValue) \($0.code ?? "-") \($0.username ?? "-")" }
+            #expect(
+                recorded == [
+                    "registration.options success - Ann Lee", "registration.verify success - Ann Lee",
+                    "registration.options failure username_taken ann lee", "authentication.options success - bo",
+                    "authentication.options success - carol", "registration.options success - -",
+                ], "\(recorded)")
+            // The log filter by user finds the failed attempt too, in any case.
+            let annEvents = await server.repository.events(matching: EventFilter(user: "ANN LEE"), before: nil, limit: 20)
+            #expect(annEvents.count == 3)
+        }
+    }
+
     @Test("a client's overlong origin is cut before the event log keeps it")
     func overlongOrigin() async throws {
         let server = TestServer()
@@ -530,7 +558,7 @@ struct ServerSurfaceTests {
                 .post, "/verify-registration",
                 json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json, origin: origin)])
             #expect(failed["error"] == "origin_mismatch")
-            let events = try await server.repository.events(matching: EventFilter(code: "origin_mismatch"), before: nil, limit: 10)
+            let events = await server.repository.events(matching: EventFilter(code: "origin_mismatch"), before: nil, limit: 10)
             let event = try #require(events.first)
             #expect(event.received == String(origin.prefix(256)) + "…")
             #expect(event.origin == String(origin.prefix(256)) + "…")

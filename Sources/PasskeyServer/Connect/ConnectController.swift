@@ -37,7 +37,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addBackendRoutes(to router: Router<Context>) {
         router.post("connect/tokens") { request, context in
             var request = request
-            return await ceremonies.observed("connect", "token", request, context) { () throws(APIError) in
+            return await ceremonies.observed("connect", "token", request, context) { _ throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let type = ConnectTokenType(rawValue: try body.requiredString("type"))
@@ -53,20 +53,20 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/verify") { request, context in
             var request = request
-            return await ceremonies.observed("connect", "verify", request, context) { () throws(APIError) in
+            return await ceremonies.observed("connect", "verify", request, context) { _ throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await service.verifySignedData(try body.requiredString("signedPasskeyData"))
             }
         }
         router.get("users/:id/passkeys") { request, context in
-            await ceremonies.observed("manage", "list", request, context) { () throws(APIError) in
+            await ceremonies.observed("manage", "list", request, context) { _ throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 return try await service.passkeys(of: try await service.backendUser(context.parameters.get("id") ?? ""))
             }
         }
         router.delete("users/:id/passkeys/:credentialId") { request, context in
-            await ceremonies.observed("manage", "delete", request, context) { () throws(APIError) in
+            await ceremonies.observed("manage", "delete", request, context) { _ throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "")
                 try await service.deletePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")))
@@ -74,7 +74,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.delete("users/:id") { request, context in
-            await ceremonies.observed("manage", "delete-user", request, context) { () throws(APIError) in
+            await ceremonies.observed("manage", "delete-user", request, context) { _ throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 try await service.deleteUser(try await service.backendUser(context.parameters.get("id") ?? ""))
                 return .object(["deleted": true])
@@ -87,7 +87,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addClientRoutes(to router: Router<Context>) {
         router.post("connect/append/decision") { request, context in
             var request = request
-            return await ceremonies.observed("append", "decision", request, context) { () throws(APIError) in
+            return await ceremonies.observed("append", "decision", request, context) { _ throws(APIError) in
                 let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let declined = try body.optionalString("lastDeclinedAt").map { (text: String) throws(APIError) -> Date in
@@ -102,7 +102,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/append/options") { request, context in
             var request = request
-            return await ceremonies.observed("append", "options", request, context) { () throws(APIError) in
+            return await ceremonies.observed("append", "options", request, context) { _ throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let replaces = try body.optionalString("replaces").map { (text: String) throws(APIError) in try service.credentialID(text) }
                 let mediation = try body.optionalString("mediation")
@@ -119,7 +119,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/append/verify") { request, context in
             var request = request
-            return await ceremonies.observed("append", "verify", request, context) { () throws(APIError) in
+            return await ceremonies.observed("append", "verify", request, context) { _ throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")
                 // Authorized by the challenge: only append options (made with a consumed append token) name an
@@ -136,14 +136,14 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.get("connect/passkeys") { request, context in
-            await ceremonies.observed("manage", "list", request, context) { () throws(APIError) in
+            await ceremonies.observed("manage", "list", request, context) { _ throws(APIError) in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
                 return try await service.passkeys(of: user)
             }
         }
         router.patch("connect/passkeys/:credentialId") { request, context in
             var request = request
-            return await ceremonies.observed("manage", "rename", request, context) { () throws(APIError) in
+            return await ceremonies.observed("manage", "rename", request, context) { _ throws(APIError) in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await service.renamePasskey(
@@ -151,7 +151,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.delete("connect/passkeys/:credentialId") { request, context in
-            await ceremonies.observed("manage", "delete", request, context) { () throws(APIError) in
+            await ceremonies.observed("manage", "delete", request, context) { _ throws(APIError) in
                 let id = try service.credentialID(context.parameters.get("credentialId"))
                 let user = try await service.authorize(Self.authorization(request), .passkeyDelete, consume: true)
                 try await service.deletePasskey(of: user, id: id)
@@ -159,7 +159,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.post("connect/login/options") { request, context in
-            await ceremonies.observed("authentication", "options", request, context) { () throws(APIError) in
+            await ceremonies.observed("authentication", "options", request, context) { _ throws(APIError) in
                 let user = try await service.authorize(Self.authorization(request), .passkeyLogin, consume: true)
                 let (options, key) = try await service.ceremonies.authenticationOptions(for: user)
                 guard case .object(var object) = options.json else { return options.json }
@@ -169,7 +169,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/login/decision") { request, context in
             var request = request
-            return await ceremonies.observed("login", "decision", request, context) { () throws(APIError) in
+            return await ceremonies.observed("login", "decision", request, context) { _ throws(APIError) in
                 try await ceremonies.throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let failures = try body.optionalInt("recentFailures") ?? 0

@@ -77,14 +77,17 @@ public struct EventRecorder: Sendable {
     /// The event of a ceremony step (or connect call): `kind` is `<ceremony>.<step>`. On success the user and credential
     /// come from the answer (`userId`/`id`, `username`, `credentialId` cut to its prefix); on failure the code, its
     /// explanation and, for origin and RP ID failures, the expected and received values.
+    /// `requestedUsername` is the username the request named, recorded when the answer names none (options, failures):
+    /// trimmed and cut to ``APIError/maximumValueLength`` characters.
     func ceremonyEvent(
-        kind: String, rpID: String, metadata: RequestMetadata, answer: JSONValue?, error: APIError?
+        kind: String, rpID: String, metadata: RequestMetadata, answer: JSONValue?, error: APIError?, requestedUsername: String? = nil
     ) -> EventRecord {
         let object = answer?.objectValue
         let userID = object?["userId"]?.stringValue ?? object?["id"]?.stringValue
+        let requested = requestedUsername.map { APIError.clipped($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         return EventRecord(
             time: now(), kind: kind, result: error == nil ? .success : .failure, code: error?.code, explanation: error?.message,
-            userID: userID, username: object?["username"]?.stringValue,
+            userID: userID, username: object?["username"]?.stringValue ?? requested.flatMap { $0.isEmpty ? nil : $0 },
             credentialIDPrefix: object?["credentialId"]?.stringValue.map { String($0.prefix(EventRecord.credentialIDPrefixLength)) },
             origin: metadata.origin ?? error?.received.flatMap { error?.code == "origin_mismatch" ? $0 : nil }, rpID: rpID,
             expected: error?.expected, received: error?.received, clientIP: metadata.clientIP, userAgent: metadata.userAgent,
