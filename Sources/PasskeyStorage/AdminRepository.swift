@@ -7,7 +7,10 @@ public protocol AdminRepository: Sendable {
     func admin(id: String) async throws(StorageError) -> AdminRecord?
     func admin(userHandle: [UInt8]) async throws(StorageError) -> AdminRecord?
 
-    /// Stores a new admin and their first passkey in one transaction that consumes the invite with `inviteHash`.
+    /// Stores a new admin and their first passkey in one transaction that consumes the invite with `inviteHash`. When
+    /// no admin existed before, the same transaction deletes every other invite: before the first admin, invites are the
+    /// setup links printed at each start (console output that logs keep), and none of them should make a second admin
+    /// later. Once there is an admin, more are invited with `passkey-server admin invite`.
     /// - Throws: `not_found` when the invite is gone or expired at `now` (nothing is written), `credential_exists`
     ///   when the credential ID is registered as an admin passkey already.
     func addAdmin(_ admin: AdminRecord, credential: CredentialRecordEntry, consumingInvite inviteHash: [UInt8], now: Date)

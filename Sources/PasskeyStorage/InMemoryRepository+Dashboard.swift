@@ -68,6 +68,7 @@ extension InMemoryRepository {
         }
         guard adminCredentialsByID[credential.id] == nil else { throw StorageError(.credentialExists, "admin credential ID already registered") }
         adminInvitesByHash[invite.hash] = nil
+        if adminsByID.isEmpty { adminInvitesByHash.removeAll() }  // the first admin: the other setup links go
         adminsByID[admin.id] = admin
         adminCredentialsByID[credential.id] = credential
     }

@@ -45,6 +45,10 @@ extension PostgresRepository: AdminRepository {
             if try await !connection.rows("SELECT 1 FROM admin_credentials WHERE id = \(ByteBuffer(credential.id))", logger).isEmpty {
                 throw StorageError(.credentialExists, "admin credential ID already registered")
             }
+            // The first admin: the other setup links go (see AdminRepository.addAdmin).
+            if try await connection.rows("SELECT 1 FROM admins LIMIT 1", logger).isEmpty {
+                try await connection.query("DELETE FROM admin_invites", logger: logger)
+            }
             try await connection.query(
                 """
                 INSERT INTO admins (id, user_handle, name, created_at)

@@ -41,6 +41,10 @@ extension SQLiteRepository {
             if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM admin_credentials WHERE id = ?"), arguments: [Data(credential.id)]) == true {
                 throw StorageError(.credentialExists, "admin credential ID already registered")
             }
+            // The first admin: the other setup links go (see AdminRepository.addAdmin).
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM admins LIMIT 1")) != true {
+                try db.cachedStatement(sql: "DELETE FROM admin_invites").execute()
+            }
             try db.cachedStatement(sql: "INSERT INTO admins (\(Self.adminColumns)) VALUES (?, ?, ?, ?)").execute(arguments: [
                 admin.id, Data(admin.userHandle), admin.name, SQLiteSchema.milliseconds(admin.createdAt),
             ])
