@@ -32,6 +32,8 @@ public final class SQLiteRepository: PasskeyRepository {
             self.pool = pool
             writer = GroupCommitWriter(pool: pool, path: path)
             readers = ReadConnectionPool(path: path)
+        } catch let error as StorageError {
+            throw error
         } catch {
             throw StorageError(.unavailable, "cannot open SQLite database at \(path): \(error)")
         }
@@ -44,7 +46,12 @@ public final class SQLiteRepository: PasskeyRepository {
         let manager = FileManager.default
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         if !manager.fileExists(atPath: folder.path) {
-            try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            do { try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+                // Foundation's error prints as an NSError dump; say it as the rest of the start-up errors do.
+                let underlying = (error as? CocoaError)?.underlying ?? ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error)
+                let reason = underlying.map { String(cString: strerror(Int32(($0 as NSError).code))) }
+                throw StorageError(.unavailable, "cannot create the folder \(folder.path) for the database: \(reason ?? error.localizedDescription)")
+            }
         }
         if !manager.fileExists(atPath: path) {
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

@@ -123,6 +123,21 @@ struct SQLiteWriterTests {
         #expect(try mode(path) == 0o600)
         #expect(try mode(path + "-wal") == 0o600)
     }
+
+    @Test("a folder that cannot be made is storage_unavailable, said in words rather than as a Foundation error dump")
+    func folderRefused() throws {
+        // A file where a folder should be: nobody, root included, can make a folder inside it.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-file-\(UUID().uuidString)")
+        try Data("x".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            _ = try SQLiteRepository(path: file.appendingPathComponent("data/passkey.sqlite").path)
+            Issue.record("opened a database under a file")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.reason == "cannot create the folder \(file.path)/data for the database: Not a directory", "\(error.reason)")
+        }
+    }
 }
 
 /// Upgrading a database made by an earlier version.
