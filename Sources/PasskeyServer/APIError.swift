@@ -89,9 +89,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// 40 000-character one was answered, logged and stored in full.
     static let maximumValueLength = 256
 
-    /// `text` cut to ``maximumValueLength`` characters, marked with `…` when cut.
+    /// `text` cut to ``maximumValueLength`` Unicode scalars, marked with `…` when cut. Scalars, not characters: one
+    /// character can carry any number of combining marks.
     static func clipped(_ text: String) -> String {
-        text.count > maximumValueLength ? String(text.prefix(maximumValueLength)) + "…" : text
+        let scalars = text.unicodeScalars
+        guard scalars.count > maximumValueLength else { return text }
+        return String(String.UnicodeScalarView(scalars.prefix(maximumValueLength))) + "…"
     }
 
     /// A malformed request body.

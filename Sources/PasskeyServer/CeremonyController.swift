@@ -73,7 +73,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         await events.recordCeremony(
             events.ceremonyEvent(
                 kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error,
-                requestedUsername: note.username),
+                // Only a name that passes the username checks: a refused one may carry direction overrides or
+                // invisible characters that would disguise it in the dashboard.
+                requestedUsername: (try? CeremonyService<Repository>.normalizeUsername(note.username)) ?? nil),
             logger: context.logger)
     }
 
@@ -83,18 +85,18 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         // The documented API.
         router.get("generate-registration-options") { request, context in
             await observed("registration", "options", request, context) { note throws(APIError) in
-                try await throttle(request, context)
                 let query = request.formQuery
-                note.username = query["username"]
+                note.username = query["username"]  // before the throttle: a refused attempt names its user too
+                try await throttle(request, context)
                 return try await registrationOptions(username: query["username"], displayName: query["displayName"])
             }
         }
         router.post("generate-registration-options") { request, context in
             var request = request
             return await observed("registration", "options", request, context) { note throws(APIError) in
-                try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try body.optionalString("username")
+                try await throttle(request, context)
                 return try await registrationOptions(username: note.username, displayName: try body.optionalString("displayName"))
             }
         }
@@ -120,17 +122,17 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.get("generate-authentication-options") { request, context in
             await observed("authentication", "options", request, context) { note throws(APIError) in
+                note.username = request.formQuery["username"]  // before the throttle: a refused attempt names its user too
                 try await throttle(request, context)
-                note.username = request.formQuery["username"]
                 return try await authenticationOptions(username: note.username)
             }
         }
         router.post("generate-authentication-options") { request, context in
             var request = request
             return await observed("authentication", "options", request, context) { note throws(APIError) in
-                try await throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try body.optionalString("username")
+                try await throttle(request, context)
                 return try await authenticationOptions(username: note.username)
             }
         }
@@ -155,9 +157,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             router.post(RouterPath(path)) { request, context in
                 var request = request
                 return await observed("registration", "options", request, context) { note throws(APIError) in
-                    try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     note.username = try body.optionalString("username")
+                    try await throttle(request, context)
                     let (options, _, _) = try await service.registrationOptions(
                         username: note.username, displayName: try body.optionalString("displayName"))
                     return options.json
@@ -178,9 +180,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             router.post(RouterPath(path)) { request, context in
                 var request = request
                 return await observed("authentication", "options", request, context) { note throws(APIError) in
-                    try await throttle(request, context)
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     note.username = try body.optionalString("username")
+                    try await throttle(request, context)
                     let (options, _) = try await service.authenticationOptions(username: note.username)
                     return .object([
                         "challenge": .string(options.challenge), "rpId": options.rpId.map(JSONValue.string) ?? .null,

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import Synchronization
 
 /// Writes one line per log event to standard error, in swift-log's stream format
 /// (`<time> <level> <label>: key=value … [<source>] <message>`), with what clients control made harmless.
@@ -8,18 +9,25 @@ public import Logging
 /// feed in one forges a whole log line and an escape sequence recolours a terminal; a 40 000-character origin fills the
 /// log. Here every control character (C0, DEL, C1, and the Unicode line and paragraph separators) in the message and in
 /// metadata is written as a `\u{…}` escape, and each value is cut to ``maximumValueLength`` characters with a note of how
-/// many were left out. The line itself still ends with one line feed.
+/// many were left out. The line itself still ends with one line feed, and is cut at ``maximumLineLength`` bytes.
+///
+/// Lines go to standard error with `write(2)`, one call per line under a lock that the copies of a logger share (so
+/// lines from concurrent requests never interleave), and errors are ignored: a logger must not take the server down
+/// when its output went away (Foundation's `FileHandle.write` traps on a broken pipe).
 public struct LogLineHandler: LogHandler {
     public static let maximumValueLength = 512
+    /// Longest line written, in bytes: short enough for one write to a pipe to stay whole next to other writers' lines.
+    public static let maximumLineLength = 4_000
 
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     private let label: String
     private let write: @Sendable (String) -> Void
 
-    /// A handler for `label` that writes to standard error.
+    /// A handler for `label` that writes to standard error. Copies of the logger (every request's) share its lock.
     public init(label: String) {
-        self.init(label: label) { line in FileHandle.standardError.write(Data(line.utf8)) }
+        let output = StandardError()
+        self.init(label: label) { line in output.write(line) }
     }
 
     /// A handler that hands each finished line to `write` (tests).
@@ -41,8 +49,21 @@ public struct LogLineHandler: LogHandler {
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             line += " \(Self.safe(key))=\(Self.safe(Self.text(value)))"
         }
-        line += " [\(Self.safe(event.source))] \(Self.safe(event.message.description))\n"
-        write(line)
+        line += " [\(Self.safe(event.source))] \(Self.safe(event.message.description))"
+        write(Self.limited(line) + "\n")
+    }
+
+    /// `line` cut to ``maximumLineLength`` UTF-8 bytes (at a scalar boundary), marked with `…` when cut.
+    static func limited(_ line: String) -> String {
+        guard line.utf8.count > maximumLineLength else { return line }
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in line.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > maximumLineLength - 3 { break }
+            kept.append(scalar)
+        }
+        return String(kept) + "…"
     }
 
     /// A metadata value as swift-log's stream handler writes it.
@@ -88,5 +109,29 @@ public struct LogLineHandler: LogHandler {
         var buffer = [CChar](repeating: 0, count: 64)
         let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Standard error written with `write(2)`, one line at a time.
+final class StandardError: Sendable {
+    private let lock = Mutex(())
+
+    func write(_ line: String) {
+        var bytes = Array(line.utf8)
+        lock.withLock { _ in
+            bytes.withUnsafeMutableBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(2, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                    if written > 0 {
+                        offset += written
+                    } else if written < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        return  // the output is gone or full: drop the line rather than fail
+                    }
+                }
+            }
+        }
     }
 }

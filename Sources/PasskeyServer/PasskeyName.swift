@@ -14,8 +14,13 @@ enum PasskeyName {
     /// with characters that change how the text around them shows (see ``DisplayText``).
     static func validated(_ raw: String) throws(APIError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        // A name of invisible characters only (U+FEFF, U+2060…) would show as an empty row in a list of passkeys.
-        let visible = name.unicodeScalars.contains { !$0.properties.isWhitespace && $0.properties.generalCategory != .format }
+        // A name of invisible characters only (U+FEFF, U+2060, the Hangul fillers, the blank Braille pattern…) would
+        // show as an empty row in a list of passkeys.
+        let visible = name.unicodeScalars.contains { scalar in
+            let properties = scalar.properties
+            return !properties.isWhitespace && properties.generalCategory != .format && !properties.isDefaultIgnorableCodePoint
+                && scalar != "\u{2800}"
+        }
         guard visible, name.count <= maximumLength, name.utf8.count <= maximumBytes, DisplayText.isSafe(name) else {
             throw APIError.badRequest(
                 "name_invalid", "A passkey name has 1 to \(maximumLength) characters, no control characters, line breaks or direction overrides.")

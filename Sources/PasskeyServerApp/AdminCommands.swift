@@ -131,11 +131,18 @@ struct AdminCommand: AsyncParsableCommand {
             let hours = hours ?? 24
             guard hours > 0, hours <= 24 * 30 else { throw ValidationError("--hours must be more than 0 and at most 720") }
             let configuration = try root.makeConfiguration()
-            let token = try await Administration.createAdminInvite(repository: try openStorage(root), lifetime: hours * 3600)
+            let repository = try await openStorage(root)
+            let token = try await Administration.createAdminInvite(repository: repository, lifetime: hours * 3600)
             let base = configuration.webOrigins.first ?? configuration.defaultOrigin
             say("\(base)/dashboard/setup?token=\(token)")
             let shown = hours == hours.rounded() ? String(Int(hours)) : String(hours)
-            FileHandle.standardError.write(Data("Open it within \(shown) hours, once. It is not shown again.\n".utf8))
+            var notes = "Open it within \(shown) hours, once. It is not shown again.\n"
+            if try await repository.admins().isEmpty {
+                // AdminRepository.addAdmin: the first admin revokes every other pending link.
+                notes += "No admin exists yet: the first admin, made with this link or any other, revokes all other links. "
+                    + "Make the first admin, then invite the others.\n"
+            }
+            FileHandle.standardError.write(Data(notes.utf8))
         }
     }
 }

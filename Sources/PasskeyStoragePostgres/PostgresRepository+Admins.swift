@@ -38,6 +38,9 @@ extension PostgresRepository: AdminRepository {
     {
         let logger = self.logger
         try await transaction("add admin") { connection in
+            // One admin is added at a time: two first setups at once would each lock its own invite, then wait for the
+            // other's in the revocation below (a deadlock). In turn, the second finds its link revoked (`not_found`).
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.addAdminLockKey))", logger: logger)
             let consumed = try await connection.rows(
                 "DELETE FROM admin_invites WHERE hash = \(ByteBuffer(inviteHash)) AND expires_at > \(PostgresTime.milliseconds(now)) RETURNING 1",
                 logger)
@@ -65,6 +68,9 @@ extension PostgresRepository: AdminRepository {
                 """, logger: logger)
         }
     }
+
+    /// The advisory lock key of ``addAdmin(_:credential:consumingInvite:now:)``: "passkey3" as ASCII.
+    static let addAdminLockKey = Int64(0x7061_7373_6b65_7933)
 
     func fetchAdminCredentials(_ what: String, _ query: PostgresQuery) async throws(StorageError) -> [CredentialRecordEntry] {
         let logger = self.logger

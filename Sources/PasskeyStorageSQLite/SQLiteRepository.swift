@@ -49,7 +49,7 @@ public final class SQLiteRepository: PasskeyRepository {
             do { try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
                 // Foundation's error prints as an NSError dump; say it as the rest of the start-up errors do.
                 let underlying = (error as? CocoaError)?.underlying ?? ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error)
-                let reason = underlying.map { String(cString: strerror(Int32(($0 as NSError).code))) }
+                let reason = underlying.map { $0 as NSError }.flatMap { $0.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32($0.code))) : nil }
                 throw StorageError(.unavailable, "cannot create the folder \(folder.path) for the database: \(reason ?? error.localizedDescription)")
             }
         }

@@ -496,10 +496,17 @@ struct ServerSurfaceTests {
                 #expect(answer.hasPrefix("HTTP/1.1 404"), "\(path): \(answer)")
                 #expect(answer.contains("\"error\":\"not_found\""), "\(path): \(answer)")
             }
-            for path in ["/metrics", "/health", "/"] {
+            // Escapes and dot segments are not decoded into a route either.
+            for path in ["/%6detrics", "/metrics%2F", "/./metrics", "/metrics/."] {
+                let answer = try await onOwnThread { RawConnection.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n") }
+                #expect(answer.hasPrefix("HTTP/1.1 404"), "\(path): \(answer)")
+            }
+            for path in ["/metrics", "/health", "/", "/?x=1", "/generate-authentication-options?username=a/b", "/dashboard/login", "/openapi.json"] {
                 let answer = try await onOwnThread { RawConnection.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n") }
                 #expect(answer.hasPrefix("HTTP/1.1 200"), "\(path): \(answer)")
             }
+            let head = try await onOwnThread { RawConnection.exchange(port: port, "HEAD /health HTTP/1.1\r\nHost: localhost\r\n\r\n") }
+            #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
         }
     }
 
@@ -533,6 +540,9 @@ struct ServerSurfaceTests {
             _ = try await client.call(.get, "/generate-authentication-options?username=bo")
             _ = try await client.call(.post, "/api/authentication-challenge", json: ["username": " carol "])
             _ = try await client.call(.get, "/generate-registration-options")  // anonymous: no username
+            // A refused name is not recorded: it may carry direction overrides that disguise it in the dashboard.
+            let overridden = try await client.call(.get, "/generate-registration-options?username=%E2%80%AEevil")
+            #expect(overridden["error"] == "username_invalid")
             let events = await server.repository.events(matching: EventFilter(), before: nil, limit: 20)
             let recorded = events.reversed().map { "\($0.kind) \($0.result.rawValue) \($0.code ?? "-") \($0.username ?? "-")" }
             #expect(
@@ -540,7 +550,17 @@ struct ServerSurfaceTests {
                     "registration.options success - Ann Lee", "registration.verify success - Ann Lee",
                     "registration.options failure username_taken ann lee", "authentication.options success - bo",
                     "authentication.options success - carol", "registration.options success - -",
+                    "registration.options failure username_invalid -",
                 ], "\(recorded)")
+            // Throttled attempts name their user too.
+            let throttled = TestServer { $0.optionsPerMinute = 1 }
+            try await throttled.run { client in
+                _ = try await client.call(.get, "/generate-authentication-options?username=dan")
+                let refused = try await client.call(.post, "/generate-authentication-options", json: ["username": "dan"])
+                #expect(refused["error"] == "rate_limited")
+                let limited = await throttled.repository.events(matching: EventFilter(code: "rate_limited"), before: nil, limit: 5)
+                #expect(limited.map(\.username) == ["dan"])
+            }
             // The log filter by user finds the failed attempt too, in any case.
             let annEvents = await server.repository.events(matching: EventFilter(user: "ANN LEE"), before: nil, limit: 20)
             #expect(annEvents.count == 3)
@@ -562,6 +582,15 @@ struct ServerSurfaceTests {
             let event = try #require(events.first)
             #expect(event.received == String(origin.prefix(256)) + "…")
             #expect(event.origin == String(origin.prefix(256)) + "…")
+
+            // Counted in Unicode scalars: combining marks make few characters of many scalars.
+            let marks = try await client.call(.get, "/generate-registration-options?username=bo")
+            let stacked = "https://a" + String(repeating: "\u{301}", count: 40_000)
+            _ = try await client.call(
+                .post, "/verify-registration",
+                json: ["challengeKey": marks["challengeKey"] ?? nil, "cred": device.create(marks.json, origin: stacked)])
+            let newest = try #require(await server.repository.events(matching: EventFilter(code: "origin_mismatch"), before: nil, limit: 1).first)
+            #expect(newest.received?.unicodeScalars.count == 257)
         }
     }
 

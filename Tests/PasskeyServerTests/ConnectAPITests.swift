@@ -257,7 +257,7 @@ struct ConnectAPITests {
             #expect(renamed["name"] == "Work phone")
             // A name is taken whole or refused, never stored shortened or with characters dropped.
             let combining = "e" + String(repeating: "\u{301}", count: 300)  // one character, 601 bytes
-            for refused in ["  ", "\u{FEFF}", " \u{2060}\u{200B} ", String(repeating: "a", count: 65), "a\u{0}b", "two\nlines", "two\u{2028}lines", "\u{202E}reversed", combining] {
+            for refused in ["  ", "\u{FEFF}", " \u{2060}\u{200B} ", "\u{3164}", "\u{2800}\u{2800}", String(repeating: "a", count: 65), "a\u{0}b", "two\nlines", "two\u{2028}lines", "\u{202E}reversed", combining] {
                 let answer = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": .string(refused)], headers: ConnectHarness.bearer(list))
                 #expect(answer.status == .badRequest && answer["error"] == "name_invalid", "\(refused.debugDescription): \(answer.json)")
             }

@@ -1,5 +1,7 @@
+import Foundation
 import Logging
 import PasskeyServer
+import PasskeyTestSupport
 import Testing
 
 @Suite("Log lines")
@@ -22,6 +24,36 @@ struct LogLineHandlerTests {
         #expect(line.contains(#"detail=http://x\u{a}2026-11-22T07:00:00+0000 critical passkey-server: FORGED admin=root\u{1b}[31mRED"#), "\(line)")
         #expect(line.contains("origin=" + String(repeating: "a", count: LogLineHandler.maximumValueLength) + "…(39488 more) "), "\(line.count)")
         #expect(line.contains(" notice passkey-server: detail=") && line.hasSuffix(" [PasskeyServerTests] ceremony failed\n"), "\(line)")
+    }
+
+    @Test("a line is cut at 4 000 bytes, so one write to a pipe stays whole")
+    func longLine() {
+        let capture = LogCapture()
+        var metadata: Logger.Metadata = [:]
+        for index in 0..<20 { metadata["key\(index)"] = .string(String(repeating: "é", count: 500)) }
+        logger(capture).notice("many values", metadata: metadata)
+        let line = capture.lines.first ?? ""
+        #expect(line.utf8.count <= LogLineHandler.maximumLineLength + 1 && line.hasSuffix("…\n"), "\(line.utf8.count)")
+        #expect(line.filter { $0 == "\n" }.count == 1)
+    }
+
+    @Test("the server binary writes its log through this handler: a client's origin cannot forge a line")
+    func serverProcess() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-log-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let server = try await ServerProcess.start(database: "memory:", port: try LocalPorts.free(), logPath: log)
+        let client = ProcessClient(port: server.port)
+        let options = await client.call(.get, "/generate-registration-options?username=ann")
+        let device = try Device(server: TestServer { $0.rpID = "example.com" })
+        let forged = "https://x\n2026-11-22T07:00:00+0000 critical passkey-server: FORGED"
+        let answer = await client.call(
+            .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json, origin: forged)])
+        await client.close()
+        server.stop()
+        #expect(answer["error"] == "origin_mismatch", "\(answer.json)")
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains(#"https://x\u{a}2026-11-22T07:00:00+0000 critical passkey-server: FORGED"#), "\(text)")
+        #expect(!text.split(separator: "\n").contains { $0.hasPrefix("2026-11-22T07:00:00+0000 critical") })
     }
 
     @Test("the message, logger metadata and separators are escaped too; ordinary text is written as is")

@@ -108,6 +108,30 @@ struct DashboardStorageConformanceTests {
         }
     }
 
+    @Test("two first setups at once: one makes the admin, the other finds its link revoked (no deadlock)", arguments: Backend.available)
+    func concurrentFirstSetups(backend: Backend) async throws {
+        for round in 0..<5 {
+            try await backend.withRepository { repo in
+                try await repo.saveAdminInvite(AdminInviteRecord(hash: [10], createdAt: t0, expiresAt: t0.addingTimeInterval(60)))
+                try await repo.saveAdminInvite(AdminInviteRecord(hash: [11], createdAt: t0, expiresAt: t0.addingTimeInterval(60)))
+                // Connections open before the race (PostgreSQL's pool opens them on demand), so the two overlap.
+                await withTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 { group.addTask { _ = try? await repo.admins() } }
+                }
+                let outcomes = await withTaskGroup(of: StorageError.Code?.self) { group in
+                    for offset: UInt8 in 0..<2 {
+                        let admin = AdminRecord(userHandle: [UInt8](repeating: 10 + offset, count: 32), name: "a\(offset)", createdAt: t0)
+                        let credential = adminCredential(10 + offset, admin: admin)
+                        group.addTask { await storageCode { try await repo.addAdmin(admin, credential: credential, consumingInvite: [10 + offset], now: t0) } }
+                    }
+                    return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }
+                }
+                #expect(outcomes.filter { $0 == nil }.count == 1 && outcomes.contains(.notFound), "round \(round): \(outcomes)")
+                #expect(try await repo.admins().count == 1)
+            }
+        }
+    }
+
     @Test("admin sessions are touched, re-verified, deleted and purged by age and idleness", arguments: Backend.available)
     func sessions(backend: Backend) async throws {
         try await backend.withRepository { repo in
