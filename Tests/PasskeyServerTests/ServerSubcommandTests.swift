@@ -68,5 +68,7 @@ struct ServerSubcommandTests {
         #expect(!help.output.contains("(default: 24"), "one default, in words: \(help.output)")
         let invited = try await run(["admin", "invite", "--hours", "1.5", "--database", database])
         #expect(invited.output.contains("within 1.5 hours"), "\(invited.output)")
+        // No admin yet: the first one made revokes the other links, and the command says so.
+        #expect(invited.output.contains("No admin exists yet: the first admin, made with this link or any other, revokes all other links."), "\(invited.output)")
     }
 }

@@ -37,7 +37,11 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
     /// When there is no admin yet: a new invite token for the first admin; otherwise `nil`.
     public func firstSetupToken() async throws(StorageError) -> String? {
         guard try await repository.admins().isEmpty else { return nil }
-        return try await Administration.createAdminInvite(repository: repository, lifetime: settings.inviteLifetime, now: now(), random: random)
+        let token = try await Administration.createAdminInvite(repository: repository, lifetime: settings.inviteLifetime, now: now(), random: random)
+        // Another instance may have made the first admin meanwhile, after its revocation of pending links ran: then this
+        // link is not shown. Only its hash is stored, so a link never shown cannot be used.
+        guard try await repository.admins().isEmpty else { return nil }
+        return token
     }
 
     func checkInvite(_ token: String?) async throws(APIError) -> [UInt8] {
