@@ -77,6 +77,11 @@ public struct LogLineHandler: LogHandler {
 
     /// `text` with control characters escaped, cut to ``maximumValueLength`` characters.
     static func safe(_ text: String) -> String {
+        // Most values (ids, codes, paths) are short ASCII-like text: taken as is when no byte can start a control
+        // character (C0 and DEL; 0xC2 leads C1, 0xE2 the line and paragraph separators).
+        if text.utf8.count <= maximumValueLength, !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) {
+            return text
+        }
         var result = ""
         var count = 0
         for scalar in text.unicodeScalars {
