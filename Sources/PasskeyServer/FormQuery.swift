@@ -35,7 +35,7 @@ struct FormQuery: Sendable {
                 if input.count >= 2, let high = hexValue(input[input.startIndex]),
                     let low = hexValue(input[input.index(after: input.startIndex)])
                 {
-                    bytes.append(high << 4 | low)
+                    bytes.append(UInt8(high << 4 | low))
                     input = input.dropFirst(2)
                 } else {
                     bytes.append(byte)
@@ -46,14 +46,8 @@ struct FormQuery: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    /// An ASCII hex digit's value (bytes above ASCII are Latin-1 letters here, none of them a hex digit).
+    static func hexValue(_ byte: UInt8) -> Int? { byte < 0x80 ? Character(Unicode.Scalar(byte)).hexDigitValue : nil }
 }
 
 extension Request {

@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// Log values carry text from requests (an origin from client data, a user agent, a username). Written as is, a line
 /// feed in one forges a whole log line and an escape sequence recolours a terminal; a 40 000-character origin fills the
-/// log. Here every control character (C0, DEL, C1, and the Unicode line and paragraph separators) in the message and in
-/// metadata is written as a `\u{…}` escape, and each value is cut to ``maximumValueLength`` characters with a note of how
+/// log. Here every control character (C0, DEL, C1, the Unicode line and paragraph separators, and the bidirectional
+/// controls that reorder what follows them: ``DisplayText/isUnsafe(_:)``) in the message and in metadata is written as a
+/// `\u{…}` escape, and each value is cut to ``maximumValueLength`` characters with a note of how
 /// many were left out. The line itself still ends with one line feed, and is cut at ``maximumLineLength`` bytes.
 ///
 /// Lines go to standard error with `write(2)`, one call per line under a lock that the copies of a logger share (so
@@ -77,9 +78,12 @@ public struct LogLineHandler: LogHandler {
 
     /// `text` with control characters escaped, cut to ``maximumValueLength`` characters.
     static func safe(_ text: String) -> String {
-        // Most values (ids, codes, paths) are short ASCII-like text: taken as is when no byte can start a control
-        // character (C0 and DEL; 0xC2 leads C1, 0xE2 the line and paragraph separators).
-        if text.utf8.count <= maximumValueLength, !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) {
+        // Most values (ids, codes, paths) are short ASCII-like text: taken as is when no byte can start a scalar that
+        // DisplayText calls unsafe (C0 and DEL; 0xC2 leads C1, 0xD8 the Arabic letter mark, 0xE2 the separators and the
+        // other bidirectional controls).
+        if text.utf8.count <= maximumValueLength,
+            !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 })
+        {
             return text
         }
         var result = ""
@@ -91,20 +95,13 @@ public struct LogLineHandler: LogHandler {
                 break
             }
             count += 1
-            if isControl(scalar) {
+            if DisplayText.isUnsafe(scalar) {
                 result += "\\u{\(String(scalar.value, radix: 16))}"
             } else {
                 result.unicodeScalars.append(scalar)
             }
         }
         return result
-    }
-
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
-        default: false
-        }
     }
 
     static func timestamp() -> String {

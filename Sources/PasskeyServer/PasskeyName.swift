@@ -34,12 +34,13 @@ enum DisplayText {
     /// No control characters (NUL, line feed…), no line or paragraph separators, and no bidirectional controls, which
     /// would hide or reorder what follows them. Other format characters stay allowed: zero-width joiners build emoji
     /// sequences and Persian or Indic words.
-    static func isSafe(_ text: String) -> Bool {
-        !text.unicodeScalars.contains { scalar in
-            switch scalar.properties.generalCategory {
-            case .control, .lineSeparator, .paragraphSeparator: return true
-            default: return bidirectionalControls.contains(scalar.value)
-            }
+    static func isSafe(_ text: String) -> Bool { !text.unicodeScalars.contains(where: isUnsafe) }
+
+    /// A scalar that breaks a line or changes how the text around it shows (escaped in logs, refused in names).
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: bidirectionalControls.contains(scalar.value)
         }
     }
 

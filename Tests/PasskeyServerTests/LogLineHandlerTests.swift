@@ -26,14 +26,14 @@ struct LogLineHandlerTests {
         #expect(line.contains(" notice passkey-server: detail=") && line.hasSuffix(" [PasskeyServerTests] ceremony failed\n"), "\(line)")
     }
 
-    @Test("C1 controls and DEL are escaped in short values too", arguments: ["a\u{85}b", "a\u{7F}b", "a\u{9B}31mb", "a\u{2029}b"])
+    @Test("C1 controls, DEL, separators and direction controls are escaped in short values too", arguments: ["a\u{85}b", "a\u{7F}b", "a\u{9B}31mb", "a\u{2029}b", "a\u{202E}b", "a\u{61C}b"])
     func shortControls(value: String) {
         let capture = LogCapture()
         logger(capture).info("x", metadata: ["v": .string(value)])
         let line = capture.lines.first ?? ""
         let escaped = "a\\u{\(String(value.unicodeScalars.dropFirst().first?.value ?? 0, radix: 16))}"
         #expect(line.contains(" v=\(escaped)"), "\(line.debugDescription)")
-        #expect(!line.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0.value == 0x2029 })
+        #expect(!line.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || [0x2029, 0x202E, 0x61C].contains($0.value) })
     }
 
     @Test("a line is cut at 4 000 bytes, so one write to a pipe stays whole")
