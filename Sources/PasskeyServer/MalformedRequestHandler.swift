@@ -2,6 +2,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import PasskeyWire
 
 /// Answers bytes the HTTP/1.1 parser rejects (a garbled request line, a header without a colon, a bad version) with
@@ -40,6 +41,15 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// 75 s, past the 30 s most orchestrators give before they kill. Such a connection is closed after this grace (the
     /// request ends as `request_incomplete`); a body on its way arrives well within it.
     static let bodyGraceOnShutdown: TimeAmount = .seconds(2)
+
+    /// Puts a ``ConnectionCloseHandler`` before the HTTP-types codec, the one place where the request's HTTP version is
+    /// still known (Hummingbird adds only handlers that come after the codec).
+    func handlerAdded(context: ChannelHandlerContext) {
+        let pipeline = context.pipeline.syncOperations
+        if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? pipeline.addHandler(ConnectionCloseHandler(), position: .before(codec))
+        }
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !answered else { return }

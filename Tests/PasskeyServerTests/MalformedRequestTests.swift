@@ -70,4 +70,38 @@ struct MalformedRequestTests {
             #expect(Self.statusLines(unread) == ["HTTP/1.1 200 OK"], "\(unread)")
         }
     }
+
+    @Test("a request that does not keep the connection open is answered and the connection closes", arguments: [
+        "GET /health HTTP/1.0\r\nHost: localhost\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: Close\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive, close\r\n\r\n",
+    ])
+    func closingRequest(bytes: String) async throws {
+        try await withLiveServer { port in
+            // The sending side stays open: the server must close on its own, not because the client did.
+            let (answer, closed) = try await onOwnThread { () -> (String, Bool) in
+                guard let socket = RawConnection.open(port: port, sending: bytes, limit: 5) else { return ("", false) }
+                defer { close(socket) }
+                return RawConnection.readUntilClosed(socket)
+            }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 200 OK"], "\(answer)")
+            #expect(answer.lowercased().contains("connection: close\r\n"), "\(answer)")
+            #expect(closed, "the connection stayed open after the answer")
+        }
+    }
+
+    @Test("an HTTP/1.0 request that asks to keep the connection is told it stays open, and it does")
+    func http10KeepAlive() async throws {
+        try await withLiveServer { port in
+            let request = "GET /health HTTP/1.0\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n"
+            let (answer, closed) = try await onOwnThread { () -> (String, Bool) in
+                guard let socket = RawConnection.open(port: port, sending: request + request, limit: 2) else { return ("", true) }
+                defer { close(socket) }
+                return RawConnection.readUntilClosed(socket)
+            }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"], "\(answer)")
+            #expect(answer.lowercased().components(separatedBy: "connection: keep-alive\r\n").count == 3, "\(answer)")
+            #expect(!closed)
+        }
+    }
 }

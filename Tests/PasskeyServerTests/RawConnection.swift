@@ -27,6 +27,19 @@ enum RawConnection {
         return socket
     }
 
+    /// Reads from `socket` until the server closes the connection or a read times out: what arrived, and whether the
+    /// server closed it (a timeout means it was still open).
+    static func readUntilClosed(_ socket: Int32) -> (received: String, closedByServer: Bool) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count == 0 { return (String(decoding: received, as: UTF8.self), true) }
+            if count < 0 { return (String(decoding: received, as: UTF8.self), false) }
+            received += buffer.prefix(count)
+        }
+    }
+
     /// Sends `bytes` on a fresh connection, closes the sending side and returns everything the server wrote until it
     /// closed the connection.
     static func exchange(port: Int, _ bytes: String) -> String {

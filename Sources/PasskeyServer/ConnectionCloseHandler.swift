@@ -1,0 +1,52 @@
+import NIOCore
+import NIOHTTP1
+
+/// Closes the connection after answering a request that did not ask to keep it open: an HTTP/1.0 request without
+/// `Connection: keep-alive`, or any request whose `Connection` header lists `close` in any letter case.
+///
+/// Hummingbird reads requests through HTTP types that carry no protocol version, and it closes a connection only when
+/// the `Connection` header is exactly `close`. An HTTP/1.0 client (ApacheBench, simple health checkers, scripts reading
+/// to the end of the stream) then waited for the idle timeout, 75 s by default, before its read ended. This handler
+/// sits before the HTTP-types codec, where the version is still known: it rewrites such a request's `Connection`
+/// header to the exact `close` Hummingbird understands, and says `Connection: close` in the answer (RFC 9112 §9.6). An
+/// HTTP/1.0 request that asks to keep the connection gets `Connection: keep-alive` in the answer, which an HTTP/1.0
+/// client needs to see before it reuses the connection (RFC 9112 §9.3).
+final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// For each request whose final answer has not started yet, in order: the `Connection` header its answer carries,
+    /// or nil to leave the answer's headers as they are.
+    private var connectionHeaders: [String?] = []
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        let keepAlive = head.isKeepAlive
+        connectionHeaders.append(keepAlive ? (head.version.major == 1 && head.version.minor == 0 ? "keep-alive" : nil) : "close")
+        if !keepAlive {
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+        } else {
+            context.fireChannelRead(data)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // An informational answer (100 Continue) comes before the final one and does not end the request.
+        guard case .head(var head) = unwrapOutboundIn(data), head.status.code >= 200, !connectionHeaders.isEmpty else {
+            context.write(data, promise: promise)
+            return
+        }
+        if let connection = connectionHeaders.removeFirst() {
+            head.headers.replaceOrAdd(name: "connection", value: connection)
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        } else {
+            context.write(data, promise: promise)
+        }
+    }
+}
