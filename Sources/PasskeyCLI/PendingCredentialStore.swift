@@ -1,3 +1,4 @@
+import Foundation
 import PasskeyClient
 import PasskeySoftwareAuthenticator
 
@@ -40,6 +41,14 @@ actor PendingCredentialStore: CredentialStore {
             return true
         }
         return try await file.removeCredential(id: id)
+    }
+
+    func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) async throws(PasskeyError) -> StoredCredential? {
+        if let index = pending.firstIndex(where: { $0.id == id }) {
+            pending[index] = pending[index].used(counter: counter, at: date)
+            return pending[index]
+        }
+        return try await file.recordUse(ofCredential: id, counter: counter, at: date)
     }
 
     /// Writes the passkeys the server verified. Call only after the server accepted the registration.

@@ -1,3 +1,4 @@
+public import Foundation
 public import PasskeyClient
 
 /// Where the software authenticator keeps its credentials and private keys.
@@ -20,6 +21,37 @@ public protocol CredentialStore: Sendable {
     /// Deletes the credential with this ID; returns whether there was one.
     @discardableResult
     func removeCredential(id: [UInt8]) async throws(PasskeyError) -> Bool
+
+    /// Records a sign-in with the credential `id` before it signs, in one step: moves its counter per `counter` and its
+    /// last use to `date`, and returns the credential as updated (nil when it is gone). Two sign-ins at once, even
+    /// from two processes sharing a store, must get different counter values: with the same value the relying party
+    /// refuses the second as a counter regression (§6.1.1).
+    func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) async throws(PasskeyError) -> StoredCredential?
+}
+
+extension CredentialStore {
+    /// Reads, updates and saves: atomic for a store whose operations cannot interleave with another's (an actor that
+    /// does not suspend between its reads and writes, as the in-memory store).
+    public func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) async throws(PasskeyError) -> StoredCredential? {
+        guard let credential = try await allCredentials().first(where: { $0.id == id }) else { return nil }
+        let updated = credential.used(counter: counter, at: date)
+        try await save(updated)
+        return updated
+    }
+}
+
+extension StoredCredential {
+    /// This credential after one more sign-in: the counter moved per `counter` (it stays at its maximum rather than
+    /// wrap), the last use at `date`.
+    public func used(counter: CounterBehavior, at date: Date) -> StoredCredential {
+        var updated = self
+        switch counter {
+        case .incrementing: updated.signCount = signCount == .max ? .max : signCount + 1
+        case .alwaysZero: updated.signCount = 0
+        }
+        updated.lastUsedAt = date
+        return updated
+    }
 }
 
 extension [StoredCredential] {

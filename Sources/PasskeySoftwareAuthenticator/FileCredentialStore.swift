@@ -6,8 +6,10 @@ public import PasskeyClient
 ///
 /// The file holds private keys in the clear, so it is created with mode 0600, replaced atomically on every change,
 /// and refused when other users can read it. Each operation reads the file again, so edits by another instance are
-/// seen and a damaged file is reported (``PasskeyError/Code/storageCorrupted``) at the next operation. One process
-/// at a time: there is no cross-process locking.
+/// seen and a damaged file is reported (``PasskeyError/Code/storageCorrupted``) at the next operation. Every change
+/// reads, changes and replaces the file under an exclusive lock (`flock` on a `.NAME.lock` file beside it, mode 0600),
+/// so processes sharing the file (several `passkey` commands at once) never lose each other's passkeys and never sign
+/// with the same counter value.
 public actor FileCredentialStore: CredentialStore {
     public nonisolated let fileURL: URL
 
@@ -22,20 +24,37 @@ public actor FileCredentialStore: CredentialStore {
 
     @discardableResult
     public func save(_ credential: StoredCredential) throws(PasskeyError) -> [StoredCredential] {
-        var credentials = try load()
-        let displaced = credentials.applySave(credential)
-        try persist(credentials)
-        return displaced
+        try change { credentials in credentials.applySave(credential) }
     }
 
     @discardableResult
     public func removeCredential(id: [UInt8]) throws(PasskeyError) -> Bool {
-        var credentials = try load()
-        let before = credentials.count
-        credentials.removeAll { $0.id == id }
-        guard credentials.count != before else { return false }
-        try persist(credentials)
-        return true
+        try change { credentials in
+            let before = credentials.count
+            credentials.removeAll { $0.id == id }
+            return credentials.count != before
+        }
+    }
+
+    public func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) throws(PasskeyError) -> StoredCredential? {
+        try change { credentials in
+            guard let index = credentials.firstIndex(where: { $0.id == id }) else { return nil }
+            credentials[index] = credentials[index].used(counter: counter, at: date)
+            return credentials[index]
+        }
+    }
+
+    /// Reads the file, applies `body` and writes the result when it changed anything, all under the file's lock.
+    private func change<T>(_ body: (inout [StoredCredential]) -> T) throws(PasskeyError) -> T {
+        try createDirectory()
+        let lockPath = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).lock").path
+        return try PrivateFile.withExclusiveLock(lockPath) { () throws(PasskeyError) -> T in
+            let credentials = try load()
+            var changed = credentials
+            let result = body(&changed)
+            if changed != credentials { try PrivateFile.replace(fileURL.path, with: CredentialFileFormat.encode(changed)) }
+            return result
+        }
     }
 
     private func load() throws(PasskeyError) -> [StoredCredential] {
@@ -43,7 +62,7 @@ public actor FileCredentialStore: CredentialStore {
         return try CredentialFileFormat.decode(bytes, file: fileURL.path)
     }
 
-    private func persist(_ credentials: [StoredCredential]) throws(PasskeyError) {
+    private func createDirectory() throws(PasskeyError) {
         let directory = fileURL.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: directory.path) {
             do {
@@ -53,6 +72,5 @@ public actor FileCredentialStore: CredentialStore {
                 throw PasskeyError(.storageFailed, stage: .storage, "cannot create \(directory.path): \(error)")
             }
         }
-        try PrivateFile.replace(fileURL.path, with: CredentialFileFormat.encode(credentials))
     }
 }

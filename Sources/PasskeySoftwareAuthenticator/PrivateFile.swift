@@ -78,6 +78,20 @@ enum PrivateFile {
         }
     }
 
+    /// Runs `body` while holding an exclusive `flock` on the file at `path` (created with mode 0600 when missing), so
+    /// that processes changing the same file take turns. The lock file is never replaced, unlike the file it guards
+    /// (a lock on a file that `rename` replaces would guard the old copy). Closing it releases the lock, also when a
+    /// process dies holding it.
+    static func withExclusiveLock<T>(_ path: String, _ body: () throws(PasskeyError) -> T) throws(PasskeyError) -> T {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw failure("cannot open the lock file \(path)", errno) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw failure("cannot lock \(path)", errno) }
+        }
+        return try body()
+    }
+
     private static func failure(_ what: String, _ code: Int32) -> PasskeyError {
         PasskeyError(.storageFailed, stage: .storage, "\(what): \(String(cString: strerror(code)))")
     }

@@ -33,12 +33,14 @@ extension SoftwareAuthenticator {
         let verified = try userVerified(requirement: options.userVerification)
         try await awaitUser(.assertion, timeoutMilliseconds: options.timeout)
 
-        let key = try CredentialKey(algorithm: chosen.algorithm, rawPrivateKey: chosen.privateKey)
-        let signCount: UInt32 =
-            switch configuration.counter {
-            case .incrementing: chosen.signCount == .max ? .max : chosen.signCount + 1
-            case .alwaysZero: 0
-            }
+        // §6.1.1: the counter moves before the signature, in one step with the store, so that two sign-ins at once
+        // (two processes sharing a credential file) never sign the same value. A sign-in cancelled after this skips a
+        // value, which a relying party accepts (the counter only has to grow).
+        guard let used = try await store.recordUse(ofCredential: chosen.id, counter: configuration.counter, at: now()) else {
+            throw PasskeyError(.noCredentials, stage: .authenticator, "the credential was removed from this authenticator during the sign-in")
+        }
+        let key = try CredentialKey(algorithm: used.algorithm, rawPrivateKey: used.privateKey)
+        let signCount = used.signCount
         var flags: AuthenticatorDataFlags = [.userPresent]
         if verified { flags.insert(.userVerified) }
         if chosen.backupEligible { flags.insert(.backupEligible) }
@@ -53,10 +55,6 @@ extension SoftwareAuthenticator {
         let signature = try key.sign(authenticatorData + ClientDataBuilder.hash(clientDataJSON))
 
         try checkCancellation(.assertion)
-        var updated = chosen
-        updated.signCount = signCount
-        updated.lastUsedAt = now()
-        try await store.save(updated)
 
         let encodedID = Base64URL.encode(chosen.id)
         return AuthenticationResponseJSON(

@@ -59,7 +59,55 @@ struct FileCredentialStoreTests {
         _ = try await authenticator.makeCredential(RP.registrationRequest(user: 2))
         _ = try await authenticator.getAssertion(RP.assertionRequest())
         #expect(try permissions(file) == 0o600)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["credentials.json"])
+        // The lock file that changes take turns on stays, private too.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == [".credentials.json.lock", "credentials.json"])
+        #expect(try permissions(directory.file(".credentials.json.lock")) == 0o600)
+    }
+
+    @Test("stores sharing one file (as processes do) lose no passkey when they register at once")
+    func concurrentRegistrations() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("credentials.json")
+        // A store per task: each its own actor and its own file descriptors, as separate `passkey` processes have.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for user: UInt8 in 1...16 {
+                group.addTask {
+                    let authenticator = SoftwareAuthenticator(store: FileCredentialStore(fileURL: file))
+                    _ = try await authenticator.makeCredential(RP.registrationRequest(user: user))
+                }
+            }
+            try await group.waitForAll()
+        }
+        let stored = try await FileCredentialStore(fileURL: file).allCredentials()
+        #expect(Set(stored.map(\.userHandle)) == Set((UInt8(1)...16).map { RP.userHandle($0) }))
+    }
+
+    @Test("sign-ins at once with one credential from stores sharing its file each sign a counter value of their own")
+    func concurrentSignIns() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("credentials.json")
+        let rp = RP.relyingParty()
+        let request = RP.registrationRequest(rp)
+        let registration = try await SoftwareAuthenticator(store: FileCredentialStore(fileURL: file)).makeCredential(request)
+        let record = try rp.verifyRegistration(registration, expectedChallenge: request.options.challenge)
+            .credentialRecord(userHandle: RP.userHandle(1))
+
+        let counters = try await withThrowingTaskGroup(of: UInt32.self) { group in
+            for _ in 1...16 {
+                group.addTask {
+                    let signIn = RP.assertionRequest(rp)
+                    let assertion = try await SoftwareAuthenticator(store: FileCredentialStore(fileURL: file)).getAssertion(signIn)
+                    return try rp.verifyAuthentication(
+                        assertion, expectedChallenge: signIn.options.challenge, credential: record, expectedUser: .discoverable
+                    ).newSignCount
+                }
+            }
+            return try await group.reduce(into: [UInt32]()) { $0.append($1) }
+        }
+        #expect(counters.sorted() == Array(1...16))
+        #expect(try await FileCredentialStore(fileURL: file).allCredentials().first?.signCount == 16)
     }
 
     @Test("a missing file is an empty store")
