@@ -75,8 +75,10 @@ public struct VerificationFixture: Sendable {
         case let other?:
             throw FixtureError("\(source) has fixtureVersion \(other.serialized()) (a \(other.typeName), not a number); \(supported)")
         }
-        id = root["id"]?.stringValue ?? fallbackID
-        summary = root["summary"]?.stringValue
+        // A member of the wrong type is an error, never a default: read as absent, a `"requireUserVerification": "true"`
+        // or a `"signCount": "100"` would switch a check off and call the ceremony valid.
+        id = try Self.member(root, "id", in: "the fixture", "a string", \.stringValue) ?? fallbackID
+        summary = try Self.member(root, "summary", in: "the fixture", "a string", \.stringValue)
         guard let ceremonyName = root["ceremony"]?.stringValue, let ceremony = Ceremony(rawValue: ceremonyName) else {
             throw FixtureError("\"ceremony\" must be \"registration\" or \"authentication\"")
         }
@@ -87,33 +89,39 @@ public struct VerificationFixture: Sendable {
         guard let challenge = rp["challenge"]?.stringValue, let rpID = rp["rpId"]?.stringValue else {
             throw FixtureError("relyingParty needs \"challenge\" and \"rpId\"")
         }
-        let origins = rp["origins"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let origins = try Self.member(rp, "origins", in: "relyingParty", "a list of strings") { Self.list($0, \.stringValue) } ?? []
         guard !origins.isEmpty else { throw FixtureError("relyingParty.origins must list at least one origin") }
+        let algorithms = try Self.member(rp, "allowedAlgorithms", in: "relyingParty", "a list of integers") { Self.list($0, \.intValue) }
         relyingParty = RelyingPartyExpectations(
             challenge: challenge, origins: origins, rpID: rpID,
-            requireUserVerification: rp["requireUserVerification"]?.boolValue ?? false,
-            requireUserPresence: rp["requireUserPresence"]?.boolValue ?? true,
-            allowedAlgorithms: rp["allowedAlgorithms"]?.arrayValue?.compactMap(\.intValue).map(COSEAlgorithmIdentifier.init(rawValue:)))
-        if let stored = root["storedCredential"]?.objectValue {
+            // Absent means required, as the server's own default.
+            requireUserVerification: try Self.member(rp, "requireUserVerification", in: "relyingParty", "true or false", \.boolValue) ?? true,
+            requireUserPresence: try Self.member(rp, "requireUserPresence", in: "relyingParty", "true or false", \.boolValue) ?? true,
+            allowedAlgorithms: algorithms?.map(COSEAlgorithmIdentifier.init(rawValue:)))
+        if let stored = try Self.member(root, "storedCredential", in: "the fixture", "an object", \.objectValue) {
             guard let id = stored["id"]?.stringValue, let key = stored["publicKey"]?.stringValue else {
                 throw FixtureError("storedCredential needs \"id\" and \"publicKey\"")
             }
-            let count = stored["signCount"]?.intValue ?? 0
-            guard let signCount = UInt32(exactly: count) else { throw FixtureError("storedCredential.signCount is out of range") }
-            storedCredential = StoredCredential(id: id, publicKey: key, signCount: signCount, userHandle: stored["userHandle"]?.stringValue)
+            let signCount = try Self.member(
+                stored, "signCount", in: "storedCredential", "an integer from 0 to \(UInt32.max)", { $0.intValue.flatMap(UInt32.init(exactly:)) }) ?? 0
+            let userHandle = try Self.member(stored, "userHandle", in: "storedCredential", "a base64url string or null") { value in
+                value.stringValue.flatMap { Base64URL.decode($0) == nil ? nil : $0 }
+            }
+            storedCredential = StoredCredential(id: id, publicKey: key, signCount: signCount, userHandle: userHandle)
         } else if ceremony == .authentication {
             throw FixtureError("an authentication fixture needs \"storedCredential\"")
         }
-        if let trust = root["attestationTrust"]?.objectValue {
+        if let trust = try Self.member(root, "attestationTrust", in: "the fixture", "an object", \.objectValue) {
             let layoutRoot = ["registration", "authentication"].contains(baseDirectory.lastPathComponent)
                 ? baseDirectory.deletingLastPathComponent() : baseDirectory
-            let roots = (trust["roots"]?.arrayValue ?? []).compactMap(\.stringValue).map { path -> URL in
+            let paths = try Self.member(trust, "roots", in: "attestationTrust", "a list of file paths") { Self.list($0, \.stringValue) } ?? []
+            let roots = paths.map { path -> URL in
                 let direct = baseDirectory.appendingPathComponent(path)
                 if FileManager.default.fileExists(atPath: direct.path) { return direct }
                 return layoutRoot.appendingPathComponent(path)
             }
             var time: Date?
-            if let text = trust["currentTime"]?.stringValue {
+            if let text = try Self.member(trust, "currentTime", in: "attestationTrust", "an RFC 3339 time", \.stringValue) {
                 guard let parsed = ISO8601DateFormatter().date(from: text) else {
                     throw FixtureError("attestationTrust.currentTime is not an RFC 3339 time: \(text)")
                 }
@@ -122,6 +130,32 @@ public struct VerificationFixture: Sendable {
             attestationTrust = AttestationTrust(roots: roots, currentTime: time)
         }
         expected = root["expected"]?.objectValue ?? [:]
+    }
+}
+
+extension VerificationFixture {
+    /// `object[name]` read by `read`; nil when absent or null. Throws, naming the member and what it must be, when it is
+    /// there with another type or value.
+    static func member<T>(
+        _ object: JSONObject, _ name: String, in path: String, _ kind: String, _ read: (JSONValue) -> T?
+    ) throws(FixtureError) -> T? {
+        guard let value = object[name], value != .null else { return nil }
+        guard let typed = read(value) else {
+            let shown = value.serialized()
+            throw FixtureError("\(path == "the fixture" ? "" : path + ".")\(name) must be \(kind), not \(shown.count > 80 ? shown.prefix(80) + "…" : shown)")
+        }
+        return typed
+    }
+
+    /// Every element of an array read by `read`, or nil when it is not an array or an element does not read.
+    static func list<T>(_ value: JSONValue, _ read: (JSONValue) -> T?) -> [T]? {
+        guard let array = value.arrayValue else { return nil }
+        var result: [T] = []
+        for element in array {
+            guard let typed = read(element) else { return nil }
+            result.append(typed)
+        }
+        return result
     }
 }
 

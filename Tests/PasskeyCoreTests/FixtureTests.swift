@@ -119,4 +119,38 @@ struct FixtureTests {
         let report = try FixtureVerifier(allowLegacyAlgorithms: false).verify(fixture)
         #expect(report.failure?.code == .algorithmNotAllowed)
     }
+
+    /// The user-verification fixture with one member of `section` ("relyingParty", "storedCredential") set to `value`
+    /// (nil removes it), read as `passkey verify` reads a file.
+    static func userVerificationFixture(_ section: String, _ name: String, _ value: JSONValue?) throws -> VerificationFixture {
+        let url = try Fixtures.directory.appendingPathComponent("authentication/py_webauthn-uv-required-not-verified.json")
+        var root = try #require(try JSONValue.parse(Array(Data(contentsOf: url))).objectValue)
+        var object = try #require(root[section]?.objectValue)
+        object[name] = value
+        root[section] = .object(object)
+        return try VerificationFixture(json: .object(root), baseDirectory: url.deletingLastPathComponent())
+    }
+
+    @Test("a fixture member of the wrong type is refused, never read as a default that switches a check off", arguments: [
+        ("relyingParty", "requireUserVerification", JSONValue.string("true"), "relyingParty.requireUserVerification must be true or false, not \"true\""),
+        ("relyingParty", "requireUserPresence", .number(1), "relyingParty.requireUserPresence must be true or false, not 1"),
+        ("relyingParty", "allowedAlgorithms", .array([.number(-7), .string("x")]), "relyingParty.allowedAlgorithms must be a list of integers"),
+        ("relyingParty", "origins", .string("https://example.com"), "relyingParty.origins must be a list of strings"),
+        ("storedCredential", "signCount", .string("100"), "storedCredential.signCount must be an integer from 0 to 4294967295"),
+        ("storedCredential", "signCount", .number(100.5), "storedCredential.signCount must be an integer from 0 to 4294967295"),
+        ("storedCredential", "signCount", .number(1e30), "storedCredential.signCount must be an integer from 0 to 4294967295"),
+        ("storedCredential", "signCount", .number(-1), "storedCredential.signCount must be an integer from 0 to 4294967295"),
+        ("storedCredential", "userHandle", .string("not base64url!"), "storedCredential.userHandle must be a base64url string or null"),
+    ])
+    func wrongTypes(section: String, name: String, value: JSONValue, message: String) throws {
+        let error = #expect(throws: FixtureError.self) { try Self.userVerificationFixture(section, name, value) }
+        #expect(error?.description.hasPrefix(message) == true, "\(error?.description ?? "no error")")
+    }
+
+    @Test("without requireUserVerification a fixture requires it, as the server does by default")
+    func userVerificationByDefault() throws {
+        let fixture = try Self.userVerificationFixture("relyingParty", "requireUserVerification", nil)
+        #expect(fixture.relyingParty.requireUserVerification)
+        #expect(try FixtureVerifier().verify(fixture).failure?.code == .userVerificationRequired)
+    }
 }
