@@ -66,6 +66,12 @@ struct ServerOptions: ParsableArguments {
         guard let url = URL(string: server), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
             throw ValidationError("--server must be an http:// or https:// URL, for example http://localhost:8080")
         }
+        // The ceremony paths are appended to the URL: a query or fragment would end up before them, and credentials in
+        // the URL would be sent to every endpoint.
+        guard url.query == nil, url.fragment == nil, url.user == nil, url.password == nil else {
+            throw ValidationError(
+                "--server takes the server's address without a query, fragment or user name, for example http://localhost:8080")
+        }
         return url
     }
 
@@ -196,13 +202,15 @@ enum CeremonyFailure {
 
     static func defaultExplanation(_ error: PasskeyError) -> String {
         switch error.code {
-        case .network: "cannot reach the server (\(error.reason))"
+        case .network: error.reason
         case .timeout: "the server did not answer in time"
         case .storageCorrupted: "the credential file is damaged or was edited by hand; it was left untouched"
         case .storageFailed: "the credential file cannot be used (\(error.reason))"
         case .noCredentials: "the credential file holds no passkey for this server and account"
         case .invalidChallenge: "the server no longer knows this challenge (expired or already used); run the command again"
         case .domainNotAssociated: "the origin's host is not the server's RP ID or a subdomain of it (\(error.reason))"
+        case .invalidResponse where error.stage != .authenticator:
+            "the server's answer is not what a passkey server sends (\(error.reason)): is --server the passkey server's address?"
         default: error.server.map { "the server refused: \($0.message)" } ?? error.userMessage
         }
     }

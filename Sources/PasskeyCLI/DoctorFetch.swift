@@ -20,6 +20,11 @@ struct FetchFailure: Error, Sendable {
 }
 
 enum DoctorFetch {
+    /// A failed fetch in words (Foundation's own text on Linux is a domain and a number).
+    static func describe(_ error: any Error) -> String {
+        (error as? URLError).map(\.code.plainDescription) ?? "\(error)"
+    }
+
     static func get(_ address: String, timeout: TimeInterval) async -> Result<FetchedDocument, FetchFailure> {
         guard let url = URL(string: address) else { return .failure(FetchFailure(url: address, reason: "not a valid URL")) }
         let delegate = RefuseRedirects()
@@ -33,7 +38,7 @@ enum DoctorFetch {
         return await withCheckedContinuation { continuation in
             session.dataTask(with: request) { data, response, error in
                 guard let http = response as? HTTPURLResponse else {
-                    continuation.resume(returning: .failure(FetchFailure(url: url.absoluteString, reason: error.map { $0.localizedDescription } ?? "no HTTP response")))
+                    continuation.resume(returning: .failure(FetchFailure(url: url.absoluteString, reason: error.map(Self.describe) ?? "no HTTP response")))
                     return
                 }
                 continuation.resume(

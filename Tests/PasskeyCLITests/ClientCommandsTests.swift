@@ -192,8 +192,14 @@ struct ClientCommandsTests {
         let run = try CLIRun.run(["login", "--server", "http://127.0.0.1:9", "--store", store, "--json"])
         #expect(run.status == 3)
         #expect(try JSONValue.parse(run.stdout).objectValue?["error"] == "network")
+        #expect(try JSONValue.parse(run.stdout).objectValue?["message"] == "cannot reach 127.0.0.1: connection refused", "\(run.stdout)")
         #expect(try CLIRun.run(["register", "--server", "not a url", "--username", "x", "--store", store]).status == 2)
         #expect(try CLIRun.run(["register", "--server", "http://localhost:1"]).status == 2)
+        for server in ["http://localhost:1?x=1", "http://localhost:1/#top", "http://ann:secret@localhost:1"] {
+            let refused = try CLIRun.run(["login", "--server", server, "--store", store])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("without a query, fragment or user name"), "\(refused.stderr)")
+        }
         #expect(try CLIRun.run(["login", "--server", "http://localhost:1", "--origin", "ftp://x", "--store", store]).status == 2)
     }
 

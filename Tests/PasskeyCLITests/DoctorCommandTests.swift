@@ -123,7 +123,8 @@ struct DoctorCommandTests {
         #expect(run.status == 3, "\(run.stdout)\(run.stderr)")
         let failure = try JSONValue.parse(run.stdout).objectValue
         #expect(failure?["ok"] == false && failure?["error"] == "network")
-        #expect(failure?["message"]?.stringValue?.hasPrefix("cannot reach \(base) (") == true, "\(run.stdout)")
+        // In words, not Foundation's "NSURLErrorDomain error -1004".
+        #expect(failure?["message"]?.stringValue == "cannot reach \(base) (connection refused)", "\(run.stdout)")
         let text = try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", Self.appID, "--base-url", base, "--timeout", "5"])
         #expect(text.status == 3)
         #expect(text.stderr.hasPrefix("passkey doctor: cannot reach \(base) ("), "\(text.stderr)")

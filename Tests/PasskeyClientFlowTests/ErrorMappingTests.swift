@@ -142,6 +142,16 @@ struct ErrorMappingTests {
         let proxy = PasskeyAuthClient(transport: CannedTransport(status: 502, body: "<html>Bad Gateway</html>"), authenticator: authenticator)
         let gateway = await expectPasskeyError { () async throws(PasskeyError) in try await proxy.authenticate() }
         #expect(gateway?.code == .server && gateway?.serverCode == "http_502" && gateway?.server?.httpStatus == 502)
+        // Markup is described, not shown: a wrong address must not print a page of HTML as the server's message.
+        #expect(
+            gateway?.server?.message
+                == "HTTP 502 with an HTML page, not a passkey server's JSON error: is this the passkey server's address?")
+        let text = PasskeyAuthClient(transport: CannedTransport(status: 502, body: "Bad Gateway\n"), authenticator: authenticator)
+        let textError = await expectPasskeyError { () async throws(PasskeyError) in try await text.authenticate() }
+        #expect(textError?.server?.message == "HTTP 502: Bad Gateway")
+        let other = PasskeyAuthClient(transport: CannedTransport(status: 404, body: #"{"detail":"Not Found"}"#), authenticator: authenticator)
+        let otherError = await expectPasskeyError { () async throws(PasskeyError) in try await other.authenticate() }
+        #expect(otherError?.server?.message.hasPrefix("HTTP 404 with JSON without an \"error\" member") == true)
 
         let html = PasskeyAuthClient(transport: CannedTransport(status: 200, body: "<html></html>"), authenticator: authenticator)
         #expect(await expectPasskeyError { () async throws(PasskeyError) in try await html.authenticate() }?.code == .invalidResponse)

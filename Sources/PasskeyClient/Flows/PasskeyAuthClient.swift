@@ -1,3 +1,4 @@
+import Foundation
 public import PasskeyWire
 
 /// Registers and signs in against a passkey server with any ``Authenticator``: the server API of `passkey-server`
@@ -221,6 +222,23 @@ public actor PasskeyAuthClient {
 
     /// Maps an HTTP answer: a 2xx JSON object is returned; an error answer becomes the ``PasskeyError`` described on
     /// the type.
+    /// What to tell a user about an error answer without this API's JSON error object: a proxy's short text ("Bad
+    /// Gateway") as it is, anything else (an HTML page, a long or binary body) described rather than shown, so a
+    /// wrong server address does not print a page of markup as "the server refused: <!DOCTYPE …".
+    static func describeForeignBody(_ body: [UInt8], status: Int) -> String {
+        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let plain = text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7f && $0 != "\u{FFFD}" }
+        if !text.isEmpty, text.count <= 120, plain, !text.hasPrefix("<"), !text.hasPrefix("{"), !text.hasPrefix("[") {
+            return "HTTP \(status): \(text)"
+        }
+        let what =
+            text.isEmpty ? "an empty body"
+            : text.hasPrefix("<") ? "an HTML page"
+            : text.hasPrefix("{") || text.hasPrefix("[") ? "JSON without an \"error\" member"
+            : "\(body.count) bytes that are not a JSON error"
+        return "HTTP \(status) with \(what), not a passkey server's JSON error: is this the passkey server's address?"
+    }
+
     static func interpret(_ response: RelyingPartyResponse, path: String, stage: PasskeyError.Stage) throws(PasskeyError) -> JSONObject {
         let json = try? JSONValue.parse(response.body)
         if (200..<300).contains(response.status) {
@@ -231,8 +249,8 @@ public actor PasskeyAuthClient {
         }
         let object = json?.objectValue
         guard let code = object?["error"]?.stringValue else {
-            let text = String(decoding: response.body.prefix(200), as: UTF8.self)
-            var error = PasskeyError.server(code: "http_\(response.status)", message: text, httpStatus: response.status)
+            var error = PasskeyError.server(
+                code: "http_\(response.status)", message: describeForeignBody(response.body, status: response.status), httpStatus: response.status)
             error.stage = stage
             error.reason = "\(path) answered HTTP \(response.status) without an error object"
             throw error

@@ -87,10 +87,32 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
             case .cancelled:
                 return .cancelled(stage: .network, "the request to \(host) was cancelled")
             default:
-                return PasskeyError(.network, stage: .network, "cannot reach \(host): \(urlError.localizedDescription) (URLError \(urlError.code.rawValue))")
+                return PasskeyError(.network, stage: .network, "cannot reach \(host): \(urlError.code.plainDescription)")
             }
         }
         return PasskeyError(.network, stage: .network, "cannot reach \(host): \(error)")
+    }
+}
+
+extension URLError.Code {
+    /// What went wrong, in words: Foundation on Linux describes every URL error as "The operation could not be
+    /// completed. (NSURLErrorDomain error -1004.)".
+    package var plainDescription: String {
+        switch self {
+        case .cannotConnectToHost: "connection refused"
+        case .cannotFindHost, .dnsLookupFailed: "no such host (DNS lookup failed)"
+        case .timedOut: "no answer in time"
+        case .networkConnectionLost: "the connection was closed before the answer was complete"
+        case .notConnectedToInternet: "no network connection"
+        case .secureConnectionFailed: "the TLS handshake failed (is it an https:// URL for a server that speaks plain HTTP?)"
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            "the server's TLS certificate is not trusted"
+        case .badServerResponse: "the answer was not valid HTTP"
+        case .badURL, .unsupportedURL: "the URL cannot be used"
+        case .httpTooManyRedirects, .redirectToNonExistentLocation: "redirects that do not end"
+        case .cancelled: "the request was cancelled"
+        default: "network error \(rawValue)"
+        }
     }
 }
 
