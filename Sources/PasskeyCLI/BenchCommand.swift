@@ -65,7 +65,8 @@ struct BenchCommand: AsyncParsableCommand {
         let deadline = start.advanced(by: .milliseconds(Int(duration * 1000)))
         let progress = json ? nil : Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
+                // Cancelled while asleep: stop without one more line after the summary's line break.
+                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
                 let snapshot = await stats.snapshot()
                 let elapsed = (clock.now - start).seconds
                 FileHandle.standardError.write(Data(String(
@@ -98,11 +99,13 @@ struct BenchCommand: AsyncParsableCommand {
             }
         }
         progress?.cancel()
+        await progress?.value
         if !json { FileHandle.standardError.write(Data("\n".utf8)) }
         let elapsed = (clock.now - start).seconds
         let report = await stats.report(elapsed: elapsed)
         if json {
-            var object = report.json
+            var object: JSONObject = ["ok": .bool(report.failed == 0)]
+            for (name, value) in report.json { object[name] = value }
             object["server"] = .string(url.absoluteString)
             object["concurrency"] = .number(Double(concurrency))
             object["ceremony"] = .string(ceremony.rawValue)

@@ -84,6 +84,8 @@ struct LoginCommand: AsyncParsableCommand {
             var explanation = server.explanation(for: error)
             switch error.server?.code {
             case "credential_unknown": explanation = "the server does not know this passkey (it may have been deleted there)"
+            case "passkey_deleted_on_server":
+                explanation = "the server deleted this passkey, so it was removed from the credential file too; sign in with another passkey, or register a new one"
             case "signature_invalid": explanation = "the server rejected the passkey's signature: the credential file does not hold the key this passkey was registered with"
             default: break
             }
@@ -132,7 +134,7 @@ struct CredentialsCommand: AsyncParsableCommand {
                     "lastUsedAt": .optional(c.lastUsedAt.map(iso8601)),
                 ])
             }
-            print(JSONValue.object(["store": .string(storeOptions.storeURL.path), "credentials": .array(items)]).prettyPrinted())
+            print(JSONValue.object(["ok": true, "store": .string(storeOptions.storeURL.path), "credentials": .array(items)]).prettyPrinted())
             return
         }
         guard !credentials.isEmpty else {

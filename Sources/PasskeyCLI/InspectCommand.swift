@@ -35,7 +35,13 @@ struct InspectCommand: ParsableCommand {
             }
             throw ExitCode(CLIExit.usage.rawValue)
         }
-        print(json ? JSONValue.object(report).prettyPrinted() : Self.text(report))
+        if json {
+            var answer: JSONObject = ["ok": true]
+            for (name, value) in report { answer[name] = value }
+            print(JSONValue.object(answer).prettyPrinted())
+        } else {
+            print(Self.text(report))
+        }
     }
 
     struct Problem: Error {

@@ -27,6 +27,9 @@ public struct VerificationReport: Sendable {
     /// The machine-readable report (`passkey verify --json`).
     public var json: JSONValue {
         var b = JSONObjectBuilder()
+        // `ok` and `error` as in every `--json` answer of the CLI: ok when the exit status is 0.
+        b.set("ok", isValid)
+        if let failure { b.set("error", failure.code.rawValue) }
         b.set("id", id)
         b.set("ceremony", ceremony.rawValue)
         b.set("result", isValid ? "valid" : "invalid")

@@ -102,6 +102,7 @@ struct ClientCommandsTests {
         let run = try CLIRun.run(["bench", "--server", server.url, "--concurrency", "3", "--duration", "1", "--ceremony", "both", "--json"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let report = try JSONValue.parse(run.stdout).objectValue
+        #expect(report?["ok"] == true)
         let succeeded = report?["succeeded"]?.intValue ?? 0
         #expect(succeeded > 3)
         #expect(report?["failed"] == 0)
@@ -151,6 +152,7 @@ struct ClientCommandsTests {
 
         let listed = try CLIRun.run(["credentials", "--store", store, "--json"])
         #expect(listed.status == 0)
+        #expect(try JSONValue.parse(listed.stdout).objectValue?["ok"] == true)
         let credentials = try JSONValue.parse(listed.stdout).objectValue?["credentials"]?.arrayValue ?? []
         #expect(credentials.count == 1)
         #expect(credentials.first?.objectValue?["rpId"] == "localhost" && credentials.first?.objectValue?["signCount"] == 2)
@@ -211,6 +213,7 @@ struct ClientCommandsTests {
         let run = try CLIRun.run(["inspect", file, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try JSONValue.parse(run.stdout).objectValue
+        #expect(report?["ok"] == true)
         #expect(report?["ceremony"] == "registration")
         #expect(report?["clientData"]?.objectValue?["type"] == "webauthn.create")
         let authData = report?["authenticatorData"]?.objectValue

@@ -57,6 +57,7 @@ struct VerifyCommandTests {
         let run = try CLIRun.run(["verify", "--fixture", CLIRun.fixture("registration/yubico-tpm-windows-hello.json"), "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let json = try JSONValue.parse(run.stdout).objectValue
+        #expect(json?["ok"] == true && json?["error"] == nil)
         #expect(json?["id"] == "yubico-tpm-windows-hello")
         #expect(json?["result"] == "valid")
         #expect(json?["failure"] == .null)
@@ -73,6 +74,7 @@ struct VerifyCommandTests {
         let run = try CLIRun.run(["verify", "--fixture", CLIRun.fixture("authentication/simplewebauthn-es256-replayed-counter.json"), "--json"])
         #expect(run.status == 1)
         let json = try JSONValue.parse(run.stdout).objectValue
+        #expect(json?["ok"] == false && json?["error"] == "counter_regressed")
         #expect(json?["result"] == "invalid")
         #expect(json?["failure"] == "counter_regressed")
         #expect(json?["fmt"] == .null)

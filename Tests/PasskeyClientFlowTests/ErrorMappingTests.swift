@@ -69,19 +69,31 @@ struct ErrorMappingTests {
         }
     }
 
-    @Test("a passkey the server deleted: passkey_deleted_on_server while the account exists, credential_unknown after")
+    @Test("a passkey the server deleted: passkey_deleted_on_server, and the device forgets it; credential_unknown keeps it")
     func credentialUnknown() async throws {
         let server = FlowServer()
         try await server.run { transport in
-            let client = PasskeyAuthClient(transport: transport, authenticator: server.authenticator())
+            let authenticator = server.authenticator()
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
             let registered = try await client.register(username: "ann")
             let id = try #require(Base64URL.decode(registered.credentialId))
             try await server.repository.deleteCredential(id: id, userID: registered.userId)
             let deleted = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
             #expect(deleted?.serverCode == "passkey_deleted_on_server")
-            try await server.repository.deleteUser(id: registered.userId)
-            let unknown = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
+            // WebAuthn L3 §5.1.10: the authenticator was told, so the next usernameless sign-in does not offer it again.
+            #expect(try await authenticator.store.allCredentials().isEmpty)
+            let none = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
+            #expect(none?.code == .noCredentials)
+
+            // A credential the server never knew (here: its account is gone) may belong to another server on the same
+            // RP ID, so it stays.
+            let other = server.authenticator()
+            let otherClient = PasskeyAuthClient(transport: transport, authenticator: other)
+            let bob = try await otherClient.register(username: "bob")
+            try await server.repository.deleteUser(id: bob.userId)
+            let unknown = await expectPasskeyError { () async throws(PasskeyError) in try await otherClient.authenticate() }
             #expect(unknown?.serverCode == "credential_unknown")
+            #expect(try await other.store.allCredentials().count == 1)
         }
     }
 

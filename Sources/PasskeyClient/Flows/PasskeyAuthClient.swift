@@ -153,9 +153,18 @@ public actor PasskeyAuthClient {
         var body = JSONObject()
         body["cred"] = assertion.json
         if let challengeKey { body["challengeKey"] = .string(challengeKey) }
-        let verified = try await exchange(
-            RelyingPartyRequest(method: .post, path: "verify-authentication", body: JSONValue.object(body).serializedBytes),
-            stage: .verification)
+        let verified: JSONObject
+        do {
+            verified = try await exchange(
+                RelyingPartyRequest(method: .post, path: "verify-authentication", body: JSONValue.object(body).serializedBytes),
+                stage: .verification)
+        } catch {
+            // The server deleted this passkey: the device forgets it, or every usernameless sign-in would offer it again.
+            if error.server?.code == "passkey_deleted_on_server", let id = Base64URL.decode(assertion.rawId) {
+                await authenticator.signalUnknownCredential(rpID: options.rpId, credentialID: id)
+            }
+            throw error
+        }
         let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
         return PasskeyAuthenticationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
