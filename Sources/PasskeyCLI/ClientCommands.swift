@@ -16,15 +16,21 @@ struct RegisterCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var server: ServerOptions
-    @Option(name: .long, help: "The account's username.") var username: String
+    @Option(name: .long, help: "The account's username (or --anonymous).") var username: String?
+    @Flag(name: .long, help: "Create an anonymous account: no username; sign in later with `passkey login` without --username.")
+    var anonymous = false
     @Option(name: .long, help: "The name shown for the account. Default: the username.") var displayName: String?
     @OptionGroup var storeOptions: StoreOptions
 
-    /// The SDK reads an empty username as "anonymous account"; here it is almost always a script's empty variable, so
-    /// it is refused rather than creating an account nobody asked for.
+    /// The SDK reads an empty or absent username as "anonymous account"; here an empty one is almost always a script's
+    /// empty variable, so it is refused, and an anonymous account is made only when asked for with --anonymous.
     func validate() throws {
-        guard !username.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw ValidationError("--username must not be empty: register creates an account with that username")
+        switch (username, anonymous) {
+        case (nil, false): throw ValidationError("give --username NAME, or --anonymous for an account without a username")
+        case (.some, true): throw ValidationError("--username and --anonymous exclude each other")
+        case (let name?, false) where name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty:
+            throw ValidationError("--username must not be empty: register creates an account with that username (--anonymous makes one without)")
+        default: break
         }
     }
 
@@ -37,7 +43,7 @@ struct RegisterCommand: AsyncParsableCommand {
             result = try await client.register(username: username, displayName: displayName)
         } catch {
             var explanation = server.explanation(for: error)
-            if error.server?.code == "username_taken" {
+            if error.server?.code == "username_taken", let username {
                 explanation = "\(username) is already registered on \(server.server); sign in with `passkey login` instead"
             }
             throw CeremonyFailure.report(error, command: "register", json: storeOptions.json, explanation: explanation)

@@ -125,6 +125,27 @@ struct ClientCommandsTests {
         #expect((try JSONValue.parse(limited.stdout).objectValue?["failures"]?.objectValue?["rate_limited"]?.intValue ?? 0) > 0)
     }
 
+    @Test("register --anonymous makes an account without a username that signs in without one; the flag is never implied")
+    func anonymous() async throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        try await server.waitUntilHealthy()
+        let store = try privateFile("credentials.json")
+        let registered = try CLIRun.run(["register", "--server", server.url, "--anonymous", "--store", store, "--json"])
+        #expect(registered.status == 0, "\(registered.stdout)\(registered.stderr)")
+        let registration = try JSONValue.parse(registered.stdout).objectValue
+        #expect(registration?["isAnonymous"] == true && registration?["username"] == .null)
+        let login = try CLIRun.run(["login", "--server", server.url, "--store", store, "--json"])
+        #expect(login.status == 0, "\(login.stdout)\(login.stderr)")
+        let signedIn = try JSONValue.parse(login.stdout).objectValue
+        #expect(signedIn?["isAnonymous"] == true && signedIn?["userId"] == registration?["userId"])
+
+        let neither = try CLIRun.run(["register", "--server", server.url, "--store", store])
+        #expect(neither.status == 2 && neither.stderr.contains("--anonymous"), "\(neither.stderr)")
+        let both = try CLIRun.run(["register", "--server", server.url, "--username", "ann", "--anonymous", "--store", store])
+        #expect(both.status == 2, "\(both.stderr)")
+    }
+
     @Test("register, log in with and without a username, refuse a second registration and a tampered store")
     func endToEnd() async throws {
         let server = try ServerProcess()

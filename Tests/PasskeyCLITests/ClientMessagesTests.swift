@@ -37,7 +37,7 @@ extension ClientMessagesTests {
         for username in ["", "  "] {
             let run = try CLIRun.run(["register", "--server", "http://localhost:1", "--username", username, "--store", store])
             #expect(run.status == 2)
-            #expect(run.stderr.hasPrefix("Error: --username must not be empty: register creates an account with that username\n"), "\(run.stderr)")
+            #expect(run.stderr.hasPrefix("Error: --username must not be empty: register creates an account with that username (--anonymous makes one without)\n"), "\(run.stderr)")
             #expect(run.stderr.contains("Usage: passkey register"), "\(run.stderr)")
         }
     }
