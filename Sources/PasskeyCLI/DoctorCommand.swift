@@ -49,6 +49,9 @@ struct DoctorCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if domain.hasSuffix(".") {
+            throw ValidationError("--domain takes the domain without a trailing dot (example.com, not example.com.), got \(domain)")
+        }
         guard DoctorChecks.isDomain(domain.lowercased()) else {
             throw ValidationError("--domain must be a bare domain such as example.com (no scheme, port or path), got \(domain)")
         }

@@ -6,7 +6,7 @@ extension WebAuthnError.Code {
         case .jsonMalformed: "The request body is not valid JSON."
         case .fieldMissing: "A required member of the credential JSON is missing."
         case .fieldInvalid: "A member of the credential JSON has the wrong type or value."
-        case .invalidBase64URL: "A binary member is not base64url without padding, as WebAuthn Level 3 JSON requires (standard base64 with + and / is refused)."
+        case .invalidBase64URL: "A binary member is not base64url, as WebAuthn Level 3 JSON requires: the alphabet with - and _ (standard base64 with + and / is refused); trailing = padding is tolerated."
         case .credentialTypeInvalid: "The credential's type is not \"public-key\"."
         case .credentialIDMismatch: "id, rawId and the credential ID inside the authenticator data do not agree."
         case .credentialIDTooLong: "The credential ID is longer than 1023 bytes."

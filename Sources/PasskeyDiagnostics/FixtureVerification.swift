@@ -145,10 +145,13 @@ public struct FixtureVerifier: Sendable {
         }
         var roots: [String] = []
         for url in fixture.attestationTrust?.roots ?? [] {
-            guard let pem = try? String(contentsOf: url, encoding: .utf8) else {
-                throw FixtureError("cannot read trust root \(url.path)")
+            do { roots.append(try String(contentsOf: url, encoding: .utf8)) } catch {
+                let why =
+                    !FileManager.default.fileExists(atPath: url.path) ? "no such file"
+                    : !FileManager.default.isReadableFile(atPath: url.path) ? "not readable (permissions)"
+                    : "not a UTF-8 text (PEM) file"
+                throw FixtureError("cannot read trust root \(url.path): \(why)")
             }
-            roots.append(pem)
         }
         var anchors = TrustAnchors.empty
         do {

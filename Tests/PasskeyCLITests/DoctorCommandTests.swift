@@ -141,6 +141,7 @@ struct DoctorCommandTests {
             #expect(usage.status == 2, "\(arguments): \(usage.stderr)")
         }
         #expect(try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", "com.example.app"]).stderr.contains("10-character team ID"))
+        #expect(try CLIRun.run(["doctor", "--domain", "example.com.", "--app-id", Self.appID]).stderr.contains("without a trailing dot"))
         #expect(
             try CLIRun.run(["doctor", "--domain", "example.com"]).stderr.hasPrefix(
                 "Error: give --app-id TEAMID.bundle.id (iOS), --android-package PACKAGE (Android), or both\n"))

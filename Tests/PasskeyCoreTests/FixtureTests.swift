@@ -153,4 +153,16 @@ struct FixtureTests {
         #expect(fixture.relyingParty.requireUserVerification)
         #expect(try FixtureVerifier().verify(fixture).failure?.code == .userVerificationRequired)
     }
+
+    @Test("a trust root that cannot be read is named with the reason")
+    func missingTrustRoot() throws {
+        let url = try Fixtures.directory.appendingPathComponent("registration/yubico-tpm-windows-hello.json")
+        var root = try #require(try JSONValue.parse(Array(Data(contentsOf: url))).objectValue)
+        var trust = try #require(root["attestationTrust"]?.objectValue)
+        trust["roots"] = .array([.string("roots/nope.pem")])
+        root["attestationTrust"] = .object(trust)
+        let fixture = try VerificationFixture(json: .object(root), baseDirectory: url.deletingLastPathComponent())
+        let error = #expect(throws: FixtureError.self) { try FixtureVerifier().verify(fixture) }
+        #expect(error?.description.hasSuffix("roots/nope.pem: no such file") == true, "\(error?.description ?? "")")
+    }
 }
