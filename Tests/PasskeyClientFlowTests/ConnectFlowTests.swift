@@ -253,6 +253,25 @@ struct ConnectFlowTests {
                 #expect(await connect.state().recentFailures == attempt)
             }
             #expect(await connect.isLoginAllowed() == .initFallback(reason: "too_many_failures"))
+            #expect(await connect.state().lastFailureAt != nil)
+
+            // A day later the failures are forgotten and passkeys are offered again.
+            let later = PasskeyConnect(
+                transport: transport, authenticator: misconfigured, stateStore: state, device: iPhone,
+                now: { Date().addingTimeInterval(PasskeyConnect.failureMemory + 60) })
+            #expect(await later.isLoginAllowed() == .initOneTap(identifier: "ann@example.com"))
+            // The next failure after that counts from 1 again.
+            _ = await later.loginWithIdentifier("ann@example.com")
+            #expect(await later.state().recentFailures == 1)
+
+            // A passkey added on the device starts it clean.
+            let shared = PasskeyConnect(transport: transport, authenticator: server.authenticator(), stateStore: state, device: iPhone)
+            guard case .allowed = await shared.completePasskeyListAppend(connectTokenProvider: backend.tokens) else {
+                Issue.record("adding a passkey failed")
+                return
+            }
+            let cleared = await shared.state()
+            #expect(cleared.recentFailures == 0 && cleared.lastFailureAt == nil)
         }
         let off = FlowServer { $0.connect.rollout.enabled = false }
         try await off.runConnect { transport, _ in
@@ -263,6 +282,32 @@ struct ConnectFlowTests {
         let unreachable = PasskeyConnect(transport: CannedTransport(status: 503, body: #"{"error":"storage_unavailable","message":"down"}"#),
             authenticator: ScriptedAuthenticator(), device: iPhone)
         #expect(await unreachable.isLoginAllowed() == .initFallback(reason: "storage_unavailable"))
+        // Sign-ins that fail because the server is down say nothing about passkeys on the device: not counted, or three
+        // of them during a deploy would switch passkey sign-in off.
+        let outageState = MemoryConnectStateStore(ConnectState(lastIdentifier: "ann@example.com"))
+        let outage = PasskeyConnect(
+            transport: CannedTransport(status: 503, body: #"{"error":"storage_unavailable","message":"down"}"#),
+            authenticator: ScriptedAuthenticator(), stateStore: outageState, device: iPhone)
+        for _ in 1...3 { _ = await outage.loginWithIdentifier("ann@example.com") }
+        #expect(await outageState.load().recentFailures == 0)
+    }
+
+    @Test("sign-out drops the append token of the last decision: the next person cannot add a passkey to that account")
+    func signOutDropsPendingAppend() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let connect = PasskeyConnect(transport: transport, authenticator: server.authenticator(), device: iPhone)
+            guard case .askUserForAppend = await connect.isAppendAllowed(connectTokenProvider: backend.tokens) else {
+                Issue.record("an account without passkeys is asked")
+                return
+            }
+            await connect.signOut()
+            guard case .error(let error) = await connect.completeAppend() else {
+                Issue.record("the append must not run after sign-out")
+                return
+            }
+            #expect(error.code == .invalidOptions)
+        }
     }
 
     @Test("manage: list, rename, delete; a passkey deleted on the server is reported at sign-in and forgotten for one-tap")
@@ -294,8 +339,7 @@ struct ConnectFlowTests {
             }
             #expect(excluded.code == .excludedCredentialExists)
 
-            // Deleted from the list: the one-tap account goes too, and the device, which still offers the passkey,
-            // learns at sign-in that the server deleted it.
+            // Deleted from the list: the one-tap account goes too, and so does the passkey on this device, which held it.
             #expect(await connect.state().lastCredentialID == passkey.id)
             guard case .allowed(let none) = await connect.deletePasskey(id: passkey.id, connectTokenProvider: backend.tokens) else {
                 Issue.record("delete failed")
@@ -308,12 +352,24 @@ struct ConnectFlowTests {
                 return
             }
             #expect(gone.server?.code == "passkey_not_found")
+            #expect(try await software.store.allCredentials().isEmpty, "the device forgets the passkey it deleted")
+            #expect(await connect.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback)
+
+            // Deleted elsewhere (another device's manage screen, an admin): this device learns it at sign-in, and
+            // forgets the passkey then, so AutoFill does not offer it again.
+            _ = await connect.completePasskeyListAppend(connectTokenProvider: backend.tokens)
+            let second = try #require(try await software.store.allCredentials().first)
+            let entry = try #require(try await server.repository.credential(id: second.id))
+            try await server.repository.deleteCredential(id: second.id, userID: entry.userID)
             guard case .error(let error, let triggerFallback) = await connect.loginWithoutIdentifier(conditionalUI: false) else {
                 Issue.record("a deleted passkey must not sign in")
                 return
             }
             #expect(error.server?.code == "passkey_deleted_on_server")
             #expect(triggerFallback)
+            #expect(try await software.store.allCredentials().isEmpty)
+            #expect(await connect.state().lastIdentifier == nil, "it was the one-tap account's passkey")
+            #expect(await connect.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback)
         }
     }
 

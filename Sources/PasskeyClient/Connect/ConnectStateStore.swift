@@ -8,17 +8,33 @@ public struct ConnectState: Sendable, Hashable {
     public var lastIdentifier: String?
     public var lastCredentialID: String?
     public var lastDeclinedAt: Date?
+    /// Passkey sign-ins that failed in a row (verification refused, or the authenticator failed) since the last success.
     public var recentFailures: Int
+    /// When the last of them failed: the count is forgotten once that is ``PasskeyConnect/failureMemory`` ago, so a bad
+    /// afternoon does not turn passkey sign-in off on the device for good.
+    public var lastFailureAt: Date?
 
-    public init(lastIdentifier: String? = nil, lastCredentialID: String? = nil, lastDeclinedAt: Date? = nil, recentFailures: Int = 0) {
+    public init(
+        lastIdentifier: String? = nil, lastCredentialID: String? = nil, lastDeclinedAt: Date? = nil, recentFailures: Int = 0,
+        lastFailureAt: Date? = nil
+    ) {
         self.lastIdentifier = lastIdentifier
         self.lastCredentialID = lastCredentialID
         self.lastDeclinedAt = lastDeclinedAt
         self.recentFailures = recentFailures
+        self.lastFailureAt = lastFailureAt
+    }
+
+    /// ``recentFailures`` as of `now`: 0 when the last failure is older than `memory`, or has no time (a state saved
+    /// by a version that did not keep one).
+    public func recentFailures(at now: Date, memory: TimeInterval) -> Int {
+        guard let lastFailureAt, now.timeIntervalSince(lastFailureAt) < memory else { return 0 }
+        return recentFailures
     }
 
     var json: JSONValue {
         var object: JSONObject = ["recentFailures": .number(Double(recentFailures))]
+        if let lastFailureAt { object["lastFailureAt"] = .number(lastFailureAt.timeIntervalSince1970) }
         if let lastIdentifier { object["lastIdentifier"] = .string(lastIdentifier) }
         if let lastCredentialID { object["lastCredentialID"] = .string(lastCredentialID) }
         if let lastDeclinedAt { object["lastDeclinedAt"] = .number(lastDeclinedAt.timeIntervalSince1970) }
@@ -34,7 +50,8 @@ public struct ConnectState: Sendable, Hashable {
         self.init(
             lastIdentifier: object["lastIdentifier"]?.stringValue, lastCredentialID: object["lastCredentialID"]?.stringValue,
             lastDeclinedAt: object["lastDeclinedAt"]?.numberValue.map(Date.init(timeIntervalSince1970:)),
-            recentFailures: max(0, object["recentFailures"]?.intValue ?? 0))
+            recentFailures: max(0, object["recentFailures"]?.intValue ?? 0),
+            lastFailureAt: object["lastFailureAt"]?.numberValue.map(Date.init(timeIntervalSince1970:)))
     }
 }
 

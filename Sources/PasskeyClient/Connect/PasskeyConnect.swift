@@ -21,6 +21,10 @@ public actor PasskeyConnect {
     private let store: any ConnectStateStore
     private let now: @Sendable () -> Date
 
+    /// How long failed passkey sign-ins are remembered on the device (24 hours): the login decision counts only those
+    /// within it, so after a day the device offers passkeys again.
+    public static let failureMemory: TimeInterval = 24 * 3600
+
     /// An append token the last decision was made with (decisions do not use it up), and whether to append without a sheet.
     private var pendingAppend: (token: String, autoAppend: Bool)?
     /// AutoFill options handed out with a `text-field` decision, used by the next usernameless sign-in.
@@ -117,6 +121,9 @@ public actor PasskeyConnect {
             state.lastIdentifier = verified["username"]?.stringValue ?? state.lastIdentifier
             state.lastCredentialID = passkey.id
             state.lastDeclinedAt = nil
+            // A new passkey starts with a clean record on this device.
+            state.recentFailures = 0
+            state.lastFailureAt = nil
             await store.save(state)
             return .completed(passkey)
         } catch {
@@ -135,7 +142,8 @@ public actor PasskeyConnect {
     public func isLoginAllowed() async -> LoginStep {
         pendingConditionalOptions = nil
         let state = await store.load()
-        var body: JSONObject = ["client": await clientReport(), "recentFailures": .number(Double(state.recentFailures))]
+        let failures = state.recentFailures(at: now(), memory: Self.failureMemory)
+        var body: JSONObject = ["client": await clientReport(), "recentFailures": .number(Double(failures))]
         if let identifier = state.lastIdentifier { body["identifier"] = .string(identifier) }
         do {
             let answer = try await call(.post, "connect/login/decision", body: .object(body), token: nil, stage: .options)
@@ -179,6 +187,10 @@ public actor PasskeyConnect {
 
     /// Forgets the one-tap account (sign-out on a shared device, "not you?").
     public func signOut() async {
+        // The last decision's append token and AutoFill options belong to the account signing out: the next person on
+        // the device must not add a passkey to that account with them.
+        pendingAppend = nil
+        pendingConditionalOptions = nil
         var state = await store.load()
         state.lastIdentifier = nil
         state.lastCredentialID = nil
@@ -186,6 +198,8 @@ public actor PasskeyConnect {
     }
 
     func login(query: [RelyingPartyRequest.QueryItem], options provided: JSONObject?, mediation: AssertionMediation) async -> LoginStatus {
+        /// The credential the authenticator signed with, once it has.
+        var offered: String?
         do throws(PasskeyError) {
             let answer: JSONObject
             if let provided {
@@ -198,26 +212,39 @@ public actor PasskeyConnect {
                 throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
             }
             let assertion = try await authenticator.getAssertion(AssertionRequest(options: options, mediation: mediation))
+            offered = assertion.id
             var body: JSONObject = ["cred": assertion.json]
             body["challengeKey"] = answer["challengeKey"]
-            let verified = try await call(.post, "verify-authentication", body: .object(body), token: nil, stage: .verification)
+            let verified: JSONObject
+            do {
+                verified = try await call(.post, "verify-authentication", body: .object(body), token: nil, stage: .verification)
+            } catch {
+                // The server deleted this passkey: the device forgets it (WebAuthn L3 §5.1.10), so AutoFill and
+                // usernameless sign-in stop offering it.
+                if error.server?.code == "passkey_deleted_on_server", let id = Base64URL.decode(assertion.rawId) {
+                    await authenticator.signalUnknownCredential(rpID: options.rpId, credentialID: id)
+                }
+                throw error
+            }
             let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
             guard let signed = fields.signedPasskeyData else {
                 throw PasskeyError(.invalidResponse, stage: .verification, "the server's answer has no signedPasskeyData")
             }
             var state = await store.load()
             state.recentFailures = 0
+            state.lastFailureAt = nil
             state.lastIdentifier = fields.username ?? state.lastIdentifier
             state.lastCredentialID = fields.credentialId
             await store.save(state)
             return .done(signedPasskeyData: signed, username: fields.username)
         } catch {
-            return await loginFailure(error, mediation: mediation)
+            return await loginFailure(error, mediation: mediation, offered: offered)
         }
     }
 
-    /// Maps a failed sign-in to what the screen does next (docs/connect.md has the table).
-    func loginFailure(_ error: PasskeyError, mediation: AssertionMediation) async -> LoginStatus {
+    /// Maps a failed sign-in to what the screen does next (docs/connect.md has the table). `offered` is the credential
+    /// the authenticator signed with, when it got that far.
+    func loginFailure(_ error: PasskeyError, mediation: AssertionMediation, offered: String? = nil) async -> LoginStatus {
         switch error.code {
         case .cancelled: return mediation == .conditional ? .ignore : .initRetry
         case .noCredentials: return .initSilentFallback
@@ -227,16 +254,35 @@ public actor PasskeyConnect {
         }
         var state = await store.load()
         if let code = error.server?.code, code == "passkey_deleted_on_server" || code == "credential_unknown" {
-            // The device offered a passkey the server no longer has: one-tap must not offer it again.
-            state.lastIdentifier = nil
-            state.lastCredentialID = nil
-            await store.save(state)
+            // The device offered a passkey the server no longer has. One-tap must not offer it again: forget the one-tap
+            // account when that passkey was its own (or one-tap itself failed), not for some other account's passkey
+            // picked in AutoFill.
+            if mediation == .immediate || offered == nil || offered == state.lastCredentialID {
+                state.lastIdentifier = nil
+                state.lastCredentialID = nil
+                await store.save(state)
+            }
             return .error(error, triggerFallback: true)
         }
-        state.recentFailures += 1
-        await store.save(state)
+        if Self.countsAsPasskeyFailure(error) {
+            let now = now()
+            state.recentFailures = state.recentFailures(at: now, memory: Self.failureMemory) + 1
+            state.lastFailureAt = now
+            await store.save(state)
+        }
         let configuration: Set<PasskeyError.Code> = [.notSupported, .domainNotAssociated]
         return .error(error, triggerFallback: configuration.contains(error.code))
+    }
+
+    /// Whether a failed sign-in says something about passkeys on this device (the server refused the assertion, the
+    /// authenticator failed, passkeys are not set up for the app): those are counted towards the fallback. A server
+    /// that is overloaded or down (429, 5xx), options that could not be fetched, a ceremony already running or an app
+    /// mistake (no presentation anchor) say nothing about the passkey and are not counted: three of them during a
+    /// deploy would otherwise switch passkey sign-in off on the device.
+    static func countsAsPasskeyFailure(_ error: PasskeyError) -> Bool {
+        if let status = error.server?.httpStatus, status == 429 || status >= 500 { return false }
+        if error.stage == .options || error.stage == .network { return false }
+        return error.code != .ceremonyInProgress && error.code != .internalError
     }
 
     // MARK: Manage
@@ -254,13 +300,11 @@ public actor PasskeyConnect {
     /// Adds a passkey from the management screen, then lists again. A cancelled or already-registered attempt is an
     /// `.error` with code `cancelled` or `excluded_credential_exists`.
     public func completePasskeyListAppend(connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
-        let token: String
-        if let pending = pendingAppend {
-            token = pending.token
-        } else {
-            do { token = try await connectTokenProvider(.passkeyAppend) } catch { return .error(Self.tokenError(error)) }
-        }
+        // A fresh token from the app's backend, for the user signed in now: a token kept from an earlier decision could
+        // belong to someone who has signed out since.
         pendingAppend = nil
+        let token: String
+        do { token = try await connectTokenProvider(.passkeyAppend) } catch { return .error(Self.tokenError(error)) }
         switch await append(token: token, style: .modal, replacing: nil) {
         case .completed: return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
         case .cancelled: return .error(.cancelled())
@@ -311,6 +355,8 @@ public actor PasskeyConnect {
     /// Deletes a passkey with a passkey-delete token. Deleting the one-tap passkey forgets it.
     public func deletePasskey(id: String, connectToken: String) async throws(PasskeyError) {
         _ = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", token: connectToken, stage: .verification)
+        // If this device holds the passkey, it forgets it too (WebAuthn L3 §5.1.10); another device's passkey is not here.
+        if let raw = Base64URL.decode(id) { await authenticator.signalUnknownCredential(rpID: nil, credentialID: raw) }
         var state = await store.load()
         if state.lastCredentialID == id {
             state.lastCredentialID = nil
