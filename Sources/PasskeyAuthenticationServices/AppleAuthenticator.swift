@@ -4,6 +4,9 @@ public import AuthenticationServices
 #else
 public import AuthenticationServicesStandIn
 #endif
+#if canImport(LocalAuthentication)
+import LocalAuthentication
+#endif
 public import PasskeyClient
 public import PasskeyWire
 
@@ -70,9 +73,20 @@ public final class AppleAuthenticator: Authenticator {
     public func capabilities() async -> AuthenticatorCapabilities {
         AuthenticatorCapabilities(
             isSupported: platform.supports(.platformCredentials),
-            isPlatformAuthenticatorAvailable: platform.supports(.platformCredentials),
+            isPlatformAuthenticatorAvailable: platform.supports(.platformCredentials) && Self.deviceOwnerAuthenticationIsSetUp(),
             supportsConditionalMediation: platform.supports(.autoFillAssistedRequests),
             supportsConditionalCreate: platform.supports(.conditionalRegistration))
+    }
+
+    /// Whether the device can verify its owner (a passcode or password is set): without one, iOS has no platform
+    /// authenticator to create a passkey with (WebAuthn's `isUserVerifyingPlatformAuthenticatorAvailable()`), and a
+    /// creation would fail after the app offered it.
+    static func deviceOwnerAuthenticationIsSetUp() -> Bool {
+        #if canImport(LocalAuthentication)
+        return LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: nil)
+        #else
+        return true
+        #endif
     }
 
     /// Cancels the running request, if any (it ends with ``PasskeyError/Code/cancelled``).

@@ -218,3 +218,30 @@ struct HTTPTransportTests {
         #expect(cancelled?.code == .cancelled && cancelled?.stage == .network)
     }
 }
+
+@Suite("Values that carry secrets")
+struct RedactedDescriptionTests {
+    @Test("a request's connect token and a result's signedPasskeyData never appear in their descriptions")
+    func redacted() {
+        let request = RelyingPartyRequest(
+            method: .post, path: "connect/append/options", body: Array("{}".utf8), authorization: "Bearer pct_secret-token")
+        for text in [String(describing: request), String(reflecting: request), "\(request)"] {
+            #expect(!text.contains("secret-token"), "\(text)")
+        }
+        #expect(String(describing: request) == "POST connect/append/options (authorization: redacted, body: 2 bytes)")
+
+        let status = LoginStatus.done(signedPasskeyData: "eyJhbGciOiJFUzI1NiJ9.payload.signature", username: "ann")
+        for text in [String(describing: status), String(reflecting: status)] {
+            #expect(!text.contains("eyJ") && text.contains("redacted"), "\(text)")
+        }
+        let result = PasskeyAuthenticationResult(
+            verified: true, username: "ann", userId: "u1", credentialId: "AbC", isAnonymous: false,
+            response: AuthenticationResponseJSON(
+                id: "AbC", rawId: "AbC",
+                response: AuthenticatorAssertionResponseJSON(clientDataJSON: "e30", authenticatorData: "AA", signature: "AA", userHandle: nil)),
+            signedPasskeyData: "eyJhbGciOiJFUzI1NiJ9.payload.signature")
+        for text in [String(describing: result), String(reflecting: result)] {
+            #expect(!text.contains("eyJ") && text.contains("redacted") && text.contains("AbC"), "\(text)")
+        }
+    }
+}

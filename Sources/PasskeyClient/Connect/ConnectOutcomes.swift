@@ -99,7 +99,10 @@ public struct DeviceReport: Sendable, Hashable {
     public static var current: DeviceReport {
         let version = ProcessInfo.processInfo.operatingSystemVersion
         let text = "\(version.majorVersion).\(version.minorVersion)"
-        #if os(iOS)
+        #if targetEnvironment(macCatalyst)
+        // A Catalyst app runs on macOS, and Foundation reports the macOS version: report the platform that goes with it.
+        return DeviceReport(platform: "macOS", osVersion: text)
+        #elseif os(iOS)
         return DeviceReport(platform: "iOS", osVersion: text)
         #elseif os(macOS)
         return DeviceReport(platform: "macOS", osVersion: text)

@@ -12,7 +12,7 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
     /// The server's base URL, for example `https://auth.example.com/` or `http://localhost:8080`.
     public let baseURL: URL
     public let session: URLSession
-    /// Seconds without progress before a request fails with ``PasskeyError/Code/timeout``.
+    /// Seconds a whole request may take (connecting, sending, the answer) before it fails with ``PasskeyError/Code/timeout``.
     public let timeout: TimeInterval
 
     public init(baseURL: URL, session: URLSession = .shared, timeout: TimeInterval = 30) {
