@@ -396,6 +396,19 @@ struct ConnectFlowTests {
         }
     }
 
+    @Test("state updates from flows running at once are all kept (read and write in one step)")
+    func concurrentUpdates() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("connect-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stores: [any ConnectStateStore] = [MemoryConnectStateStore(), FileConnectStateStore(url: folder.appendingPathComponent("state.json"))]
+        for store in stores {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 1...50 { group.addTask { await store.update { $0.recentFailures += 1 } } }
+            }
+            #expect(await store.load().recentFailures == 50, "\(type(of: store))")
+        }
+    }
+
     @Test("the connect state file is private (0600), round-trips, and sign-out forgets the account")
     func stateFile() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("connect-\(UUID().uuidString)")

@@ -59,6 +59,18 @@ public struct ConnectState: Sendable, Hashable {
 public protocol ConnectStateStore: Sendable {
     func load() async -> ConnectState
     func save(_ state: ConnectState) async
+    /// Reads the state, lets `change` edit it and saves the result, in one step: the stores here are actors that do
+    /// not suspend in between, so two flows ending at once (an AutoFill sign-in completing while the person signs out)
+    /// cannot lose each other's change. A store without its own provides a default that reads and then saves.
+    func update(_ change: @Sendable (inout ConnectState) -> Void) async
+}
+
+extension ConnectStateStore {
+    public func update(_ change: @Sendable (inout ConnectState) -> Void) async {
+        var state = await load()
+        change(&state)
+        await save(state)
+    }
 }
 
 /// Keeps the state in memory (tests, previews).
@@ -67,6 +79,7 @@ public actor MemoryConnectStateStore: ConnectStateStore {
     public init(_ state: ConnectState = ConnectState()) { self.state = state }
     public func load() -> ConnectState { state }
     public func save(_ state: ConnectState) { self.state = state }
+    public func update(_ change: @Sendable (inout ConnectState) -> Void) { change(&state) }
 }
 
 /// Keeps the state in a JSON file with mode 0600 (Linux, command-line tools). Written atomically.
@@ -90,5 +103,11 @@ public actor FileConnectStateStore: ConnectStateStore {
         handle.write(Data(state.json.serializedBytes))
         try? handle.close()
         if rename(temporary.path, url.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
+    }
+
+    public func update(_ change: @Sendable (inout ConnectState) -> Void) {
+        var state = load()
+        change(&state)
+        save(state)
     }
 }

@@ -37,5 +37,11 @@ public actor KeychainConnectStateStore: ConnectStateStore {
             SecItemAdd(add as CFDictionary, nil)
         }
     }
+
+    public func update(_ change: @Sendable (inout ConnectState) -> Void) {
+        var state = load()
+        change(&state)
+        save(state)
+    }
 }
 #endif

@@ -88,9 +88,8 @@ public actor PasskeyConnect {
     /// Remembers that the person said no, so the server does not ask again for a while.
     public func declineAppend() async {
         pendingAppend = nil
-        var state = await store.load()
-        state.lastDeclinedAt = now()
-        await store.save(state)
+        let now = now()
+        await store.update { $0.lastDeclinedAt = now }
     }
 
     /// Adds a passkey with a passkey-append token the app already holds (low level: no decision). With `replacing`, the
@@ -117,14 +116,15 @@ public actor PasskeyConnect {
             guard let passkey = verified["passkey"].flatMap(Self.passkeyInfo) else {
                 throw PasskeyError(.invalidResponse, stage: .verification, "the append answer has no passkey")
             }
-            var state = await store.load()
-            state.lastIdentifier = verified["username"]?.stringValue ?? state.lastIdentifier
-            state.lastCredentialID = passkey.id
-            state.lastDeclinedAt = nil
-            // A new passkey starts with a clean record on this device.
-            state.recentFailures = 0
-            state.lastFailureAt = nil
-            await store.save(state)
+            let username = verified["username"]?.stringValue
+            await store.update { state in
+                state.lastIdentifier = username ?? state.lastIdentifier
+                state.lastCredentialID = passkey.id
+                state.lastDeclinedAt = nil
+                // A new passkey starts with a clean record on this device.
+                state.recentFailures = 0
+                state.lastFailureAt = nil
+            }
             return .completed(passkey)
         } catch {
             switch error.code {
@@ -191,10 +191,10 @@ public actor PasskeyConnect {
         // the device must not add a passkey to that account with them.
         pendingAppend = nil
         pendingConditionalOptions = nil
-        var state = await store.load()
-        state.lastIdentifier = nil
-        state.lastCredentialID = nil
-        await store.save(state)
+        await store.update { state in
+            state.lastIdentifier = nil
+            state.lastCredentialID = nil
+        }
     }
 
     func login(query: [RelyingPartyRequest.QueryItem], options provided: JSONObject?, mediation: AssertionMediation) async -> LoginStatus {
@@ -230,12 +230,12 @@ public actor PasskeyConnect {
             guard let signed = fields.signedPasskeyData else {
                 throw PasskeyError(.invalidResponse, stage: .verification, "the server's answer has no signedPasskeyData")
             }
-            var state = await store.load()
-            state.recentFailures = 0
-            state.lastFailureAt = nil
-            state.lastIdentifier = fields.username ?? state.lastIdentifier
-            state.lastCredentialID = fields.credentialId
-            await store.save(state)
+            await store.update { state in
+                state.recentFailures = 0
+                state.lastFailureAt = nil
+                state.lastIdentifier = fields.username ?? state.lastIdentifier
+                state.lastCredentialID = fields.credentialId
+            }
             return .done(signedPasskeyData: signed, username: fields.username)
         } catch {
             return await loginFailure(error, mediation: mediation, offered: offered)
@@ -252,23 +252,24 @@ public actor PasskeyConnect {
         case .network: return .error(error, triggerFallback: false)
         default: break
         }
-        var state = await store.load()
         if let code = error.server?.code, code == "passkey_deleted_on_server" || code == "credential_unknown" {
             // The device offered a passkey the server no longer has. One-tap must not offer it again: forget the one-tap
             // account when that passkey was its own (or one-tap itself failed), not for some other account's passkey
             // picked in AutoFill.
-            if mediation == .immediate || offered == nil || offered == state.lastCredentialID {
-                state.lastIdentifier = nil
-                state.lastCredentialID = nil
-                await store.save(state)
+            await store.update { state in
+                if mediation == .immediate || offered == nil || offered == state.lastCredentialID {
+                    state.lastIdentifier = nil
+                    state.lastCredentialID = nil
+                }
             }
             return .error(error, triggerFallback: true)
         }
         if Self.countsAsPasskeyFailure(error) {
             let now = now()
-            state.recentFailures = state.recentFailures(at: now, memory: Self.failureMemory) + 1
-            state.lastFailureAt = now
-            await store.save(state)
+            await store.update { state in
+                state.recentFailures = state.recentFailures(at: now, memory: Self.failureMemory) + 1
+                state.lastFailureAt = now
+            }
         }
         let configuration: Set<PasskeyError.Code> = [.notSupported, .domainNotAssociated]
         return .error(error, triggerFallback: configuration.contains(error.code))
@@ -357,11 +358,11 @@ public actor PasskeyConnect {
         _ = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", token: connectToken, stage: .verification)
         // If this device holds the passkey, it forgets it too (WebAuthn L3 §5.1.10); another device's passkey is not here.
         if let raw = Base64URL.decode(id) { await authenticator.signalUnknownCredential(rpID: nil, credentialID: raw) }
-        var state = await store.load()
-        if state.lastCredentialID == id {
-            state.lastCredentialID = nil
-            state.lastIdentifier = nil
-            await store.save(state)
+        await store.update { state in
+            if state.lastCredentialID == id {
+                state.lastCredentialID = nil
+                state.lastIdentifier = nil
+            }
         }
     }
 
