@@ -22,6 +22,7 @@ extension PasskeyError {
         case .server: "The server could not complete the request."
         case .storageFailed: "Saved passkeys could not be read or written."
         case .storageCorrupted: "Saved passkeys are damaged and could not be read."
+        case .connectTokenUnavailable: "Passkeys cannot be managed right now."
         default: "Something went wrong with the passkey request."
         }
     }

@@ -48,6 +48,9 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let storageCorrupted: Code = "storage_corrupted"
         /// A bug or an unexpected state in the SDK or platform.
         public static let internalError: Code = "internal_error"
+        /// The app's own backend gave no connect token (its ``ConnectTokenProvider`` threw): nothing reached the passkey
+        /// server.
+        public static let connectTokenUnavailable: Code = "connect_token_unavailable"
     }
 
     /// Where in the ceremony the error happened.

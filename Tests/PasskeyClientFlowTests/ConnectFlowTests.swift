@@ -160,6 +160,13 @@ struct ConnectFlowTests {
             #expect(await connect.isAppendAllowed(connectTokenProvider: backend.tokens) == .skip(reason: "not_in_rollout"))
             let failing: ConnectTokenProvider = { _ in throw PasskeyError(.network, stage: .network, "backend down") }
             #expect(await connect.isAppendAllowed(connectTokenProvider: failing) == .skip(reason: "connect_token_unavailable"))
+            // The management flows say the same with a code of their own (nothing reached the passkey server).
+            guard case .error(let error) = await connect.deletePasskey(id: "AbC", connectTokenProvider: failing) else {
+                Issue.record("a failing token provider must end the flow")
+                return
+            }
+            #expect(error.code == .connectTokenUnavailable && error.server == nil)
+            #expect(error.userMessage == "Passkeys cannot be managed right now.")
         }
         let half = FlowServer { $0.connect.rollout.percentage = 50 }
         try await half.runConnect { transport, backend in

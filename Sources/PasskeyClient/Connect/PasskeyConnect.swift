@@ -373,7 +373,7 @@ public actor PasskeyConnect {
     }
 
     static func tokenError(_ error: any Error) -> PasskeyError {
-        PasskeyError(.server, stage: .network, "the app's backend gave no connect token: \(error)", recovery: .retry)
+        PasskeyError(.connectTokenUnavailable, stage: .options, "the app's backend gave no connect token: \(error)", recovery: .retry)
     }
 
     /// Credential IDs are base64url: safe in a path as they are; anything else is refused by the server.
