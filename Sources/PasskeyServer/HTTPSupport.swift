@@ -1,4 +1,5 @@
 public import Hummingbird
+import HTTPTypes
 import NIOCore
 import PasskeyWire
 
@@ -50,5 +51,20 @@ extension Request {
 func respond(_ body: () async throws(APIError) -> JSONValue) async -> Response {
     do { return Response.json(try await body()) } catch {
         return Response.error(error)
+    }
+}
+
+extension ServerConfiguration {
+
+    /// Whether the client reached this server over TLS: directly (`--tls-cert`), or through a trusted proxy that says
+    /// so with `X-Forwarded-Proto: https`. Decides HSTS and the dashboard cookie's `Secure` flag alike.
+    func cameOverTLS(_ headers: HTTPFields) -> Bool {
+        Self.cameOverTLS(headers, directTLS: tlsCertificatePath != nil, trustProxy: trustProxyHeaders)
+    }
+
+    static func cameOverTLS(_ headers: HTTPFields, directTLS: Bool, trustProxy: Bool) -> Bool {
+        if directTLS { return true }
+        guard trustProxy, let name = HTTPField.Name("X-Forwarded-Proto") else { return false }
+        return headers[name]?.lowercased() == "https"
     }
 }

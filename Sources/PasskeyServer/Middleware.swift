@@ -22,8 +22,9 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         // HSTS only on answers that went out over TLS: a browser ignores it over plain HTTP anyway, and sending it on
         // http://localhost would pin nothing useful.
-        let forwardedTLS = trustProxy && HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }?.lowercased() == "https"
-        if tls || forwardedTLS { response.headers[.strictTransportSecurity] = "max-age=31536000" }
+        if ServerConfiguration.cameOverTLS(request.headers, directTLS: tls, trustProxy: trustProxy) {
+            response.headers[.strictTransportSecurity] = "max-age=31536000"
+        }
         return response
     }
 

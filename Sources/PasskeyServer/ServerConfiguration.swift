@@ -97,9 +97,13 @@ public struct ServerConfiguration: Sendable {
         return all.filter { seen.insert($0).inserted }
     }
 
-    /// `http://localhost:<port>` for RP ID `localhost` (browsers treat it as secure), otherwise `https://<rp id>`.
+    /// `http://localhost:<port>` for RP ID `localhost` (browsers treat it as secure; `https://` with `--tls-cert`),
+    /// otherwise `https://<rp id>` (behind a TLS proxy on 443), or `https://<rp id>:<port>` when this server speaks TLS
+    /// itself on another port (trying passkeys from a phone on a LAN).
     public var defaultOrigin: String {
-        rpID == "localhost" ? "http://localhost:\(port)" : "https://\(rpID)"
+        let directTLS = tlsCertificatePath != nil
+        if rpID == "localhost" { return "\(directTLS ? "https" : "http")://localhost:\(port)" }
+        return directTLS && port != 443 ? "https://\(rpID):\(port)" : "https://\(rpID)"
     }
 
     /// Web origins (http/https) that may call the API from a browser (CORS).

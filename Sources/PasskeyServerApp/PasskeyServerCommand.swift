@@ -33,7 +33,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Port (default 8080).") var port: Int?
     @Option(help: "RP ID: the domain passkeys belong to (default localhost).") var rpId: String?
     @Option(help: "Relying party name shown at registration (default \"Passkey Server\").") var rpName: String?
-    @Option(help: "Accepted origin, repeatable: https://www.example.com, https://<rp id> for iOS apps, android:apk-key-hash:… (default http://localhost:<port> for localhost, else https://<rp id>).")
+    @Option(help: "Accepted origin, repeatable: https://www.example.com, https://<rp id> for iOS apps, android:apk-key-hash:… (default http://localhost:<port> for localhost, else https://<rp id>; https:// and the port with --tls-cert).")
     var origin: [String] = []
     @Option(help: "Another web origin that may use this RP ID (WebAuthn related origins): accepted like --origin and listed in /.well-known/webauthn, repeatable.") var relatedOrigin: [String] = []
     @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite), postgres://user:password@host:5432/database (also postgresql://) or memory:.")

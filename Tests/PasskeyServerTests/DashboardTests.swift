@@ -191,6 +191,33 @@ struct DashboardTests {
         }
     }
 
+    @Test("behind a trusted TLS proxy the session cookie is __Host- and Secure; a planted duplicate cookie locks no one out")
+    func cookieBehindProxy() async throws {
+        let harness = try DashboardHarness { $0.trustProxyHeaders = true }
+        try await harness.server.run { client in
+            let plain = try await harness.setUp(client)  // plain HTTP: no Secure, so no __Host- prefix
+            #expect(plain.cookie.hasPrefix("passkey_admin="))
+            // Another site on the same host planted a value under the same name; browsers send it first.
+            let planted: HTTPFields = [.cookie: "passkey_admin=pas_planted; \(plain.cookie)"]
+            #expect(try await client.call(.get, "/dashboard/api/users", headers: planted).status == .ok)
+
+            let https: HTTPFields = [HTTPField.Name("X-Forwarded-Proto")!: "https"]
+            let options = try await client.call(.post, "/dashboard/api/login/options", headers: https)
+            let verified = try await client.call(
+                .post, "/dashboard/api/login/verify",
+                json: ["challengeKey": options["challengeKey"] ?? nil, "cred": try harness.admin.get(options.json, signCount: 1)], headers: https)
+            let setCookie = try #require(verified.headers[.setCookie])
+            #expect(setCookie.hasPrefix("__Host-passkey_admin=") && setCookie.hasSuffix("; Secure"), "\(setCookie)")
+            var secure = https
+            secure[.cookie] = String(setCookie.split(separator: ";")[0])
+            #expect(try await client.call(.get, "/dashboard/api/users", headers: secure).status == .ok)
+            // Over TLS only the __Host- cookie counts: one without the prefix could have been planted over plain HTTP.
+            var plainOverTLS = https
+            plainOverTLS[.cookie] = plain.cookie
+            #expect(try await client.call(.get, "/dashboard/api/users", headers: plainOverTLS).status == .unauthorized)
+        }
+    }
+
     @Test("state-changing requests need the session's CSRF token: missing or wrong is 403")
     func csrf() async throws {
         let harness = try DashboardHarness()

@@ -51,6 +51,23 @@ struct TLSTests {
         }
     }
 
+    @Test("with --tls-cert the default origin is https, with the port unless it is 443")
+    func defaultOriginWithTLS() {
+        var configuration = ServerConfiguration()
+        configuration.port = 8443
+        #expect(configuration.defaultOrigin == "http://localhost:8443")
+        configuration.tlsCertificatePath = "/etc/cert.pem"
+        configuration.tlsKeyPath = "/etc/key.pem"
+        #expect(configuration.defaultOrigin == "https://localhost:8443")
+        configuration.rpID = "mac.local"
+        #expect(configuration.defaultOrigin == "https://mac.local:8443")
+        configuration.port = 443
+        #expect(configuration.defaultOrigin == "https://mac.local")
+        configuration.tlsCertificatePath = nil
+        configuration.port = 8080
+        #expect(configuration.defaultOrigin == "https://mac.local", "behind a TLS proxy on 443")
+    }
+
     @Test("a certificate or key file that cannot be read is named in the error")
     func unreadableFiles() async throws {
         let files = try Self.selfSigned()

@@ -58,25 +58,40 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     }
 
-    /// `__Host-` needs `Secure`, which needs HTTPS: over plain HTTP (localhost) the cookie goes without both.
-    var secure: Bool { configuration.tlsCertificatePath != nil }
-    var cookieName: String { secure ? "__Host-passkey_admin" : "passkey_admin" }
-
-    func cookie(_ value: String, maxAge: Int) -> String {
-        "\(cookieName)=\(value); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(maxAge)" + (secure ? "; Secure" : "")
+    /// The session cookie's name for a request: `__Host-passkey_admin` (with `Secure`) when the client came over TLS,
+    /// directly or through a trusted proxy that says so; `passkey_admin` over plain HTTP (localhost), where `__Host-`
+    /// and `Secure` cannot be used. A `__Host-` cookie cannot be planted by a sibling subdomain or a plain-HTTP page.
+    func cookieName(_ request: Request) -> String {
+        configuration.cameOverTLS(request.headers) ? "__Host-passkey_admin" : "passkey_admin"
     }
 
-    func sessionSecret(_ request: Request) -> String? {
-        guard let header = request.headers[.cookie] else { return nil }
-        for part in header.split(separator: ";") {
-            let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-            if pair.count == 2, pair[0] == cookieName { return String(pair[1]) }
+    func cookie(_ value: String, maxAge: Int, for request: Request) -> String {
+        let secure = configuration.cameOverTLS(request.headers)
+        return "\(cookieName(request))=\(value); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(maxAge)" + (secure ? "; Secure" : "")
+    }
+
+    /// Every value the request carries under the session cookie's name, in order. A browser sends several cookies of
+    /// one name when another site on the same host or a parent domain planted one (`Path=/dashboard` comes first):
+    /// each is tried, so a planted value cannot lock an admin out.
+    func sessionSecrets(_ request: Request) -> [String] {
+        let name = cookieName(request)
+        var values: [String] = []
+        for header in request.headers[values: .cookie] {
+            for part in header.split(separator: ";") {
+                let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0] == name { values.append(String(pair[1])) }
+            }
         }
-        return nil
+        return values
     }
 
     func principal(_ request: Request) async throws(APIError) -> AdminPrincipal? {
-        try await admins.authenticate(sessionSecret: sessionSecret(request), bearer: BearerSecrets.bearer(request.headers[.authorization]))
+        let bearer = BearerSecrets.bearer(request.headers[.authorization])
+        // At most a few values: more than that is not a browser's doing.
+        for secret in sessionSecrets(request).prefix(4) {
+            if let principal = try await admins.authenticate(sessionSecret: secret, bearer: bearer) { return principal }
+        }
+        return try await admins.authenticate(sessionSecret: nil, bearer: bearer)
     }
 
     // MARK: Responses
@@ -197,7 +212,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 let (admin, secret) = try await admins.setupVerify(
                     challengeKey: try body.requiredString("challengeKey"), credential: try body.registrationCredential("cred"))
                 await recordAdmin("setup", request, context, principal: nil, detail: "admin \(admin.name) added")
-                return signedIn(admin, secret)
+                return signedIn(admin, secret, request)
             } catch {
                 await recordAdmin("setup", request, context, principal: nil, error: error)
                 return Response.error(error)
@@ -217,7 +232,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                     challengeKey: try body.requiredString("challengeKey"), credential: try body.authenticationCredential("cred"))
                 guard let secret else { throw APIError.challengeInvalid }
                 await recordAdmin("sign_in", request, context, principal: nil, detail: "admin \(admin.name) signed in")
-                return signedIn(admin, secret)
+                return signedIn(admin, secret, request)
             } catch {
                 await recordAdmin("sign_in", request, context, principal: nil, error: error)
                 return Response.error(error)
@@ -244,14 +259,14 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 await recordAdmin("sign_out", request, context, principal: principal)
                 return .object(["signedOut": true])
             }
-            if response.status == .ok { response.headers[.setCookie] = cookie("", maxAge: 0) }
+            if response.status == .ok { response.headers[.setCookie] = cookie("", maxAge: 0, for: request) }
             return response
         }
     }
 
-    func signedIn(_ admin: AdminRecord, _ secret: String) -> Response {
+    func signedIn(_ admin: AdminRecord, _ secret: String, _ request: Request) -> Response {
         var response = Response.json(.object(["signedIn": true, "admin": .string(admin.name)]))
-        response.headers[.setCookie] = cookie(secret, maxAge: Int(configuration.dashboard.sessionAbsoluteTimeout))
+        response.headers[.setCookie] = cookie(secret, maxAge: Int(configuration.dashboard.sessionAbsoluteTimeout), for: request)
         return response
     }
 
