@@ -257,6 +257,8 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             var response = await data(request) { principal throws(APIError) in
                 try await admins.signOut(principal)
                 await recordAdmin("sign_out", request, context, principal: principal)
+                // Its live streams here end now, after the sign-out's own event.
+                if let session = principal.sessionHash { await broadcaster.end(session: session) }
                 return .object(["signedOut": true])
             }
             if response.status == .ok { response.headers[.setCookie] = cookie("", maxAge: 0, for: request) }
@@ -429,7 +431,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         let filter = Self.filter(request)
         let limit = request.formQuery["max"].flatMap(Int.init)
         let broadcaster = broadcaster
-        let (id, updates) = await broadcaster.subscribe()
+        let (id, updates) = await broadcaster.subscribe(session: principal.sessionHash)
         var response = Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in

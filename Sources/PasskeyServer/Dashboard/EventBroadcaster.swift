@@ -25,13 +25,16 @@ public enum LiveUpdate: Sendable, Hashable {
 /// oldest undelivered events rather than holding anyone up.
 public actor EventBroadcaster: EventSink {
     private var subscribers: [Int: AsyncStream<LiveUpdate>.Continuation] = [:]
+    /// The session each subscription was opened with (a hash), when it has one: ``end(session:)`` ends them at sign-out.
+    private var sessions: [Int: [UInt8]] = [:]
     private var nextID = 0
     private var closed = false
 
     public init() {}
 
-    /// A new subscription: its id (for ``unsubscribe(_:)``) and the events published from now on.
-    public func subscribe(buffer: Int = 256) -> (id: Int, updates: AsyncStream<LiveUpdate>) {
+    /// A new subscription: its id (for ``unsubscribe(_:)``) and the events published from now on. `session` is the hash
+    /// of the admin session that opened it, so that signing out ends it at once.
+    public func subscribe(buffer: Int = 256, session: [UInt8]? = nil) -> (id: Int, updates: AsyncStream<LiveUpdate>) {
         let (stream, continuation) = AsyncStream.makeStream(of: LiveUpdate.self, bufferingPolicy: .bufferingNewest(buffer))
         let id = nextID
         nextID += 1
@@ -40,6 +43,7 @@ public actor EventBroadcaster: EventSink {
             return (id, stream)
         }
         subscribers[id] = continuation
+        if let session { sessions[id] = session }
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(id) }
         }
@@ -47,7 +51,14 @@ public actor EventBroadcaster: EventSink {
     }
 
     public func unsubscribe(_ id: Int) {
+        sessions[id] = nil
         subscribers.removeValue(forKey: id)?.finish()
+    }
+
+    /// Ends the streams this instance opened for the session with this hash, after the updates already queued for them
+    /// (the sign-out's own event among them). Streams on other instances end at their next keep-alive check.
+    public func end(session: [UInt8]) {
+        for (id, owner) in sessions where owner == session { unsubscribe(id) }
     }
 
     public func publish(_ event: EventRecord) {
@@ -67,5 +78,6 @@ public actor EventBroadcaster: EventSink {
         closed = true
         for continuation in subscribers.values { continuation.finish() }
         subscribers = [:]
+        sessions = [:]
     }
 }
