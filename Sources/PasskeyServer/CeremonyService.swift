@@ -97,6 +97,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func registrationOptions(username rawUsername: String?, displayName rawDisplayName: String?) async throws(APIError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord)
     {
+        guard configuration.publicRegistration else {
+            throw APIError(
+                status: 403, code: "registration_closed",
+                message: "New accounts are not made here: this server adds passkeys to the app's own accounts (connect). Sign in, then add a passkey.")
+        }
         let username = try Self.normalizeUsername(rawUsername)
         if let username {
             let existing: UserRecord?

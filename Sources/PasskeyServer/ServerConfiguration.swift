@@ -35,6 +35,11 @@ public struct ServerConfiguration: Sendable {
     public var androidApps: [AndroidApp] = []
     /// Trust `X-Forwarded-For` / `X-Forwarded-Proto` from a reverse proxy. Off by default.
     public var trustProxyHeaders = false
+    /// Whether anyone may create an account through the public ceremony API (`/generate-registration-options` and the
+    /// `/api/` registration paths). Off (`--no-public-registration`) for an app that keeps its own login and makes
+    /// passkey accounts only through its backend's connect tokens: then no stranger can take a username the app's users
+    /// will need, nor hold an account whose signed data names no user of the app.
+    public var publicRegistration = true
     /// A connection that sends nothing for this long is closed: between requests (keep-alive) and, above all, in the
     /// middle of one (headers or body that stop coming), so stalled clients cannot hold connections or delay a
     /// graceful shutdown for ever. Default 75 s: longer than the idle timeout of common proxies and load balancers

@@ -51,6 +51,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var androidApp: [String] = []
     @Flag(help: "Behind a reverse proxy every request comes through: count clients by the last X-Forwarded-For entry (the address the proxy saw) and send HSTS when X-Forwarded-Proto is https (default off).")
     var trustProxyHeaders = false
+    @Flag(help: "Refuse new accounts through the public ceremony API (403 registration_closed): for an app that keeps its own login and adds passkeys only with connect tokens from its backend (default: open).")
+    var noPublicRegistration = false
     @Option(help: "Options requests allowed per client per minute before 429 (default 60; raise it for load tests).")
     var optionsPerMinute: Int?
     @Option(help: "aud of signedPasskeyData, checked by the app's backend (default: the RP ID).") var tokenAudience: String?
@@ -72,7 +74,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     /// The settings a file given with `--config` may hold: every flag above but `--config` itself.
     static let settingNames: Set<String> = [
         "host", "port", "rp-id", "rp-name", "origin", "related-origin", "database", "challenge-ttl", "user-verification",
-        "attestation", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "options-per-minute", "token-audience",
+        "attestation", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "token-audience",
         "token-issuer", "signed-data-ttl", "connect-token-ttl", "rollout", "rollout-percentage", "rollout-platform",
         "rollout-minimum-os", "decline-cooldown-days", "failure-limit", "auto-append", "event-retention-days",
         "admin-idle-minutes", "tls-cert", "tls-key",
@@ -175,6 +177,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         c.appleAppIDs = settings.list(appleAppId, "apple-app-id")
         c.androidApps = try Self.androidApps(androidApp.isEmpty ? settings.value("android-app").map { [$0] } ?? [] : androidApp)
         c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")
+        c.publicRegistration = try !(noPublicRegistration || settings.bool("no-public-registration"))
         if let value = try optionsPerMinute ?? settings.int("options-per-minute") {
             guard value >= 1 else { throw ValidationError("--options-per-minute must be at least 1") }
             c.optionsPerMinute = value
@@ -225,7 +228,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 passkey-server serving \(scheme)://\(shownHost):\(port)
                   RP ID    \(configuration.rpID)
                   origins  \(configuration.effectiveOrigins.joined(separator: ", "))
-                  data     \(configuration.database)
+                  data     \(configuration.database)\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")
 
                 """
             FileHandle.standardOutput.write(Data(banner.utf8))

@@ -71,6 +71,28 @@ func verifyJWS(_ token: String, jwks: JSONValue) -> JSONObject? {
 
 @Suite("Connect API: tokens, signedPasskeyData, passkey management, decisions")
 struct ConnectAPITests {
+    @Test("--no-public-registration: every public registration path is 403 registration_closed; connect append and sign-in work")
+    func closedRegistration() async throws {
+        let harness = try await ConnectHarness { $0.publicRegistration = false }
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let closed: [(HTTPRequest.Method, String, JSONValue?)] = [
+                (.get, "/generate-registration-options?username=heidi@example.com", nil), (.get, "/generate-registration-options", nil),
+                (.post, "/generate-registration-options", ["username": "heidi@example.com"]),
+                (.post, "/api/registration-challenge", ["username": "heidi@example.com"]), (.post, "/api/start-registration", ["username": "heidi"]),
+            ]
+            for (method, path, json) in closed {
+                let answer = try await client.call(method, path, json: json)
+                #expect(answer.status == .forbidden && answer["error"] == "registration_closed", "\(path): \(answer.json)")
+            }
+            // The app's backend still makes accounts, and their passkeys sign in.
+            let appended = try await harness.append(client, device: device)
+            #expect(appended.status == .ok, "\(appended.json)")
+            let signedIn = try await harness.signIn(client, device: device, signCount: 1)
+            #expect(signedIn.status == .ok && signedIn["username"] == "ann@example.com", "\(signedIn.json)")
+        }
+    }
+
     @Test("sign-in answers carry signedPasskeyData that verifies against the JWKS, and once through /connect/verify")
     func signedPasskeyData() async throws {
         let harness = try await ConnectHarness()
@@ -173,7 +195,11 @@ struct ConnectAPITests {
             let noUser = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-delete", "user": ["id": "nobody"]], headers: harness.backend)
             #expect(noUser.status == .notFound)
             #expect(noUser["error"] == "user_not_found")
-            for id in ["", String(repeating: "u", count: 257), "a\u{0}b", "line\nbreak", "\u{202E}resu"] {
+            // Refused rather than trimmed or cleaned: "app-user-1\u{A0}" may be another user of the app than "app-user-1".
+            for id in [
+                "", String(repeating: "u", count: 257), "a\u{0}b", "line\nbreak", "\u{202E}resu", " u", "u ", "u\u{A0}", "\tu", "u\u{3000}",
+                "u\u{200B}", "u\u{2028}", "u\u{85}", "a\u{200D}b", "a\u{2060}b", "\u{FEFF}u",
+            ] {
                 let badID = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-append", "user": ["id": .string(id)]], headers: harness.backend)
                 #expect(badID.status == .badRequest && badID["error"] == "user_id_invalid", "\(id.debugDescription)")
             }

@@ -20,6 +20,8 @@ struct StartupBannerTests {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
         process.standardError = handle
+        // A setting from the environment, as PASSKEY_ plus the flag's name: the banner says registration is closed.
+        process.environment = ProcessInfo.processInfo.environment.merging(["PASSKEY_NO_PUBLIC_REGISTRATION": "true"]) { $1 }
         try process.run()
         defer {
             process.terminate()
@@ -38,8 +40,11 @@ struct StartupBannerTests {
         #expect(banner.lowerBound < setup.lowerBound)
         let client = ProcessClient(port: port)
         let health = await client.call(.get, "/health")
+        let registration = await client.call(.get, "/generate-registration-options?username=ann")
         await client.close()
         #expect(health.status == 200)
+        #expect(output.contains("accounts only through connect tokens (--no-public-registration)"), "\(output)")
+        #expect(registration.status == 403)
     }
 
     @Test("--port 0 with the default localhost origin is refused: that origin could not follow the chosen port")

@@ -31,6 +31,16 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     // MARK: Connect tokens
 
+    /// Whether `id` can be stored and compared exactly as sent (see ``mintToken(type:externalID:name:displayName:)``).
+    static func isExactUserID(_ id: String) -> Bool {
+        guard let first = id.unicodeScalars.first, let last = id.unicodeScalars.last,
+            !first.properties.isWhitespace, !last.properties.isWhitespace, DisplayText.isSafe(id)
+        else { return false }
+        return !id.unicodeScalars.contains {
+            $0.properties.generalCategory == .format || $0.properties.isDefaultIgnorableCodePoint
+        }
+    }
+
     /// Mints a connect token for the app's user `externalID`, linking (for append and list, creating) our account.
     func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?) async throws(APIError)
         -> (token: String, expiresAt: Date, user: UserRecord)
@@ -38,12 +48,15 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         guard ConnectTokenType.all.contains(type) else {
             throw APIError.badRequest("token_type_invalid", "type must be passkey-append, passkey-list, passkey-delete or passkey-login.")
         }
-        let externalID = externalID.trimmingCharacters(in: .whitespacesAndNewlines)
-        // The id shows in the dashboard and in logs, where a NUL, a line break or a direction override would hide or
-        // forge what follows it.
-        guard !externalID.isEmpty, externalID.count <= 256, DisplayText.isSafe(externalID) else {
+        // The id is the app's key for its user and is taken exactly as sent: never trimmed or otherwise changed, since
+        // "id" and "id\u{A0}" may be two users of the app, and mapping one onto the other would hand one user's passkey
+        // account to the other. So an id that would need changing is refused: white space at either end, invisible
+        // (format, default-ignorable) characters, and, because the id shows in the dashboard and in logs, control
+        // characters, line breaks and direction overrides.
+        guard !externalID.isEmpty, externalID.count <= 256, Self.isExactUserID(externalID) else {
             throw APIError.badRequest(
-                "user_id_invalid", "user.id is the app's own user id: 1 to 256 characters, no control characters, line breaks or direction overrides.")
+                "user_id_invalid",
+                "user.id is the app's own user id, taken exactly as sent: 1 to 256 characters, no white space at either end, no control, invisible or direction-changing characters.")
         }
         let time = now()
         let user: UserRecord
