@@ -30,10 +30,11 @@ public protocol Authenticator: Sendable {
     func capabilities() async -> AuthenticatorCapabilities
 
     /// The relying party says it deleted this credential (WebAuthn L3 §5.1.10, `signalUnknownCredential`): a backend
-    /// that keeps credentials itself may forget it, so it is not offered again. `rpID` nil means the request's default.
-    /// The flows call it only when the server answers `passkey_deleted_on_server`: a `credential_unknown` could come
-    /// from another server on the same RP ID (two local servers on `localhost`), whose passkey must stay. A default that
-    /// does nothing is provided: platform authenticators decide for themselves.
+    /// that keeps credentials itself may forget it, so it is not offered again. `rpID` nil: whichever RP ID the
+    /// credential is for (credential IDs are unique). The flows call it when the server answers
+    /// `passkey_deleted_on_server` and after ``PasskeyConnect`` deleted a passkey from the list, never on
+    /// `credential_unknown`, which could come from another server on the same RP ID (two local servers on `localhost`)
+    /// whose passkey must stay. A default that does nothing is provided: platform authenticators decide for themselves.
     func signalUnknownCredential(rpID: String?, credentialID: [UInt8]) async
 }
 

@@ -20,6 +20,9 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// For each request whose final answer has not started yet, in order: the `Connection` header its answer carries,
     /// or nil to leave the answer's headers as they are.
     private var connectionHeaders: [String?] = []
+    /// The answer being written goes to an HTTP/1.0 client without a length (the codec sends it chunked, which such a
+    /// client cannot delimit): the connection closes once it ends, the only end an HTTP/1.0 client can see.
+    private var closeAfterAnswer = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data) else {
@@ -37,12 +40,25 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let part = unwrapOutboundIn(data)
+        if case .end = part, closeAfterAnswer {
+            closeAfterAnswer = false
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.cascade(to: promise)
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            return
+        }
         // An informational answer (100 Continue) comes before the final one and does not end the request.
-        guard case .head(var head) = unwrapOutboundIn(data), head.status.code >= 200, !connectionHeaders.isEmpty else {
+        guard case .head(var head) = part, head.status.code >= 200, !connectionHeaders.isEmpty else {
             context.write(data, promise: promise)
             return
         }
-        if let connection = connectionHeaders.removeFirst() {
+        if var connection = connectionHeaders.removeFirst() {
+            if connection == "keep-alive", !head.headers.contains(name: "content-length") {
+                connection = "close"
+                closeAfterAnswer = true
+            }
             head.headers.replaceOrAdd(name: "connection", value: connection)
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         } else {

@@ -95,7 +95,7 @@ public struct ServerConfiguration: Sendable {
 
     /// The origins accepted in client data: configured, related, Android apps' and the default.
     public var effectiveOrigins: [String] {
-        var all = origins.isEmpty ? [defaultOrigin] : origins
+        var all = origins.isEmpty ? defaultOrigins : origins
         all += relatedOrigins
         all += androidApps.flatMap(\.origins)
         var seen = Set<String>()
@@ -103,12 +103,18 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// `http://localhost:<port>` for RP ID `localhost` (browsers treat it as secure; `https://` with `--tls-cert`),
-    /// otherwise `https://<rp id>` (behind a TLS proxy on 443), or `https://<rp id>:<port>` when this server speaks TLS
-    /// itself on another port (trying passkeys from a phone on a LAN).
+    /// otherwise `https://<rp id>`: a website behind a TLS proxy on 443, and what iOS and macOS apps report.
     public var defaultOrigin: String {
-        let directTLS = tlsCertificatePath != nil
-        if rpID == "localhost" { return "\(directTLS ? "https" : "http")://localhost:\(port)" }
-        return directTLS && port != 443 ? "https://\(rpID):\(port)" : "https://\(rpID)"
+        rpID == "localhost" ? "\(tlsCertificatePath != nil ? "https" : "http")://localhost:\(port)" : "https://\(rpID)"
+    }
+
+    /// The origins accepted without `--origin`: ``defaultOrigin``, and `https://<rp id>:<port>` too when this server
+    /// speaks TLS itself on another port than 443 (trying passkeys from a phone on a LAN), where browsers report the
+    /// port. ``defaultOrigin`` stays first: it is the default `iss` of signed data.
+    public var defaultOrigins: [String] {
+        var all = [defaultOrigin]
+        if rpID != "localhost", tlsCertificatePath != nil, port != 443, port != 0 { all.append("https://\(rpID):\(port)") }
+        return all
     }
 
     /// Web origins (http/https) that may call the API from a browser (CORS).

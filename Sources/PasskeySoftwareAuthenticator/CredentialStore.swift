@@ -25,7 +25,9 @@ public protocol CredentialStore: Sendable {
     /// Records a sign-in with the credential `id` before it signs, in one step: moves its counter per `counter` and its
     /// last use to `date`, and returns the credential as updated (nil when it is gone). Two sign-ins at once, even
     /// from two processes sharing a store, must get different counter values: with the same value the relying party
-    /// refuses the second as a counter regression (§6.1.1).
+    /// refuses the second as a counter regression (§6.1.1). The default reads and then saves, which is atomic only
+    /// for a store whose operations cannot interleave (an actor that does not suspend in between): a store layered on
+    /// another (a cache, a wrapper) must forward this call, as ``FileCredentialStore`` does it under its file lock.
     func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) async throws(PasskeyError) -> StoredCredential?
 }
 

@@ -81,13 +81,18 @@ enum PrivateFile {
     /// Runs `body` while holding an exclusive `flock` on the file at `path` (created with mode 0600 when missing), so
     /// that processes changing the same file take turns. The lock file is never replaced, unlike the file it guards
     /// (a lock on a file that `rename` replaces would guard the old copy). Closing it releases the lock, also when a
-    /// process dies holding it.
+    /// process dies holding it. A file system without `flock` (some NFS, SMB and FUSE mounts) runs `body` unlocked,
+    /// as before there was a lock: one process at a time is then the user's to keep.
     static func withExclusiveLock<T>(_ path: String, _ body: () throws(PasskeyError) -> T) throws(PasskeyError) -> T {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+        // Read-only is enough for flock; O_NOFOLLOW: a symlink planted in place of the lock file is refused.
+        let fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw failure("cannot open the lock file \(path)", errno) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw failure("cannot lock \(path)", errno) }
+            let code = errno
+            if code == EINTR { continue }
+            if code == ENOLCK || code == EOPNOTSUPP || code == ENOSYS { break }
+            throw failure("cannot lock \(path)", code)
         }
         return try body()
     }

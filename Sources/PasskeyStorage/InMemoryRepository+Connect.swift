@@ -75,7 +75,8 @@ extension InMemoryRepository {
     // MARK: External users
 
     public func user(externalID: String) -> UserRecord? {
-        guard let userID = externalIDsByUserID.first(where: { $0.value == externalID })?.key else { return nil }
+        // Byte for byte, as SQLite and PostgreSQL compare: Swift's `==` would match other normalization forms too.
+        guard let userID = externalIDsByUserID.first(where: { $0.value.utf8.elementsEqual(externalID.utf8) })?.key else { return nil }
         return user(id: userID)
     }
 

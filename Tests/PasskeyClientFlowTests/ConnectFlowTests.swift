@@ -279,6 +279,19 @@ struct ConnectFlowTests {
             }
             let cleared = await shared.state()
             #expect(cleared.recentFailures == 0 && cleared.lastFailureAt == nil)
+
+            // The passkey signed, then the server failed to verify (a deploy, overload): not the passkey's failure.
+            for status in [503, 429] {
+                let failing = PasskeyConnect(
+                    transport: FailingVerification(inner: transport, status: status), authenticator: software,
+                    stateStore: MemoryConnectStateStore(), device: iPhone)
+                guard case .error(let error, _) = await failing.loginWithIdentifier("ann@example.com") else {
+                    Issue.record("the verification answered \(status)")
+                    return
+                }
+                #expect(error.stage == .verification && error.server?.httpStatus == status)
+                #expect(await failing.state().recentFailures == 0, "HTTP \(status) is not counted")
+            }
         }
         let off = FlowServer { $0.connect.rollout.enabled = false }
         try await off.runConnect { transport, _ in
@@ -433,5 +446,16 @@ struct ConnectFlowTests {
         #expect(after.lastIdentifier == nil && after.lastCredentialID == nil && after.recentFailures == 2)
         try "not json".write(to: url, atomically: true, encoding: .utf8)
         #expect(await store.load() == ConnectState(), "an unreadable file is an empty state, not a failure")
+    }
+}
+
+/// Passes requests on, but answers the sign-in's verification with `status`: the server in trouble after it gave options.
+struct FailingVerification: RelyingPartyTransport {
+    let inner: any RelyingPartyTransport
+    let status: Int
+
+    func send(_ request: RelyingPartyRequest) async throws(PasskeyError) -> RelyingPartyResponse {
+        guard request.path == "verify-authentication" else { return try await inner.send(request) }
+        return RelyingPartyResponse(status: status, body: Array(#"{"error":"storage_unavailable","message":"down"}"#.utf8))
     }
 }

@@ -27,6 +27,9 @@ public actor PasskeyConnect {
 
     /// An append token the last decision was made with (decisions do not use it up), and whether to append without a sheet.
     private var pendingAppend: (token: String, autoAppend: Bool)?
+    /// Sign-outs so far: a decision that was waiting for the token provider or the server while the person signed out
+    /// must not keep the previous account's append token.
+    private var signOuts = 0
     /// AutoFill options handed out with a `text-field` decision, used by the next usernameless sign-in.
     private var pendingConditionalOptions: JSONObject?
 
@@ -60,6 +63,7 @@ public actor PasskeyConnect {
     /// Asks the server whether to offer a passkey to the signed-in user on this device.
     public func isAppendAllowed(connectTokenProvider: ConnectTokenProvider) async -> AppendStep {
         pendingAppend = nil
+        let signOutsBefore = signOuts
         let token: String
         do { token = try await connectTokenProvider(.passkeyAppend) } catch { return .skip(reason: "connect_token_unavailable") }
         let state = await store.load()
@@ -69,6 +73,7 @@ public actor PasskeyConnect {
             let answer = try await call(.post, "connect/append/decision", body: .object(body), token: token, stage: .options)
             let step = answer["step"]?.stringValue ?? "skip"
             guard step == "ask" || step == "auto" else { return .skip(reason: answer["reason"]?.stringValue ?? step) }
+            guard signOuts == signOutsBefore else { return .skip(reason: "signed_out") }
             pendingAppend = (token, step == "auto")
             return .askUserForAppend(autoAppend: step == "auto")
         } catch {
@@ -191,6 +196,7 @@ public actor PasskeyConnect {
         // the device must not add a passkey to that account with them.
         pendingAppend = nil
         pendingConditionalOptions = nil
+        signOuts += 1
         await store.update { state in
             state.lastIdentifier = nil
             state.lastCredentialID = nil

@@ -229,8 +229,6 @@ public actor PasskeyAuthClient {
         return try Self.interpret(response, path: request.path, stage: stage)
     }
 
-    /// Maps an HTTP answer: a 2xx JSON object is returned; an error answer becomes the ``PasskeyError`` described on
-    /// the type.
     /// What to tell a user about an error answer without this API's JSON error object: a proxy's short text ("Bad
     /// Gateway") as it is, anything else (an HTML page, a long or binary body) described rather than shown, so a
     /// wrong server address does not print a page of markup as "the server refused: <!DOCTYPE …".
@@ -248,6 +246,8 @@ public actor PasskeyAuthClient {
         return "HTTP \(status) with \(what), not a passkey server's JSON error: is this the passkey server's address?"
     }
 
+    /// Maps an HTTP answer: a 2xx JSON object is returned; an error answer becomes the ``PasskeyError`` described on
+    /// the type.
     static func interpret(_ response: RelyingPartyResponse, path: String, stage: PasskeyError.Stage) throws(PasskeyError) -> JSONObject {
         let json = try? JSONValue.parse(response.body)
         if (200..<300).contains(response.status) {

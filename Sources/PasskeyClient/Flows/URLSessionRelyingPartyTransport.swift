@@ -111,7 +111,14 @@ extension URLError.Code {
         case .badURL, .unsupportedURL: "the URL cannot be used"
         case .httpTooManyRedirects, .redirectToNonExistentLocation: "redirects that do not end"
         case .cancelled: "the request was cancelled"
-        default: "network error \(rawValue)"
+        case .appTransportSecurityRequiresSecureConnection: "App Transport Security allows only https:// here"
+        default:
+            #if canImport(Darwin)
+            // Apple's own text is readable there, and names what the codes above do not.
+            URLError(self).localizedDescription
+            #else
+            "network error \(rawValue)"
+            #endif
         }
     }
 }

@@ -31,14 +31,20 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     // MARK: Connect tokens
 
-    /// Whether `id` can be stored and compared exactly as sent (see ``mintToken(type:externalID:name:displayName:)``).
+    /// Whether `id` can be stored and compared exactly as sent (see ``mintToken(type:externalID:name:displayName:)``):
+    /// nothing at either end that a backend may have added or dropped without meaning to (white space, invisible
+    /// characters), and nothing that breaks a line in the dashboard or a log (``DisplayText``). Inside the id, joiners
+    /// and variation selectors stay allowed: Persian and Indic names and emoji need them, and ids are compared as sent.
     static func isExactUserID(_ id: String) -> Bool {
-        guard let first = id.unicodeScalars.first, let last = id.unicodeScalars.last,
-            !first.properties.isWhitespace, !last.properties.isWhitespace, DisplayText.isSafe(id)
-        else { return false }
-        return !id.unicodeScalars.contains {
-            $0.properties.generalCategory == .format || $0.properties.isDefaultIgnorableCodePoint
+        guard let first = id.first, let last = id.last, DisplayText.isSafe(id) else { return false }
+        // By character, not scalar: "❤️" ends in a variation selector yet shows.
+        func blank(_ character: Character) -> Bool {
+            character.unicodeScalars.allSatisfy { scalar in
+                let properties = scalar.properties
+                return properties.isWhitespace || properties.generalCategory == .format || properties.isDefaultIgnorableCodePoint
+            }
         }
+        return !blank(first) && !blank(last)
     }
 
     /// Mints a connect token for the app's user `externalID`, linking (for append and list, creating) our account.
@@ -50,13 +56,13 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         }
         // The id is the app's key for its user and is taken exactly as sent: never trimmed or otherwise changed, since
         // "id" and "id\u{A0}" may be two users of the app, and mapping one onto the other would hand one user's passkey
-        // account to the other. So an id that would need changing is refused: white space at either end, invisible
-        // (format, default-ignorable) characters, and, because the id shows in the dashboard and in logs, control
-        // characters, line breaks and direction overrides.
+        // account to the other. So an id that a backend may have padded without meaning to is refused: white space or an
+        // invisible character at either end; and, because the id shows in the dashboard and in logs, control characters,
+        // line breaks and direction overrides anywhere.
         guard !externalID.isEmpty, externalID.count <= 256, Self.isExactUserID(externalID) else {
             throw APIError.badRequest(
                 "user_id_invalid",
-                "user.id is the app's own user id, taken exactly as sent: 1 to 256 characters, no white space at either end, no control, invisible or direction-changing characters.")
+                "user.id is the app's own user id, taken exactly as sent: 1 to 256 characters, no white space or invisible character at either end, no control or direction-changing characters.")
         }
         let time = now()
         let user: UserRecord

@@ -257,7 +257,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             var response = await data(request) { principal throws(APIError) in
                 try await admins.signOut(principal)
                 await recordAdmin("sign_out", request, context, principal: principal)
-                // Its live streams here end now, after the sign-out's own event.
+                // Its live streams here end now (after the sign-out's own event when it was published here directly).
                 if let session = principal.sessionHash { await broadcaster.end(session: session) }
                 return .object(["signedOut": true])
             }

@@ -56,7 +56,8 @@ public actor EventBroadcaster: EventSink {
     }
 
     /// Ends the streams this instance opened for the session with this hash, after the updates already queued for them
-    /// (the sign-out's own event among them). Streams on other instances end at their next keep-alive check.
+    /// (the sign-out's own event among them when it was published here directly; one that comes back through
+    /// PostgreSQL may arrive after). Streams on other instances end at their next keep-alive check.
     public func end(session: [UInt8]) {
         for (id, owner) in sessions where owner == session { unsubscribe(id) }
     }
