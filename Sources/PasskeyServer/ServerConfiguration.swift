@@ -108,6 +108,12 @@ public struct ServerConfiguration: Sendable {
         rpID == "localhost" ? "\(tlsCertificatePath != nil ? "https" : "http")://localhost:\(port)" : "https://\(rpID)"
     }
 
+    /// ``database`` as it may be shown (the start-up banner, logs): a PostgreSQL URL without its password.
+    public var databaseDescription: String {
+        guard PostgresConfiguration.isPostgresURL(database) else { return database }
+        return (try? PostgresConfiguration(url: database))?.redactedDescription ?? "a postgres:// URL"
+    }
+
     /// The origins accepted without `--origin`: ``defaultOrigin``, and `https://<rp id>:<port>` too when this server
     /// speaks TLS itself on another port than 443 (trying passkeys from a phone on a LAN), where browsers report the
     /// port. ``defaultOrigin`` stays first: it is the default `iss` of signed data.

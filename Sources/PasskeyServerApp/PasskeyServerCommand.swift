@@ -228,7 +228,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 passkey-server serving \(scheme)://\(shownHost):\(port)
                   RP ID    \(configuration.rpID)
                   origins  \(configuration.effectiveOrigins.joined(separator: ", "))
-                  data     \(configuration.database)\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")
+                  data     \(configuration.databaseDescription)\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")
 
                 """
             FileHandle.standardOutput.write(Data(banner.utf8))

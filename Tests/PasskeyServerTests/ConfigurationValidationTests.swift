@@ -60,4 +60,15 @@ struct ConfigurationValidationTests {
         configuration.port = 0
         try configuration.validate()
     }
+
+    @Test("the database as the banner shows it never carries a PostgreSQL password")
+    func databaseDescription() {
+        var configuration = ServerConfiguration()
+        configuration.database = "postgres://ann:s3cret@db.example:5432/passkeys?sslmode=require"
+        #expect(configuration.databaseDescription == "postgres://ann@db.example:5432/passkeys")
+        configuration.database = "postgresql://ann:s3cret@db.example/passkeys?unknown=1"  // unreadable: shown without any part of it
+        #expect(configuration.databaseDescription == "a postgres:// URL")
+        configuration.database = "sqlite:./data/passkey.sqlite"
+        #expect(configuration.databaseDescription == "sqlite:./data/passkey.sqlite")
+    }
 }
