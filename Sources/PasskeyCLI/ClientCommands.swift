@@ -89,7 +89,10 @@ struct LoginCommand: AsyncParsableCommand {
         } catch {
             var explanation = server.explanation(for: error)
             switch error.server?.code {
-            case "credential_unknown": explanation = "the server does not know this passkey (it may have been deleted there)"
+            case "credential_unknown":
+                // Without a username the most recently used passkey is offered, which this one now is: say how to get past it.
+                explanation = "the server does not know this passkey (it may have been deleted there, or belong to another server on the same RP ID)"
+                    + (username == nil ? "; sign in with --username to use a passkey of that account" : "")
             case "passkey_deleted_on_server":
                 explanation = "the server deleted this passkey, so it was removed from the credential file too; sign in with another passkey, or register a new one"
             case "signature_invalid": explanation = "the server rejected the passkey's signature: the credential file does not hold the key this passkey was registered with"

@@ -146,6 +146,24 @@ struct ClientCommandsTests {
         #expect(both.status == 2, "\(both.stderr)")
     }
 
+    @Test("a passkey another server on the same RP ID made is credential_unknown here, kept in the file, with a way past it")
+    func unknownToThisServer() async throws {
+        let store = try privateFile("credentials.json")
+        let first = try ServerProcess()
+        try await first.waitUntilHealthy()
+        let registered = try CLIRun.run(["register", "--server", first.url, "--username", "ann", "--store", store])
+        first.stop()
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let second = try ServerProcess()  // a fresh in-memory database: it never saw the passkey
+        defer { second.stop() }
+        try await second.waitUntilHealthy()
+        let login = try CLIRun.run(["login", "--server", second.url, "--store", store])
+        #expect(login.status == 1)
+        #expect(login.stderr.contains("sign in with --username to use a passkey of that account"), "\(login.stderr)")
+        let listed = try CLIRun.run(["credentials", "--store", store, "--json"])
+        #expect(try JSONValue.parse(listed.stdout).objectValue?["credentials"]?.arrayValue?.count == 1, "credential_unknown does not delete")
+    }
+
     @Test("register, log in with and without a username, refuse a second registration and a tampered store")
     func endToEnd() async throws {
         let server = try ServerProcess()
