@@ -5,8 +5,10 @@ public protocol SigningKeyRepository: Sendable {
     /// Every stored key, newest first (retired ones included until deleted).
     func signingKeys() async throws(StorageError) -> [SigningKeyRecord]
 
-    /// Adds `key` as the current signing key and gives every key still without a retirement time `retiringOthersAt`,
-    /// in one transaction.
+    /// Adds `key` as the current signing key and retires every other key by `retiringOthersAt`, in one transaction: a
+    /// key without a retirement time gets it, and one already retiring later is brought forward to it. A rotation never
+    /// extends an older key's life, and `--overlap 0` after a compromise retires every earlier key at once, not only
+    /// the one signing then.
     func addSigningKey(_ key: SigningKeyRecord, retiringOthersAt: Date) async throws(StorageError)
 
     /// The current keys; when there are none, adds `make()` first. Atomic: instances starting together agree on one key.

@@ -8,7 +8,7 @@ extension InMemoryRepository {
     }
 
     public func addSigningKey(_ key: SigningKeyRecord, retiringOthersAt: Date) {
-        for (id, var existing) in signingKeysByID where existing.retiresAt == nil {
+        for (id, var existing) in signingKeysByID where existing.retiresAt.map({ $0 > retiringOthersAt }) ?? true {
             existing.retiresAt = retiringOthersAt
             signingKeysByID[id] = existing
         }

@@ -39,8 +39,9 @@ extension PostgresRepository: SigningKeyRepository {
     public func addSigningKey(_ key: SigningKeyRecord, retiringOthersAt: Date) async throws(StorageError) {
         let logger = self.logger
         try await transaction("add signing key") { connection in
+            let retiring = PostgresTime.milliseconds(retiringOthersAt)
             try await connection.query(
-                "UPDATE signing_keys SET retires_at = \(PostgresTime.milliseconds(retiringOthersAt)) WHERE retires_at IS NULL", logger: logger)
+                "UPDATE signing_keys SET retires_at = \(retiring) WHERE retires_at IS NULL OR retires_at > \(retiring)", logger: logger)
             try await connection.query(Self.insertKey(key), logger: logger)
         }
     }

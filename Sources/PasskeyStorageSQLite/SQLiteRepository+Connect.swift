@@ -31,8 +31,9 @@ extension SQLiteRepository {
 
     public func addSigningKey(_ key: SigningKeyRecord, retiringOthersAt: Date) async throws(StorageError) {
         try await write { db in
-            try db.cachedStatement(sql: "UPDATE signing_keys SET retires_at = ? WHERE retires_at IS NULL")
-                .execute(arguments: [SQLiteSchema.milliseconds(retiringOthersAt)])
+            let retiring = SQLiteSchema.milliseconds(retiringOthersAt)
+            try db.cachedStatement(sql: "UPDATE signing_keys SET retires_at = ? WHERE retires_at IS NULL OR retires_at > ?")
+                .execute(arguments: [retiring, retiring])
             try Self.insert(key, db)
         }
     }

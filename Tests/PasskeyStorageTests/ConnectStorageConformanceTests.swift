@@ -42,6 +42,26 @@ struct ConnectStorageConformanceTests {
         }
     }
 
+    @Test("a rotation retires every earlier key by its time: overlap 0 after a compromise leaves none of them", arguments: Backend.available)
+    func compromiseRotation(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            _ = try await repo.ensureSigningKey { self.key("first") }
+            try await repo.addSigningKey(key("second", at: t0.addingTimeInterval(10)), retiringOthersAt: t0.addingTimeInterval(86_400))
+            // A second rotation with a longer overlap does not extend the first key's life.
+            try await repo.addSigningKey(key("third", at: t0.addingTimeInterval(20)), retiringOthersAt: t0.addingTimeInterval(200_000))
+            var retires = Dictionary(uniqueKeysWithValues: try await repo.signingKeys().map { ($0.id, $0.retiresAt) })
+            #expect(retires["first"] == t0.addingTimeInterval(86_400))
+            #expect(retires["second"] == t0.addingTimeInterval(200_000))
+            // A compromise: overlap 0 retires both earlier keys now, not only the one that was signing.
+            try await repo.addSigningKey(key("fresh", at: t0.addingTimeInterval(30)), retiringOthersAt: t0.addingTimeInterval(30))
+            retires = Dictionary(uniqueKeysWithValues: try await repo.signingKeys().map { ($0.id, $0.retiresAt) })
+            #expect(retires["first"] == t0.addingTimeInterval(30) && retires["second"] == t0.addingTimeInterval(30))
+            #expect(retires["third"] == t0.addingTimeInterval(30) && retires["fresh"] == .some(nil))
+            #expect(try await repo.deleteRetiredSigningKeys(now: t0.addingTimeInterval(30)) == 3)
+            #expect(try await repo.signingKeys().map(\.id) == ["fresh"])
+        }
+    }
+
     @Test("API keys are found by hash, listed, revoked, touched", arguments: Backend.available)
     func apiKeys(backend: Backend) async throws {
         try await backend.withRepository { repo in
