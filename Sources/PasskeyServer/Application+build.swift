@@ -201,13 +201,12 @@ public func buildRouter<Repository: PasskeyRepository>(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
     }
-    router.get("health") { _, _ in
-        do {
-            _ = try await repository.challengeCount()
-            return Response.json(.object(["status": "ok", "database": "ok"]))
-        } catch {
+    let health = DatabaseHealth { _ = try await repository.challengeCount() }
+    router.get("health") { _, context in
+        guard await health.probe(logger: context.logger) else {
             return Response.json(.object(["status": "unavailable", "database": "unreachable"]), status: .serviceUnavailable)
         }
+        return Response.json(.object(["status": "ok", "database": "ok"]))
     }
     routeTable.set(router.routes.map { (path: $0.path.description, method: $0.method.rawValue) })
     return router
