@@ -69,6 +69,8 @@ public struct PostgresConfiguration: Sendable, Hashable {
         guard let username = components.user, !username.isEmpty else { throw Self.invalid("the database URL names no user (postgres://USER@host/database)") }
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty, !database.contains("/") else { throw Self.invalid("the database URL names no database (postgres://user@host/DATABASE)") }
+        // Foundation reads any number; a socket would take it modulo 65 536 and connect somewhere else.
+        if let port = components.port, !(1...65_535).contains(port) { throw Self.invalid("the database URL's port \(port) is not 1 to 65535") }
         self.init(
             host: components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1", port: components.port ?? 5432,
             username: username, password: components.password, database: database)

@@ -24,12 +24,16 @@ public final class PostgresRepository: Sendable {
     /// The deadlines of calls in flight.
     let deadlines = DeadlineWatch()
 
-    /// Starts the connection pool and, unless `migrate` is false, brings the schema up to date (see ``migrate()``).
-    /// - Throws: `storage_unavailable` when the database cannot be reached or the migration fails; the pool is then shut down.
+    /// Opens one connection to check the database can be reached (see ``PostgresConnectionCheck``; skipped when
+    /// `checkConnection` is false), starts the connection pool and, unless `migrate` is false, brings the schema up to
+    /// date (see ``migrate()``).
+    /// - Throws: `storage_unavailable` when the database cannot be reached, with the reason in words, or the migration
+    ///   fails; the pool is then shut down.
     public static func connect(
-        _ configuration: PostgresConfiguration, migrate: Bool = true,
+        _ configuration: PostgresConfiguration, migrate: Bool = true, checkConnection: Bool = true,
         logger: Logger = Logger(label: "passkey-storage-postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws(StorageError) -> PostgresRepository {
+        if checkConnection { try await PostgresConnectionCheck.run(configuration, logger: logger) }
         let repository = PostgresRepository(configuration: configuration, logger: logger)
         if migrate {
             do { _ = try await repository.migrate() } catch {

@@ -26,7 +26,7 @@ struct PostgresConfigurationTests {
     @Test("mistakes are refused with a reason", arguments: [
         "postgres://db.internal/auth", "postgres://me@db.internal/", "postgres://me@h/db?sslmode=sometimes",
         "postgres://me@h/db?pool_size=0", "postgres://me@h/db?schema=Bad-Name", "postgres://me@h/db?query_timeout=-1",
-        "postgres://me@h/db?statement_timout=1", "mysql://me@h/db",
+        "postgres://me@h/db?statement_timout=1", "mysql://me@h/db", "postgres://me@h:99999/db", "postgres://me@h:0/db",
     ])
     func refused(url: String) {
         #expect(throws: StorageError(.unavailable, "")) { try PostgresConfiguration(url: url) }
@@ -41,9 +41,14 @@ struct PostgresConfigurationTests {
         // Bounds are loose (tests run in parallel on a loaded machine) but far below what the pool alone would take:
         // without the query timeout a request waits for its circuit breaker, a minute.
         var start = ContinuousClock.now
-        await #expect(throws: StorageError(.unavailable, "")) { try await PostgresRepository.connect(configuration) }
+        let refused = await #expect(throws: StorageError.self) { try await PostgresRepository.connect(configuration) }
         #expect(ContinuousClock.now - start < .seconds(12))
-        let repository = try await PostgresRepository.connect(configuration, migrate: false)
+        // The cause in words, from one direct connection: not the pool's "no answer within 1 s".
+        #expect(refused?.code == .unavailable)
+        #expect(refused?.reason.hasPrefix("cannot connect to postgres://nobody@127.0.0.1:\(port)/none: ") == true, "\(refused?.reason ?? "")")
+        #expect(refused?.reason.lowercased().contains("refused") == true, "\(refused?.reason ?? "")")
+        // A pool started without the check: requests time out instead of hanging.
+        let repository = try await PostgresRepository.connect(configuration, migrate: false, checkConnection: false)
         start = ContinuousClock.now
         await #expect(throws: StorageError(.unavailable, "")) { try await repository.user(id: "x") }
         #expect(ContinuousClock.now - start < .seconds(6))
@@ -58,6 +63,14 @@ struct PostgresConfigurationTests {
 struct PostgresServerTests {
     func freshURL() throws -> String {
         try #require(TestPostgres.freshURL(), Comment(rawValue: TestPostgres.missingMessage)) + "&pool_size=4"
+    }
+
+    @Test("a database that does not exist is named at start in the server's words")
+    func missingDatabase() async throws {
+        var configuration = try PostgresConfiguration(url: try freshURL())
+        configuration.database = "passkey_no_such_database"
+        let error = await #expect(throws: StorageError.self) { try await PostgresRepository.connect(configuration) }
+        #expect(error?.reason.contains("the server refused: database \"passkey_no_such_database\" does not exist") == true, "\(error?.reason ?? "")")
     }
 
     @Test("migration 6 fills username keys from Swift; of two names that differ only in non-ASCII case the older keeps the name")
