@@ -90,9 +90,14 @@ func makeApplication<Repository: PasskeyRepository>(
         }
         guard !chain.isEmpty else { throw ConfigurationError("--tls-cert \(certificate): no certificate in the file") }
         let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+        // A context made now checks the key against the certificate (BoringSSL), which would otherwise happen when the
+        // server starts listening and say only "failedToLoadPrivateKey".
+        do { _ = try NIOSSLContext(configuration: tlsConfiguration) } catch {
+            throw ConfigurationError("--tls-key \(key) does not go with the certificate in --tls-cert \(certificate) (\(error))")
+        }
+        let server: HTTPServerBuilder = try .tls(http1, tlsConfiguration: tlsConfiguration)
         return Application(
-            router: router, server: try .tls(http1, tlsConfiguration: tlsConfiguration), configuration: appConfiguration,
-            services: services, onServerRunning: running, logger: logger)
+            router: router, server: server, configuration: appConfiguration, services: services, onServerRunning: running, logger: logger)
     }
     return Application(
         router: router, server: http1, configuration: appConfiguration, services: services, onServerRunning: running, logger: logger)

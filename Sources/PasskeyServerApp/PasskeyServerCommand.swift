@@ -233,16 +233,25 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 """
             FileHandle.standardOutput.write(Data(banner.utf8))
         }
-        do { try await app.runService() } catch let error as IOError where (error.errnoCode == EADDRINUSE || error.errnoCode == EACCES) && "\(error)".hasPrefix("bind(") {
+        do { try await app.runService() } catch let error as IOError where "\(error)".hasPrefix("bind(") {
             // The socket's own words ("bind(descriptor:ptr:bytes:): Address already in use") name neither the port
             // nor what to do.
             let address = "\(configuration.host) port \(configuration.port)"
-            throw StartFailure(
-                error.errnoCode == EADDRINUSE
-                    ? "\(address) is already in use (another passkey-server, or another program): stop it, or choose another --port"
-                    : configuration.port < 1024
-                        ? "not allowed to listen on \(address): ports below 1024 need privileges; choose another --port, or serve behind a proxy"
-                        : "not allowed to listen on \(address) (permission denied by the system's security policy)")
+            let sentence =
+                switch error.errnoCode {
+                case EADDRINUSE: "\(address) is already in use (another passkey-server, or another program): stop it, or choose another --port"
+                case EACCES where configuration.port < 1024:
+                    "not allowed to listen on \(address): ports below 1024 need privileges; choose another --port, or serve behind a proxy"
+                case EACCES: "not allowed to listen on \(address) (permission denied by the system's security policy)"
+                case EADDRNOTAVAIL:
+                    "cannot listen on \(address): --host \(configuration.host) is not an address of this machine (0.0.0.0 listens on all of them)"
+                default: "cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))"
+                }
+            throw StartFailure(sentence)
+        } catch is SocketAddressError.UnknownHost {
+            throw StartFailure("cannot listen on --host \(configuration.host): not an address or a name this machine can resolve")
+        } catch is SocketAddressError {
+            throw StartFailure("cannot listen on --host \(configuration.host): not an address or a name this machine can resolve")
         }
     }
 }

@@ -65,4 +65,16 @@ struct StartupBannerTests {
         #expect(run.output.contains("Error: 127.0.0.1 port \(first.port) is already in use"), "\(run.output)")
         #expect(!run.output.contains("bind(descriptor"), "\(run.output)")
     }
+
+    @Test("a --host that is not this machine's, or no address at all, is said in a sentence, not a socket error", arguments: [
+        ("192.0.2.1", "--host 192.0.2.1 is not an address of this machine"),  // TEST-NET-1: never local
+        ("bogus host", "cannot listen on --host bogus host: not an address or a name this machine can resolve"),
+    ])
+    func unusableHost(host: String, sentence: String) async throws {
+        let arguments = ["--host", host, "--port", String(try LocalPorts.free()), "--database", "memory:"]
+        let run = try await onOwnThread { try runProgram(ServerProcess.executable, arguments) }
+        #expect(run.status != 0)
+        #expect(run.output.contains(sentence), "\(run.output)")
+        #expect(!run.output.contains("bind(descriptor") && !run.output.contains("SocketAddressError.UnknownHost"), "\(run.output)")
+    }
 }

@@ -72,10 +72,14 @@ struct TLSTests {
         #expect(configuration.effectiveOrigins == ["https://mac.local"], "behind a TLS proxy on 443")
     }
 
-    @Test("a certificate or key file that cannot be read is named in the error")
+    @Test("a certificate or key file that cannot be read, or a key of another certificate, is named in the error")
     func unreadableFiles() async throws {
         let files = try Self.selfSigned()
-        for (certificate, key, named) in [("/nonexistent/cert.pem", files.key, "--tls-cert /nonexistent/cert.pem"), (files.certificate, files.certificate, "--tls-key")] {
+        let other = try Self.selfSigned()
+        for (certificate, key, named) in [
+            ("/nonexistent/cert.pem", files.key, "--tls-cert /nonexistent/cert.pem"), (files.certificate, files.certificate, "--tls-key"),
+            (files.certificate, other.key, "--tls-key \(other.key) does not go with the certificate in --tls-cert \(files.certificate)"),
+        ] {
             var configuration = ServerConfiguration()
             configuration.port = 0
             configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
