@@ -3,9 +3,10 @@ import HTTPTypes
 import Logging
 import Foundation
 
-/// Gives every request an id (the caller's `X-Request-Id` when it is a short token, otherwise a new one), puts it in
-/// the logger's metadata and the response, and logs one line per request: method, path (never the query, which can
-/// hold a username), status and duration. Bodies are never logged: they hold challenges and credentials.
+/// Gives every request an id (the caller's `X-Request-Id` when it is a short ASCII token, otherwise a new one), puts it
+/// in the logger's metadata and the response, and logs one line per request: method, path (never the query, which can
+/// hold a username, and `{id}` in place of the user id of the backend API's `/users/…` paths, which is often an email
+/// address), status and duration. Bodies are never logged: they hold challenges and credentials.
 struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
     static var requestIDHeader: HTTPField.Name? { HTTPField.Name("X-Request-Id") }
 
@@ -22,10 +23,26 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
         return uuid.uuidString.lowercased()
     }
 
+    /// ASCII letters, digits, `-`, `_` and `.`: what request ids from proxies and tracing systems are made of.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        }
+    }
+
+    /// `path` as logged: `/users/ann@example.com/passkeys` becomes `/users/{id}/passkeys`.
+    static func loggedPath(_ path: String) -> String {
+        guard path.hasPrefix("/users/") else { return path }
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if segments.count > 2, !segments[2].isEmpty { segments[2] = "{id}" }
+        return segments.joined(separator: "/")
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let incoming = Self.requestIDHeader.flatMap { request.headers[$0] }
-        let id = incoming.flatMap { $0.count <= 64 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" } ? $0 : nil }
+        let id = incoming.flatMap { $0.utf8.count <= 64 && $0.utf8.allSatisfy(Self.isTokenByte) ? $0 : nil }
             ?? Self.newRequestID()
         context.logger[metadataKey: "request_id"] = .string(id)
         let start = ContinuousClock.now
@@ -36,7 +53,7 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
         context.logger.info(
             "request",
             metadata: [
-                "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+                "method": .string(request.method.rawValue), "path": .string(Self.loggedPath(request.uri.path)),
                 "status": .stringConvertible(response.status.code), "ms": .string(String(format: "%.1f", milliseconds)),
             ])
         return response

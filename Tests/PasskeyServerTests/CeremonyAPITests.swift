@@ -3,7 +3,7 @@ import Hummingbird
 import HTTPTypes
 import HummingbirdTesting
 import PasskeyCore
-import PasskeyServer
+@testable import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport
 import PasskeyWire
@@ -766,9 +766,22 @@ struct ServerSurfaceTests {
             #expect(another.headers[.init("X-Request-Id")!] != id)
             let kept = try await client.call(.get, "/health", headers: [.init("X-Request-Id")!: "trace-123"])
             #expect(kept.headers[.init("X-Request-Id")!] == "trace-123")
-            let refused = try await client.call(.get, "/health", headers: [.init("X-Request-Id")!: "bad id with spaces"])
-            #expect(refused.headers[.init("X-Request-Id")!] != "bad id with spaces")
+            for bad in ["bad id with spaces", "abc-\u{E9}-123", String(repeating: "a", count: 65)] {
+                let refused = try await client.call(.get, "/health", headers: [.init("X-Request-Id")!: bad])
+                #expect(refused.headers[.init("X-Request-Id")!] != bad, "\(bad)")
+            }
+            let traced = try await client.call(.get, "/health", headers: [.init("X-Request-Id")!: "00-4bf92f35.b7ad_6b71"])
+            #expect(traced.headers[.init("X-Request-Id")!] == "00-4bf92f35.b7ad_6b71")
         }
+    }
+
+    @Test("request logs name the backend API's /users paths by their pattern: a user id is often an email address")
+    func loggedPaths() {
+        typealias Logging = RequestLoggingMiddleware<PasskeyRequestContext>
+        #expect(Logging.loggedPath("/users/ann@example.com/passkeys") == "/users/{id}/passkeys")
+        #expect(Logging.loggedPath("/users/ann@example.com") == "/users/{id}")
+        #expect(Logging.loggedPath("/users/") == "/users/")
+        #expect(Logging.loggedPath("/verify-authentication") == "/verify-authentication")
     }
 
     @Test("the OpenAPI document and the router agree, route for route")
