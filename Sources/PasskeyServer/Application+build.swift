@@ -65,7 +65,7 @@ func makeApplication<Repository: PasskeyRepository>(
             .firstSetupToken()
     {
         // The link is a secret: printed once on the console (after what the server serves), never logged.
-        let base = configuration.webOrigins.first ?? configuration.defaultOrigin
+        let base = configuration.linkBase
         let hours = Int(configuration.dashboard.inviteLifetime / 3600)
         setupLink = "No dashboard admin yet. Open this one-time link within \(hours) hours to create one:\n  \(base)/dashboard/setup?token=\(token)\n\n"
     }

@@ -114,6 +114,12 @@ public struct ServerConfiguration: Sendable {
         return (try? PostgresConfiguration(url: database))?.redactedDescription ?? "a postgres:// URL"
     }
 
+    /// Where the links this server prints (the dashboard's setup link, admin invites) start: the first web origin, or
+    /// without `--origin` the default origin a browser uses, with the port when this server speaks TLS on its own port.
+    public var linkBase: String {
+        origins.isEmpty ? (defaultOrigins.last ?? defaultOrigin) : (webOrigins.first ?? defaultOrigin)
+    }
+
     /// The origins accepted without `--origin`: ``defaultOrigin``, and `https://<rp id>:<port>` too when this server
     /// speaks TLS itself on another port than 443 (trying passkeys from a phone on a LAN), where browsers report the
     /// port. ``defaultOrigin`` stays first: it is the default `iss` of signed data.

@@ -133,7 +133,7 @@ struct AdminCommand: AsyncParsableCommand {
             let configuration = try root.makeConfiguration()
             let repository = try await openStorage(root)
             let token = try await Administration.createAdminInvite(repository: repository, lifetime: hours * 3600)
-            let base = configuration.webOrigins.first ?? configuration.defaultOrigin
+            let base = configuration.linkBase
             say("\(base)/dashboard/setup?token=\(token)")
             let shown = hours == hours.rounded() ? String(Int(hours)) : String(hours)
             var notes = "Open it within \(shown) hours, once. It is not shown again.\n"

@@ -80,6 +80,26 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         "admin-idle-minutes", "tls-cert", "tls-key",
     ]
 
+    /// `PASSKEY_` variables other tools of this project read: not settings of the server, and not mistakes.
+    static let otherVariables: Set<String> = [
+        "CONFIG", "ADMIN_TOKEN", "METRICS_TOKEN", "CONNECT_TOKEN", "SERVER_URL", "API_KEY", "TEST_POSTGRES_URL", "TEST_POSTGRES_BIN",
+        "BENCH_MARKS", "APPLE_ADAPTER",
+    ]
+
+    /// A warning for each `PASSKEY_…` variable in `environment` that names no setting, with the one it most likely
+    /// meant: a misspelt variable (`PASSKEY_RPID`) is otherwise ignored without a word, and the server runs on a default.
+    static func unknownVariableWarnings(_ environment: [String: String]) -> [String] {
+        let known = Set(settingNames.map { $0.uppercased().replacingOccurrences(of: "-", with: "_") }).union(otherVariables)
+        func letters(_ name: String) -> String { name.filter { $0 != "_" } }
+        return environment.keys.filter { $0.hasPrefix("PASSKEY_") }.sorted().compactMap { variable in
+            let name = String(variable.dropFirst("PASSKEY_".count))
+            guard !known.contains(name) else { return nil }
+            let meant = known.first { letters($0) == letters(name.uppercased()) }
+            return "warning: \(variable) is not a passkey-server setting and is ignored"
+                + (meant.map { ": did you mean PASSKEY_\($0)?" } ?? " (passkey-server --help lists the settings)")
+        }
+    }
+
     /// A secret from the environment, trimmed. With `keepBlank`, a variable that is set but blank gives `""` rather than
     /// nil, so validation can refuse it: for a token whose absence opens something up, an empty value is more likely a
     /// template whose source was missing (`PASSKEY_METRICS_TOKEN=${TOKEN}`) than a wish for no token.
@@ -216,6 +236,9 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        for warning in Self.unknownVariableWarnings(ProcessInfo.processInfo.environment) {
+            FileHandle.standardError.write(Data((warning + "\n").utf8))
+        }
         let configuration = try makeConfiguration()
         var logger = Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
         logger.logLevel = .info

@@ -63,6 +63,7 @@ struct TLSTests {
         // An iOS app reports https://<rp id> whatever the port; a browser on the LAN reports the port.
         #expect(configuration.effectiveOrigins == ["https://mac.local", "https://mac.local:8443"])
         #expect(configuration.defaultOrigin == "https://mac.local", "the default iss stays what it was")
+        #expect(configuration.linkBase == "https://mac.local:8443", "printed links open in a browser on that port")
         configuration.port = 443
         #expect(configuration.effectiveOrigins == ["https://mac.local"])
         configuration.port = 0
