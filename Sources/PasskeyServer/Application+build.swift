@@ -23,8 +23,8 @@ public func buildApplication(
     _ configuration: ServerConfiguration, logger: Logger? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
 ) async throws -> PasskeyApplication {
     try configuration.validate()
-    var logger = logger ?? Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
-    if logger.logLevel > .info { logger.logLevel = .info }
+    // A logger given is used at its own level (`--log-level`); the default one logs from info up.
+    let logger = logger ?? Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
     let tls = configuration.tlsCertificatePath != nil
     // Concrete repository types on each branch: opening an existential here crashes the Swift 6.3 optimizer
     // (coroutine splitting) in release builds.

@@ -68,6 +68,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Flag(help: "Add passkeys without asking where the OS allows it (conditional create; default off).") var autoAppend = false
     @Option(help: "Days the dashboard keeps ceremony and admin events (default 30).") var eventRetentionDays: Int?
     @Option(help: "Minutes a dashboard session lasts without a request (default 15).") var adminIdleMinutes: Double?
+    @Option(help: "Lowest level logged: trace, debug, info, notice, warning, error or critical (default info: one line per request).")
+    var logLevel: String?
     @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
     @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
 
@@ -77,7 +79,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         "attestation", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "token-audience",
         "token-issuer", "signed-data-ttl", "connect-token-ttl", "rollout", "rollout-percentage", "rollout-platform",
         "rollout-minimum-os", "decline-cooldown-days", "failure-limit", "auto-append", "event-retention-days",
-        "admin-idle-minutes", "tls-cert", "tls-key",
+        "admin-idle-minutes", "tls-cert", "tls-key", "log-level",
     ]
 
     /// `PASSKEY_` variables other tools of this project read: not settings of the server, and not mistakes.
@@ -98,6 +100,16 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             return "warning: \(variable) is not a passkey-server setting and is ignored"
                 + (meant.map { ": did you mean PASSKEY_\($0)?" } ?? " (passkey-server --help lists the settings)")
         }
+    }
+
+    /// `--log-level`, `PASSKEY_LOG_LEVEL` or the settings file's `log-level`; info when none is given.
+    func logLevelSetting() throws -> Logger.Level {
+        let settings = try loadSettings()
+        guard let text = logLevel ?? settings.value("log-level") else { return .info }
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw ValidationError("\(logLevel == nil ? settings.name("log-level") : "--log-level") must be trace, debug, info, notice, warning, error or critical, not \"\(text)\"")
+        }
+        return level
     }
 
     /// A secret from the environment, trimmed. With `keepBlank`, a variable that is set but blank gives `""` rather than
@@ -241,7 +253,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         }
         let configuration = try makeConfiguration()
         var logger = Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
-        logger.logLevel = .info
+        logger.logLevel = try logLevelSetting()
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         let shownHost = configuration.host == "127.0.0.1" ? "localhost" : configuration.host
         // Printed once the server listens, with the port it listens on; written unbuffered, so it shows at once also
@@ -256,7 +268,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 """
             FileHandle.standardOutput.write(Data(banner.utf8))
         }
-        do { try await app.runService() } catch let error as IOError where "\(error)".hasPrefix("bind(") {
+        do {
+            try await app.runService()
+            logger.notice("stopped")
+        } catch let error as IOError where "\(error)".hasPrefix("bind(") {
             // The socket's own words ("bind(descriptor:ptr:bytes:): Address already in use") name neither the port
             // nor what to do.
             let address = "\(configuration.host) port \(configuration.port)"

@@ -14,7 +14,7 @@ struct StartupBannerTests {
         let process = Process()
         process.executableURL = ServerProcess.executable
         process.arguments = [
-            "--port", "0", "--origin", "https://example.com", "--rp-id", "example.com",
+            "--port", "0", "--origin", "https://example.com", "--rp-id", "example.com", "--log-level", "notice",
             "--database", "sqlite:" + folder.appendingPathComponent("db.sqlite").path,
         ]
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -45,6 +45,10 @@ struct StartupBannerTests {
         #expect(health.status == 200)
         #expect(output.contains("accounts only through connect tokens (--no-public-registration)"), "\(output)")
         #expect(registration.status == 403)
+        // --log-level notice: no line per request (those are info).
+        try await Task.sleep(for: .milliseconds(200))
+        let later = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(!later.contains("path=/health"), "\(later)")
     }
 
     @Test("--port 0 with the default localhost origin is refused: that origin could not follow the chosen port")
@@ -57,6 +61,9 @@ struct StartupBannerTests {
         #expect(run.output.contains("--port 0 picks a free port"), "\(run.output)")
         #expect(run.output.contains("warning: PASSKEY_RPID is not a passkey-server setting and is ignored: did you mean PASSKEY_RP_ID?"), "\(run.output)")
         #expect(!run.output.contains("PASSKEY_RP_NAME is not"), "\(run.output)")
+        let loud = try await onOwnThread { try runProgram(ServerProcess.executable, ["--log-level", "loud", "--database", "memory:"]) }
+        #expect(loud.status != 0)
+        #expect(loud.output.contains("--log-level must be trace, debug, info, notice, warning, error or critical, not \"loud\""), "\(loud.output)")
     }
 
     @Test("a port another program holds is named in a sentence that says what to do")
