@@ -40,6 +40,18 @@ enum RawConnection {
         }
     }
 
+    /// Reads from `socket` until `marker` has arrived `count` times, the server closed the connection, or a read timed out.
+    static func read(_ socket: Int32, untilCount count: Int, of marker: String) -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while String(decoding: received, as: UTF8.self).components(separatedBy: marker).count <= count {
+            let read = recv(socket, &buffer, buffer.count, 0)
+            if read <= 0 { break }
+            received += buffer.prefix(read)
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// Sends `bytes` on a fresh connection, closes the sending side and returns everything the server wrote until it
     /// closed the connection.
     static func exchange(port: Int, _ bytes: String) -> String {
