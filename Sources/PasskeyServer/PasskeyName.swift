@@ -16,11 +16,7 @@ enum PasskeyName {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         // A name of invisible characters only (U+FEFF, U+2060, the Hangul fillers, the blank Braille pattern…) would
         // show as an empty row in a list of passkeys.
-        let visible = name.unicodeScalars.contains { scalar in
-            let properties = scalar.properties
-            return !properties.isWhitespace && properties.generalCategory != .format && !properties.isDefaultIgnorableCodePoint
-                && scalar != "\u{2800}"
-        }
+        let visible = name.unicodeScalars.contains { !DisplayText.isBlank($0) }
         guard visible, name.count <= maximumLength, name.utf8.count <= maximumBytes, DisplayText.isSafe(name) else {
             throw APIError.badRequest(
                 "name_invalid", "A passkey name has 1 to \(maximumLength) characters, no control characters, line breaks or direction overrides.")
@@ -42,6 +38,14 @@ enum DisplayText {
         case .control, .lineSeparator, .paragraphSeparator: true
         default: bidirectionalControls.contains(scalar.value)
         }
+    }
+
+    /// A scalar that shows nothing: white space, format characters, default-ignorable code points (U+FEFF, U+2060, the
+    /// Hangul fillers…) and the blank Braille pattern. Text made only of these looks empty.
+    static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        return properties.isWhitespace || properties.generalCategory == .format || properties.isDefaultIgnorableCodePoint
+            || scalar == "\u{2800}"
     }
 
     /// ALM, LRM, RLM, the embeddings and overrides (LRE…RLO), and the isolates (LRI…PDI).

@@ -41,13 +41,10 @@ enum PostgresConnectionCheck {
         if let socket = configuration.unixSocketPath {
             settings = .init(unixSocketPath: socket, username: configuration.username, password: configuration.password, database: configuration.database)
         } else {
-            var unverified = TLSConfiguration.makeClientConfiguration()
-            unverified.certificateVerification = .none
-            let tls: PostgresConnection.Configuration.TLS = switch configuration.tls {
-            case .disable: .disable
-            case .prefer: .prefer(try NIOSSLContext(configuration: unverified))
-            case .require: .require(try NIOSSLContext(configuration: unverified))
-            case .verifyFull: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            let tls: PostgresConnection.Configuration.TLS = switch configuration.tlsSettings {
+            case nil: .disable
+            case let (settings, required)?:
+                required ? .require(try NIOSSLContext(configuration: settings)) : .prefer(try NIOSSLContext(configuration: settings))
             }
             settings = .init(
                 host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,

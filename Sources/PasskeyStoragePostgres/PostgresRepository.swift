@@ -52,13 +52,9 @@ public final class PostgresRepository: Sendable {
             clientConfiguration = PostgresClient.Configuration(
                 unixSocketPath: socket, username: configuration.username, password: configuration.password, database: configuration.database)
         } else {
-            var unverified = TLSConfiguration.makeClientConfiguration()
-            unverified.certificateVerification = .none
-            let tls: PostgresClient.Configuration.TLS = switch configuration.tls {
-            case .disable: .disable
-            case .prefer: .prefer(unverified)
-            case .require: .require(unverified)
-            case .verifyFull: .require(.makeClientConfiguration())
+            let tls: PostgresClient.Configuration.TLS = switch configuration.tlsSettings {
+            case nil: .disable
+            case let (settings, required)?: required ? .require(settings) : .prefer(settings)
             }
             clientConfiguration = PostgresClient.Configuration(
                 host: configuration.host, port: configuration.port, username: configuration.username, password: configuration.password,
@@ -137,5 +133,21 @@ extension PostgresConnection {
     /// Runs `query` and returns its rows (all of them: our queries return a handful).
     func rows(_ query: PostgresQuery, _ logger: Logger) async throws -> [PostgresRow] {
         try await self.query(query, logger: logger).collect()
+    }
+}
+
+extension PostgresConfiguration {
+    /// The TLS settings `sslmode` asks for, and whether the connection must use them (nil: `disable`). As in libpq,
+    /// `prefer` and `require` encrypt without checking the certificate, `verify-full` checks it against the system's
+    /// roots and the host name. The pool and the start-up check (``PostgresConnectionCheck``) both use these.
+    var tlsSettings: (configuration: TLSConfiguration, required: Bool)? {
+        var unverified = TLSConfiguration.makeClientConfiguration()
+        unverified.certificateVerification = .none
+        return switch tls {
+        case .disable: nil
+        case .prefer: (unverified, false)
+        case .require: (unverified, true)
+        case .verifyFull: (.makeClientConfiguration(), true)
+        }
     }
 }

@@ -38,12 +38,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     static func isExactUserID(_ id: String) -> Bool {
         guard let first = id.first, let last = id.last, DisplayText.isSafe(id) else { return false }
         // By character, not scalar: "❤️" ends in a variation selector yet shows.
-        func blank(_ character: Character) -> Bool {
-            character.unicodeScalars.allSatisfy { scalar in
-                let properties = scalar.properties
-                return properties.isWhitespace || properties.generalCategory == .format || properties.isDefaultIgnorableCodePoint
-            }
-        }
+        func blank(_ character: Character) -> Bool { character.unicodeScalars.allSatisfy(DisplayText.isBlank) }
         return !blank(first) && !blank(last)
     }
 
