@@ -24,6 +24,15 @@ func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false) async th
 /// the generated line would not show it.
 func databaseUsage(_ command: String) -> String { "passkey-server \(command) [--database <database>]" }
 
+/// The help of a subcommand that acts on the server's database. The server command owns `--database` and `--config`,
+/// so the generated option list would leave them out: say here what they are and where else they come from.
+func databaseDiscussion(_ more: String = "") -> String {
+    """
+    The database is the server's: --database sqlite:PATH (default sqlite:./data/passkey.sqlite) or postgres://…, \
+    before or after the subcommand's name; or PASSKEY_DATABASE; or the settings file named by --config (PASSKEY_CONFIG).
+    """ + (more.isEmpty ? "" : "\n\n" + more)
+}
+
 /// Prints without buffering, so scripts reading a pipe see it at once.
 func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
 
@@ -34,7 +43,8 @@ struct APIKeysCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create an API key and print it once (only its hash is stored).", usage: databaseUsage("api-keys create --name <name>"))
+            abstract: "Create an API key and print it once (only its hash is stored).", usage: databaseUsage("api-keys create --name <name>"),
+            discussion: databaseDiscussion())
         @ParentCommand var root: PasskeyServerCommand
         @Option(help: "What the key is for (shown in lists).") var name: String
 
@@ -48,7 +58,7 @@ struct APIKeysCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List API keys (never their secrets).", usage: databaseUsage("api-keys list"))
+        static let configuration = CommandConfiguration(abstract: "List API keys (never their secrets).", usage: databaseUsage("api-keys list"), discussion: databaseDiscussion())
         @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
@@ -64,7 +74,7 @@ struct APIKeysCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke an API key at once.", usage: databaseUsage("api-keys revoke <id>"))
+        static let configuration = CommandConfiguration(abstract: "Revoke an API key at once.", usage: databaseUsage("api-keys revoke <id>"), discussion: databaseDiscussion())
         @ParentCommand var root: PasskeyServerCommand
         @Argument(help: "The key's id (from api-keys list).") var id: String
 
@@ -85,7 +95,7 @@ struct KeysCommand: AsyncParsableCommand {
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start signing with a new key; older keys stay published for --overlap seconds so their tokens keep verifying.",
-            usage: databaseUsage("keys rotate [--overlap <seconds>]"))
+            usage: databaseUsage("keys rotate [--overlap <seconds>]"), discussion: databaseDiscussion())
         @ParentCommand var root: PasskeyServerCommand
         @Option(
             parsing: .unconditional,
@@ -101,7 +111,8 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List signing keys (kid, created, retirement).", usage: databaseUsage("keys list"))
+        static let configuration = CommandConfiguration(abstract: "List signing keys (kid, created, retirement).", usage: databaseUsage("keys list"),
+            discussion: databaseDiscussion())
         @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
@@ -123,7 +134,10 @@ struct AdminCommand: AsyncParsableCommand {
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a one-time link that adds a dashboard admin (a new passkey); only its hash is stored.",
-            usage: databaseUsage("admin invite [--hours <hours>]") + " [--origin <origin>]")
+            usage: databaseUsage("admin invite [--hours <hours>]") + " [--origin <origin>]",
+            discussion: databaseDiscussion(
+                "The link is built from the server's settings (--origin, --rp-id, --port, --tls-cert, from flags, PASSKEY_ variables or the settings file), as the server would print it."
+            ))
         @ParentCommand var root: PasskeyServerCommand
         @Option(parsing: .unconditional, help: "Hours the link works, more than 0 and at most 720 (default 24).") var hours: Double?
 

@@ -10,10 +10,11 @@ struct MigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Apply pending database migrations, then exit (serving applies them too).",
         usage: databaseUsage("migrate"),
-        discussion: """
-            Migrates the database given with --database (or PASSKEY_DATABASE): passkey-server migrate --database postgres://…
+        discussion: databaseDiscussion(
+            """
+            Example: passkey-server migrate --database postgres://…
             Safe while instances serve and when run from several places at once.
-            """)
+            """))
 
     /// `--database` belongs to the server command, which parses it wherever it appears on the command line
     /// (`passkey-server migrate --database …` and `passkey-server --database … migrate` alike).
