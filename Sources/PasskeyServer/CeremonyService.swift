@@ -249,59 +249,76 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         } else {
             do { reference = .value(try credential.signedChallenge()) } catch { throw APIError(error) }
         }
-        let lookup: SignInLookup
-        do { lookup = try await repository.lookUpSignIn(challenge: reference, credentialID: credentialID, now: now()) } catch {
-            throw APIError(error)
-        }
-        guard let record = lookup.challenge else { throw APIError.challengeInvalid }
-        let stored: CredentialRecordEntry
-        let owner: UserRecord
-        let verified: VerifiedAuthentication
-        let time: Date
-        do throws(APIError) {
-            guard let found = lookup.credential else { throw await unknownCredentialError(credential) }
-            stored = found
-            guard let foundOwner = lookup.owner else { throw APIError.badRequest("credential_unknown", "This passkey's account no longer exists.") }
-            owner = foundOwner
-            // Sign-in with a username: the credential must be the named user's.
-            if let userID = record.userID, userID != stored.userID {
-                throw APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))
-            }
-            if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
-                throw APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")
-            }
-            var coreRecord = Self.coreRecord(stored)
-            coreRecord.userHandle = owner.userHandle
-            do {
-                verified = try relyingParty.verifyAuthentication(
-                    credential, expectedChallenge: record.challenge, credential: coreRecord,
-                    expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
-                    allowedCredentialIDs: record.allowedCredentialIDs)
-            } catch { throw APIError(error) }
-            time = now()
-            // One transaction consumes the challenge and moves the counter (compare-and-set), backup state and last use.
-            do {
-                try await repository.recordSignIn(
-                    credentialID: credentialID, expectedSignCount: stored.signCount, newSignCount: verified.newSignCount,
-                    backupState: verified.backupState, at: time, consumingChallenge: record.key)
-            } catch {
-                switch error.code {
-                case .challengeConsumed: throw APIError.challengeInvalid
-                case .counterConflict: throw APIError(WebAuthnError(.counterRegressed, "a concurrent sign-in already used this counter value"))
-                default: throw APIError(error)
-                }
+        // The lookup, the checks and the write in one piece of storage work (one transaction on SQLite): the checks run
+        // inside, and say what to write — the new counter, or only the challenge consumed when they fail.
+        let relyingParty = relyingParty
+        let now = now
+        let outcome: SignInOutcome
+        do {
+            outcome = try await repository.completeSignIn(challenge: reference, credentialID: credentialID, now: now()) { lookup in
+                Self.decideSignIn(lookup, credential, relyingParty: relyingParty, expectedUsername: expectedUsername, now: now)
             }
         } catch {
-            await burn(record)
-            throw error
+            switch error.code {
+            case .challengeConsumed: throw APIError.challengeInvalid
+            case .counterConflict: throw APIError(WebAuthnError(.counterRegressed, "a concurrent sign-in already used this counter value"))
+            default: throw APIError(error)
+            }
         }
+        switch outcome {
+        case .verified(let user, let updated, let userVerified, let externalUserID): return (user, updated, userVerified, externalUserID)
+        case .unknownCredential: throw await unknownCredentialError(credential)
+        case .refused(let error): throw error
+        }
+    }
+
+    /// What a sign-in's checks concluded, inside its storage work.
+    enum SignInOutcome: Sendable {
+        case verified(user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?)
+        /// The passkey is not stored: which answer fits needs another read (``unknownCredentialError(_:)``).
+        case unknownCredential
+        case refused(APIError)
+    }
+
+    /// The checks of a sign-in against what storage holds (WebAuthn L3 §7.2, through ``RelyingParty``), and what to
+    /// write: the new counter, backup state and last use when they pass; only the challenge consumed when they fail, so
+    /// a refused ceremony cannot be retried.
+    static func decideSignIn(
+        _ lookup: SignInLookup, _ credential: AuthenticationResponseJSON, relyingParty: RelyingParty, expectedUsername: String?,
+        now: @Sendable () -> Date
+    ) -> (write: SignInWrite, result: SignInOutcome) {
+        guard let record = lookup.challenge else { return (.nothing, .refused(.challengeInvalid)) }
+        guard let stored = lookup.credential else { return (.burn, .unknownCredential) }
+        guard let owner = lookup.owner else {
+            return (.burn, .refused(APIError.badRequest("credential_unknown", "This passkey's account no longer exists.")))
+        }
+        // Sign-in with a username: the credential must be the named user's.
+        if let userID = record.userID, userID != stored.userID {
+            return (.burn, .refused(APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))))
+        }
+        if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
+            return (.burn, .refused(APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")))
+        }
+        var coreRecord = coreRecord(stored)
+        coreRecord.userHandle = owner.userHandle
+        let verified: VerifiedAuthentication
+        do {
+            verified = try relyingParty.verifyAuthentication(
+                credential, expectedChallenge: record.challenge, credential: coreRecord,
+                expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
+                allowedCredentialIDs: record.allowedCredentialIDs)
+        } catch { return (.burn, .refused(APIError(error))) }
+        let time = now()
         var updated = stored
         updated.signCount = verified.newSignCount
         updated.backupState = verified.backupState
         updated.lastUsedAt = time
         var user = owner
         user.lastSignInAt = time
-        return (user, updated, verified.userVerified, lookup.externalUserID)
+        return (
+            .record(expectedSignCount: stored.signCount, newSignCount: verified.newSignCount, backupState: verified.backupState, at: time),
+            .verified(user: user, credential: updated, userVerified: verified.userVerified, externalUserID: lookup.externalUserID)
+        )
     }
 
     /// The answer for a credential that is not stored. When the response names (by user handle) an account that still

@@ -108,11 +108,58 @@ public struct SignInLookup: Sendable, Hashable {
     }
 }
 
-/// Reads a sign-in's context in one round trip to storage.
+/// What a sign-in decided about its ``SignInLookup``, to be written with it.
+public enum SignInWrite: Sendable, Hashable {
+    /// Verified: consume the challenge and move the counter (compare-and-set from `expectedSignCount`), the backup state
+    /// and the last use.
+    case record(expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at: Date)
+    /// Refused: consume the challenge only, so the ceremony cannot be tried again.
+    case burn
+    /// Nothing to write: no usable challenge was found.
+    case nothing
+}
+
+/// Reads a sign-in's context in one round trip to storage, and completes a sign-in.
 public protocol SignInReader: Sendable {
     /// The unexpired challenge (not consumed), the credential with `credentialID`, the credential's owner and the owner's
     /// external (app) user id.
     func lookUpSignIn(challenge: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup
+
+    /// A whole sign-in's storage work: reads its ``SignInLookup``, lets `decide` check it (the signature, the account),
+    /// and writes what `decide` chose, consuming the challenge in the write's transaction. Returns `decide`'s result;
+    /// throws when the write failed (`challengeConsumed`, `counterConflict`, `notFound`), and then the challenge is
+    /// consumed all the same. A storage may run all of it in one transaction (SQLite: on its writer connection, whose
+    /// page cache other connections' commits do not invalidate); the default reads, decides, then writes.
+    func completeSignIn<T: Sendable>(
+        challenge: ChallengeReference, credentialID: [UInt8], now: Date, decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: T)
+    ) async throws(StorageError) -> T
+}
+
+extension SignInReader where Self: CredentialRepository & ChallengeRepository {
+    public func completeSignIn<T: Sendable>(
+        challenge reference: ChallengeReference, credentialID: [UInt8], now: Date,
+        decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: T)
+    ) async throws(StorageError) -> T {
+        let lookup = try await lookUpSignIn(challenge: reference, credentialID: credentialID, now: now)
+        let (write, result) = decide(lookup)
+        guard let key = lookup.challenge?.key else { return result }
+        switch write {
+        case .record(let expectedSignCount, let newSignCount, let backupState, let time):
+            do {
+                try await recordSignIn(
+                    credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                    at: time, consumingChallenge: key)
+            } catch {
+                _ = try? await consumeChallenge(key: key, ceremony: .authentication, now: now)
+                throw error
+            }
+        case .burn:
+            _ = try? await consumeChallenge(key: key, ceremony: .authentication, now: now)
+        case .nothing:
+            break
+        }
+        return result
+    }
 }
 
 /// Everything the relying-party server stores.

@@ -10,7 +10,7 @@ import PasskeyStorage
 /// only; a batch of one runs without savepoint statements (its failure rolls the transaction back). The transaction
 /// and savepoint statements are prepared once (GRDB would parse them on every use).
 ///
-/// The transactions run on one dedicated thread (at a lower priority: see ``init(pool:path:)``) that sleeps on a
+/// The transactions run on one dedicated thread that sleeps on a
 /// condition variable while there is nothing to write: a write costs one wake-up of that thread per batch instead of a
 /// task, an actor hop and a dispatch-queue hop per write, and the fsync waits there rather than on the cooperative
 /// thread pool that serves requests.
@@ -19,6 +19,10 @@ final class GroupCommitWriter: Sendable {
     struct PendingWrite: Sendable {
         /// Whether the write needs GRDB's `Database`; without it the batch can run on the writer's own raw connection.
         let usesGRDB: Bool
+        /// A staged write's first two steps (``GroupCommitWriter/writeRaw(read:decide:apply:)``): `read` runs inside the
+        /// transaction before any write of the batch, `decide` after all reads, on several threads at once.
+        var read: (@Sendable (RawConnection) -> Void)? = nil
+        var decide: (@Sendable () -> Void)? = nil
         /// Runs the write: with GRDB's connection (when `usesGRDB`) and a raw connection, the same one GRDB drives or
         /// the writer's own. Throws to report the write's failure (its savepoint, or the whole transaction for a batch of
         /// one, then rolls back).
@@ -28,8 +32,6 @@ final class GroupCommitWriter: Sendable {
 
     /// Largest batch in one transaction (bounds how long the write lock is held).
     static let maximumBatch = 512
-    /// The writer thread's nice value on Linux (0 is the default, 19 the lowest priority).
-    static let writerNice: Int32 = 10
 
     private let queue: WriteQueue
 
@@ -38,13 +40,6 @@ final class GroupCommitWriter: Sendable {
         let queue = WriteQueue()
         self.queue = queue
         let thread = Thread {
-            #if os(Linux)
-            // Below the threads that serve requests (Linux nice values are per thread): when the CPU is saturated, the
-            // writer runs a little later and finds more writes to commit at once, so an fsync and a wake-up serve more
-            // of them; when the CPU has room, it runs at once as before. Measured: about 8 % less CPU per stored sign-in
-            // under full load (docs/benchmarks.md). Failure to lower the priority changes nothing else.
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.writerNice)
-            #endif
             queue.run(pool: pool, path: path)
         }
         thread.name = "passkey-sqlite-writer"
@@ -68,18 +63,48 @@ final class GroupCommitWriter: Sendable {
         try await enqueue(usesGRDB: false) { _, raw in try body(raw) }
     }
 
+    /// A write in three steps, for work that must read and write in one transaction with costly work between: `read`
+    /// runs on the writer's connection inside the shared transaction (before the batch's writes, so on a page cache that
+    /// other connections' commits never invalidate), `decide` runs after every read of the batch, several at once on the
+    /// machine's cores (it must not touch the database), and `apply` runs in the write's savepoint with what both
+    /// returned. Returns `apply`'s result once the transaction committed.
+    ///
+    /// The batch's reads all come before its writes: a read does not see what another write of the same batch will
+    /// change, so `apply` must check what it relies on (compare-and-set) and may read again.
+    func writeRaw<Read: Sendable, Decision: Sendable, T: Sendable>(
+        read: @escaping @Sendable (RawConnection) throws(StorageError) -> Read,
+        decide: @escaping @Sendable (Read) -> Decision,
+        apply: @escaping @Sendable (RawConnection, Read, Decision) throws(StorageError) -> T
+    ) async throws -> T {
+        let stages = Stages<Read, Decision>()
+        return try await enqueue(
+            usesGRDB: false,
+            read: { raw in stages.read = Result { () throws(StorageError) in try read(raw) } },
+            decide: {
+                if case .success(let value) = stages.read { stages.decision = decide(value) }
+            }
+        ) { _, raw in
+            guard let readResult = stages.read else { throw StorageError(.unavailable, "a staged write ran without its read") }
+            let value = try readResult.get()
+            let decision: Decision
+            if let decided = stages.decision { decision = decided } else { decision = decide(value) }
+            return try apply(raw, value, decision)
+        }
+    }
+
     /// Commits the deferred writes queued so far, and returns once they are durable.
     func flushDeferred() async throws {
         try await enqueue(usesGRDB: false, flush: true) { _, _ in }
     }
 
     private func enqueue<T: Sendable>(
-        usesGRDB: Bool, flush: Bool = false, _ body: @escaping @Sendable (Database?, RawConnection) throws -> T
+        usesGRDB: Bool, flush: Bool = false, read: (@Sendable (RawConnection) -> Void)? = nil, decide: (@Sendable () -> Void)? = nil,
+        _ body: @escaping @Sendable (Database?, RawConnection) throws -> T
     ) async throws -> T {
         let outcome = Outcome<T>()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let pending = PendingWrite(
-                usesGRDB: usesGRDB,
+                usesGRDB: usesGRDB, read: read, decide: decide,
                 perform: { db, raw in
                     do { outcome.set(.success(try body(db, raw))) } catch {
                         outcome.set(.failure(error))
@@ -256,6 +281,16 @@ final class WriteQueue: @unchecked Sendable {
         } catch {
             throw BatchFailed(cause: error, failedWrites: [])
         }
+        // Staged writes: their reads first, then their decisions on every core at once (this thread takes part).
+        let decisions = batch.compactMap { write -> (@Sendable () -> Void)? in
+            write.read?(connection)
+            return write.decide
+        }
+        if decisions.count > 1 {
+            DispatchQueue.concurrentPerform(iterations: decisions.count) { index in decisions[index]() }
+        } else {
+            for decide in decisions { decide() }
+        }
         do {
             for (index, write) in batch.enumerated() {
                 if isolated { try connection.execute("SAVEPOINT batch_write") }
@@ -281,6 +316,13 @@ struct BatchFailed: Error {
     let failedWrites: Set<Int>
 }
 
+
+/// A staged write's read and decision, handed from step to step. Each is set once, on one thread, before the next
+/// step starts (`concurrentPerform` returns after every decision), so no two threads touch it at once.
+final class Stages<Read: Sendable, Decision: Sendable>: @unchecked Sendable {
+    var read: Result<Read, StorageError>?
+    var decision: Decision?
+}
 
 /// A write's result, set inside the transaction and read after it committed.
 final class Outcome<T: Sendable>: @unchecked Sendable {

@@ -321,21 +321,91 @@ public final class SQLiteRepository: PasskeyRepository {
         case .key(let key): (Self.signInLookupByKeySQL, key)
         case .value(let value): (Self.signInLookupByValueSQL, value)
         }
-        var lookup = try readers.withConnection { connection throws(StorageError) in
-            let statement = try connection.statement(sql)
-            defer { statement.reset() }  // ends the read transaction
-            try statement.bind(1, value)
-            try statement.bind(2, credentialID)
-            guard try statement.step() else { throw StorageError(.corrupt, "the sign-in lookup returned no row") }
-            let layout = SignInLookupLayout.self
-            let challenge = statement.isNull(0) ? nil : try ChallengeRecord(columns: statement, at: 0)
-            let credential = statement.isNull(layout.credential) ? nil : try CredentialRecordEntry(columns: statement, at: layout.credential)
-            let owner = statement.isNull(layout.owner) ? nil : try UserRecord(columns: statement, at: layout.owner)
-            return SignInLookup(
-                challenge: challenge, credential: credential, owner: owner, externalUserID: try statement.optionalText(layout.externalID))
+        return try readers.withConnection { connection throws(StorageError) in
+            try Self.lookUpSignIn(connection, sql: sql, value: value, credentialID: credentialID, now: now)
         }
-        if let record = lookup.challenge, record.expiresAt <= now { lookup.challenge = nil }
-        return lookup
+    }
+
+    /// The sign-in lookup's statement on `connection` (a reader's, or the writer's inside its transaction).
+    static func lookUpSignIn(_ connection: RawConnection, sql: String, value: String, credentialID: [UInt8], now: Date) throws(StorageError)
+        -> SignInLookup
+    {
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }  // ends a reader's read transaction
+        try statement.bind(1, value)
+        try statement.bind(2, credentialID)
+        guard try statement.step() else { throw StorageError(.corrupt, "the sign-in lookup returned no row") }
+        let layout = SignInLookupLayout.self
+        var challenge = statement.isNull(0) ? nil : try ChallengeRecord(columns: statement, at: 0)
+        if let record = challenge, record.expiresAt <= now { challenge = nil }
+        let credential = statement.isNull(layout.credential) ? nil : try CredentialRecordEntry(columns: statement, at: layout.credential)
+        let owner = statement.isNull(layout.owner) ? nil : try UserRecord(columns: statement, at: layout.owner)
+        return SignInLookup(
+            challenge: challenge, credential: credential, owner: owner, externalUserID: try statement.optionalText(layout.externalID))
+    }
+
+    /// The whole sign-in in the writer's group-committed transaction: the lookup on the writer's connection, `decide`
+    /// (the signature check) on any core, then the write, in one transaction.
+    ///
+    /// Reading on the writer's connection is what makes this cheaper than a lookup on a reader followed by a write: a
+    /// WAL reader drops its page cache whenever another connection committed since its last read, so under load every
+    /// lookup read its pages again, while the writer's cache stays warm across its own commits. The batch's lookups run
+    /// before its writes, so a sign-in whose credential another sign-in of the same batch changed first is decided
+    /// again, on what is stored then.
+    public func completeSignIn<T: Sendable>(
+        challenge reference: ChallengeReference, credentialID: [UInt8], now: Date,
+        decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: T)
+    ) async throws(StorageError) -> T {
+        let (sql, value) = switch reference {
+        case .key(let key): (Self.signInLookupByKeySQL, key)
+        case .value(let value): (Self.signInLookupByValueSQL, value)
+        }
+        let lookUp: @Sendable (RawConnection) throws(StorageError) -> SignInLookup = { raw throws(StorageError) in
+            try Self.lookUpSignIn(raw, sql: sql, value: value, credentialID: credentialID, now: now)
+        }
+        let (result, failure): (T, StorageError?)
+        do {
+            (result, failure) = try await writer.writeRaw(read: lookUp, decide: decide) { raw, lookup, decision throws(StorageError) in
+                do throws(StorageError) {
+                    return try Self.applySignIn(raw, decision, challengeKey: lookup.challenge?.key, credentialID: credentialID, now: now)
+                } catch where error.code == .counterConflict || error.code == .notFound {
+                    // Another write of this batch changed the credential after this sign-in's lookup: decide again.
+                    let fresh = try lookUp(raw)
+                    let again = decide(fresh)
+                    do throws(StorageError) {
+                        return try Self.applySignIn(raw, again, challengeKey: fresh.challenge?.key, credentialID: credentialID, now: now)
+                    } catch where error.code == .counterConflict || error.code == .notFound {
+                        // The decision does not fit what is stored: the write fails, the challenge is consumed all the same.
+                        _ = try Self.applySignIn(raw, (.burn, again.result), challengeKey: fresh.challenge?.key, credentialID: credentialID, now: now)
+                        return (again.result, error)
+                    }
+                }
+            }
+        } catch { throw Self.map(error) }
+        if let failure { throw failure }
+        return result
+    }
+
+    /// Writes what a sign-in decided. The counter moves first: when it fails its compare-and-set nothing was written
+    /// yet, so the caller may decide again. A failure after that (the challenge consumed meanwhile) rolls the write back.
+    static func applySignIn<T>(
+        _ raw: RawConnection, _ decision: (write: SignInWrite, result: T), challengeKey: String?, credentialID: [UInt8], now: Date
+    ) throws(StorageError) -> (T, StorageError?) {
+        guard let challengeKey else { return (decision.result, nil) }
+        switch decision.write {
+        case .record(let expectedSignCount, let newSignCount, let backupState, let time):
+            try recordSignIn(
+                raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                at: time)
+            try takeChallenge(raw, key: challengeKey, now: now)
+        case .burn:
+            do throws(StorageError) { try takeChallenge(raw, key: challengeKey, now: now) } catch where error.code == .challengeConsumed {
+                // Another attempt of the batch consumed it first: burnt all the same.
+            }
+        case .nothing:
+            break
+        }
+        return (decision.result, nil)
     }
 
     /// Where each record starts in the sign-in lookup's row.

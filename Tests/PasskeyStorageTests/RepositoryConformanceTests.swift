@@ -360,6 +360,81 @@ extension RepositoryConformanceTests {
         }
     }
 
+    @Test("a whole sign-in: the decision sees what is stored, and what it chose is written with the challenge consumed",
+        arguments: Backend.available)
+    func completeSignIn(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann, signCount: 5), for: ann)
+            try await repo.saveChallenge(makeChallenge("a"))
+            let seen = try await repo.completeSignIn(challenge: .key("a"), credentialID: [1, 1, 1], now: t0) { lookup in
+                (SignInWrite.record(expectedSignCount: lookup.credential?.signCount ?? 0, newSignCount: 9, backupState: true, at: t0.addingTimeInterval(5)), lookup)
+            }
+            #expect(seen.challenge?.key == "a")
+            #expect(seen.credential?.signCount == 5)
+            #expect(seen.owner?.username == "ann")
+            let moved = try #require(try await repo.credential(id: [1, 1, 1]))
+            #expect(moved.signCount == 9)
+            #expect(moved.backupState)
+            #expect(moved.lastUsedAt == t0.addingTimeInterval(5))
+            #expect(try await repo.challenge(key: "a", ceremony: .authentication, now: t0) == nil)
+
+            // Refused: only the challenge goes. Again: the decision finds no challenge, and nothing is written.
+            try await repo.saveChallenge(makeChallenge("b"))
+            _ = try await repo.completeSignIn(challenge: .value("challenge-b"), credentialID: [1, 1, 1], now: t0) { _ in (SignInWrite.burn, 0) }
+            #expect(try await repo.challenge(key: "b", ceremony: .authentication, now: t0) == nil)
+            let again = try await repo.completeSignIn(challenge: .key("b"), credentialID: [1, 1, 1], now: t0) { lookup in
+                (SignInWrite.nothing, lookup.challenge == nil)
+            }
+            #expect(again)
+            #expect(try await repo.credential(id: [1, 1, 1])?.signCount == 9)
+
+            // A decision that does not fit the stored counter fails the write, and the challenge is consumed all the same.
+            try await repo.saveChallenge(makeChallenge("c"))
+            #expect(await storageCode {
+                _ = try await repo.completeSignIn(challenge: .key("c"), credentialID: [1, 1, 1], now: t0) { _ in
+                    (SignInWrite.record(expectedSignCount: 3, newSignCount: 10, backupState: false, at: t0), 0)
+                }
+            } == .counterConflict)
+            #expect(try await repo.challenge(key: "c", ceremony: .authentication, now: t0) == nil)
+            #expect(try await repo.credential(id: [1, 1, 1])?.signCount == 9)
+
+            // An expired challenge is not seen.
+            try await repo.saveChallenge(makeChallenge("d", expires: 1))
+            let expired = try await repo.completeSignIn(challenge: .key("d"), credentialID: [1, 1, 1], now: t0.addingTimeInterval(2)) { lookup in
+                (SignInWrite.nothing, lookup.challenge == nil && lookup.credential != nil)
+            }
+            #expect(expired)
+        }
+    }
+
+    @Test("racing sign-ins of one counting passkey, each with its own ceremony: the counter ends at the highest accepted",
+        arguments: Backend.available)
+    func completeSignInRacingCounters(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann, signCount: 0), for: ann)
+            for index in 1...20 { try await repo.saveChallenge(makeChallenge("c\(index)")) }
+            // Each decision accepts its counter only above the stored one, as §7.2 step 21 does.
+            let accepted = await withTaskGroup(of: UInt32?.self) { group in
+                for index in UInt32(1)...20 {
+                    group.addTask {
+                        let outcome = try? await repo.completeSignIn(challenge: .key("c\(index)"), credentialID: [1, 1, 1], now: t0) { lookup in
+                            guard let stored = lookup.credential, lookup.challenge != nil, stored.signCount < index else { return (SignInWrite.burn, false) }
+                            return (SignInWrite.record(expectedSignCount: stored.signCount, newSignCount: index, backupState: false, at: t0), true)
+                        }
+                        return outcome == true ? index : nil
+                    }
+                }
+                return await group.reduce(into: [UInt32]()) { if let value = $1 { $0.append(value) } }
+            }
+            #expect(!accepted.isEmpty)
+            #expect(try await repo.credential(id: [1, 1, 1])?.signCount == accepted.max())
+            // Accepted or refused, every ceremony is used up.
+            #expect(try await repo.challengeCount() == 0)
+        }
+    }
+
     @Test("deleting users while their passkeys sign in: every delete succeeds, every sign-in succeeds or finds its passkey gone",
           arguments: Backend.available)
     func deleteUserDuringSignIn(backend: Backend) async throws {
