@@ -10,10 +10,9 @@ import PasskeyStorage
 /// only; a batch of one runs without savepoint statements (its failure rolls the transaction back). The transaction
 /// and savepoint statements are prepared once (GRDB would parse them on every use).
 ///
-/// The transactions run on one dedicated thread that sleeps on a
-/// condition variable while there is nothing to write: a write costs one wake-up of that thread per batch instead of a
-/// task, an actor hop and a dispatch-queue hop per write, and the fsync waits there rather than on the cooperative
-/// thread pool that serves requests.
+/// The transactions run on one dedicated thread that sleeps on a condition variable while there is nothing to write: a
+/// write costs one wake-up of that thread per batch instead of a task, an actor hop and a dispatch-queue hop per write,
+/// and the fsync waits there rather than on the cooperative thread pool that serves requests.
 final class GroupCommitWriter: Sendable {
     /// One queued write: `perform` runs inside the shared transaction, `finish` reports the outcome after commit.
     struct PendingWrite: Sendable {
