@@ -374,6 +374,31 @@ if only == "parts" {
             try await group.waitForAll()
         }
     }
+    // The sign-in route's storage work as it runs: lookup, decision and write in one writer job (the decision here
+    // checks no signature, so this is the storage's share alone).
+    let more = challenges.map { record in
+        var copy = record
+        copy.key = "whole-" + record.key
+        copy.challenge = "whole-" + record.challenge
+        return copy
+    }
+    for record in more { try await repository.saveChallenge(record) }
+    try await measure("SQLite: whole sign-in in the writer (\(connections) concurrent)", n) {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<lanes {
+                group.addTask {
+                    for record in more[lane...].striding(by: lanes) {
+                        let accepted = try await repository.completeSignIn(challenge: .key(record.key), credentialID: credentialID, now: Date()) { lookup in
+                            guard let stored = lookup.credential, lookup.challenge != nil else { return (SignInWrite.burn, false) }
+                            return (SignInWrite.record(expectedSignCount: stored.signCount, newSignCount: stored.signCount, backupState: false, at: Date()), true)
+                        }
+                        guard accepted else { throw BenchError(description: "a whole sign-in found no challenge or passkey") }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
     let issuer = TokenIssuer(repository: InMemoryRepository(), issuer: "http://localhost:8080", audience: "localhost", lifetime: 300)
     try await measure("signedPasskeyData: sign (ES256, jwt-kit)", n) {
         for _ in 0..<n {
