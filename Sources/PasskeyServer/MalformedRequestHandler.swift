@@ -6,7 +6,8 @@ import NIOHTTPTypesHTTP1
 import PasskeyWire
 
 /// Answers bytes the HTTP/1.1 parser rejects (a garbled request line, a header without a colon, a bad version) with
-/// the JSON error every other 4xx carries, `request_malformed`, then closes the connection.
+/// the JSON error every other 4xx carries, `request_malformed`, then closes the connection; a request line and header
+/// section over the parser's limits gets 431 `request_headers_too_large` instead.
 ///
 /// Hummingbird answers these with an empty 400 of its own; clients and proxies that log the body then have nothing to
 /// show. The handler sits after the HTTP codec. A parse error between requests is answered here, after the responses
@@ -22,6 +23,12 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     static let body: [UInt8] = APIError(status: 400, code: "request_malformed", message: "The request is not valid HTTP/1.1.")
         .body.serializedBytes
+    /// For a request line and header section over the parser's limits (80 KiB in all, or too many fields): 431, which
+    /// tells a client or proxy what to shorten (RFC 6585 §5), where a 400 would say the bytes were not HTTP.
+    static let tooLargeBody: [UInt8] = APIError(
+        status: 431, code: "request_headers_too_large",
+        message: "The request line and headers are too large (over 80 KiB, or too many header fields)."
+    ).body.serializedBytes
 
     /// A request's head arrived and its end has not.
     private var readingRequest = false
@@ -33,6 +40,8 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var answered = false
     /// Requests whose head arrived on this connection so far: tells one request from the next.
     private var requestsSeen = 0
+    /// The parse error to answer was a header section over the limits (431 rather than 400).
+    private var headersTooLarge = false
 
     /// How long a request whose body is still coming when a graceful shutdown starts has to finish sending it.
     ///
@@ -89,7 +98,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     struct BrokenBody: Error {}
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard error is HTTPParserError, !answered, !answerWhenDone else {
+        guard let parserError = error as? HTTPParserError, !answered, !answerWhenDone else {
             context.fireErrorCaught(error)
             return
         }
@@ -97,6 +106,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
             context.fireErrorCaught(BrokenBody())
             return
         }
+        if case .headerOverflow = parserError { headersTooLarge = true }
         if responsesOwed > 0 {
             answerWhenDone = true
         } else {
@@ -106,14 +116,15 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     private func answer(_ context: ChannelHandlerContext) {
         answered = true
+        let body = headersTooLarge ? Self.tooLargeBody : Self.body
         let head = HTTPResponse(
-            status: .badRequest,
+            status: headersTooLarge ? .requestHeaderFieldsTooLarge : .badRequest,
             headerFields: [
-                .contentType: "application/json; charset=utf-8", .contentLength: String(Self.body.count), .connection: "close",
+                .contentType: "application/json; charset=utf-8", .contentLength: String(body.count), .connection: "close",
                 .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
             ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: Self.body))), promise: nil)
+        context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
         let sent = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)
         sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }

@@ -26,8 +26,6 @@ struct MalformedRequestTests {
         "\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\u{00}\u{01}\u{fc}\u{03}\u{03}",  // a TLS ClientHello sent to the plain-HTTP port
         "BREW / HTTP/1.1\r\nHost: localhost\r\n\r\n",
         "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n{}",
-        "GET /health?q=" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n",
-        "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n",
     ])
     func garbled(bytes: String) async throws {
         try await withLiveServer { port in
@@ -37,6 +35,30 @@ struct MalformedRequestTests {
             #expect(lowered.contains("content-type: application/json; charset=utf-8"), "\(answer)")
             #expect(lowered.contains("connection: close"), "\(answer)")
             #expect(answer.hasSuffix(#"{"error":"request_malformed","message":"The request is not valid HTTP/1.1."}"#), "\(answer)")
+        }
+    }
+
+    @Test("a request line or header section over the limits is 431 request_headers_too_large in JSON, and the connection closes",
+        arguments: [
+            "GET /health?q=" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n",
+            "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: " + String(repeating: "a", count: 100_000) + "\r\n\r\n",
+            "GET /health HTTP/1.1\r\nHost: localhost\r\n" + (0..<5_000).map { "x\($0): y\r\n" }.joined() + "\r\n",
+        ])
+    func tooLarge(bytes: String) async throws {
+        try await withLiveServer { port in
+            let answer = try await onOwnThread { RawConnection.exchange(port: port, bytes) }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 431 Request Header Fields Too Large"], "\(answer.prefix(300))")
+            #expect(answer.lowercased().contains("connection: close"), "\(answer.prefix(300))")
+            #expect(answer.contains(#"{"error":"request_headers_too_large","#), "\(answer.prefix(300))")
+        }
+    }
+
+    @Test("800 small header fields are still served")
+    func manySmallHeaders() async throws {
+        try await withLiveServer { port in
+            let request = "GET /health HTTP/1.1\r\nHost: localhost\r\n" + (0..<800).map { "x\($0): y\r\n" }.joined() + "Connection: close\r\n\r\n"
+            let answer = try await onOwnThread { RawConnection.exchange(port: port, request) }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 200 OK"], "\(answer.prefix(300))")
         }
     }
 
