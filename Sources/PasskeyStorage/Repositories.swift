@@ -128,7 +128,7 @@ public protocol SignInReader: Sendable {
     /// A whole sign-in's storage work: reads its ``SignInLookup``, lets `decide` check it (the signature, the account),
     /// and writes what `decide` chose, consuming the challenge in the write's transaction. Returns `decide`'s result;
     /// throws when the write failed (`challengeConsumed`, `counterConflict`, `notFound`), and then the challenge is
-    /// consumed all the same. A storage may run all of it in one transaction (SQLite: on its writer connection, whose
+    /// consumed all the same. `.record` when the lookup found no usable challenge is `challengeConsumed`. A storage may run all of it in one transaction (SQLite: on its writer connection, whose
     /// page cache other connections' commits do not invalidate); the default reads, decides, then writes.
     func completeSignIn<T: Sendable>(
         challenge: ChallengeReference, credentialID: [UInt8], now: Date, decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: T)
@@ -142,7 +142,11 @@ extension SignInReader where Self: CredentialRepository & ChallengeRepository {
     ) async throws(StorageError) -> T {
         let lookup = try await lookUpSignIn(challenge: reference, credentialID: credentialID, now: now)
         let (write, result) = decide(lookup)
-        guard let key = lookup.challenge?.key else { return result }
+        guard let key = lookup.challenge?.key else {
+            // Nothing to consume, so nothing may be recorded either.
+            if case .record = write { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
+            return result
+        }
         switch write {
         case .record(let expectedSignCount, let newSignCount, let backupState, let time):
             do {

@@ -248,16 +248,21 @@ public final class SQLiteRepository: PasskeyRepository {
         }
     }
 
+    /// - Parameter expectedUserID: when given, the row must also still belong to this account: a credential deleted and
+    ///   registered again under the same ID by another account is another row, whatever its counter.
     static func recordSignIn(
-        _ raw: RawConnection, credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+        _ raw: RawConnection, credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        expectedUserID: String? = nil
     ) throws(StorageError) {
         // Compare-and-set: only the sign-in that saw the stored counter moves it.
-        let update = try raw.statement("UPDATE credentials SET sign_count = ?, backup_state = ?, last_used_at = ? WHERE id = ? AND sign_count = ?")
+        let update = try raw.statement(
+            "UPDATE credentials SET sign_count = ?, backup_state = ?, last_used_at = ? WHERE id = ? AND sign_count = ? AND user_id = coalesce(?, user_id)")
         try update.bind(1, Int64(newSignCount))
         try update.bind(2, backupState)
         try update.bind(3, SQLiteSchema.milliseconds(time))
         try update.bind(4, credentialID)
         try update.bind(5, Int64(expectedSignCount))
+        try update.bind(6, expectedUserID)
         try update.execute()
         guard raw.changes == 1 else {
             let exists = try raw.statement("SELECT 1 FROM credentials WHERE id = ?")
@@ -367,16 +372,16 @@ public final class SQLiteRepository: PasskeyRepository {
         do {
             (result, failure) = try await writer.writeRaw(read: lookUp, decide: decide) { raw, lookup, decision throws(StorageError) in
                 do throws(StorageError) {
-                    return try Self.applySignIn(raw, decision, challengeKey: lookup.challenge?.key, credentialID: credentialID, now: now)
+                    return try Self.applySignIn(raw, decision, lookup: lookup, credentialID: credentialID, now: now)
                 } catch where error.code == .counterConflict || error.code == .notFound {
                     // Another write of this batch changed the credential after this sign-in's lookup: decide again.
                     let fresh = try lookUp(raw)
                     let again = decide(fresh)
                     do throws(StorageError) {
-                        return try Self.applySignIn(raw, again, challengeKey: fresh.challenge?.key, credentialID: credentialID, now: now)
+                        return try Self.applySignIn(raw, again, lookup: fresh, credentialID: credentialID, now: now)
                     } catch where error.code == .counterConflict || error.code == .notFound {
                         // The decision does not fit what is stored: the write fails, the challenge is consumed all the same.
-                        _ = try Self.applySignIn(raw, (.burn, again.result), challengeKey: fresh.challenge?.key, credentialID: credentialID, now: now)
+                        _ = try Self.applySignIn(raw, (.burn, again.result), lookup: fresh, credentialID: credentialID, now: now)
                         return (again.result, error)
                     }
                 }
@@ -389,14 +394,18 @@ public final class SQLiteRepository: PasskeyRepository {
     /// Writes what a sign-in decided. The counter moves first: when it fails its compare-and-set nothing was written
     /// yet, so the caller may decide again. A failure after that (the challenge consumed meanwhile) rolls the write back.
     static func applySignIn<T>(
-        _ raw: RawConnection, _ decision: (write: SignInWrite, result: T), challengeKey: String?, credentialID: [UInt8], now: Date
+        _ raw: RawConnection, _ decision: (write: SignInWrite, result: T), lookup: SignInLookup, credentialID: [UInt8], now: Date
     ) throws(StorageError) -> (T, StorageError?) {
-        guard let challengeKey else { return (decision.result, nil) }
+        guard let challengeKey = lookup.challenge?.key else {
+            // Nothing to consume, so nothing may be recorded either.
+            if case .record = decision.write { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
+            return (decision.result, nil)
+        }
         switch decision.write {
         case .record(let expectedSignCount, let newSignCount, let backupState, let time):
             try recordSignIn(
                 raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
-                at: time)
+                at: time, expectedUserID: lookup.credential?.userID)
             try takeChallenge(raw, key: challengeKey, now: now)
         case .burn:
             do throws(StorageError) { try takeChallenge(raw, key: challengeKey, now: now) } catch where error.code == .challengeConsumed {
