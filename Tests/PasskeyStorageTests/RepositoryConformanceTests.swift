@@ -72,6 +72,16 @@ func storageCode(_ body: () async throws -> Void) async -> StorageError.Code? {
     }
 }
 
+/// A whole sign-in of the credential `[1, 1, 1]` with the challenge stored under `key`: whether `decide` said it was
+/// accepted, or the storage error it ended with.
+func signInOutcome(
+    _ repo: any PasskeyRepository, key: String, decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: Bool)
+) async -> (accepted: Bool, code: StorageError.Code?) {
+    var accepted = false
+    let code = await storageCode { accepted = try await repo.completeSignIn(challenge: .key(key), credentialID: [1, 1, 1], now: t0, decide: decide) }
+    return (accepted, code)
+}
+
 @Suite("Storage conformance: every implementation behaves alike")
 struct RepositoryConformanceTests {
     @Test("registration creates the user and the credential, and both read back intact", arguments: Backend.available)
@@ -436,14 +446,11 @@ extension RepositoryConformanceTests {
             let outcomes = await withTaskGroup(of: (counter: UInt32, accepted: Bool, code: StorageError.Code?).self) { group in
                 for index in UInt32(1)...20 {
                     group.addTask {
-                        var accepted = false
-                        let code = await storageCode {
-                            accepted = try await repo.completeSignIn(challenge: .key("c\(index)"), credentialID: [1, 1, 1], now: t0) { lookup in
-                                guard let stored = lookup.credential, lookup.challenge != nil, stored.signCount < index else { return (SignInWrite.burn, false) }
-                                return (SignInWrite.record(expectedSignCount: stored.signCount, newSignCount: index, backupState: false, at: t0), true)
-                            }
+                        let outcome = await signInOutcome(repo, key: "c\(index)") { lookup in
+                            guard let stored = lookup.credential, lookup.challenge != nil, stored.signCount < index else { return (SignInWrite.burn, false) }
+                            return (SignInWrite.record(expectedSignCount: stored.signCount, newSignCount: index, backupState: false, at: t0), true)
                         }
-                        return (index, accepted, code)
+                        return (index, outcome.accepted, outcome.code)
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
@@ -474,15 +481,12 @@ extension RepositoryConformanceTests {
             let outcomes = await withTaskGroup(of: (recorded: Bool, code: StorageError.Code?).self) { group in
                 for _ in 0..<30 {
                     group.addTask {
-                        var recorded = false
-                        let code = await storageCode {
-                            recorded = try await repo.completeSignIn(challenge: .key("auth"), credentialID: [1, 1, 1], now: t0) { lookup in
-                                // A passkey without a counter (0 stays 0): the counter cannot tell the attempts apart.
-                                guard lookup.challenge != nil, let stored = lookup.credential else { return (SignInWrite.nothing, false) }
-                                return (SignInWrite.record(expectedSignCount: stored.signCount, newSignCount: 0, backupState: false, at: t0), true)
-                            }
+                        let outcome = await signInOutcome(repo, key: "auth") { lookup in
+                            // A passkey without a counter (0 stays 0): the counter cannot tell the attempts apart.
+                            guard lookup.challenge != nil, let stored = lookup.credential else { return (SignInWrite.nothing, false) }
+                            return (SignInWrite.record(expectedSignCount: stored.signCount, newSignCount: 0, backupState: false, at: t0), true)
                         }
-                        return (recorded, code)
+                        return (outcome.accepted, outcome.code)
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
@@ -506,14 +510,11 @@ extension RepositoryConformanceTests {
                         group.addTask { (true, false, await storageCode { try await repo.deleteCredential(id: [1, 1, 1], userID: ann.id) }) }
                     }
                     group.addTask {
-                        var recorded = false
-                        let code = await storageCode {
-                            recorded = try await repo.completeSignIn(challenge: .key("c\(index)"), credentialID: [1, 1, 1], now: t0) { lookup in
-                                guard let stored = lookup.credential, lookup.challenge != nil else { return (SignInWrite.burn, false) }
-                                return (SignInWrite.record(expectedSignCount: stored.signCount, newSignCount: 0, backupState: false, at: t0), true)
-                            }
+                        let outcome = await signInOutcome(repo, key: "c\(index)") { lookup in
+                            guard let stored = lookup.credential, lookup.challenge != nil else { return (SignInWrite.burn, false) }
+                            return (SignInWrite.record(expectedSignCount: stored.signCount, newSignCount: 0, backupState: false, at: t0), true)
                         }
-                        return (false, recorded, code)
+                        return (false, outcome.accepted, outcome.code)
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
