@@ -128,8 +128,9 @@ public protocol SignInReader: Sendable {
     /// A whole sign-in's storage work: reads its ``SignInLookup``, lets `decide` check it (the signature, the account),
     /// and writes what `decide` chose, consuming the challenge in the write's transaction. Returns `decide`'s result;
     /// throws when the write failed (`challengeConsumed`, `counterConflict`, `notFound`), and then the challenge is
-    /// consumed all the same. `.record` when the lookup found no usable challenge is `challengeConsumed`. A storage may run all of it in one transaction (SQLite: on its writer connection, whose
-    /// page cache other connections' commits do not invalidate); the default reads, decides, then writes.
+    /// consumed all the same. `.record` when the lookup found no usable challenge is `challengeConsumed`. A storage may
+    /// run all of it in one transaction (SQLite: on its writer connection, whose page cache other connections' commits
+    /// do not invalidate); the default reads, decides, then writes.
     func completeSignIn<T: Sendable>(
         challenge: ChallengeReference, credentialID: [UInt8], now: Date, decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: T)
     ) async throws(StorageError) -> T

@@ -322,10 +322,7 @@ public final class SQLiteRepository: PasskeyRepository {
     /// One statement, one snapshot, on a raw read-only connection: the ceremony, the credential, its owner and the
     /// owner's app user id. The sign-in runs this once per request, so it skips GRDB (see ``RawConnection``).
     public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
-        let (sql, value) = switch reference {
-        case .key(let key): (Self.signInLookupByKeySQL, key)
-        case .value(let value): (Self.signInLookupByValueSQL, value)
-        }
+        let (sql, value) = Self.signInLookupStatement(reference)
         return try readers.withConnection { connection throws(StorageError) in
             try Self.lookUpSignIn(connection, sql: sql, value: value, credentialID: credentialID, now: now)
         }
@@ -361,10 +358,7 @@ public final class SQLiteRepository: PasskeyRepository {
         challenge reference: ChallengeReference, credentialID: [UInt8], now: Date,
         decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: T)
     ) async throws(StorageError) -> T {
-        let (sql, value) = switch reference {
-        case .key(let key): (Self.signInLookupByKeySQL, key)
-        case .value(let value): (Self.signInLookupByValueSQL, value)
-        }
+        let (sql, value) = Self.signInLookupStatement(reference)
         let lookUp: @Sendable (RawConnection) throws(StorageError) -> SignInLookup = { raw throws(StorageError) in
             try Self.lookUpSignIn(raw, sql: sql, value: value, credentialID: credentialID, now: now)
         }
@@ -422,6 +416,14 @@ public final class SQLiteRepository: PasskeyRepository {
         static let credential = SQLiteSchema.columnCount(SQLiteSchema.challengeColumns)
         static let owner = credential + SQLiteSchema.columnCount(SQLiteSchema.credentialColumns)
         static let externalID = owner + SQLiteSchema.columnCount(SQLiteSchema.userColumns)
+    }
+
+    /// The lookup's SQL for how the challenge is named, and the value to bind.
+    static func signInLookupStatement(_ reference: ChallengeReference) -> (sql: String, value: String) {
+        switch reference {
+        case .key(let key): (signInLookupByKeySQL, key)
+        case .value(let value): (signInLookupByValueSQL, value)
+        }
     }
 
     static let signInLookupByKeySQL = signInLookupSQL(challengeColumn: "key")
