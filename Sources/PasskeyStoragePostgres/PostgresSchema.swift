@@ -198,6 +198,9 @@ enum PostgresSchema {
             version: 7, name: "events keep the username key",
             // Events from before keep none and are matched by name as before (the dashboard keeps 30 days by default).
             statements: ["ALTER TABLE events ADD COLUMN username_key TEXT"]),
+        PostgresMigration(
+            version: 8, name: "username keys fold capital sharp s", statements: [],
+            then: { connection, logger in try await refreshUsernameKeys(connection, logger: logger) }),
     ]
 
     /// The migration that adds `users.username_key`.
@@ -243,6 +246,40 @@ enum PostgresSchema {
     }
 
     static let fillBatch = 1_000
+
+    /// Gives accounts and events the key ``UsernameKey`` computes now where it differs from the stored one: keys made
+    /// before it folded capital sharp s (`ẞ`) kept an `ß` that other spellings of the name fold to `ss`. An account
+    /// whose key changes, and any account holding the key it now gets, lose theirs, and ``fillUsernameKeys(_:logger:)``
+    /// hands them out again oldest first, as migration 6 did. Only names with a letter outside ASCII can change, so only
+    /// those are read.
+    static func refreshUsernameKeys(_ connection: PostgresConnection, logger: Logger) async throws {
+        var stale: [String] = []
+        var wanted: [String] = []
+        let users = try await connection.query(
+            "SELECT id, username, username_key FROM users WHERE username_key IS NOT NULL AND username ~ '[^ -~]'", logger: logger)
+        for try await (id, name, stored) in users.decode((String, String, String).self) {
+            let key = UsernameKey.of(name)
+            if key != stored {
+                stale.append(id)
+                wanted.append(key)
+            }
+        }
+        if !stale.isEmpty {
+            try await connection.query(
+                "UPDATE users SET username_key = NULL WHERE id = ANY(\(stale)::text[]) OR username_key = ANY(\(wanted)::text[])", logger: logger)
+            try await fillUsernameKeys(connection, logger: logger)
+        }
+        var events: [(name: String, stored: String, key: String)] = []
+        let named = try await connection.query(
+            "SELECT DISTINCT username, username_key FROM events WHERE username_key IS NOT NULL AND username ~ '[^ -~]'", logger: logger)
+        for try await (name, stored) in named.decode((String, String).self) where UsernameKey.of(name) != stored {
+            events.append((name, stored, UsernameKey.of(name)))
+        }
+        for event in events {
+            try await connection.query(
+                "UPDATE events SET username_key = \(event.key) WHERE username = \(event.name) AND username_key = \(event.stored)", logger: logger)
+        }
+    }
 
     /// Sets each account's key unless another account holds it already.
     private static func setUsernameKeys(_ connection: PostgresConnection, _ users: [(id: String, key: String)], logger: Logger) async throws {

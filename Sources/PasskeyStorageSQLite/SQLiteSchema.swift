@@ -171,12 +171,49 @@ enum SQLiteSchema {
             // Events from before keep none and are matched by name as before (the dashboard keeps 30 days by default).
             try db.execute(sql: "ALTER TABLE events ADD COLUMN username_key TEXT")
         }
+        migrator.registerMigration("v9: username keys fold capital sharp s") { db in
+            try refreshUsernameKeys(db)
+        }
         return migrator
     }
 
     /// The condition that finds an account by name (two arguments: the name's ``UsernameKey``, then the name): by key,
     /// or, for an account without one (see ``fillUsernameKeys(_:)``), by the ASCII-only case folding names had before.
     static let usernameMatch = "(username_key = ? OR (username_key IS NULL AND username = ? COLLATE NOCASE))"
+
+    /// Gives accounts and events the key ``UsernameKey`` computes now where it differs from the stored one: keys made
+    /// before it folded capital sharp s (`ẞ`) kept an `ß` that other spellings of the name fold to `ss`. An account
+    /// whose key changes, and any account holding the key it now gets, lose theirs, and ``fillUsernameKeys(_:)`` hands
+    /// them out again oldest first, as migration v7 did. Only names with a letter outside ASCII can change, so only
+    /// those are read.
+    static func refreshUsernameKeys(_ db: Database) throws {
+        let nonASCII = "username GLOB '*[^ -~]*'"
+        var stale: [String] = []
+        var wanted: Set<String> = []
+        for row in try Row.fetchAll(db, sql: "SELECT id, username, username_key FROM users WHERE username_key IS NOT NULL AND \(nonASCII)") {
+            let name: String = row[1]
+            let stored: String = row[2]
+            let key = UsernameKey.of(name)
+            if key != stored {
+                stale.append(row[0])
+                wanted.insert(key)
+            }
+        }
+        for id in stale { try db.execute(sql: "UPDATE users SET username_key = NULL WHERE id = ?", arguments: [id]) }
+        for key in wanted { try db.execute(sql: "UPDATE users SET username_key = NULL WHERE username_key = ?", arguments: [key]) }
+        try fillUsernameKeys(db)
+        for row in try Row.fetchAll(
+            db, sql: "SELECT DISTINCT username, username_key FROM events WHERE username_key IS NOT NULL AND \(nonASCII)")
+        {
+            let name: String = row[0]
+            let stored: String = row[1]
+            let key = UsernameKey.of(name)
+            if key != stored {
+                try db.execute(
+                    sql: "UPDATE events SET username_key = ? WHERE username = ? AND username_key = ?", arguments: [key, name, stored])
+            }
+        }
+    }
 
     /// Gives accounts without one their ``UsernameKey``, oldest first, unless another account holds it. Before keys,
     /// names were compared with ASCII-only case folding, so two accounts may differ only in the case of other letters

@@ -92,7 +92,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [6, 7])
+        #expect(try await repository.migrate().applied == [6, 7, 8])
         #expect(try await repository.user(username: "zoë")?.id == "u-old")
         #expect(try await repository.user(username: "ANN")?.id == "u-ann")
         #expect(try await repository.user(id: "u-new")?.username == "ZOË")
@@ -120,6 +120,38 @@ struct PostgresServerTests {
             try await connection.rows("SELECT username_key FROM users WHERE id = 'u-bob'", logger).first.map { try PostgresRowReader($0).optional(0, String.self) }
         }
         #expect(bobKey == .some("bob"))
+        await repository.shutdown()
+    }
+
+    @Test("migration 8 makes again the keys made before capital sharp s folded to ss; the older of two accounts keeps one")
+    func sharpSKeysOnUpgrade() async throws {
+        let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
+        let logger = repository.logger
+        // Version 7 keyed "GIEẞEN" as "gießen", so "Gießen" (keyed "giessen") could be registered next to it.
+        try await repository.withConnection("schema 7") { connection in
+            try await connection.query("DELETE FROM schema_migrations WHERE version >= 8", logger: logger)
+            for (id, name, key, created) in [("u-old", "GIEẞEN", "gießen", 1), ("u-new", "Gießen", "giessen", 2), ("u-ann", "Ann", "ann", 3)] {
+                try await connection.query(
+                    "INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at) VALUES (\(id), \(ByteBuffer(string: id)), \(name), \(key), \(name), false, \(Int64(created)))",
+                    logger: logger)
+            }
+            try await connection.query(
+                "INSERT INTO events (time, kind, result, username, username_key) VALUES (1, 'authentication.verify', 'success', 'GIEẞEN', 'gießen')",
+                logger: logger)
+        }
+        #expect(try await repository.migrate().applied == [8])
+        let keys = try await repository.withConnection("keys") { connection in
+            try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
+                let reader = PostgresRowReader(row)
+                return "\(try reader.value(0, String.self))=\(try reader.optional(1, String.self) ?? "-")"
+            }
+        }
+        #expect(keys == ["u-ann=ann", "u-new=-", "u-old=giessen"])
+        for spelling in ["GIEẞEN", "Gießen", "GIESSEN", "gieẞen"] { #expect(try await repository.user(username: spelling)?.id == "u-old", "\(spelling)") }
+        let eventKeys = try await repository.withConnection("events") { connection in
+            try await connection.rows("SELECT username_key FROM events", logger).map { try PostgresRowReader($0).optional(0, String.self) }
+        }
+        #expect(eventKeys == [.some("giessen")])
         await repository.shutdown()
     }
 

@@ -611,12 +611,13 @@ extension RepositoryConformanceTests {
             #expect(try await repo.user(username: "E\u{301}MILE")?.id == emile.id)  // decomposed "ÉMILE"
             #expect(try await repo.user(username: "иван")?.id == ivan.id)
             #expect(try await repo.user(username: "STRASSE")?.id == strasse.id)
+            #expect(try await repo.user(username: "STRAẞE")?.id == strasse.id)  // capital sharp s
             #expect(try await repo.user(username: "Ivan") == nil)  // Latin letters are other letters than Cyrillic ones
             #expect(try await repo.user(username: "Emile") == nil)
             // The name is kept as typed.
             #expect(try await repo.user(username: "ИВАН")?.username == "Иван")
 
-            for taken in ["zOE", "\u{E9}MILE", "ИВАН", "strasse"] {
+            for taken in ["zOE", "\u{E9}MILE", "ИВАН", "strasse", "STRAẞE", "straẞe"] {
                 let other = makeUser(taken, handle: 9)
                 #expect(await storageCode { try await repo.register(makeCredential(9, user: other), for: other) } == .usernameTaken, "\(taken)")
             }

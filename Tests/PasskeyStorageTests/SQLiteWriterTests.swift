@@ -189,4 +189,34 @@ struct SQLiteMigrationTests {
         let reopened = try SQLiteRepository(path: path)
         #expect(try await reopened.user(username: "zoë")?.id == "u-new")
     }
+
+    @Test("keys made before capital sharp s folded to ss are made again; of two accounts that now share one the older keeps it")
+    func sharpSKeysOnUpgrade() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("passkey.sqlite").path
+        do {
+            // Version 8 keyed "GIEẞEN" as "gießen", so "Gießen" (keyed "giessen") could be registered next to it.
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteSchema.migrator.migrate(queue, upTo: "v8: events keep the username key")
+            try await queue.write { db in
+                for (id, name, key, created) in [("u-old", "GIEẞEN", "gießen", 1), ("u-new", "Gießen", "giessen", 2), ("u-ann", "Ann", "ann", 3)] {
+                    try db.execute(
+                        sql: "INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)",
+                        arguments: [id, Data(id.utf8), name, key, name, created])
+                }
+                try db.execute(
+                    sql: "INSERT INTO events (time, kind, result, username, username_key) VALUES (1, 'authentication.verify', 'success', 'GIEẞEN', 'gießen')")
+            }
+        }
+        let repository = try SQLiteRepository(path: path)
+        let keys = try await repository.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, username_key FROM users ORDER BY id").map { row -> String in "\(row[0] as String)=\((row[1] as String?) ?? "-")" }
+        }
+        #expect(keys == ["u-ann=ann", "u-new=-", "u-old=giessen"])
+        for spelling in ["GIEẞEN", "Gießen", "GIESSEN", "gieẞen"] { #expect(try await repository.user(username: spelling)?.id == "u-old", "\(spelling)") }
+        let eventKeys = try await repository.read { db in try String.fetchAll(db, sql: "SELECT username_key FROM events") }
+        #expect(eventKeys == ["giessen"])
+    }
 }
