@@ -30,8 +30,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     static var maximumUsernameLength: Int { 64 }
     static var maximumDisplayNameLength: Int { 64 }
+    /// Bytes, besides characters: one character may carry any number of combining marks, so a limit in characters alone
+    /// would let a name of 64 characters take kilobytes in storage, in every options answer and in every token.
+    static var maximumNameBytes: Int { 256 }
 
-    /// Trims and checks a username: 1–64 characters, no control characters. No username, or an empty one, is nil (an
+    /// Trims and checks a username: 1–64 characters and at most 256 UTF-8 bytes, no control characters. No username, or an empty one, is nil (an
     /// anonymous account, or a sign-in without a username); one of white space only is refused, not taken as none: a
     /// person who typed blanks (or an invisible space pasted in) did not ask for an anonymous account.
     static func normalizeUsername(_ raw: String?) throws(APIError) -> String? {
@@ -41,23 +44,32 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         if trimmed.isEmpty { throw APIError.badRequest("username_invalid", "The username is blank: it has no visible character.") }
         // U+FFFD stands where the request had bytes that are not UTF-8: refused rather than stored as a different name.
-        guard trimmed.count <= maximumUsernameLength,
+        guard trimmed.count <= maximumUsernameLength, trimmed.utf8.count <= maximumNameBytes,
             !trimmed.unicodeScalars.contains(where: {
                 $0.properties.generalCategory == .control || $0.properties.generalCategory == .format || $0 == "\u{FFFD}"
             })
         else {
             throw APIError.badRequest(
-                "username_invalid", "A username has 1 to \(maximumUsernameLength) characters, valid UTF-8 and no control characters.")
+                "username_invalid", "A username has 1 to \(maximumUsernameLength) characters (at most \(maximumNameBytes) UTF-8 bytes), valid UTF-8 and no control characters.")
         }
         return trimmed
     }
 
-    /// Display names are stored truncated and without control characters (WebAuthn L3 §5.4.3 allows truncation).
+    /// Display names are stored truncated (to 64 characters and 256 UTF-8 bytes, at a character boundary) and without
+    /// control characters (WebAuthn L3 §5.4.3 allows truncation).
     static func sanitizeDisplayName(_ raw: String?, fallback: String) -> String {
         let cleaned = String(
             String.UnicodeScalarView((raw ?? "").unicodeScalars.filter { $0.properties.generalCategory != .control && $0.properties.generalCategory != .format })
         ).trimmingCharacters(in: .whitespacesAndNewlines)
-        return cleaned.isEmpty ? fallback : String(cleaned.prefix(maximumDisplayNameLength))
+        guard !cleaned.isEmpty else { return fallback }
+        var kept = Substring()
+        var bytes = 0
+        for character in cleaned.prefix(maximumDisplayNameLength) {
+            bytes += character.utf8.count
+            guard bytes <= maximumNameBytes else { break }
+            kept.append(character)
+        }
+        return kept.isEmpty ? fallback : String(kept)
     }
 
     func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
@@ -168,6 +180,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 default: throw APIError(error)
                 }
             }
+            // A passkey added to an existing account: the answer describes the account as stored (its creation time,
+            // whether it is anonymous), not as the challenge sketched it.
+            if record.forExistingUser, let stored = try? await repository.user(id: userID) { return (stored, entry) }
             return (user, entry)
         } catch {
             await burn(record)

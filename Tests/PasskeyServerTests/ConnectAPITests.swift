@@ -254,6 +254,21 @@ struct ConnectAPITests {
             #expect(two.status == .ok, "\(two.json)")
             #expect(two["userId"] == one["userId"], "the second passkey joins the same account")
 
+            // Completed through the guide's /api path, an append describes the account as stored, not as of its options.
+            let created = try #require(try await harness.server.repository.user(id: one["userId"]?.stringValue ?? "")).createdAt
+            harness.server.clock.advance(3600)
+            let third = try Device(server: harness.server, credentialID: 0xa4)
+            let options4 = try await harness.appendOptions(client)
+            let viaAPI = try await client.call(.post, "/api/complete-registration", json: ["credential": third.create(options4.json)])
+            #expect(viaAPI.status == .ok, "\(viaAPI.json)")
+            #expect(viaAPI["id"] == one["userId"])
+            let signedIn = try await client.call(
+                .post, "/api/complete-authentication",
+                json: ["assertion": try third.get(try await client.call(.post, "/api/authentication-challenge", json: [:]).json, signCount: 1)])
+            #expect(signedIn.status == .ok, "\(signedIn.json)")
+            #expect(viaAPI["createdAt"] != nil && viaAPI["createdAt"] == signedIn["createdAt"])
+            #expect(created < harness.server.clock.now.addingTimeInterval(-3000))
+
             // A name taken by an account that is not linked is refused, not merged.
             _ = try await client.call(.get, "/generate-registration-options?username=carol")
             let other = try Device(server: harness.server, credentialID: 0xa3)
