@@ -182,6 +182,11 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("--tls-cert and --tls-key go together")
         }
         guard (0...100).contains(connect.rollout.percentage) else { throw ConfigurationError("--rollout-percentage must be 0 to 100") }
+        // 0 failures would send every device to the old login before its first try: --rollout-percentage 0 says that.
+        guard (1...1_000).contains(connect.rollout.failureLimit) else { throw ConfigurationError("--failure-limit must be 1 to 1000") }
+        guard (0...3_660).contains(connect.rollout.declineCooldownDays) else {
+            throw ConfigurationError("--decline-cooldown-days must be 0 (ask again at once) to 3660")
+        }
         let year: TimeInterval = 366 * 86_400
         for lifetime in [connect.signedDataLifetime, connect.connectTokenLifetime] where !(lifetime.isFinite && (1...year).contains(lifetime)) {
             throw ConfigurationError("token lifetimes must be between 1 second and a year")

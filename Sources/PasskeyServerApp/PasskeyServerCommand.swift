@@ -63,8 +63,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Share of users offered passkeys, 0-100, stable per user (default 100).") var rolloutPercentage: Int?
     @Option(help: "Platform offered passkeys, repeatable: iOS, macOS, Android, Windows, ... (default: all).") var rolloutPlatform: [String] = []
     @Option(help: "Lowest OS version per platform, repeatable: iOS=16.0 (default: none).") var rolloutMinimumOs: [String] = []
-    @Option(help: "Days before asking again after a user declines a passkey (default 14).") var declineCooldownDays: Int?
-    @Option(help: "Consecutive passkey failures on a device before falling back to the old login (default 3).") var failureLimit: Int?
+    @Option(help: "Days before asking again after a user declines a passkey, 0-3660 (default 14).") var declineCooldownDays: Int?
+    @Option(help: "Consecutive passkey failures on a device before falling back to the old login, 1-1000 (default 3).") var failureLimit: Int?
     @Flag(help: "Add passkeys without asking where the OS allows it (conditional create; default off).") var autoAppend = false
     @Option(help: "Days the dashboard keeps ceremony and admin events (default 30).") var eventRetentionDays: Int?
     @Option(help: "Minutes a dashboard session lasts without a request (default 15).") var adminIdleMinutes: Double?

@@ -28,6 +28,10 @@ struct ConfigurationValidationTests {
         ("empty SQLite path", { $0.database = "sqlite:" }, "--database"),
         ("port 0 with the default localhost origin", { $0.port = 0 }, "--port 0"),
         ("port 0 with only an Android origin", { $0.port = 0; $0.origins = ["android:apk-key-hash:AbCd"] }, "--port 0"),
+        ("failure limit 0", { $0.connect.rollout.failureLimit = 0 }, "--failure-limit"),
+        ("negative failure limit", { $0.connect.rollout.failureLimit = -5 }, "--failure-limit"),
+        ("negative decline cooldown", { $0.connect.rollout.declineCooldownDays = -3 }, "--decline-cooldown-days"),
+        ("rollout over 100 %", { $0.connect.rollout.percentage = 101 }, "--rollout-percentage"),
     ]
 
     @Test("each wrong setting is refused with its name", arguments: wrong.indices)
@@ -54,6 +58,8 @@ struct ConfigurationValidationTests {
         configuration.appleAppIDs = ["ABCDE12345.com.example.App", "ABCDE12345.com.example.app-beta"]
         configuration.challengeTTL = 3600
         configuration.connect.signedDataLifetime = 86_400
+        configuration.connect.rollout.declineCooldownDays = 0  // ask again every time
+        configuration.connect.rollout.failureLimit = 1
         try configuration.validate()
         try ServerConfiguration().validate()
         // Port 0 is fine where the origin does not depend on the port.
