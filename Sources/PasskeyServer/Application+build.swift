@@ -78,7 +78,7 @@ func makeApplication<Repository: PasskeyRepository>(
     let services: [any Service] = [purger] + extra
     let http1 = HTTPServerBuilder.http1(
         configuration: .init(
-            additionalChannelHandlers: [MalformedRequestHandler()], idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
+            additionalChannelHandlers: [MalformedRequestHandler(maximumBodySize: configuration.maximumBodySize)], idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain: [NIOSSLCertificateSource]
         let privateKey: NIOSSLPrivateKey
@@ -149,13 +149,14 @@ public func buildRouter<Repository: PasskeyRepository>(
     random: RandomSource = .system, metrics: CeremonyMetrics = CeremonyMetrics(), broadcaster: EventBroadcaster = EventBroadcaster(),
     eventSink: (any EventSink)? = nil
 ) -> Router<PasskeyRequestContext> {
-    // HEAD answers wherever GET does (monitors and link checkers probe with it), with the same headers and no body.
+    // HEAD answers wherever GET does (monitors and link checkers probe with it), with the same headers and no body;
+    // except where a GET starts a ceremony (``RouteTable/withoutHead``).
     let router = Router(context: PasskeyRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil, trustProxy: configuration.trustProxyHeaders))
     router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
     router.add(middleware: CanonicalPathMiddleware())
-    let routeTable = RouteTable()
+    let routeTable = RouteTable(withoutHead: ["/generate-registration-options", "/generate-authentication-options"])
     router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))
     let service = CeremonyService(
         repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration, now: now, random: random)
@@ -184,7 +185,7 @@ public func buildRouter<Repository: PasskeyRepository>(
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
-    DemoPageController<PasskeyRequestContext>().addRoutes(to: router)
+    DemoPageController<PasskeyRequestContext>(servers: configuration.webOrigins).addRoutes(to: router)
     DashboardController<Repository, PasskeyRequestContext>(
         admins: AdminService(repository: repository, relyingParty: service.relyingParty, configuration: configuration, now: now, random: random),
         repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,

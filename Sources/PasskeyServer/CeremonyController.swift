@@ -81,6 +81,19 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
 
     var bodyLimit: Int { service.configuration.maximumBodySize }
 
+    /// A name given to a POST options endpoint: in the JSON body, or in the query string as the GET form takes it (a
+    /// client that only switched the method keeps working instead of silently getting anonymous options). When both
+    /// give one, they must be the same.
+    static func posted(_ field: String, _ body: JSONObjectReaderAPI, _ query: FormQuery) throws(APIError) -> String? {
+        let inBody = try body.optionalString(field)
+        guard let inQuery = query[field] else { return inBody }
+        guard let inBody else { return inQuery }
+        guard inBody == inQuery else {
+            throw APIError.badRequest("field_invalid", "The body and the query string give different values for \(field): send it once.")
+        }
+        return inBody
+    }
+
     public func addRoutes(to router: Router<Context>) {
         // The documented API.
         router.get("generate-registration-options") { request, context in
@@ -95,9 +108,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             var request = request
             return await observed("registration", "options", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                note.username = try body.optionalString("username")
+                note.username = try Self.posted("username", body, request.formQuery)
                 try await throttle(request, context)
-                return try await registrationOptions(username: note.username, displayName: try body.optionalString("displayName"))
+                return try await registrationOptions(username: note.username, displayName: try Self.posted("displayName", body, request.formQuery))
             }
         }
         router.post("verify-registration") { request, context in
@@ -131,7 +144,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             var request = request
             return await observed("authentication", "options", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                note.username = try body.optionalString("username")
+                note.username = try Self.posted("username", body, request.formQuery)
                 try await throttle(request, context)
                 return try await authenticationOptions(username: note.username)
             }

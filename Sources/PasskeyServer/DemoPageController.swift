@@ -1,6 +1,7 @@
 public import Hummingbird
 import Foundation
 import NIOCore
+import PasskeyWire
 
 /// The demo page at `/` (plain HTML, CSS and JavaScript from the bundle, no build step, nothing from a CDN) and the
 /// OpenAPI document at `/openapi.json`.
@@ -12,8 +13,10 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
 
     let assets: [String: Asset]
 
-    /// Loads the page's files once.
-    public init() {
+    /// Loads the page's files once. `servers`: the web origins the server is configured with, which the OpenAPI
+    /// document served names in its `servers` (the checked-in file names the default, `http://localhost:8080`), so that
+    /// tools reading it call this server.
+    public init(servers: [String] = []) {
         var assets: [String: Asset] = [:]
         for (name, type) in [
             ("index.html", "text/html; charset=utf-8"), ("demo.js", "text/javascript; charset=utf-8"), ("demo.css", "text/css; charset=utf-8"),
@@ -22,7 +25,12 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
             if let url = Bundle.module.url(forResource: "Public/" + name, withExtension: nil) ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Public"),
                 let data = try? Data(contentsOf: url)
             {
-                assets[name] = Asset(bytes: [UInt8](data), contentType: type)
+                var bytes = [UInt8](data)
+                if name == "openapi.json", !servers.isEmpty, case .object(var document)? = try? JSONValue.parse(bytes) {
+                    document["servers"] = .array(servers.map { .object(["url": .string($0)]) })
+                    bytes = JSONValue.object(document).serializedBytes
+                }
+                assets[name] = Asset(bytes: bytes, contentType: type)
             }
         }
         self.assets = assets

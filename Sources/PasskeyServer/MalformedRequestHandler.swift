@@ -51,12 +51,18 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// request ends as `request_incomplete`); a body on its way arrives well within it.
     static let bodyGraceOnShutdown: TimeAmount = .seconds(2)
 
-    /// Puts a ``ConnectionCloseHandler`` before the HTTP-types codec, the one place where the request's HTTP version is
-    /// still known (Hummingbird adds only handlers that come after the codec).
+    /// The body limit, for ``ExpectContinueHandler``.
+    let maximumBodySize: Int
+
+    init(maximumBodySize: Int) { self.maximumBodySize = maximumBodySize }
+
+    /// Puts a ``ConnectionCloseHandler`` and an ``ExpectContinueHandler`` before the HTTP-types codec, the one place
+    /// where the request's HTTP version is still known (Hummingbird adds only handlers that come after the codec).
     func handlerAdded(context: ChannelHandlerContext) {
         let pipeline = context.pipeline.syncOperations
         if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
             try? pipeline.addHandler(ConnectionCloseHandler(), position: .before(codec))
+            try? pipeline.addHandler(ExpectContinueHandler(maximumBodySize: maximumBodySize), position: .before(codec))
         }
     }
 

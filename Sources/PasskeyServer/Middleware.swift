@@ -111,11 +111,17 @@ struct CanonicalPathMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// 405 with `Allow` for a path that exists under other methods (the router alone answers 404 for any mismatch), so a
-/// client that used the wrong method is told so.
+/// client that used the wrong method is told so. Also for HEAD on a path whose GET changes state (``RouteTable/withoutHead``).
 struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
     let table: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.method == .head, table.withoutHead.contains(request.uri.path) {
+            let allowed = table.methods(forPath: request.uri.path)
+            throw HTTPError(
+                .methodNotAllowed, headers: [.allow: allowed.joined(separator: ", ")],
+                message: "HEAD is not answered here: a GET makes a new ceremony. Use \(allowed.joined(separator: " or ")).")
+        }
         do { return try await next(request, context) } catch let error as HTTPError where error.status == .notFound {
             let allowed = table.methods(forPath: request.uri.path)
             guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { throw error }
@@ -137,13 +143,19 @@ final class RouteTable: @unchecked Sendable {
         lock.withLock { routes = parsed }
     }
 
-    /// The methods routed for `path` (HEAD wherever GET is), sorted.
+    /// Paths whose GET changes state: the options endpoints store a challenge and count against the client's rate
+    /// limit, so a HEAD (which monitors and link checkers send freely) is refused with 405 there instead of running it.
+    let withoutHead: Set<String>
+
+    init(withoutHead: Set<String> = []) { self.withoutHead = withoutHead }
+
+    /// The methods routed for `path` (HEAD wherever GET is, except on ``withoutHead``), sorted.
     func methods(forPath path: String) -> [String] {
         let wanted = Self.components(path)
         var methods = Set<String>()
         for route in lock.withLock({ routes }) where Self.matches(route.components, wanted) {
             methods.insert(route.method)
-            if route.method == "GET" { methods.insert("HEAD") }
+            if route.method == "GET", !withoutHead.contains(path) { methods.insert("HEAD") }
         }
         return methods.sorted()
     }

@@ -31,11 +31,20 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    /// `path` as logged: `/users/ann@example.com/passkeys` becomes `/users/{id}/passkeys`.
+    /// `path` as logged, without the ids in it: a user id is often an email address, and a credential id is not for logs
+    /// either. The segment after `users` becomes `{id}`, the one after `passkeys` `{credentialId}`, wherever they are:
+    /// `/users/ann@example.com/passkeys/AbC` is `/users/{id}/passkeys/{credentialId}`, and so are the dashboard's and
+    /// the connect API's paths.
     static func loggedPath(_ path: String) -> String {
-        guard path.hasPrefix("/users/") else { return path }
+        guard path.contains("/users/") || path.contains("/passkeys/") else { return path }
         var segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        if segments.count > 2, !segments[2].isEmpty { segments[2] = "{id}" }
+        for index in segments.indices.dropFirst() where !segments[index].isEmpty {
+            switch segments[index - 1] {
+            case "users": segments[index] = "{id}"
+            case "passkeys": segments[index] = "{credentialId}"
+            default: break
+            }
+        }
         return segments.joined(separator: "/")
     }
 

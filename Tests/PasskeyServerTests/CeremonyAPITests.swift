@@ -89,6 +89,17 @@ struct CeremonyAPITests {
             let options = try await client.call(.post, "/generate-registration-options", json: ["username": "bo", "displayName": "Bo"])
             #expect(options.status == .ok)
             #expect(options["user"]?.objectValue?["displayName"] == "Bo")
+            // The GET form's query string works by POST too, instead of silently giving anonymous options.
+            let queried = try await client.call(.post, "/generate-registration-options?username=cy&displayName=Cy+Lee")
+            #expect(queried.status == .ok && queried["user"]?.objectValue?["name"] == "cy" && queried["user"]?.objectValue?["displayName"] == "Cy Lee")
+            let both = try await client.call(.post, "/generate-registration-options?username=cy", json: ["username": "cy"])
+            #expect(both.status == .ok && both["user"]?.objectValue?["name"] == "cy")
+            let differ = try await client.call(.post, "/generate-registration-options?username=cy", json: ["username": "dee"])
+            #expect(differ.status == .badRequest && differ["error"] == "field_invalid")
+            let signIn = try await client.call(.post, "/generate-authentication-options?username=cy", json: ["username": "dee"])
+            #expect(signIn.status == .badRequest && signIn["error"] == "field_invalid")
+            let unknown = try await client.call(.post, "/generate-authentication-options?username=cy")
+            #expect(unknown.status == .ok && unknown["allowCredentials"]?.arrayValue?.isEmpty == false)  // a name's options, not discoverable ones
         }
     }
 
@@ -603,7 +614,13 @@ struct ServerSurfaceTests {
             #expect(wrong.headers[.allow] == "POST")
             let options = try await client.call(.put, "/generate-registration-options")
             #expect(options.status == .methodNotAllowed)
-            #expect(options.headers[.allow] == "GET, HEAD, POST")
+            #expect(options.headers[.allow] == "GET, POST")
+            // HEAD would make a ceremony (a stored challenge, a turn of the client's rate limit): refused where GET makes one.
+            for path in ["/generate-registration-options?username=ann", "/generate-authentication-options"] {
+                let head = try await client.execute(uri: path, method: .head)
+                #expect(head.status == .methodNotAllowed && head.headers[.allow] == "GET, POST", "\(path)")
+            }
+            #expect(try await server.repository.challengeCount() == 0)
             // A path with a parameter.
             let passkey = try await client.call(.post, "/connect/passkeys/abc")
             #expect(passkey.status == .methodNotAllowed)
@@ -775,13 +792,19 @@ struct ServerSurfaceTests {
         }
     }
 
-    @Test("request logs name the backend API's /users paths by their pattern: a user id is often an email address")
+    @Test("request logs name paths with ids by their pattern: a user id is often an email address, a credential id is not for logs")
     func loggedPaths() {
         typealias Logging = RequestLoggingMiddleware<PasskeyRequestContext>
         #expect(Logging.loggedPath("/users/ann@example.com/passkeys") == "/users/{id}/passkeys")
         #expect(Logging.loggedPath("/users/ann@example.com") == "/users/{id}")
         #expect(Logging.loggedPath("/users/") == "/users/")
         #expect(Logging.loggedPath("/verify-authentication") == "/verify-authentication")
+        // Credential ids stay out of logs too, on every API that names one in its path.
+        #expect(Logging.loggedPath("/users/ann@example.com/passkeys/pKS8fdBfj") == "/users/{id}/passkeys/{credentialId}")
+        #expect(Logging.loggedPath("/connect/passkeys/pKS8fdBfj") == "/connect/passkeys/{credentialId}")
+        #expect(Logging.loggedPath("/connect/passkeys") == "/connect/passkeys")
+        #expect(Logging.loggedPath("/dashboard/api/users/u1/passkeys/pKS8fdBfj") == "/dashboard/api/users/{id}/passkeys/{credentialId}")
+        #expect(Logging.loggedPath("/dashboard/users/u1") == "/dashboard/users/{id}")
     }
 
     @Test("the OpenAPI document and the router agree, route for route")
@@ -802,6 +825,19 @@ struct ServerSurfaceTests {
                 for operation in member.value.objectValue?.members ?? [] { documented.insert("\(operation.name.uppercased()) \(member.name)") }
             }
             #expect(documented == routes, "undocumented: \(routes.subtracting(documented).sorted()); not routed: \(documented.subtracting(routes).sorted())")
+        }
+    }
+
+    @Test("the OpenAPI document served names the configured web origins as its servers")
+    func openAPIServers() async throws {
+        let server = TestServer {
+            $0.rpID = "example.com"
+            $0.origins = ["https://example.com", "https://www.example.com", "android:apk-key-hash:AbCdEf0123456789"]
+        }
+        try await server.run { client in
+            let response = try await client.call(.get, "/openapi.json")
+            #expect(response["servers"] == [["url": "https://example.com"], ["url": "https://www.example.com"]])
+            #expect(response["paths"]?.objectValue?["/verify-authentication"] != nil)
         }
     }
 

@@ -130,4 +130,39 @@ struct MalformedRequestTests {
             #expect(answer.lowercased().components(separatedBy: "connection: keep-alive\r\n").count == 4, "\(answer)")
         }
     }
+
+    @Test("Expect: 100-continue gets 100 Continue before the body is sent; a body announced over the limit gets 413 at once")
+    func expectContinue() async throws {
+        try await withLiveServer({ $0.maximumBodySize = 1_000 }) { port in
+            let head = "POST /generate-authentication-options HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+            // The body goes only after the 100 came: the server must say it without waiting for the body.
+            let answer = try await onOwnThread { () -> String in
+                guard let socket = RawConnection.open(port: port, sending: head + "Content-Length: 2\r\n\r\n", limit: 10) else { return "" }
+                defer { close(socket) }
+                var text = RawConnection.read(socket, untilCount: 1, of: "\r\n\r\n")
+                guard text.hasPrefix("HTTP/1.1 100 Continue\r\n") else { return text }
+                _ = "{}".withCString { send(socket, $0, 2, 0) }
+                text += RawConnection.read(socket, untilCount: 1, of: #""challengeKey""#)
+                return text
+            }
+            #expect(answer.hasPrefix("HTTP/1.1 100 Continue\r\n\r\n"), "\(answer)")
+            #expect(Self.statusLines(answer).last == "HTTP/1.1 200 OK", "\(answer)")
+            // Too large: refused before the body comes, and the connection closes.
+            let (refused, closed) = try await onOwnThread { () -> (String, Bool) in
+                guard let socket = RawConnection.open(port: port, sending: head + "Content-Length: 5000\r\n\r\n", limit: 10) else { return ("", false) }
+                defer { close(socket) }
+                return RawConnection.readUntilClosed(socket)
+            }
+            #expect(Self.statusLines(refused) == ["HTTP/1.1 413 Payload Too Large"], "\(refused)")
+            #expect(refused.hasSuffix(#"{"error":"request_too_large","message":"The request body is larger than 1000 bytes."}"#), "\(refused)")
+            #expect(closed)
+            // HTTP/1.0 knows no 100 Continue: the expectation is ignored and the request answered once its body came.
+            let old = try await onOwnThread {
+                RawConnection.exchange(
+                    port: port,
+                    "POST /generate-authentication-options HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}")
+            }
+            #expect(!old.contains("100 Continue") && old.contains("challengeKey"), "\(old)")
+        }
+    }
 }
