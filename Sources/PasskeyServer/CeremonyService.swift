@@ -192,8 +192,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     // MARK: Authentication
 
-    /// Options for a sign-in. With a username: its credentials in `allowCredentials` — or, for an unknown username,
-    /// deterministic fake ones, so the answer does not reveal whether the account exists (WebAuthn L3 §14.6.2).
+    /// Options for a sign-in. With a username: its credentials in `allowCredentials` — or, for an unknown username or
+    /// an account without passkeys, deterministic fake ones, so the answer does not reveal whether the account exists
+    /// (WebAuthn L3 §14.6.2).
     /// Without: empty `allowCredentials` for discoverable sign-in and AutoFill.
     public func authenticationOptions(username rawUsername: String?) async throws(APIError)
         -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)
@@ -207,9 +208,10 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 if let user = try await repository.user(username: username) {
                     userID = user.id
                     allowed = try await repository.credentials(userID: user.id).map(Self.coreRecord)
-                } else {
-                    allowed = try await fakeCredentials(for: username)
                 }
+                // An account without passkeys (the connect flow makes them; deleting the last passkey leaves one) gets
+                // the fake list an unknown name gets: an empty list would tell the two apart.
+                if allowed.isEmpty { allowed = try await fakeCredentials(for: username) }
             } catch { throw APIError(error) }
         }
         let time = now()

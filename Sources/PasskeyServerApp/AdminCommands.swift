@@ -49,8 +49,8 @@ struct APIKeysCommand: AsyncParsableCommand {
         @Option(help: "What the key is for (shown in lists).") var name: String
 
         func run() async throws {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty, trimmed.count <= 100 else { throw ValidationError("--name needs 1 to 100 characters") }
+            let trimmed: String
+            do { trimmed = try Administration.apiKeyName(name) } catch { throw ValidationError(error.description) }
             let (record, secret) = try await Administration.createAPIKey(name: trimmed, repository: try await openStorage(root))
             say(secret)
             FileHandle.standardError.write(Data("API key \(record.id) (\(record.name)) created. Store it now: it is not shown again.\n".utf8))
@@ -104,7 +104,10 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let overlap = overlap ?? 86_400
-            guard overlap >= 0, overlap.isFinite else { throw ValidationError("--overlap must be 0 or more seconds") }
+            // A year at most, as token lifetimes: a key kept longer would outlive any token it signed.
+            guard overlap >= 0, overlap.isFinite, overlap <= 366 * 86_400 else {
+                throw ValidationError("--overlap must be 0 to 31622400 seconds (a year)")
+            }
             let key = try await Administration.rotateSigningKey(repository: try await openStorage(root), overlap: overlap)
             say("new signing key \(key.id); running servers switch within 30 seconds")
         }

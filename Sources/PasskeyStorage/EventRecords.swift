@@ -15,6 +15,9 @@ public struct EventRecord: Sendable, Hashable, Identifiable {
     public static let registrationVerify = "registration.verify"
     public static let authenticationOptions = "authentication.options"
     public static let authenticationVerify = "authentication.verify"
+    /// A passkey added through the connect flow (an app's own login): a registration too, in the overview's counts.
+    public static let appendOptions = "append.options"
+    public static let appendVerify = "append.verify"
 
     /// Assigned by storage when the event is appended: increasing, the cursor of ``EventRepository/events(matching:before:limit:)``.
     public var id: Int64
@@ -67,9 +70,12 @@ public struct EventRecord: Sendable, Hashable, Identifiable {
     public static var credentialIDPrefixLength: Int { 8 }
 
     /// Whether the overview counts this event as a registration, a sign-in, or a failed ceremony.
-    public var isRegistration: Bool { kind == Self.registrationVerify && result == .success }
+    public var isRegistration: Bool { (kind == Self.registrationVerify || kind == Self.appendVerify) && result == .success }
     public var isSignIn: Bool { kind == Self.authenticationVerify && result == .success }
-    public var isCeremonyFailure: Bool { result == .failure && (kind.hasPrefix("registration.") || kind.hasPrefix("authentication.")) }
+    public var isCeremonyFailure: Bool {
+        result == .failure
+            && (kind.hasPrefix("registration.") || kind.hasPrefix("authentication.") || kind == Self.appendOptions || kind == Self.appendVerify)
+    }
 }
 
 /// Which events to list. Every member set must match.

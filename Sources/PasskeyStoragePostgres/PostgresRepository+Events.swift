@@ -104,9 +104,10 @@ extension PostgresRepository: EventRepository {
         let logger = self.logger
         let query: PostgresQuery = """
             SELECT time / 3600000 AS hour,
-                COUNT(*) FILTER (WHERE kind = 'registration.verify' AND result = 'success'),
+                COUNT(*) FILTER (WHERE kind IN ('registration.verify', 'append.verify') AND result = 'success'),
                 COUNT(*) FILTER (WHERE kind = 'authentication.verify' AND result = 'success'),
-                COUNT(*) FILTER (WHERE result = 'failure' AND (kind LIKE 'registration.%' OR kind LIKE 'authentication.%'))
+                COUNT(*) FILTER (WHERE result = 'failure' AND (kind LIKE 'registration.%' OR kind LIKE 'authentication.%'
+                    OR kind IN ('append.options', 'append.verify')))
             FROM events WHERE time >= \(PostgresTime.milliseconds(from)) AND time < \(PostgresTime.milliseconds(to))
             GROUP BY hour ORDER BY hour
             """

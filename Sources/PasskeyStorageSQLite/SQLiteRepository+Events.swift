@@ -88,9 +88,10 @@ extension SQLiteRepository: DeferredEventRepository {
             try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT time / 3600000 AS hour,
-                        SUM(kind = 'registration.verify' AND result = 'success'),
+                        SUM(kind IN ('registration.verify', 'append.verify') AND result = 'success'),
                         SUM(kind = 'authentication.verify' AND result = 'success'),
-                        SUM(result = 'failure' AND (kind LIKE 'registration.%' OR kind LIKE 'authentication.%'))
+                        SUM(result = 'failure' AND (kind LIKE 'registration.%' OR kind LIKE 'authentication.%'
+                            OR kind IN ('append.options', 'append.verify')))
                     FROM events WHERE time >= ? AND time < ?
                     GROUP BY hour ORDER BY hour
                     """),

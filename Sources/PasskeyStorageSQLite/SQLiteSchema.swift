@@ -254,7 +254,13 @@ enum SQLiteSchema {
         columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespacesAndNewlines))" }.joined(separator: ", ")
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    /// Milliseconds since 1970, clamped to what an `Int64` holds: callers check their ranges, and a date beyond them
+    /// (`Date.distantFuture` is well within) must never trap.
+    static func milliseconds(_ date: Date) -> Int64 { Int64(exactly: (date.timeIntervalSince1970 * 1000).rounded()) ?? clamped(date) }
+    private static func clamped(_ date: Date) -> Int64 {
+        let value = date.timeIntervalSince1970 * 1000
+        return value.isNaN ? 0 : (value < 0 ? Int64.min : Int64.max)
+    }
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
     static func date(_ milliseconds: Int64?) -> Date? { milliseconds.map(date) }
 

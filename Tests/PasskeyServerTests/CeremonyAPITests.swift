@@ -156,6 +156,13 @@ struct CeremonyAPITests {
             }
             #expect(lengths.isSubset(of: [16, 20, 32, 64]) && lengths.count >= 3, "\(lengths)")
             #expect(transportLists.count >= 3, "\(transportLists)")
+            // An account without passkeys (as the connect flow makes them) answers like an unknown name, not with an
+            // empty list that would tell that the account exists.
+            _ = try await server.repository.linkedUser(
+                externalID: "app-user-9", orCreate: UserRecord(userHandle: [9], username: "nopasskey", displayName: "N", isAnonymous: false, createdAt: Date()))
+            let bare = try await client.call(.get, "/generate-authentication-options?username=nopasskey")
+            let again = try await client.call(.get, "/generate-authentication-options?username=nopasskey")
+            #expect(bare["allowCredentials"]?.arrayValue?.isEmpty == false && bare["allowCredentials"] == again["allowCredentials"])
         }
     }
 

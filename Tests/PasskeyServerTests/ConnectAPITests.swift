@@ -199,6 +199,7 @@ struct ConnectAPITests {
             for id in [
                 "", String(repeating: "u", count: 257), "a\u{0}b", "line\nbreak", "\u{202E}resu", " u", "u ", "u\u{A0}", "\tu", "u\u{3000}",
                 "u\u{200B}", "u\u{2028}", "u\u{85}", "\u{FEFF}u", "u\u{2060}",
+                "a" + String(repeating: "\u{301}", count: 2_000),  // one character of 4 001 bytes
             ] {
                 let badID = try await client.call(.post, "/connect/tokens", json: ["type": "passkey-append", "user": ["id": .string(id)]], headers: harness.backend)
                 #expect(badID.status == .badRequest && badID["error"] == "user_id_invalid", "\(id.debugDescription)")
@@ -417,6 +418,10 @@ struct ConnectAPITests {
             #expect(user["deleted"] == true)
             #expect(await harness.server.repository.user(id: ours) == nil)
             #expect(await harness.server.repository.user(externalID: "app-user-1") == nil)
+            // A token issued before the account was deleted proves nothing: 404, as every user_not_found.
+            let token = try #require(appended["signedPasskeyData"]?.stringValue)
+            let late = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(token)], headers: harness.backend)
+            #expect(late.status == .notFound && late["error"] == "user_not_found", "\(late.json)")
         }
     }
 
@@ -554,6 +559,13 @@ struct ConnectDecisionTests {
             let old = try await appendDecision(
                 harness, client, externalID: "d1", body: ["client": Self.iPhone, "lastDeclinedAt": .string(formatter.string(from: now.addingTimeInterval(-15 * 86_400)))])
             #expect(old["step"] == "ask")
+            // As JavaScript's toISOString() writes it, with milliseconds.
+            let milliseconds = ISO8601DateFormatter()
+            milliseconds.formatOptions.insert(.withFractionalSeconds)
+            let fromBrowser = try await appendDecision(
+                harness, client, externalID: "d1",
+                body: ["client": Self.iPhone, "lastDeclinedAt": .string(milliseconds.string(from: now.addingTimeInterval(-86_400.5)))])
+            #expect(fromBrowser["reason"] == "declined_recently", "\(fromBrowser.json)")
             let badDate = try await appendDecision(harness, client, externalID: "d1", body: ["client": Self.iPhone, "lastDeclinedAt": "yesterday"])
             #expect(badDate["error"] == "date_invalid")
 

@@ -66,9 +66,16 @@ struct ServerSubcommandTests {
             #expect(answer.status != 0, "\(hours)")
             #expect(answer.output.contains("--hours must be more than 0 and at most 720"), "\(hours): \(answer.output)")
         }
-        let negative = try await run(["keys", "rotate", "--overlap", "-5", "--database", database])
-        #expect(negative.status != 0)
-        #expect(negative.output.contains("--overlap must be 0 or more seconds"), "\(negative.output)")
+        for overlap in ["-5", "1e16", "31622401"] {
+            let wrong = try await run(["keys", "rotate", "--overlap", overlap, "--database", database])
+            #expect(wrong.status == 64, "\(overlap): \(wrong.output)")  // a usage error, not a trap
+            #expect(wrong.output.contains("--overlap must be 0 to 31622400 seconds (a year)"), "\(overlap): \(wrong.output)")
+        }
+        // An API key's name is one line in `api-keys list`: no line breaks or terminal escapes.
+        for name in ["a\nb", "\u{1B}[31mred", "", String(repeating: "k", count: 101)] {
+            let refused = try await run(["api-keys", "create", "--name", name, "--database", database])
+            #expect(refused.status == 64 && refused.output.contains("--name needs 1 to 100 characters"), "\(name.debugDescription): \(refused.output)")
+        }
         let help = try await run(["admin", "invite", "--help"])
         #expect(!help.output.contains("(default: 24"), "one default, in words: \(help.output)")
         let invited = try await run(["admin", "invite", "--hours", "1.5", "--database", database])

@@ -54,15 +54,20 @@ struct DashboardStorageConformanceTests {
             _ = try await repo.appendEvent(event(EventRecord.authenticationOptions, .success, at: 40))
             _ = try await repo.appendEvent(event(EventRecord.registrationVerify, .failure, at: 3600 + 5, code: "origin_mismatch"))
             _ = try await repo.appendEvent(event("admin.sign_in", .failure, at: 3600 + 6, code: "challenge_invalid"))
+            // Passkeys added through the connect flow count as registrations, their failures as failures; its decisions
+            // are not ceremonies.
+            _ = try await repo.appendEvent(event(EventRecord.appendVerify, .success, at: 50))
+            _ = try await repo.appendEvent(event(EventRecord.appendVerify, .failure, at: 3600 + 7, code: "origin_mismatch"))
+            _ = try await repo.appendEvent(event("append.decision", .failure, at: 3600 + 8, code: "token_invalid"))
             let counts = try await repo.eventCounts(from: t0, to: t0.addingTimeInterval(7200))
             #expect(counts == [
-                EventHourCount(hour: t0, registrations: 1, signIns: 2, failures: 0),
-                EventHourCount(hour: t0.addingTimeInterval(3600), registrations: 0, signIns: 0, failures: 1),
+                EventHourCount(hour: t0, registrations: 2, signIns: 2, failures: 0),
+                EventHourCount(hour: t0.addingTimeInterval(3600), registrations: 0, signIns: 0, failures: 2),
             ])
             #expect(try await repo.eventCounts(from: t0.addingTimeInterval(3600), to: t0.addingTimeInterval(7200)).count == 1)
             #expect(EventHourCount.filled(counts, from: t0, to: t0.addingTimeInterval(3 * 3600)).count == 4)
-            #expect(try await repo.deleteEvents(olderThan: t0.addingTimeInterval(3600)) == 4)
-            #expect(try await repo.events(matching: EventFilter(), before: nil, limit: 10).count == 2)
+            #expect(try await repo.deleteEvents(olderThan: t0.addingTimeInterval(3600)) == 5)
+            #expect(try await repo.events(matching: EventFilter(), before: nil, limit: 10).count == 4)
         }
     }
 

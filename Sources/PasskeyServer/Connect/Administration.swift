@@ -6,6 +6,17 @@ import PasskeyStoragePostgres
 
 /// Operator actions behind `passkey-server api-keys …` and `passkey-server keys …`, over any repository.
 public enum Administration {
+    /// An API key's name as given to `api-keys create`, trimmed: 1 to 100 characters, none that breaks the one-line
+    /// listing or changes how a terminal shows it (control characters, escape sequences, line breaks, direction
+    /// overrides). Throws a sentence for the operator otherwise.
+    public static func apiKeyName(_ raw: String) throws(ConfigurationError) -> String {
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= 100, DisplayText.isSafe(trimmed) else {
+            throw ConfigurationError("--name needs 1 to 100 characters, without control characters, line breaks or direction overrides")
+        }
+        return trimmed
+    }
+
     /// Creates an API key named `name`. The returned secret is shown once; only its hash is stored.
     public static func createAPIKey<Repository: APIKeyRepository>(
         name: String, repository: Repository, now: Date = Date()

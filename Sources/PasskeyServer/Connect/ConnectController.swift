@@ -91,8 +91,12 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let declined = try body.optionalString("lastDeclinedAt").map { (text: String) throws(APIError) -> Date in
-                    guard let date = ISO8601DateFormatter().date(from: text) else {
-                        throw APIError.badRequest("date_invalid", "lastDeclinedAt is an ISO 8601 time such as 2026-11-21T10:00:00Z.")
+                    // With or without fractional seconds: JavaScript's `toISOString()` always writes milliseconds.
+                    let fractional = ISO8601DateFormatter()
+                    fractional.formatOptions.insert(.withFractionalSeconds)
+                    guard let date = ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text) else {
+                        throw APIError.badRequest(
+                            "date_invalid", "lastDeclinedAt is an ISO 8601 time such as 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.123Z.")
                     }
                     return date
                 }

@@ -54,10 +54,10 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         // account to the other. So an id that a backend may have padded without meaning to is refused: white space or an
         // invisible character at either end; and, because the id shows in the dashboard and in logs, control characters,
         // line breaks and direction overrides anywhere.
-        guard !externalID.isEmpty, externalID.count <= 256, Self.isExactUserID(externalID) else {
+        guard !externalID.isEmpty, externalID.count <= 256, externalID.utf8.count <= 1_024, Self.isExactUserID(externalID) else {
             throw APIError.badRequest(
                 "user_id_invalid",
-                "user.id is the app's own user id, taken exactly as sent: 1 to 256 characters, no white space or invisible character at either end, no control or direction-changing characters.")
+                "user.id is the app's own user id, taken exactly as sent: 1 to 256 characters (at most 1024 UTF-8 bytes), no white space or invisible character at either end, no control or direction-changing characters.")
         }
         let time = now()
         let user: UserRecord
@@ -135,7 +135,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         // A token for an account or passkey deleted since it was issued proves nothing any more.
         do {
             guard try await repository.user(id: claims.sub) != nil else {
-                throw APIError.badRequest("user_not_found", "The account this token names was deleted.")
+                throw APIError(status: 404, code: "user_not_found", message: "The account this token names was deleted.")
             }
             if let id = Base64URL.decode(claims.credentialID), try await repository.credential(id: id) == nil {
                 throw APIError.badRequest("passkey_deleted_on_server", "The passkey this token names was deleted.")
