@@ -82,7 +82,7 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let client = try server.makeClient(store: try storeOptions.fileStore(command: "login", writing: true))
+        let client = try server.makeClient(store: try storeOptions.fileStore(command: "login", writing: true, onlyIfPresent: true))
         let result: PasskeyAuthenticationResult
         do {
             result = try await client.authenticate(username: username)

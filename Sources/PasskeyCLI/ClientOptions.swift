@@ -16,10 +16,16 @@ struct StoreOptions: ParsableArguments {
 
     /// The credential file, checked first (see ``CLIFile``) so a directory, a missing directory that cannot be created
     /// or a permission problem is said in words, before anything is sent to a server. `writing` for the commands that
-    /// save (register, login's counter, append).
-    func fileStore(command: String, writing: Bool) throws -> FileCredentialStore {
+    /// save (register, login's counter, append). `onlyIfPresent` for a command that writes only to a file that exists
+    /// (login moves the counter of a passkey the file holds): for a missing file nothing is prepared, so a mistyped
+    /// `--store` makes no directories.
+    func fileStore(command: String, writing: Bool, onlyIfPresent: Bool = false) throws -> FileCredentialStore {
         do throws(CLIFileError) {
-            if writing { try CLIFile.prepareForWriting(storeURL.path) } else { try CLIFile.checkIfPresent(storeURL.path) }
+            if writing, !onlyIfPresent || FileManager.default.fileExists(atPath: storeURL.path) {
+                try CLIFile.prepareForWriting(storeURL.path)
+            } else {
+                try CLIFile.checkIfPresent(storeURL.path)
+            }
         } catch {
             throw CeremonyFailure.report(
                 PasskeyError(.storageFailed, stage: .storage, error.description, recovery: .checkConfiguration), command: command,

@@ -37,10 +37,15 @@ struct FileMessagesTests {
     @Test("a credential file whose directory cannot be made is refused before the server is asked")
     func uncreatableDirectory() throws {
         let file = try privateFile("plain", contents: [])
-        let run = try CLIRun.run(["login", "--server", "http://localhost:1", "--store", file + "/sub/c.json", "--json"])
+        let run = try CLIRun.run(["register", "--server", "http://localhost:1", "--username", "ann", "--store", file + "/sub/c.json", "--json"])
         #expect(run.status == 2)
         let object = try JSONValue.parse(run.stdout).objectValue
         #expect(object?["message"] == .string("the credential file cannot be used: \(file) is not a directory"))
+        // Login only reads a file that is missing: a mistyped --store makes no directories.
+        let directory = try privateDirectory() + "/typo-\(UUID().uuidString)"
+        let login = try CLIRun.run(["login", "--server", "http://127.0.0.1:9", "--store", directory + "/sub/c.json", "--json"])
+        #expect(login.status == 3, "\(login.stdout)\(login.stderr)")  // on to the (unreachable) server, as with an empty file
+        #expect(!FileManager.default.fileExists(atPath: directory))
         #if os(Linux)
         let proc = try CLIRun.run(["register", "--server", "http://localhost:1", "--username", "ann", "--store", "/proc/nope/x.json"])
         #expect(proc.status == 2)

@@ -393,6 +393,18 @@ struct ConnectFlowTests {
         }
     }
 
+    @Test("manage: an answer that is not the server's (another service on the address) is invalidResponse, not success")
+    func manageAnswersChecked() async throws {
+        let connect = PasskeyConnect(transport: CannedTransport(status: 200, body: #"{"hello":"world"}"#), authenticator: ScriptedAuthenticator())
+        let listed = await #expect(throws: PasskeyError.self) { try await connect.listPasskeys(connectToken: "pct_x") }
+        #expect(listed?.code == .invalidResponse)
+        let deleted = await #expect(throws: PasskeyError.self) { try await connect.deletePasskey(id: "AAAA", connectToken: "pct_x") }
+        #expect(deleted?.code == .invalidResponse)
+        let odd = PasskeyConnect(transport: CannedTransport(status: 200, body: #"{"passkeys":[{"x":1}]}"#), authenticator: ScriptedAuthenticator())
+        let entries = await #expect(throws: PasskeyError.self) { try await odd.listPasskeys(connectToken: "pct_x") }
+        #expect(entries?.code == .invalidResponse)
+    }
+
     @Test("an iCloud Keychain passkey already covers an iPhone: managing offers no second one there")
     func coveredPlatform() async throws {
         let server = FlowServer()

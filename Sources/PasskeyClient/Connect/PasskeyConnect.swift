@@ -346,7 +346,15 @@ public actor PasskeyConnect {
     /// The account's passkeys, with a passkey-list token.
     public func listPasskeys(connectToken: String) async throws(PasskeyError) -> [PasskeyInfo] {
         let answer = try await call(.get, "connect/passkeys", token: connectToken, stage: .options)
-        return (answer["passkeys"]?.arrayValue ?? []).compactMap(Self.passkeyInfo)
+        // Another server on the address (or a proxy's page) must not read as an account without passkeys.
+        guard let entries = answer["passkeys"]?.arrayValue else {
+            throw PasskeyError(.invalidResponse, stage: .options, "the list answer has no passkeys member")
+        }
+        let passkeys = entries.compactMap(Self.passkeyInfo)
+        guard passkeys.count == entries.count else {
+            throw PasskeyError(.invalidResponse, stage: .options, "the list answer holds an entry that is not a passkey")
+        }
+        return passkeys
     }
 
     /// Renames a passkey with a passkey-list token; returns it as stored.
@@ -361,7 +369,10 @@ public actor PasskeyConnect {
 
     /// Deletes a passkey with a passkey-delete token. Deleting the one-tap passkey forgets it.
     public func deletePasskey(id: String, connectToken: String) async throws(PasskeyError) {
-        _ = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", token: connectToken, stage: .verification)
+        let answer = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", token: connectToken, stage: .verification)
+        guard answer["deleted"] == .bool(true) else {
+            throw PasskeyError(.invalidResponse, stage: .verification, "the delete answer does not say the passkey was deleted")
+        }
         // If this device holds the passkey, it forgets it too (WebAuthn L3 §5.1.10); another device's passkey is not here.
         if let raw = Base64URL.decode(id) { await authenticator.signalUnknownCredential(rpID: nil, credentialID: raw) }
         await store.update { state in
