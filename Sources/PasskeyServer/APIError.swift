@@ -33,6 +33,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 
     static func badRequest(_ code: String, _ message: String) -> APIError { APIError(status: 400, code: code, message: message) }
 
+    /// A body over the limit: read by a route, or announced with `Expect: 100-continue`.
+    static func requestTooLarge(limit: Int) -> APIError {
+        APIError(status: 413, code: "request_too_large", message: "The request body is larger than \(limit) bytes.")
+    }
+
     /// A server fault; the detail goes to the log only.
     static func internalError(_ detail: String? = nil) -> APIError {
         APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: detail)

@@ -30,13 +30,12 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     static var maximumUsernameLength: Int { 64 }
     static var maximumDisplayNameLength: Int { 64 }
-    /// Bytes, besides characters: one character may carry any number of combining marks, so a limit in characters alone
-    /// would let a name of 64 characters take kilobytes in storage, in every options answer and in every token.
-    static var maximumNameBytes: Int { 256 }
+    static var maximumNameBytes: Int { DisplayText.maximumNameBytes }
 
-    /// Trims and checks a username: 1–64 characters and at most 256 UTF-8 bytes, no control characters. No username, or an empty one, is nil (an
-    /// anonymous account, or a sign-in without a username); one of white space only is refused, not taken as none: a
-    /// person who typed blanks (or an invisible space pasted in) did not ask for an anonymous account.
+    /// Trims and checks a username: 1–64 characters and at most 256 UTF-8 bytes, no control characters. No username,
+    /// or an empty one, is nil (an anonymous account, or a sign-in without a username); one of white space only is
+    /// refused, not taken as none: a person who typed blanks (or an invisible space pasted in) did not ask for an
+    /// anonymous account.
     static func normalizeUsername(_ raw: String?) throws(APIError) -> String? {
         guard let raw, !raw.isEmpty else { return nil }
         // NFC, so that a name typed as "é" and as "e" + combining accent is stored alike (stores compare by UsernameKey,

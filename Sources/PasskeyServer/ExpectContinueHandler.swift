@@ -42,8 +42,7 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private func refuse(_ context: ChannelHandlerContext, version: HTTPVersion) {
         refused = true
-        let body = APIError(status: 413, code: "request_too_large", message: "The request body is larger than \(maximumBodySize) bytes.")
-            .body.serializedBytes
+        let body = APIError.requestTooLarge(limit: maximumBodySize).body.serializedBytes
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: "application/json; charset=utf-8")
         headers.add(name: "content-length", value: String(body.count))

@@ -34,7 +34,7 @@ extension Request {
     mutating func jsonBody(limit: Int) async throws(APIError) -> JSONValue {
         let buffer: ByteBuffer
         do { buffer = try await collectBody(upTo: limit) } catch is NIOTooManyBytesError {
-            throw APIError(status: 413, code: "request_too_large", message: "The request body is larger than \(limit) bytes.")
+            throw APIError.requestTooLarge(limit: limit)
         } catch {
             // The body stopped coming (the client went away, or the idle timeout closed the connection).
             throw APIError(status: 400, code: "request_incomplete", message: "The request body ended before its announced length.")

@@ -7,8 +7,7 @@ import Foundation
 /// did not type.
 enum PasskeyName {
     static let maximumLength = 64
-    /// Bytes, besides characters: one character may carry any number of combining marks.
-    static let maximumBytes = 256
+    static var maximumBytes: Int { DisplayText.maximumNameBytes }
 
     /// The name without surrounding white space, or `name_invalid`: empty or invisible, over 64 characters (or 256 UTF-8 bytes), or
     /// with characters that change how the text around them shows (see ``DisplayText``).
@@ -27,6 +26,11 @@ enum PasskeyName {
 
 /// Text that people and logs see as one line: the dashboard's lists, the event log.
 enum DisplayText {
+    /// Bytes a name people see may take (usernames, display names, passkey names), besides its characters: one
+    /// character may carry any number of combining marks, so a limit in characters alone would let a name of 64
+    /// characters take kilobytes in storage, in every options answer and in every token.
+    static let maximumNameBytes = 256
+
     /// No control characters (NUL, line feed…), no line or paragraph separators, and no bidirectional controls, which
     /// would hide or reorder what follows them. Other format characters stay allowed: zero-width joiners build emoji
     /// sequences and Persian or Indic words.

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// The key is the name in Unicode canonical composition (NFC), upper-cased and then lower-cased, composed again, until
 /// that changes nothing. The round trip through upper case folds what lower-casing alone leaves apart (`ß`, `ẞ` and
-/// `SS`, final and medial sigma), as Unicode case folding does. Stores keep the key next to the name as typed (`username_key`, unique), look accounts up
-/// by it, and show the name as typed.
+/// `SS`, final and medial sigma), as Unicode case folding does. Stores keep the key next to the name as typed
+/// (`username_key`, unique), look accounts up by it, and show the name as typed.
 ///
 /// The case tables are those of the Swift toolchain the server was built with. A later toolchain with a newer Unicode
 /// version can map a few letters that had no case partner before; a name made only of letters that already had one (every
