@@ -155,6 +155,7 @@ public func buildRouter<Repository: PasskeyRepository>(
     router.add(middleware: RequestLoggingMiddleware())
     router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil, trustProxy: configuration.trustProxyHeaders))
     router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
+    router.add(middleware: FramingRulesMiddleware())
     router.add(middleware: CanonicalPathMiddleware())
     let routeTable = RouteTable(withoutHead: ["/generate-registration-options", "/generate-authentication-options"])
     router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))

@@ -56,12 +56,14 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     init(maximumBodySize: Int) { self.maximumBodySize = maximumBodySize }
 
-    /// Puts a ``ConnectionCloseHandler`` and an ``ExpectContinueHandler`` before the HTTP-types codec, the one place
-    /// where the request's HTTP version is still known (Hummingbird adds only handlers that come after the codec).
+    /// Puts a ``ConnectionCloseHandler``, a ``FramingRulesHandler`` and an ``ExpectContinueHandler`` before the
+    /// HTTP-types codec, the one place where the request's HTTP version is still known (Hummingbird adds only handlers
+    /// that come after the codec).
     func handlerAdded(context: ChannelHandlerContext) {
         let pipeline = context.pipeline.syncOperations
         if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
             try? pipeline.addHandler(ConnectionCloseHandler(), position: .before(codec))
+            try? pipeline.addHandler(FramingRulesHandler(), position: .before(codec))
             try? pipeline.addHandler(ExpectContinueHandler(maximumBodySize: maximumBodySize), position: .before(codec))
         }
     }

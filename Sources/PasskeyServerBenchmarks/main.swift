@@ -72,7 +72,7 @@ func json(_ response: TestClient.Response) throws -> JSONObject {
 func request(_ client: TestClient, _ method: HTTPRequest.Method, _ uri: String, _ body: JSONValue? = nil) async throws -> TestClient.Response {
     try await client.execute(
         TestClient.Request(
-            uri, method: method, headers: body == nil ? [:] : [.contentType: "application/json"],
+            uri, method: method, authority: "localhost", headers: body == nil ? [:] : [.contentType: "application/json"],
             body: body.map { ByteBuffer(bytes: $0.serializedBytes) }))
 }
 

@@ -86,7 +86,7 @@ struct CrashDurabilityTests {
                         index += 1
                         guard var device = try? TestAuthenticator() else { return }
                         device.credentialID = Array("w\(worker)-\(index)-".utf8) + [UInt8](repeating: 1, count: 16)
-                        guard let options = try? await client.execute(TestClient.Request("/generate-registration-options", method: .get)),
+                        guard let options = try? await client.execute(TestClient.Request("/generate-registration-options", method: .get, authority: "localhost")),
                             let bodyBuffer = options.body, let json = try? JSONValue.parse(Array(bodyBuffer.readableBytesView)).objectValue,
                             let challenge = json["challenge"]?.stringValue, let key = json["challengeKey"]
                         else { return }
@@ -94,7 +94,7 @@ struct CrashDurabilityTests {
                         let clientData = TestAuthenticator.clientData(type: "webauthn.create", challenge: challenge)
                         let body: JSONValue = ["challengeKey": key, "cred": device.registration(clientData: clientData).json]
                         guard let answer = try? await client.execute(
-                            TestClient.Request("/verify-registration", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(bytes: body.serializedBytes)))
+                            TestClient.Request("/verify-registration", method: .post, authority: "localhost", headers: [.contentType: "application/json"], body: ByteBuffer(bytes: body.serializedBytes)))
                         else { return }
                         if answer.status == .ok { await confirmed.add(device.credentialID) }
                     }

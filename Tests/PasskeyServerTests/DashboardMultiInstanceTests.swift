@@ -29,7 +29,7 @@ struct DashboardMultiInstanceTests {
             let client = TestClient(host: "127.0.0.1", port: serverB.port)
             client.connect()
             let response = try? await client.execute(
-                TestClient.Request("/dashboard/events/stream?max=1&result=failure", method: .get, headers: [.authorization: "Bearer \(token)"]))
+                TestClient.Request("/dashboard/events/stream?max=1&result=failure", method: .get, authority: "localhost", headers: [.authorization: "Bearer \(token)"]))
             try? await client.shutdown()
             await received.set(response?.body.map { String(buffer: $0) } ?? "")
         }

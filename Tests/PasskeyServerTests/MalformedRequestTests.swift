@@ -165,4 +165,42 @@ struct MalformedRequestTests {
             #expect(!old.contains("100 Continue") && old.contains("challengeKey"), "\(old)")
         }
     }
+    @Test("a head that breaks HTTP's framing rules is refused with its own code, in its turn on the connection", arguments: [
+        ("GET /health HTTP/1.1\r\nConnection: close\r\n\r\n",
+            "HTTP/1.1 400 Bad Request", #"{"error":"request_malformed","message":"An HTTP/1.1 request needs a Host header."}"#),
+        ("GET /health HTTP/1.1\r\nHost: localhost\r\nHost: example.com\r\nConnection: close\r\n\r\n",
+            "HTTP/1.1 400 Bad Request", #"{"error":"request_malformed","message":"A request has one Host header, not several."}"#),
+        ("POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+            "HTTP/1.1 400 Bad Request", #""error":"transfer_coding_unsupported""#),
+        ("POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+            "HTTP/1.1 415 Unsupported Media Type", #""error":"content_encoding_unsupported""#),
+    ])
+    func framingRules(bytes: String, status: String, body: String) async throws {
+        try await withLiveServer { port in
+            let answer = try await onOwnThread { RawConnection.exchange(port: port, bytes) }
+            #expect(Self.statusLines(answer) == [status], "\(answer)")
+            #expect(answer.contains(body), "\(answer)")
+            #expect(answer.lowercased().contains("content-type: application/json"), "\(answer)")
+            if status.contains("415") { #expect(answer.lowercased().contains("accept-encoding: identity\r\n"), "\(answer)") }
+            // After a good request on the same connection: answered in order.
+            let pipelined = try await onOwnThread {
+                RawConnection.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n" + bytes)
+            }
+            #expect(Self.statusLines(pipelined) == ["HTTP/1.1 200 OK", status], "\(pipelined)")
+        }
+    }
+
+    @Test("what the framing rules allow is served: HTTP/1.0 without Host, identity coding, and a client's own copy of the internal mark", arguments: [
+        "GET /health HTTP/1.0\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Encoding: identity\r\nConnection: close\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: localhost\r\npasskey-framing-refusal: missing-host\r\nConnection: close\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n0\r\n\r\n",
+    ])
+    func framingAllowed(bytes: String) async throws {
+        try await withLiveServer { port in
+            let answer = try await onOwnThread { RawConnection.exchange(port: port, bytes) }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 200 OK"], "\(answer)")
+            #expect(answer.contains(#""status":"ok""#), "\(answer)")
+        }
+    }
 }

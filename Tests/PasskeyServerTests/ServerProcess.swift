@@ -43,7 +43,7 @@ struct ServerProcess: Sendable {
             // A TestClient connects once: a fresh one per attempt, until the server listens.
             let client = TestClient(host: "127.0.0.1", port: port)
             client.connect()
-            let response = try? await client.execute(TestClient.Request("/health", method: .get))
+            let response = try? await client.execute(TestClient.Request("/health", method: .get, authority: "localhost"))
             try? await client.shutdown()
             if response?.status == .ok {
                 // The answer may have come from another test's server that holds the port, while ours is failing to
@@ -95,7 +95,7 @@ final class ProcessClient: Sendable {
             headers[.contentType] = "application/json"
             body = ByteBuffer(bytes: json.serializedBytes)
         }
-        guard let response = try? await client.execute(TestClient.Request(path, method: method, headers: headers, body: body)) else {
+        guard let response = try? await client.execute(TestClient.Request(path, method: method, authority: "localhost", headers: headers, body: body)) else {
             return HTTPAnswer(status: 0, json: .null)
         }
         let bytes = response.body.map { Array($0.readableBytesView) } ?? []
