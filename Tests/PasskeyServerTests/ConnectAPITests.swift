@@ -32,16 +32,21 @@ struct ConnectHarness {
     }
 
     /// Options to add a passkey (a fresh passkey-append token each time).
-    func appendOptions(_ client: any TestClientProtocol, externalID: String = "app-user-1", replaces: String? = nil) async throws -> JSONResponse {
-        let token = try await token(client, "passkey-append", externalID: externalID)
+    func appendOptions(
+        _ client: any TestClientProtocol, externalID: String = "app-user-1", name: String = "ann@example.com", replaces: String? = nil
+    ) async throws -> JSONResponse {
+        let token = try await token(client, "passkey-append", externalID: externalID, name: name)
         var body: JSONObject = [:]
         if let replaces { body["replaces"] = .string(replaces) }
         return try await client.call(.post, "/connect/append/options", json: .object(body), headers: Self.bearer(token))
     }
 
     /// Adds a passkey through the append flow; returns the verify answer.
-    func append(_ client: any TestClientProtocol, device: Device, externalID: String = "app-user-1", replaces: String? = nil) async throws -> JSONResponse {
-        let options = try await appendOptions(client, externalID: externalID, replaces: replaces)
+    func append(
+        _ client: any TestClientProtocol, device: Device, externalID: String = "app-user-1", name: String = "ann@example.com",
+        replaces: String? = nil
+    ) async throws -> JSONResponse {
+        let options = try await appendOptions(client, externalID: externalID, name: name, replaces: replaces)
         #expect(options.status == .ok, "\(options.json)")
         return try await client.call(
             .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
@@ -422,6 +427,45 @@ struct ConnectAPITests {
             let token = try #require(appended["signedPasskeyData"]?.stringValue)
             let late = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(token)], headers: harness.backend)
             #expect(late.status == .notFound && late["error"] == "user_not_found", "\(late.json)")
+        }
+    }
+
+    @Test("an id that is one account's app user id and another account's own id is 409 user_id_ambiguous until ?by says which")
+    func backendAmbiguousID() async throws {
+        let harness = try await ConnectHarness()
+        try await harness.server.run { client in
+            let first = try await harness.append(client, device: try Device(server: harness.server))
+            let ours = try #require(first["userId"]?.stringValue)
+            // The app names another of its users with exactly our id for the first account.
+            let second = try await harness.append(
+                client, device: try Device(server: harness.server, credentialID: 0xc2), externalID: ours, name: "bob@example.com")
+            let theirs = try #require(second["userId"]?.stringValue, "\(second.json)")
+            #expect(theirs != ours)
+
+            let ambiguous = try await client.call(.get, "/users/\(ours)/passkeys", headers: harness.backend)
+            #expect(ambiguous.status == .conflict && ambiguous["error"] == "user_id_ambiguous", "\(ambiguous.json)")
+            let refused = try await client.call(.delete, "/users/\(ours)", headers: harness.backend)
+            #expect(refused.status == .conflict && refused["error"] == "user_id_ambiguous")
+            #expect(await harness.server.repository.user(id: ours) != nil)
+            #expect(await harness.server.repository.user(id: theirs) != nil)
+
+            let byOwn = try await client.call(.get, "/users/\(ours)/passkeys?by=userId", headers: harness.backend)
+            #expect(byOwn["passkeys"]?.arrayValue?.first?.objectValue?["id"] == first["credentialId"], "\(byOwn.json)")
+            let byExternal = try await client.call(.get, "/users/\(ours)/passkeys?by=externalUserId", headers: harness.backend)
+            #expect(byExternal["passkeys"]?.arrayValue?.first?.objectValue?["id"] == second["credentialId"], "\(byExternal.json)")
+            // `by` narrows the lookup: our id for the second account is not an app user id.
+            let notExternal = try await client.call(.get, "/users/\(theirs)/passkeys?by=externalUserId", headers: harness.backend)
+            #expect(notExternal.status == .notFound && notExternal["error"] == "user_not_found")
+            let bogus = try await client.call(.get, "/users/\(ours)/passkeys?by=email", headers: harness.backend)
+            #expect(bogus.status == .badRequest && bogus["error"] == "field_invalid")
+
+            let deleted = try await client.call(.delete, "/users/\(ours)?by=externalUserId", headers: harness.backend)
+            #expect(deleted["deleted"] == true)
+            #expect(await harness.server.repository.user(id: theirs) == nil)
+            #expect(await harness.server.repository.user(id: ours) != nil)
+            // One account left with that id: no ambiguity, no `by` needed.
+            let plain = try await client.call(.get, "/users/\(ours)/passkeys", headers: harness.backend)
+            #expect(plain["passkeys"]?.arrayValue?.count == 1)
         }
     }
 

@@ -152,13 +152,33 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     // MARK: Backend management
 
-    /// A user named in a backend URL: the app's own (external) id first, then ours.
-    func backendUser(_ id: String) async throws(APIError) -> UserRecord {
+    /// A user named in a backend URL: by the app's own id (`externalUserId`, what the app passed when it minted tokens)
+    /// or by ours (`userId`, the tokens' `sub`).
+    ///
+    /// `by` says which (`?by=externalUserId` or `?by=userId`). Without it, the id may be either, as long as that names
+    /// one account: an id that is one account's app user id and another account's own id is 409 `user_id_ambiguous`,
+    /// never a guess. Before, the app's id won, so an app user whose id the app let someone choose (a username, say)
+    /// could shadow another account, and a delete meant for that account removed the wrong one.
+    func backendUser(_ id: String, by: String?) async throws(APIError) -> UserRecord {
+        guard by == nil || by == "externalUserId" || by == "userId" else {
+            throw APIError.badRequest("field_invalid", "by must be externalUserId or userId, not \(APIError.clipped(by ?? "")).")
+        }
+        let byExternal: UserRecord?
+        let byOwn: UserRecord?
         do {
-            if let user = try await repository.user(externalID: id) { return user }
-            if let user = try await repository.user(id: id) { return user }
+            byExternal = by == "userId" ? nil : try await repository.user(externalID: id)
+            byOwn = by == "externalUserId" ? nil : try await repository.user(id: id)
         } catch { throw APIError(error) }
-        throw APIError(status: 404, code: "user_not_found", message: "No such user.")
+        switch (byExternal, byOwn) {
+        case (let external?, let own?) where external.id != own.id:
+            throw APIError(
+                status: 409, code: "user_id_ambiguous",
+                message: "This id is one account's externalUserId and another account's userId: say which with ?by=externalUserId or ?by=userId.")
+        case (let user?, _), (nil, let user?):
+            return user
+        case (nil, nil):
+            throw APIError(status: 404, code: "user_not_found", message: "No such user.")
+        }
     }
 
     func passkeys(of user: UserRecord) async throws(APIError) -> JSONValue {
