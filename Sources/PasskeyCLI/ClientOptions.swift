@@ -213,7 +213,9 @@ enum CeremonyFailure {
         case .storageCorrupted: "the credential file is damaged or was edited by hand; it was left untouched"
         case .storageFailed: "the credential file cannot be used (\(error.reason))"
         case .noCredentials: "the credential file holds no passkey for this server and account"
-        case .invalidChallenge: "the server no longer knows this challenge (expired or already used); run the command again"
+        case .invalidChallenge where error.server != nil:
+            "the server no longer knows this challenge (expired or already used); run the command again"
+        case .invalidChallenge: "the server's options carry a challenge that cannot be signed (\(error.reason))"
         case .domainNotAssociated: "the origin's host is not the server's RP ID or a subdomain of it (\(error.reason))"
         case .invalidResponse where error.stage != .authenticator:
             "the server's answer is not what a passkey server sends (\(error.reason)): is --server the passkey server's address?"

@@ -97,6 +97,19 @@ struct PasskeysCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print one JSON object instead of text.") var json = false
     }
 
+    /// Checks the positional values of rename and delete, which take every input that is not a known option.
+    ///
+    /// With the wrong number of them, one that begins with `--` was most likely an option the command does not have
+    /// (`--origin`), and is reported as such; with the right number, it is an id (base64url may begin with `--`).
+    static func expect(_ values: [String], count: Int, _ what: String) throws {
+        guard values.count != count else { return }
+        if let option = values.first(where: { $0.hasPrefix("--") }) {
+            throw ValidationError("Unknown option '\(option.prefix(80))'")
+        }
+        let listed = values.map { "\"\($0.prefix(80))\"" }.joined(separator: ", ")
+        throw ValidationError("expected \(what), got \(values.count) value(s)" + (values.isEmpty ? "" : ": " + listed))
+    }
+
     static func client(_ server: ServerAddressOptions) throws -> (PasskeyConnect, RecordingTransport) {
         let transport = RecordingTransport(baseURL: try server.serverURL())
         return (PasskeyConnect(transport: transport, authenticator: ScriptedAuthenticator()), transport)
@@ -134,14 +147,26 @@ struct PasskeysCommand: AsyncParsableCommand {
     }
 
     struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a passkey (passkey-list token).")
+        static let configuration = CommandConfiguration(
+            abstract: "Rename a passkey (passkey-list token).",
+            usage: "passkey passkeys rename --server <server> [--token <token>] <id> <name> [--json]")
         @OptionGroup var server: ServerAddressOptions
         @OptionGroup var connect: ConnectOptions
-        @Argument(help: "The passkey id.") var id: String
-        @Argument(help: "The new name (1 to 64 characters).") var name: String
+        /// The id and the name. A passkey id is base64url, so one in 64 begins with `-`: read as an option, it made the
+        /// command fail with "missing argument" unless the user knew to write `--` first. Taking every input that is
+        /// not one of the command's options keeps such ids working as `passkeys list` prints them.
+        @Argument(
+            parsing: .allUnrecognized,
+            help: ArgumentHelp("The passkey id (as passkeys list prints it, even one that begins with -), then the new name (1 to 64 characters).", valueName: "id> <name"))
+        var values: [String] = []
         @OptionGroup var output: Output
 
+        func validate() throws {
+            try PasskeysCommand.expect(values, count: 2, "a passkey id and a new name")
+        }
+
         func run() async throws {
+            let (id, name) = (values.first ?? "", values.last ?? "")  // two of them, after validate()
             let passkey: PasskeyInfo
             let ((client, transport), token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
             do { passkey = try await client.renamePasskey(id: id, name: name, connectToken: token) } catch {
@@ -156,13 +181,24 @@ struct PasskeysCommand: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a passkey (passkey-delete token, used once).")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a passkey (passkey-delete token, used once).",
+            usage: "passkey passkeys delete --server <server> [--token <token>] <id> [--json]")
         @OptionGroup var server: ServerAddressOptions
         @OptionGroup var connect: ConnectOptions
-        @Argument(help: "The passkey id.") var id: String
+        /// The id; taken as ``Rename/values`` are, so an id that begins with `-` works.
+        @Argument(
+            parsing: .allUnrecognized,
+            help: ArgumentHelp("The passkey id (as passkeys list prints it, even one that begins with -).", valueName: "id"))
+        var values: [String] = []
         @OptionGroup var output: Output
 
+        func validate() throws {
+            try PasskeysCommand.expect(values, count: 1, "one passkey id")
+        }
+
         func run() async throws {
+            let id = values.first ?? ""  // the one, after validate()
             let ((client, _), token) = (try PasskeysCommand.client(server), try connect.resolvedToken())
             do { try await client.deletePasskey(id: id, connectToken: token) } catch {
                 throw CeremonyFailure.report(error, command: "passkeys delete", json: output.json)

@@ -13,7 +13,7 @@ extension PasskeyError {
         case .noCredentials: "There is no passkey for this account on this device."
         case .excludedCredentialExists: "You already have a passkey for this account on this device."
         case .notSupported: "Passkeys are not available for this request on this device."
-        case .invalidChallenge, .invalidOptions: "The sign-in request was not valid."
+        case .invalidChallenge, .invalidOptions: "The passkey request was not valid."
         case .domainNotAssociated: "This app or website is not set up to use passkeys for this domain."
         case .invalidResponse: "The passkey response could not be used."
         case .timeout: "The passkey request timed out."

@@ -41,7 +41,9 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
             case 413: "request_too_large"
             default: error.status.code < 500 ? "bad_request" : "internal_error"
             }
-            let message = error.status.code < 500 ? (error.body ?? error.status.reasonPhrase) : "The server failed. The error was logged."
+            // The router's own 404 has no text: say what it means, in the words of the other "no such path" answers.
+            let fallback = error.status.code == 404 ? "No such path." : error.status.reasonPhrase
+            let message = error.status.code < 500 ? (error.body ?? fallback) : "The server failed. The error was logged."
             var response = Response.json(.object(["error": .string(code), "message": .string(message)]), status: error.status)
             for field in error.headers where field.name != .contentType && field.name != .contentLength { response.headers.append(field) }
             return response

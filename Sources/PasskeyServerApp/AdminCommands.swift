@@ -137,7 +137,7 @@ struct AdminCommand: AsyncParsableCommand {
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a one-time link that adds a dashboard admin (a new passkey); only its hash is stored.",
-            usage: databaseUsage("admin invite [--hours <hours>]") + " [--origin <origin>]",
+            usage: databaseUsage("admin invite [--hours <hours>]") + " [--origin <origin>] [--rp-id <rp-id>] [--port <port>]",
             discussion: databaseDiscussion(
                 "The link is built from the server's settings (--origin, --rp-id, --port, --tls-cert, from flags, PASSKEY_ variables or the settings file), as the server would print it."
             ))

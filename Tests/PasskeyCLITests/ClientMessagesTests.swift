@@ -82,6 +82,21 @@ extension ClientMessagesTests {
 }
 
 extension ClientMessagesTests {
+    @Test("a passkey id that begins with - is an id, not an option, for rename and delete; a wrong count of values is a usage error")
+    func passkeyIDWithDash() throws {
+        // Nothing listens on port 1: reaching the network (exit 3) shows the id was taken as one.
+        let rename = try CLIRun.run(["passkeys", "rename", "-AbC_x9", "Laptop", "--server", "http://localhost:1", "--token", "t"])
+        #expect(rename.status == 3, "\(rename.stderr)")
+        let delete = try CLIRun.run(["passkeys", "delete", "--server", "http://localhost:1", "-AbC_x9", "--token", "t"])
+        #expect(delete.status == 3, "\(delete.stderr)")
+        let missing = try CLIRun.run(["passkeys", "rename", "-AbC_x9", "--server", "http://localhost:1", "--token", "t"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix(#"Error: expected a passkey id and a new name, got 1 value(s): "-AbC_x9""#), "\(missing.stderr)")
+        let extra = try CLIRun.run(["passkeys", "delete", "a", "b", "--server", "http://localhost:1", "--token", "t"])
+        #expect(extra.status == 2)
+        #expect(extra.stderr.hasPrefix(#"Error: expected one passkey id, got 2 value(s): "a", "b""#), "\(extra.stderr)")
+    }
+
     @Test("passkeys list, rename and delete do not offer --origin, which would do nothing there")
     func passkeysWithoutOrigin() throws {
         for subcommand in [["list"], ["rename", "id", "name"], ["delete", "id"]] {
