@@ -53,4 +53,12 @@ public protocol ExternalUserRepository: Sendable {
     /// The user linked to `externalID`; when there is none, stores `newUser` and links it, in one transaction.
     /// - Throws: `username_taken` when `newUser`'s name belongs to another account.
     func linkedUser(externalID: String, orCreate newUser: UserRecord) async throws(StorageError) -> UserRecord
+    /// Gives the account `userID` the app's current names, so a linked account follows its app user: `username` and
+    /// `displayName` when not nil (nil leaves that one as it is). Returns the account as stored after.
+    ///
+    /// Passkeys already made keep the names the authenticator stored with them; passkeys made after show the new ones,
+    /// and so do the dashboard and `signedPasskeyData`.
+    /// - Throws: `usernameTaken` when `username` is another account's (nothing changes then); `notFound` when the
+    ///   account is gone.
+    func updateNames(userID: String, username: String?, displayName: String?) async throws(StorageError) -> UserRecord
 }

@@ -91,4 +91,17 @@ extension InMemoryRepository {
         externalIDsByUserID[newUser.id] = externalID
         return newUser
     }
+
+    public func updateNames(userID: String, username: String?, displayName: String?) throws(StorageError) -> UserRecord {
+        guard var user = user(id: userID) else { throw StorageError(.notFound, "no user \(userID)") }
+        if let username {
+            if let other = self.user(username: username), other.id != userID {
+                throw StorageError(.usernameTaken, "username belongs to user \(other.id)")
+            }
+            user.username = username
+        }
+        if let displayName { user.displayName = displayName }
+        insertUser(user)
+        return user
+    }
 }

@@ -227,4 +227,26 @@ extension PostgresRepository: ExternalUserRepository {
         guard let row = rows.first else { throw StorageError(.corrupt, "the linked user vanished") }
         return try UserRecord(PostgresRowReader(row))
     }
+
+    public func updateNames(userID: String, username: String?, displayName: String?) async throws(StorageError) -> UserRecord {
+        let logger = self.logger
+        let rows = try await transaction("update user names") { connection in
+            if let username {
+                // Of two accounts renamed to one name at once, the unique index on username_key refuses the second,
+                // and maps to the same code.
+                let holders = try await connection.rows(PostgresSchema.userNamed(username, columns: "id"), logger)
+                if try holders.contains(where: { try $0.decode(String.self) != userID }) {
+                    throw StorageError(.usernameTaken, "username belongs to another account")
+                }
+                try await connection.query(
+                    "UPDATE users SET username = \(username), username_key = \(UsernameKey.of(username)) WHERE id = \(userID)", logger: logger)
+            }
+            if let displayName {
+                try await connection.query("UPDATE users SET display_name = \(displayName) WHERE id = \(userID)", logger: logger)
+            }
+            return try await connection.rows("SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE id = \(userID)", logger)
+        }
+        guard let row = rows.first else { throw StorageError(.notFound, "no user \(userID)") }
+        return try UserRecord(PostgresRowReader(row))
+    }
 }

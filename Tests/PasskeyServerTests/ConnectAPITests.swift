@@ -469,6 +469,36 @@ struct ConnectAPITests {
         }
     }
 
+    @Test("a linked account follows its app user's names from later tokens, but never takes another account's name")
+    func linkedAccountFollowsNames() async throws {
+        let harness = try await ConnectHarness()
+        try await harness.server.run { client in
+            // First linked by a list token without a name.
+            let minted = try await client.call(
+                .post, "/connect/tokens", json: ["type": "passkey-list", "user": ["id": "app-user-1"]], headers: harness.backend)
+            let userID = try #require(minted["userId"]?.stringValue, "\(minted.json)")
+            #expect(await harness.server.repository.user(id: userID)?.username == nil)
+            // The next token names the user: creation options and the account carry the name.
+            let options = try await harness.appendOptions(client, name: "ann@example.com")
+            #expect(options["user"]?.objectValue?["name"] == "ann@example.com", "\(options.json)")
+            #expect(options["user"]?.objectValue?["displayName"] == "Ann", "\(options.json)")
+            let stored = await harness.server.repository.user(id: userID)
+            #expect(stored?.username == "ann@example.com" && stored?.displayName == "Ann")
+            // A changed e-mail address: followed, the display name given again stays.
+            _ = try await harness.token(client, "passkey-list", name: "ann.lee@example.com")
+            #expect(await harness.server.repository.user(id: userID)?.username == "ann.lee@example.com")
+            // Another account holds "bob@example.com": the token is still minted, the name stays.
+            _ = try await harness.token(client, "passkey-list", externalID: "app-user-2", name: "bob@example.com")
+            let kept = try await client.call(
+                .post, "/connect/tokens", json: ["type": "passkey-list", "user": ["id": "app-user-1", "name": "BOB@example.com", "displayName": "Bobby"]],
+                headers: harness.backend)
+            #expect(kept.status == .ok && kept["userId"]?.stringValue == userID, "\(kept.json)")
+            let after = await harness.server.repository.user(id: userID)
+            #expect(after?.username == "ann.lee@example.com")
+            #expect(after?.displayName == "Bobby", "a display name given applies even when the name is refused")
+        }
+    }
+
     @Test("a token signed before a key rotation verifies during the overlap, not after the old key is retired")
     func keyRotation() async throws {
         let harness = try await ConnectHarness()

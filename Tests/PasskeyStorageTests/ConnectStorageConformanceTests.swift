@@ -137,6 +137,30 @@ struct ConnectStorageConformanceTests {
         }
     }
 
+    @Test("a linked account takes new names; a name another account holds (in any case) is refused and changes nothing", arguments: Backend.available)
+    func updateNames(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = try await repo.linkedUser(externalID: "ext-1", orCreate: makeUser("ann", handle: 1))
+            let bob = try await repo.linkedUser(externalID: "ext-2", orCreate: makeUser("bob", handle: 2))
+            let renamed = try await repo.updateNames(userID: ann.id, username: "ann.lee", displayName: "Ann Lee")
+            #expect(renamed.username == "ann.lee" && renamed.displayName == "Ann Lee" && renamed.id == ann.id)
+            #expect(renamed.userHandle == ann.userHandle && renamed.createdAt == ann.createdAt)
+            #expect(try await repo.user(username: "ANN.LEE")?.id == ann.id, "found by the new name's key")
+            #expect(try await repo.user(username: "ann") == nil, "the old name is free again")
+            #expect(try await repo.user(externalID: "ext-1") == renamed)
+            // Only the display name; then only the name.
+            #expect(try await repo.updateNames(userID: ann.id, username: nil, displayName: "A. Lee").username == "ann.lee")
+            #expect(try await repo.updateNames(userID: ann.id, username: "ann", displayName: nil).displayName == "A. Lee")
+            // Its own name again, in another case: not a conflict with itself.
+            #expect(try await repo.updateNames(userID: ann.id, username: "Ann", displayName: nil).username == "Ann")
+            #expect(await storageCode { _ = try await repo.updateNames(userID: ann.id, username: "BOB", displayName: "Bob?") } == .usernameTaken)
+            #expect(try await repo.user(id: ann.id)?.username == "Ann")
+            #expect(try await repo.user(id: ann.id)?.displayName == "A. Lee", "a refused rename changes nothing")
+            #expect(try await repo.user(id: bob.id)?.username == "bob")
+            #expect(await storageCode { _ = try await repo.updateNames(userID: "nobody", username: nil, displayName: "x") } == .notFound)
+        }
+    }
+
     @Test("a registration that replaces a passkey deletes the old one in its transaction, and only the owner's", arguments: Backend.available)
     func replacingRegistration(backend: Backend) async throws {
         try await backend.withRepository { repo in

@@ -70,7 +70,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                     userHandle: RelyingParty.makeUserHandle(random: ceremonies.random), username: username,
                     displayName: CeremonyService<Repository>.sanitizeDisplayName(displayName, fallback: username ?? "Passkey user"),
                     isAnonymous: false, createdAt: time)
-                user = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
+                let linked = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
+                user = linked.id == candidate.id ? linked : try await followNames(of: linked, username: username, displayName: displayName)
             } else {
                 guard let linked = try await repository.user(externalID: externalID) else {
                     throw APIError(status: 404, code: "user_not_found", message: "No passkey account is linked to this user id yet.")
@@ -87,6 +88,29 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             expiresAt: expiresAt)
         do { try await repository.saveConnectToken(record) } catch { throw APIError(error) }
         return (token, expiresAt, user)
+    }
+
+    /// An account linked before takes the names its app user has now, from the token request: the app owns its
+    /// users' names, and an account first linked without one (a list token) or before a change of e-mail address
+    /// had offered the old name in every passkey sheet since.
+    ///
+    /// A display name not given follows the new name when it was the old fallback (the old name, or "Passkey user").
+    /// A name that is now another account's is not taken: the account keeps its name, and the token is still minted,
+    /// since neither managing passkeys nor adding one depends on it.
+    private func followNames(of user: UserRecord, username: String?, displayName: String?) async throws(StorageError) -> UserRecord {
+        let fallback = user.displayName == "Passkey user" || user.displayName == user.username
+        let newDisplayName = displayName.map { CeremonyService<Repository>.sanitizeDisplayName($0, fallback: username ?? user.displayName) }
+            ?? (fallback ? username : nil)
+        let rename = username.flatMap { $0 == user.username ? nil : $0 }
+        let redisplay = newDisplayName.flatMap { $0 == user.displayName ? nil : $0 }
+        guard rename != nil || redisplay != nil else { return user }
+        do {
+            return try await repository.updateNames(userID: user.id, username: rename, displayName: redisplay)
+        } catch let error where error.code == .usernameTaken {
+            // The name stays; a display name the request gave still applies.
+            guard displayName != nil, let redisplay else { return user }
+            return try await repository.updateNames(userID: user.id, username: nil, displayName: redisplay)
+        }
     }
 
     /// The user a connect token acts for. Unknown, expired or used → 401 `connect_token_invalid`; another type → 403
