@@ -25,7 +25,7 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        guard case .head(let head) = unwrapInboundIn(data), head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1),
+        guard case .head(let head) = unwrapInboundIn(data), head.isHTTP11OrLater,
             head.headers["expect"].contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() == "100-continue" })
         else {
             context.fireChannelRead(data)

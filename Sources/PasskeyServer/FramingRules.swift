@@ -17,10 +17,9 @@ enum FramingRules {
     /// What is wrong with a request head, as the refusal's stable code; `nil` for a head that keeps the rules.
     static func refusal(_ head: HTTPRequestHead) -> Refusal? {
         let hosts = head.headers["host"].count
-        let atLeastHTTP11 = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
         if hosts > 1 { return .repeatedHost }
         // HTTP/1.0 may leave it out: old health checks do.
-        if hosts == 0, atLeastHTTP11 { return .missingHost }
+        if hosts == 0, head.isHTTP11OrLater { return .missingHost }
         let transferCodings = codings(head.headers["transfer-encoding"])
         if !transferCodings.isEmpty, transferCodings != ["chunked"] { return .transferCoding }
         if codings(head.headers["content-encoding"]).contains(where: { $0 != "identity" }) { return .contentCoding }
@@ -57,6 +56,12 @@ enum FramingRules {
     /// The field that carries a refusal from ``FramingRulesHandler`` to ``FramingRulesMiddleware``. A client's own
     /// field of this name is removed first, so it cannot forge or hide one.
     static let fieldName = "passkey-framing-refusal"
+    static let field = HTTPField.Name(fieldName)
+}
+
+extension HTTPRequestHead {
+    /// HTTP/1.1 or a later version: what `Host` and `Expect` rules apply to (HTTP/1.0 has neither).
+    var isHTTP11OrLater: Bool { version.major > 1 || (version.major == 1 && version.minor >= 1) }
 }
 
 /// Reads each request head before the HTTP-types codec, where the HTTP version and every `Host` line are still known
@@ -83,7 +88,7 @@ final class FramingRulesHandler: ChannelInboundHandler, RemovableChannelHandler 
 /// Answers a request ``FramingRulesHandler`` marked, before any route sees it.
 struct FramingRulesMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let name = HTTPField.Name(FramingRules.fieldName), let mark = request.headers[name],
+        guard let name = FramingRules.field, let mark = request.headers[name],
             let refusal = FramingRules.Refusal(rawValue: mark)
         else { return try await next(request, context) }
         var response = Response.error(refusal.error)

@@ -238,13 +238,14 @@ extension PostgresRepository: ExternalUserRepository {
                 if try holders.contains(where: { try $0.decode(String.self) != userID }) {
                     throw StorageError(.usernameTaken, "username belongs to another account")
                 }
-                try await connection.query(
-                    "UPDATE users SET username = \(username), username_key = \(UsernameKey.of(username)) WHERE id = \(userID)", logger: logger)
             }
-            if let displayName {
-                try await connection.query("UPDATE users SET display_name = \(displayName) WHERE id = \(userID)", logger: logger)
-            }
-            return try await connection.rows("SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE id = \(userID)", logger)
+            // A NULL argument leaves its column as it is.
+            return try await connection.rows(
+                """
+                UPDATE users SET username = COALESCE(\(username), username), username_key = COALESCE(\(username.map(UsernameKey.of)), username_key),
+                    display_name = COALESCE(\(displayName), display_name) WHERE id = \(userID)
+                RETURNING \(unescaped: PostgresSchema.userColumns)
+                """, logger)
         }
         guard let row = rows.first else { throw StorageError(.notFound, "no user \(userID)") }
         return try UserRecord(PostgresRowReader(row))

@@ -204,19 +204,18 @@ extension SQLiteRepository {
 
     public func updateNames(userID: String, username: String?, displayName: String?) async throws(StorageError) -> UserRecord {
         try await write { db in
-            if let username {
-                if try Bool.fetchOne(
+            if let username,
+                try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT 1 FROM users WHERE \(SQLiteSchema.usernameMatch) AND id != ?"),
                     arguments: [UsernameKey.of(username), username, userID]) == true
-                {
-                    throw StorageError(.usernameTaken, "username belongs to another account")
-                }
-                try db.cachedStatement(sql: "UPDATE users SET username = ?, username_key = ? WHERE id = ?")
-                    .execute(arguments: [username, UsernameKey.of(username), userID])
+            {
+                throw StorageError(.usernameTaken, "username belongs to another account")
             }
-            if let displayName {
-                try db.cachedStatement(sql: "UPDATE users SET display_name = ? WHERE id = ?").execute(arguments: [displayName, userID])
-            }
+            // A NULL argument leaves its column as it is.
+            try db.cachedStatement(sql: """
+                UPDATE users SET username = COALESCE(?, username), username_key = COALESCE(?, username_key),
+                    display_name = COALESCE(?, display_name) WHERE id = ?
+                """).execute(arguments: [username, username.map(UsernameKey.of), displayName, userID])
             guard let user = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [userID]
             ).map(UserRecord.init(row:)) else {

@@ -68,7 +68,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                 let username = try CeremonyService<Repository>.normalizeUsername(name)
                 let candidate = UserRecord(
                     userHandle: RelyingParty.makeUserHandle(random: ceremonies.random), username: username,
-                    displayName: CeremonyService<Repository>.sanitizeDisplayName(displayName, fallback: username ?? "Passkey user"),
+                    displayName: CeremonyService<Repository>.sanitizeDisplayName(displayName, fallback: username ?? Self.unnamedDisplayName),
                     isAnonymous: false, createdAt: time)
                 let linked = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
                 user = linked.id == candidate.id ? linked : try await followNames(of: linked, username: username, displayName: displayName)
@@ -90,6 +90,9 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         return (token, expiresAt, user)
     }
 
+    /// The display name of an account linked without a name or display name.
+    static var unnamedDisplayName: String { "Passkey user" }
+
     /// An account linked before takes the names its app user has now, from the token request: the app owns its
     /// users' names, and an account first linked without one (a list token) or before a change of e-mail address
     /// had offered the old name in every passkey sheet since.
@@ -98,7 +101,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// A name that is now another account's is not taken: the account keeps its name, and the token is still minted,
     /// since neither managing passkeys nor adding one depends on it.
     private func followNames(of user: UserRecord, username: String?, displayName: String?) async throws(StorageError) -> UserRecord {
-        let fallback = user.displayName == "Passkey user" || user.displayName == user.username
+        let fallback = user.displayName == Self.unnamedDisplayName || user.displayName == user.username
         let newDisplayName = displayName.map { CeremonyService<Repository>.sanitizeDisplayName($0, fallback: username ?? user.displayName) }
             ?? (fallback ? username : nil)
         let rename = username.flatMap { $0 == user.username ? nil : $0 }
