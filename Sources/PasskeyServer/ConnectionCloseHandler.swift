@@ -17,11 +17,11 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// For each request whose final answer has not started yet, in order: the `Connection` header its answer carries,
-    /// or nil to leave the answer's headers as they are.
-    private var connectionHeaders: [String?] = []
-    /// The answer being written goes to an HTTP/1.0 client without a length (the codec sends it chunked, which such a
-    /// client cannot delimit): the connection closes once it ends, the only end an HTTP/1.0 client can see.
+    /// For each request whose final answer has not started yet, in order: the `Connection` header its answer carries
+    /// (nil to leave the answer's headers as they are), and whether the request was HTTP/1.0.
+    private var pending: [(connection: String?, http10: Bool)] = []
+    /// The answer being written goes to an HTTP/1.0 client that asked to keep the connection, without a length: the
+    /// connection closes once it ends, the only end an HTTP/1.0 client can see.
     private var closeAfterAnswer = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -30,7 +30,8 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         let keepAlive = head.isKeepAlive
-        connectionHeaders.append(keepAlive ? (head.version.major == 1 && head.version.minor == 0 ? "keep-alive" : nil) : "close")
+        let http10 = head.version.major == 1 && head.version.minor == 0
+        pending.append((keepAlive ? (http10 ? "keep-alive" : nil) : "close", http10))
         if !keepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
             context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -50,19 +51,26 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         // An informational answer (100 Continue) comes before the final one and does not end the request.
-        guard case .head(var head) = part, head.status.code >= 200, !connectionHeaders.isEmpty else {
+        guard case .head(var head) = part, head.status.code >= 200, !pending.isEmpty else {
             context.write(data, promise: promise)
             return
         }
-        if var connection = connectionHeaders.removeFirst() {
-            if connection == "keep-alive", !head.headers.contains(name: "content-length") {
+        let (connection, http10) = pending.removeFirst()
+        guard var connection else {
+            context.write(data, promise: promise)
+            return
+        }
+        if http10, !head.headers.contains(name: "content-length") {
+            // A streamed answer: the codec would send it chunked, which an HTTP/1.0 client cannot read (RFC 9112 §6.1:
+            // no Transfer-Encoding in answer to a request that does not indicate HTTP/1.1). Answered as HTTP/1.0, the
+            // body goes as it is and the connection's end delimits it.
+            head.version = .http1_0
+            if connection == "keep-alive" {
                 connection = "close"
                 closeAfterAnswer = true
             }
-            head.headers.replaceOrAdd(name: "connection", value: connection)
-            context.write(wrapOutboundOut(.head(head)), promise: promise)
-        } else {
-            context.write(data, promise: promise)
         }
+        head.headers.replaceOrAdd(name: "connection", value: connection)
+        context.write(wrapOutboundOut(.head(head)), promise: promise)
     }
 }

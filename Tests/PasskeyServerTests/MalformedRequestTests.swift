@@ -131,6 +131,36 @@ struct MalformedRequestTests {
         }
     }
 
+    @Test("a streamed answer to an HTTP/1.0 client is not chunked: it is sent as it is, and the closing connection ends it",
+        arguments: ["", "Connection: keep-alive\r\n"])
+    func http10StreamedAnswer(connection: String) async throws {
+        let token = String(repeating: "t", count: 32)
+        try await withLiveServer({ $0.dashboard.adminToken = token }) { port in
+            let request = "GET /dashboard/events/stream?max=1&result=failure HTTP/1.0\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\(connection)\r\n"
+            let (answer, closed) = try await onOwnThread { () -> (String, Bool) in
+                guard let socket = RawConnection.open(port: port, sending: request, limit: 15) else { return ("", false) }
+                defer { close(socket) }
+                var text = RawConnection.read(socket, untilCount: 1, of: ": connected\n\n")
+                // A failed ceremony: the one event the stream waits for.
+                _ = RawConnection.exchange(
+                    port: port, "POST /verify-registration HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+                let (rest, closed) = RawConnection.readUntilClosed(socket)
+                text += rest
+                return (text, closed)
+            }
+            #expect(answer.hasPrefix("HTTP/1.0 200 OK\r\n"), "\(answer)")
+            let lowered = answer.lowercased()
+            #expect(!lowered.contains("transfer-encoding"), "\(answer)")
+            #expect(lowered.contains("connection: close\r\n"), "\(answer)")
+            // The body as the route wrote it: no chunk sizes between the lines.
+            let body = try #require(answer.components(separatedBy: "\r\n\r\n").dropFirst().first, "\(answer)")
+            #expect(body.hasPrefix(": connected\n\nid: "), "\(answer)")
+            #expect(body.contains("\nevent: ceremony\ndata: {"), "\(answer)")
+            #expect(body.hasSuffix("}\n\n"), "\(answer)")
+            #expect(closed, "the connection stayed open after the stream ended")
+        }
+    }
+
     @Test("Expect: 100-continue gets 100 Continue before the body is sent; a body announced over the limit gets 413 at once")
     func expectContinue() async throws {
         try await withLiveServer({ $0.maximumBodySize = 1_000 }) { port in
