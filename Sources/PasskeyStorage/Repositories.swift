@@ -127,10 +127,12 @@ public protocol SignInReader: Sendable {
 
     /// A whole sign-in's storage work: reads its ``SignInLookup``, lets `decide` check it (the signature, the account),
     /// and writes what `decide` chose, consuming the challenge in the write's transaction. Returns `decide`'s result;
-    /// throws when the write failed (`challengeConsumed`, `counterConflict`, `notFound`), and then the challenge is
-    /// consumed all the same. `.record` when the lookup found no usable challenge is `challengeConsumed`. A storage may
-    /// run all of it in one transaction (SQLite: on its writer connection, whose page cache other connections' commits
-    /// do not invalidate); the default reads, decides, then writes.
+    /// throws when a `.record` write failed (`challengeConsumed`, `counterConflict`, `notFound`, or storage itself), and
+    /// then the challenge is consumed all the same where storage still works. When `decide` refused (`.burn`), its
+    /// result is returned even if burning the challenge failed: the refusal stands, and only a verified sign-in must
+    /// never be answered unless it was recorded. `.record` when the lookup found no usable challenge is
+    /// `challengeConsumed`. A storage may run all of it in one transaction (SQLite: on its writer connection, whose page
+    /// cache other connections' commits do not invalidate); the default reads, decides, then writes.
     func completeSignIn<T: Sendable>(
         challenge: ChallengeReference, credentialID: [UInt8], now: Date, decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: T)
     ) async throws(StorageError) -> T

@@ -362,15 +362,23 @@ public final class SQLiteRepository: PasskeyRepository {
         let lookUp: @Sendable (RawConnection) throws(StorageError) -> SignInLookup = { raw throws(StorageError) in
             try Self.lookUpSignIn(raw, sql: sql, value: value, credentialID: credentialID, now: now)
         }
+        // The last decision, for when the write fails: a refusal stands without its challenge burnt, as with the
+        // protocol's default (only a verified sign-in must not be answered unless it was recorded).
+        let lastDecision = LastDecision<T>()
+        let deciding: @Sendable (SignInLookup) -> (write: SignInWrite, result: T) = { lookup in
+            let decision = decide(lookup)
+            lastDecision.set(decision)
+            return decision
+        }
         let (result, failure): (T, StorageError?)
         do {
-            (result, failure) = try await writer.writeRaw(read: lookUp, decide: decide) { raw, lookup, decision throws(StorageError) in
+            (result, failure) = try await writer.writeRaw(read: lookUp, decide: deciding) { raw, lookup, decision throws(StorageError) in
                 do throws(StorageError) {
                     return try Self.applySignIn(raw, decision, lookup: lookup, credentialID: credentialID, now: now)
                 } catch where error.code == .counterConflict || error.code == .notFound {
                     // Another write of this batch changed the credential after this sign-in's lookup: decide again.
                     let fresh = try lookUp(raw)
-                    let again = decide(fresh)
+                    let again = deciding(fresh)
                     do throws(StorageError) {
                         return try Self.applySignIn(raw, again, lookup: fresh, credentialID: credentialID, now: now)
                     } catch where error.code == .counterConflict || error.code == .notFound {
@@ -380,7 +388,10 @@ public final class SQLiteRepository: PasskeyRepository {
                     }
                 }
             }
-        } catch { throw Self.map(error) }
+        } catch {
+            if let refused = lastDecision.refusal { return refused }
+            throw Self.map(error)
+        }
         if let failure { throw failure }
         return result
     }
@@ -495,3 +506,20 @@ public final class SQLiteRepository: PasskeyRepository {
     }
 }
 
+/// A sign-in's latest decision, set inside the writer's batch and read by the caller after it ended.
+final class LastDecision<T: Sendable>: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var decision: (write: SignInWrite, result: T)?
+
+    func set(_ value: (write: SignInWrite, result: T)) { lock.withLock { decision = value } }
+
+    /// The result of a decision that records nothing (a refusal, or no usable challenge).
+    var refusal: T? {
+        lock.withLock {
+            guard let decision else { return nil }
+            if case .record = decision.write { return nil }
+            return decision.result
+        }
+    }
+}

@@ -110,6 +110,32 @@ struct SQLiteWriterTests {
         #expect(try await repository.events(matching: EventFilter(), before: nil, limit: 10).map(\.kind) == ["authentication.options"])
     }
 
+    @Test("a refused sign-in whose challenge cannot be burnt is still answered as refused; a verified one that cannot be recorded fails")
+    func refusalStandsWhenTheWriteFails() async throws {
+        let repository = try makeRepository()
+        let ann = makeUser("ann", handle: 1)
+        try await repository.register(makeCredential(1, user: ann, signCount: 5), for: ann)
+        try await repository.saveChallenge(makeChallenge("a"))
+        try await repository.saveChallenge(makeChallenge("b"))
+        // Every write to a challenge fails from now on, as on a disk that fails.
+        try await repository.pool.write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse_challenge_writes BEFORE UPDATE ON challenges BEGIN SELECT RAISE(ABORT, 'injected'); END")
+        }
+        let refused = try await repository.completeSignIn(challenge: .key("a"), credentialID: [1, 1, 1], now: t0) { _ in
+            (SignInWrite.burn, "refused")
+        }
+        #expect(refused == "refused")
+        // Not burnt, as the write failed: a retry meets the same refusal.
+        #expect(try await repository.challenge(key: "a", ceremony: .authentication, now: t0) != nil)
+        let code = await storageCode {
+            _ = try await repository.completeSignIn(challenge: .key("b"), credentialID: [1, 1, 1], now: t0) { lookup in
+                (SignInWrite.record(expectedSignCount: lookup.credential?.signCount ?? 0, newSignCount: 6, backupState: false, at: t0), "verified")
+            }
+        }
+        #expect(code != nil)
+        #expect(try await repository.credential(id: [1, 1, 1])?.signCount == 5)
+    }
+
     @Test("a new database is private to the server's user: folder 0700, database and WAL 0600")
     func privateFiles() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-private-\(UUID().uuidString)/data")
