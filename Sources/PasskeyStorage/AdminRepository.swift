@@ -22,6 +22,11 @@ public protocol AdminRepository: Sendable {
     func recordAdminSignIn(credentialID: [UInt8], signCount: UInt32, backupState: Bool, at time: Date) async throws(StorageError)
 
     func saveAdminInvite(_ invite: AdminInviteRecord) async throws(StorageError)
+    /// Stores a setup link's invite only while no admin exists, in one step with ``addAdmin(_:credential:consumingInvite:now:)``:
+    /// either it is stored before a first admin is added (and that addition revokes it), or it finds the admin and is
+    /// not stored. Returns whether it was stored. An instance starting while another one's first setup commits would
+    /// otherwise print a link that outlives the revocation.
+    func saveSetupInvite(_ invite: AdminInviteRecord) async throws(StorageError) -> Bool
     /// The unexpired invite with this hash, without consuming it.
     func adminInvite(hash: [UInt8], now: Date) async throws(StorageError) -> AdminInviteRecord?
 

@@ -89,6 +89,12 @@ extension InMemoryRepository {
 
     public func saveAdminInvite(_ invite: AdminInviteRecord) { adminInvitesByHash[invite.hash] = invite }
 
+    public func saveSetupInvite(_ invite: AdminInviteRecord) -> Bool {
+        guard adminsByID.isEmpty else { return false }
+        adminInvitesByHash[invite.hash] = invite
+        return true
+    }
+
     public func adminInvite(hash: [UInt8], now: Date) -> AdminInviteRecord? {
         guard let invite = adminInvitesByHash[hash], invite.expiresAt > now else { return nil }
         return invite

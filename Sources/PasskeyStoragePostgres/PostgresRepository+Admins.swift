@@ -117,6 +117,23 @@ extension PostgresRepository: AdminRepository {
         }
     }
 
+    /// Under ``addAdminLockKey``, so a first setup that is committing finishes first; the insert's snapshot, taken after
+    /// the lock, then sees its admin.
+    public func saveSetupInvite(_ invite: AdminInviteRecord) async throws(StorageError) -> Bool {
+        let logger = self.logger
+        return try await transaction("save setup invite") { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.addAdminLockKey))", logger: logger)
+            return try await !connection.rows(
+                """
+                INSERT INTO admin_invites (hash, created_at, expires_at)
+                SELECT \(ByteBuffer(invite.hash)), \(PostgresTime.milliseconds(invite.createdAt)), \(PostgresTime.milliseconds(invite.expiresAt))
+                WHERE NOT EXISTS (SELECT 1 FROM admins)
+                RETURNING 1
+                """, logger
+            ).isEmpty
+        }
+    }
+
     public func adminInvite(hash: [UInt8], now: Date) async throws(StorageError) -> AdminInviteRecord? {
         let logger = self.logger
         let rows = try await withConnection("admin invite") { connection in

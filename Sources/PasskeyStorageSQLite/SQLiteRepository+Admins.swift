@@ -85,6 +85,16 @@ extension SQLiteRepository {
         }
     }
 
+    /// One statement on the single writer, which also adds admins: no first setup can commit in between.
+    public func saveSetupInvite(_ invite: AdminInviteRecord) async throws(StorageError) -> Bool {
+        try await write { db in
+            try db.cachedStatement(
+                sql: "INSERT INTO admin_invites (hash, created_at, expires_at) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM admins)"
+            ).execute(arguments: [Data(invite.hash), SQLiteSchema.milliseconds(invite.createdAt), SQLiteSchema.milliseconds(invite.expiresAt)])
+            return db.changesCount == 1
+        }
+    }
+
     public func adminInvite(hash: [UInt8], now: Date) async throws(StorageError) -> AdminInviteRecord? {
         try await read { db in
             try Row.fetchOne(

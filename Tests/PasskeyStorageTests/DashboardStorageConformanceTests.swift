@@ -137,6 +137,32 @@ struct DashboardStorageConformanceTests {
         }
     }
 
+    @Test("a setup link's invite is stored only while no admin exists; racing a first setup, it never outlives it", arguments: Backend.available)
+    func setupInvites(backend: Backend) async throws {
+        for round in 0..<5 {
+            try await backend.withRepository { repo in
+                let invite: @Sendable (UInt8) -> AdminInviteRecord = { AdminInviteRecord(hash: [$0], createdAt: t0, expiresAt: t0.addingTimeInterval(60)) }
+                #expect(try await repo.saveSetupInvite(invite(10)))
+                #expect(try await repo.adminInvite(hash: [10], now: t0) != nil)
+                await withTaskGroup(of: Void.self) { group in
+                    for _ in 0..<4 { group.addTask { _ = try? await repo.admins() } }
+                }
+                // A first setup and another instance's start at once.
+                let admin = AdminRecord(userHandle: [UInt8](repeating: 10, count: 32), name: "first", createdAt: t0)
+                let credential = adminCredential(10, admin: admin)
+                async let setup: Void = repo.addAdmin(admin, credential: credential, consumingInvite: [10], now: t0)
+                let late = invite(20)
+                async let stored = repo.saveSetupInvite(late)
+                _ = try await (setup, stored)
+                #expect(try await repo.admins().count == 1)
+                #expect(try await repo.adminInvite(hash: [20], now: t0) == nil, "round \(round): the late setup link is valid after the first setup")
+                // Once there is an admin, none is stored.
+                #expect(try await repo.saveSetupInvite(invite(30)) == false)
+                #expect(try await repo.adminInvite(hash: [30], now: t0) == nil)
+            }
+        }
+    }
+
     @Test("admin sessions are touched, re-verified, deleted and purged by age and idleness", arguments: Backend.available)
     func sessions(backend: Backend) async throws {
         try await backend.withRepository { repo in

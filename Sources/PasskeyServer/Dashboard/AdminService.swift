@@ -37,11 +37,12 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
     /// When there is no admin yet: a new invite token for the first admin; otherwise `nil`.
     public func firstSetupToken() async throws(StorageError) -> String? {
         guard try await repository.admins().isEmpty else { return nil }
-        let token = try await Administration.createAdminInvite(repository: repository, lifetime: settings.inviteLifetime, now: now(), random: random)
-        // Another instance may have made the first admin meanwhile, after its revocation of pending links ran: then this
-        // link is not shown. Only its hash is stored, so a link never shown cannot be used.
-        guard try await repository.admins().isEmpty else { return nil }
-        return token
+        // Stored only if no other instance made the first admin meanwhile (whose revocation of pending links could
+        // otherwise have missed this one).
+        let token = BearerSecrets.make(prefix: Self.invitePrefix, random: random)
+        let time = now()
+        let invite = AdminInviteRecord(hash: BearerSecrets.hash(token), createdAt: time, expiresAt: time.addingTimeInterval(settings.inviteLifetime))
+        return try await repository.saveSetupInvite(invite) ? token : nil
     }
 
     func checkInvite(_ token: String?) async throws(APIError) -> [UInt8] {
