@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Closes the connection after answering a request that did not ask to keep it open: an HTTP/1.0 request without
-/// `Connection: keep-alive`, or any request whose `Connection` header lists `close` in any letter case.
+/// `Connection: keep-alive`, or any request whose `Connection` header lists `close` in any letter case; and after
+/// answering a `CONNECT`.
 ///
 /// Hummingbird reads requests through HTTP types that carry no protocol version, and it closes a connection only when
 /// the `Connection` header is exactly `close`. An HTTP/1.0 client (ApacheBench, simple health checkers, scripts reading
@@ -29,7 +30,10 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.fireChannelRead(data)
             return
         }
-        let keepAlive = head.isKeepAlive
+        // This server tunnels nothing. NIO's encoder sends the answer to a CONNECT without its body and without a length
+        // (a 2xx would open a tunnel, RFC 9110 §9.3.6), so a client reads an answer without a length until the
+        // connection closes (RFC 9112 §6.3): it closes at once instead of at the idle timeout.
+        let keepAlive = head.isKeepAlive && head.method != .CONNECT
         let http10 = head.version.major == 1 && head.version.minor == 0
         pending.append((keepAlive ? (http10 ? "keep-alive" : nil) : "close", http10))
         if !keepAlive {

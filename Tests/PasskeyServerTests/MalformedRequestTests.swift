@@ -97,6 +97,8 @@ struct MalformedRequestTests {
         "GET /health HTTP/1.0\r\nHost: localhost\r\n\r\n",
         "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: Close\r\n\r\n",
         "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive, close\r\n\r\n",
+        // NIO sends the answer to a CONNECT without a body or a length: only the connection's end delimits it.
+        "CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n",
     ])
     func closingRequest(bytes: String) async throws {
         try await withLiveServer { port in
@@ -106,7 +108,7 @@ struct MalformedRequestTests {
                 defer { close(socket) }
                 return RawConnection.readUntilClosed(socket)
             }
-            #expect(Self.statusLines(answer) == ["HTTP/1.1 200 OK"], "\(answer)")
+            #expect(Self.statusLines(answer) == [bytes.hasPrefix("CONNECT") ? "HTTP/1.1 404 Not Found" : "HTTP/1.1 200 OK"], "\(answer)")
             #expect(answer.lowercased().contains("connection: close\r\n"), "\(answer)")
             #expect(closed, "the connection stayed open after the answer")
         }
