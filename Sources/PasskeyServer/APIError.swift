@@ -59,6 +59,10 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         status: 400, code: "challenge_invalid",
         message: "The challenge is unknown, was already used, or expired. Request new options and try again.")
 
+    static let registrationClosed = APIError(
+        status: 403, code: "registration_closed",
+        message: "New accounts are not made here: this server adds passkeys to the app's own accounts (connect). Sign in, then add a passkey.")
+
     /// A passkey was being added to an account that was deleted before the registration completed: nothing is stored,
     /// and the account is not created again.
     static func accountDeleted(_ error: StorageError) -> APIError {

@@ -122,10 +122,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let result = try await service.verifyRegistration(
                     credential, challengeKey: try body.optionalString("challengeKey"), username: note.username)
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
-                // Append options can be completed here too: a registration may join a linked account.
-                let externalID: String?
-                do throws(StorageError) { externalID = try await service.repository.externalID(userID: result.user.id) } catch { throw APIError(error) }
-                let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized, externalID)
+                // A new account: not linked to an app user yet.
+                let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized, nil)
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),

@@ -4,6 +4,15 @@ public import PasskeyStorage
 public import PasskeyWire
 import Crypto
 
+/// Where a registration is completed. The public endpoints complete both kinds of options: a new account's, and
+/// options to add a passkey to an existing account made with an append token (so apps written against the
+/// app-backend guide's `/api/complete-registration` can complete them). The append endpoint, which needs no token of
+/// its own, completes only the latter: it never creates an account.
+public enum RegistrationEndpoint: Sendable {
+    case publicAPI
+    case append
+}
+
 /// The four ceremony operations of the documented API, over any repository. HTTP-free: the router binds them.
 ///
 /// Challenges are single use (consumed before verification, so a failed attempt burns them too), bound to their
@@ -108,11 +117,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func registrationOptions(username rawUsername: String?, displayName rawDisplayName: String?) async throws(APIError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord)
     {
-        guard configuration.publicRegistration else {
-            throw APIError(
-                status: 403, code: "registration_closed",
-                message: "New accounts are not made here: this server adds passkeys to the app's own accounts (connect). Sign in, then add a passkey.")
-        }
+        guard configuration.publicRegistration else { throw APIError.registrationClosed }
         let username = try Self.normalizeUsername(rawUsername)
         if let username {
             let existing: UserRecord?
@@ -141,10 +146,15 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     /// Verifies a registration and stores the credential (and the new account) in one transaction.
     public func verifyRegistration(
-        _ credential: RegistrationResponseJSON, challengeKey: String?, username rawUsername: String?
+        _ credential: RegistrationResponseJSON, challengeKey: String?, username rawUsername: String?, at endpoint: RegistrationEndpoint = .publicAPI
     ) async throws(APIError) -> (user: UserRecord, credential: CredentialRecordEntry) {
         let record = try await findChallenge(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
         do throws(APIError) {
+            if !record.forExistingUser {
+                guard endpoint == .publicAPI else { throw APIError.challengeInvalid }
+                // Closing public registration also closes the ceremonies started before it closed.
+                guard configuration.publicRegistration else { throw APIError.registrationClosed }
+            }
             let username = try Self.normalizeUsername(rawUsername)
             // The username sent with the response, when there is one, must be the one the options were made for.
             if let username, !UsernameKey.same(username, record.username) {

@@ -9,7 +9,7 @@ import Testing
 
 /// A test server with an API key, and the calls an app backend and an app make in the connect flows.
 struct ConnectHarness {
-    let server: TestServer
+    var server: TestServer
     let apiKey: String
 
     init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
@@ -96,6 +96,30 @@ struct ConnectAPITests {
             let signedIn = try await harness.signIn(client, device: device, signCount: 1)
             #expect(signedIn.status == .ok && signedIn["username"] == "ann@example.com", "\(signedIn.json)")
         }
+    }
+
+    @Test("the append endpoint never completes a new account's options; options made before registration closed are refused after")
+    func newAccountOptionsStayPublic() async throws {
+        var harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        let options = try await harness.server.run { client in
+            // Public options at the append endpoint (which needs no token): no account is made.
+            let open = try await client.call(.get, "/generate-registration-options?username=mallory@example.com")
+            #expect(open.status == .ok, "\(open.json)")
+            let smuggled = try await client.call(
+                .post, "/connect/append/verify", json: ["challengeKey": open["challengeKey"] ?? nil, "cred": device.create(open.json)])
+            #expect(smuggled.status == .badRequest && smuggled["error"] == "challenge_invalid", "\(smuggled.json)")
+            return try await client.call(.get, "/generate-registration-options?username=late@example.com")
+        }
+        #expect(try await harness.server.repository.user(username: "mallory@example.com") == nil)
+        // The same storage, restarted with public registration closed.
+        harness.server.configuration.publicRegistration = false
+        try await harness.server.run { client in
+            let late = try await client.call(
+                .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            #expect(late.status == .forbidden && late["error"] == "registration_closed", "\(late.json)")
+        }
+        #expect(try await harness.server.repository.user(username: "late@example.com") == nil)
     }
 
     @Test("sign-in answers carry signedPasskeyData that verifies against the JWKS, and once through /connect/verify")

@@ -129,7 +129,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 // Authorized by the challenge: only append options (made with a consumed append token) name an
                 // existing account.
                 let result = try await service.ceremonies.verifyRegistration(
-                    credential, challengeKey: try body.requiredString("challengeKey"), username: nil)
+                    credential, challengeKey: try body.requiredString("challengeKey"), username: nil, at: .append)
                 let token = try await service.signedData(
                     user: result.user, credentialID: result.credential.id, ceremony: "registration", userVerified: result.credential.uvInitialized)
                 return .object([
