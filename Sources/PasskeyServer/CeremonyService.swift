@@ -51,16 +51,29 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         // which folds case in every script).
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         if trimmed.isEmpty { throw APIError.badRequest("username_invalid", "The username is blank: it has no visible character.") }
-        // U+FFFD stands where the request had bytes that are not UTF-8: refused rather than stored as a different name.
         guard trimmed.count <= maximumUsernameLength, trimmed.utf8.count <= maximumNameBytes,
-            !trimmed.unicodeScalars.contains(where: {
-                $0.properties.generalCategory == .control || $0.properties.generalCategory == .format || $0 == "\u{FFFD}"
-            })
+            !trimmed.unicodeScalars.contains(where: isRefusedInUsername)
         else {
             throw APIError.badRequest(
-                "username_invalid", "A username has 1 to \(maximumUsernameLength) characters (at most \(maximumNameBytes) UTF-8 bytes), valid UTF-8 and no control characters.")
+                "username_invalid",
+                "A username has 1 to \(maximumUsernameLength) characters (at most \(maximumNameBytes) UTF-8 bytes), valid UTF-8, no control or invisible characters, and no spaces other than the plain one.")
         }
         return trimmed
+    }
+
+    /// Characters a username may not hold: those that are not shown, or shown as nothing, which would let one name pass
+    /// for another ("ann" followed by a Hangul filler looks like "ann") or make a blank one. Controls and format
+    /// characters (direction marks, zero-width joiners), default-ignorable code points (fillers, variation selectors,
+    /// combining grapheme joiner), line and paragraph separators, spaces other than U+0020 (no-break, ideographic,
+    /// thin), the blank Braille pattern, and U+FFFD, which stands where the request had bytes that are not UTF-8.
+    static func isRefusedInUsername(_ scalar: Unicode.Scalar) -> Bool {
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: break
+        }
+        return properties.isDefaultIgnorableCodePoint || (properties.isWhitespace && scalar != " ") || scalar == "\u{2800}"
+            || scalar == "\u{FFFD}"
     }
 
     /// Display names are stored truncated (to 64 characters and 256 UTF-8 bytes, at a character boundary) and without

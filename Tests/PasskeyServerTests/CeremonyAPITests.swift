@@ -270,6 +270,15 @@ struct CeremonyAPITests {
             request = try await client.call(.get, "/generate-authentication-options")
             let unknown = try await client.call(.post, "/verify-authentication", json: ["cred": try stranger.get(request.json)])
             #expect(unknown["error"] == "credential_unknown")
+
+            // A rawId that is not the id: reported as such, not as a passkey deleted here (which makes clients forget it).
+            for rawId in ["AAAAAAAAAAAAAAAAAAAAAA", ""] {
+                request = try await client.call(.get, "/generate-authentication-options")
+                guard case .object(var cred) = try ann.get(request.json, signCount: 9) else { Issue.record("not an object"); return }
+                cred["rawId"] = .string(rawId)
+                let mismatch = try await client.call(.post, "/verify-authentication", json: ["cred": .object(cred)])
+                #expect(mismatch.status == .badRequest && mismatch["error"] == "credential_id_mismatch", "\(rawId): \(mismatch.json)")
+            }
         }
     }
 
@@ -482,6 +491,25 @@ struct ServerSurfaceTests {
             #expect(plus["user"]?.objectValue?["name"] == "a+b")
             let strayPercent = try await client.call(.get, "/generate-registration-options?username=100%25+sure%")
             #expect(strayPercent["user"]?.objectValue?["name"] == "100% sure%")
+        }
+    }
+
+    @Test("a username with an invisible character is refused: none can pass for another name or be blank", arguments: [
+        "ann\u{3164}", "ann\u{FE0F}", "a\u{034F}nn", "ann\u{17B4}", "\u{115F}", "\u{1160}", "\u{FFA0}", "ann\u{2800}", "a\u{2028}nn",
+        "a\u{2029}nn", "ann\u{00A0}lee", "ann\u{3000}lee", "ann\u{2009}lee", "ann\u{200D}", "\u{2800}",
+    ])
+    func invisibleInUsername(name: String) async throws {
+        let server = TestServer()
+        try await server.run { client in
+            for path in ["/generate-registration-options", "/generate-authentication-options"] {
+                let answer = try await client.call(.post, path, json: ["username": .string(name)])
+                #expect(answer.status == .badRequest && answer["error"] == "username_invalid", "\(path): \(answer.json)")
+            }
+            // What stays allowed: a plain space inside, letters of any script, an emoji without a variation selector.
+            for allowed in ["Ann Lee", "Иван", "李雷", "ann😀"] {
+                let answer = try await client.call(.post, "/generate-registration-options", json: ["username": .string(allowed)])
+                #expect(answer.status == .ok, "\(allowed): \(answer.json)")
+            }
         }
     }
 

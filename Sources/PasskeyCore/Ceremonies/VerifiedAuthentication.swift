@@ -44,7 +44,17 @@ public enum ExpectedUser: Sendable, Hashable {
 
 extension AuthenticationResponseJSON {
     /// The credential ID bytes, to look the credential record up before verifying.
-    public func credentialID() throws(WebAuthnError) -> [UInt8] { try decodeBase64URL(rawId, field: "rawId") }
+    ///
+    /// `id` must name the same credential (WebAuthn L3 §5.1: `id` is `rawId` base64url-encoded), checked here, before a
+    /// server looks the credential up: a response whose `rawId` was changed is reported as what it is, not as a
+    /// passkey the server does not know.
+    public func credentialID() throws(WebAuthnError) -> [UInt8] {
+        let raw = try decodeBase64URL(rawId, field: "rawId")
+        guard id == rawId || Base64URL.decode(id) == raw else {
+            throw WebAuthnError(.credentialIDMismatch, "id and rawId name different credentials", expected: rawId, received: id)
+        }
+        return raw
+    }
 
     /// The user handle bytes, if the authenticator returned one (discoverable credentials do).
     public func userHandleBytes() throws(WebAuthnError) -> [UInt8]? {
