@@ -45,14 +45,21 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// or an empty one, is nil (an anonymous account, or a sign-in without a username); one of white space only is
     /// refused, not taken as none: a person who typed blanks (or an invisible space pasted in) did not ask for an
     /// anonymous account.
-    static func normalizeUsername(_ raw: String?) throws(APIError) -> String? {
+    ///
+    /// - Parameter newAccount: the name is for an account the public ceremony API creates: invisible characters are
+    ///   refused too (``isInvisibleInUsername(_:)``). Lookups and names the app's backend sends keep the rule names
+    ///   were made under before, so an existing account's name still finds it.
+    static func normalizeUsername(_ raw: String?, newAccount: Bool = false) throws(APIError) -> String? {
         guard let raw, !raw.isEmpty else { return nil }
         // NFC, so that a name typed as "é" and as "e" + combining accent is stored alike (stores compare by UsernameKey,
         // which folds case in every script).
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         if trimmed.isEmpty { throw APIError.badRequest("username_invalid", "The username is blank: it has no visible character.") }
         guard trimmed.count <= maximumUsernameLength, trimmed.utf8.count <= maximumNameBytes,
-            !trimmed.unicodeScalars.contains(where: isRefusedInUsername)
+            !trimmed.unicodeScalars.contains(where: { scalar in
+                let category = scalar.properties.generalCategory
+                return category == .control || category == .format || scalar == "\u{FFFD}" || (newAccount && isInvisibleInUsername(scalar))
+            })
         else {
             throw APIError.badRequest(
                 "username_invalid",
@@ -61,19 +68,16 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         return trimmed
     }
 
-    /// Characters a username may not hold: those that are not shown, or shown as nothing, which would let one name pass
-    /// for another ("ann" followed by a Hangul filler looks like "ann") or make a blank one. Controls and format
-    /// characters (direction marks, zero-width joiners), default-ignorable code points (fillers, variation selectors,
-    /// combining grapheme joiner), line and paragraph separators, spaces other than U+0020 (no-break, ideographic,
-    /// thin), the blank Braille pattern, and U+FFFD, which stands where the request had bytes that are not UTF-8.
-    static func isRefusedInUsername(_ scalar: Unicode.Scalar) -> Bool {
+    /// Characters a new account's username may not hold besides controls and format characters (direction marks,
+    /// zero-width joiners): those shown as nothing, which would let one name pass for another ("ann" followed by a
+    /// Hangul filler looks like "ann") or make a blank one. Default-ignorable code points (fillers, variation selectors,
+    /// the combining grapheme joiner), line and paragraph separators, spaces other than U+0020 (no-break, ideographic,
+    /// thin) and the blank Braille pattern. U+FFFD, which stands where the request had bytes that are not UTF-8, is
+    /// refused in every name.
+    static func isInvisibleInUsername(_ scalar: Unicode.Scalar) -> Bool {
         let properties = scalar.properties
-        switch properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator: return true
-        default: break
-        }
-        return properties.isDefaultIgnorableCodePoint || (properties.isWhitespace && scalar != " ") || scalar == "\u{2800}"
-            || scalar == "\u{FFFD}"
+        return properties.isDefaultIgnorableCodePoint || properties.generalCategory == .lineSeparator
+            || properties.generalCategory == .paragraphSeparator || (properties.isWhitespace && scalar != " ") || scalar == "\u{2800}"
     }
 
     /// Display names are stored truncated (to 64 characters and 256 UTF-8 bytes, at a character boundary) and without
@@ -131,7 +135,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord)
     {
         guard configuration.publicRegistration else { throw APIError.registrationClosed }
-        let username = try Self.normalizeUsername(rawUsername)
+        let username = try Self.normalizeUsername(rawUsername, newAccount: true)
         if let username {
             let existing: UserRecord?
             do { existing = try await repository.user(username: username) } catch { throw APIError(error) }

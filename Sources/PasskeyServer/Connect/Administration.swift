@@ -34,10 +34,15 @@ public enum Administration {
     public static func createAdminInvite<Repository: AdminRepository>(
         repository: Repository, lifetime: TimeInterval, now: Date = Date(), random: RandomSource = .system
     ) async throws(StorageError) -> String {
-        let token = BearerSecrets.make(prefix: "pai_", random: random)
-        try await repository.saveAdminInvite(
-            AdminInviteRecord(hash: BearerSecrets.hash(token), createdAt: now, expiresAt: now.addingTimeInterval(lifetime)))
+        let (token, invite) = makeAdminInvite(lifetime: lifetime, now: now, random: random)
+        try await repository.saveAdminInvite(invite)
         return token
+    }
+
+    /// A new invite token and the record to store for it (its hash only).
+    static func makeAdminInvite(lifetime: TimeInterval, now: Date, random: RandomSource) -> (token: String, invite: AdminInviteRecord) {
+        let token = BearerSecrets.make(prefix: "pai_", random: random)
+        return (token, AdminInviteRecord(hash: BearerSecrets.hash(token), createdAt: now, expiresAt: now.addingTimeInterval(lifetime)))
     }
 
     /// Adds a new signing key that signs from now on; the previous ones stay published (and verify) for `overlap`

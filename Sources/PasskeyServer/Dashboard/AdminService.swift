@@ -39,9 +39,7 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
         guard try await repository.admins().isEmpty else { return nil }
         // Stored only if no other instance made the first admin meanwhile (whose revocation of pending links could
         // otherwise have missed this one).
-        let token = BearerSecrets.make(prefix: Self.invitePrefix, random: random)
-        let time = now()
-        let invite = AdminInviteRecord(hash: BearerSecrets.hash(token), createdAt: time, expiresAt: time.addingTimeInterval(settings.inviteLifetime))
+        let (token, invite) = Administration.makeAdminInvite(lifetime: settings.inviteLifetime, now: now(), random: random)
         return try await repository.saveSetupInvite(invite) ? token : nil
     }
 
