@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import PasskeyWire
@@ -43,12 +44,7 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func refuse(_ context: ChannelHandlerContext, version: HTTPVersion) {
         refused = true
         let body = APIError.requestTooLarge(limit: maximumBodySize).body.serializedBytes
-        var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: "application/json; charset=utf-8")
-        headers.add(name: "content-length", value: String(body.count))
-        headers.add(name: "connection", value: "close")
-        headers.add(name: "cache-control", value: "no-store")
-        headers.add(name: "x-content-type-options", value: "nosniff")
+        let headers = HTTPHeaders(SecurityHeaders.closingErrorFields(bodyCount: body.count).map { ($0.name.rawName, $0.value) })
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .payloadTooLarge, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         let sent = context.eventLoop.makePromise(of: Void.self)

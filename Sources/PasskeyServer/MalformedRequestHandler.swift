@@ -126,11 +126,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         answered = true
         let body = headersTooLarge ? Self.tooLargeBody : Self.body
         let head = HTTPResponse(
-            status: headersTooLarge ? .requestHeaderFieldsTooLarge : .badRequest,
-            headerFields: [
-                .contentType: "application/json; charset=utf-8", .contentLength: String(body.count), .connection: "close",
-                .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
-            ])
+            status: headersTooLarge ? .requestHeaderFieldsTooLarge : .badRequest, headerFields: SecurityHeaders.closingErrorFields(bodyCount: body.count))
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
         let sent = context.eventLoop.makePromise(of: Void.self)

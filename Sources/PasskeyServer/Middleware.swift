@@ -3,6 +3,26 @@ import Hummingbird
 import HTTPTypes
 import Logging
 
+/// The security headers every answer carries: added by ``SecurityHeadersMiddleware`` to what the routes answer, and
+/// written directly by the handlers that answer before the routes (unparseable requests, a refused `Expect`).
+enum SecurityHeaders {
+    static let fields: [HTTPField] = [
+        HTTPField(name: .xContentTypeOptions, value: "nosniff"),
+        HTTPField(name: .contentSecurityPolicy, value: "default-src 'none'; frame-ancestors 'none'"),
+    ] + [("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"), ("Cross-Origin-Opener-Policy", "same-origin")].compactMap { name, value in
+        HTTPField.Name(name).map { HTTPField(name: $0, value: value) }
+    }
+
+    /// The head of a JSON error answered below the routes, after which the connection closes.
+    static func closingErrorFields(bodyCount: Int) -> HTTPFields {
+        var fields: HTTPFields = [
+            .contentType: "application/json; charset=utf-8", .contentLength: String(bodyCount), .connection: "close", .cacheControl: "no-store",
+        ]
+        fields.append(contentsOf: Self.fields)
+        return fields
+    }
+}
+
 /// Security headers on every response, and JSON bodies for errors the router raises itself (404, 405, 413…).
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Served over TLS directly (`--tls-cert`).
@@ -13,12 +33,9 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do { response = try await next(request, context) } catch { response = Self.response(for: error, logger: context.logger) }
-        response.headers[.xContentTypeOptions] = "nosniff"
-        for (name, value) in [("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"), ("Cross-Origin-Opener-Policy", "same-origin")] {
-            if let field = HTTPField.Name(name) { response.headers[field] = value }
-        }
-        if response.headers[.contentSecurityPolicy] == nil {
-            response.headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'"
+        for field in SecurityHeaders.fields where field.name != .contentSecurityPolicy || response.headers[.contentSecurityPolicy] == nil {
+            // A page's own policy (the demo page, the dashboard) stays.
+            response.headers[field.name] = field.value
         }
         // HSTS only on answers that went out over TLS: a browser ignores it over plain HTTP anyway, and sending it on
         // http://localhost would pin nothing useful.

@@ -34,6 +34,10 @@ struct MalformedRequestTests {
             let lowered = answer.lowercased()
             #expect(lowered.contains("content-type: application/json; charset=utf-8"), "\(answer)")
             #expect(lowered.contains("connection: close"), "\(answer)")
+            // The security headers of every answer, though no route answered.
+            for header in ["referrer-policy: no-referrer", "x-frame-options: deny", "cross-origin-opener-policy: same-origin", "content-security-policy: default-src 'none'"] {
+                #expect(lowered.contains(header), "\(header): \(answer)")
+            }
             #expect(answer.hasSuffix(#"{"error":"request_malformed","message":"The request is not valid HTTP/1.1."}"#), "\(answer)")
         }
     }
@@ -186,6 +190,7 @@ struct MalformedRequestTests {
                 return RawConnection.readUntilClosed(socket)
             }
             #expect(Self.statusLines(refused) == ["HTTP/1.1 413 Payload Too Large"], "\(refused)")
+            #expect(refused.lowercased().contains("referrer-policy: no-referrer"), "\(refused)")
             #expect(refused.hasSuffix(#"{"error":"request_too_large","message":"The request body is larger than 1000 bytes."}"#), "\(refused)")
             #expect(closed)
             // HTTP/1.0 knows no 100 Continue: the expectation is ignored and the request answered once its body came.
