@@ -98,6 +98,16 @@ struct LoginCommand: AsyncParsableCommand {
             case "signature_invalid": explanation = "the server rejected the passkey's signature: the credential file does not hold the key this passkey was registered with"
             default: break
             }
+            // The server offered passkeys for the account, none of them in the file, while the file has one by that
+            // name: a server answers an unknown account (or one without passkeys) with passkeys of its own making, so
+            // the account or its passkeys were most likely deleted there.
+            if error.code == .noCredentials, let username, explanation == nil,
+                let held = try? await FileCredentialStore(fileURL: storeOptions.storeURL).allCredentials(),
+                held.contains(where: { $0.userName.caseInsensitiveCompare(username) == .orderedSame })
+            {
+                explanation = "the credential file holds a passkey for \(username), but the server did not offer it: the account or its "
+                    + "passkeys may have been deleted there, or the passkey is another server's; register again, or sign in without --username"
+            }
             throw CeremonyFailure.report(error, command: "login", json: storeOptions.json, explanation: explanation)
         }
         let signCount = try? await FileCredentialStore(fileURL: storeOptions.storeURL).allCredentials().first(where: { Base64URL.encode($0.id) == result.credentialId })?.signCount

@@ -219,6 +219,9 @@ enum CeremonyFailure {
         case .domainNotAssociated: "the origin's host is not the server's RP ID or a subdomain of it (\(error.reason))"
         case .invalidResponse where error.stage != .authenticator:
             "the server's answer is not what a passkey server sends (\(error.reason)): is --server the passkey server's address?"
+        case _ where error.server?.httpStatus == 404 && error.server?.code == "not_found":
+            "the server has no such endpoint (HTTP 404): --server takes the passkey server's base URL, under which its API paths "
+                + "such as /generate-authentication-options are (for example http://localhost:8080)"
         default: error.server.map { "the server refused: \($0.message)" } ?? error.userMessage
         }
     }

@@ -107,3 +107,38 @@ extension ClientMessagesTests {
         }
     }
 }
+
+extension ClientMessagesTests {
+    @Test("login --username for a passkey the server no longer offers says so; a --server with a path the server lacks says what --server takes")
+    func passkeyNotOfferedAndWrongBase() async throws {
+        let first = try ServerProcess()
+        defer { first.stop() }
+        try await first.waitUntilHealthy()
+        let store = try privateFile("credentials.json")
+        let registered = try CLIRun.run(["register", "--server", first.url, "--username", "ann", "--store", store])
+        #expect(registered.status == 0, "\(registered.stderr)")
+
+        // Another server on the same RP ID knows no "ann": it offers passkeys of its own making, none in the file.
+        let second = try ServerProcess()
+        defer { second.stop() }
+        try await second.waitUntilHealthy()
+        let unknown = try CLIRun.run(["login", "--server", second.url, "--username", "Ann", "--store", store])
+        #expect(unknown.status == 1)
+        #expect(
+            unknown.stderr.hasPrefix(
+                "passkey login: the credential file holds a passkey for Ann, but the server did not offer it: the account or its passkeys "
+                    + "may have been deleted there, or the passkey is another server's; register again, or sign in without --username\n"),
+            "\(unknown.stderr)")
+        // A name the file does not hold keeps the plain message.
+        let other = try CLIRun.run(["login", "--server", second.url, "--username", "bob", "--store", store])
+        #expect(other.stderr.hasPrefix("passkey login: the credential file holds no passkey for this server and account\n"), "\(other.stderr)")
+
+        let prefixed = try CLIRun.run(["login", "--server", first.url + "/auth", "--username", "ann", "--store", store])
+        #expect(prefixed.status == 1)
+        #expect(
+            prefixed.stderr.hasPrefix(
+                "passkey login: the server has no such endpoint (HTTP 404): --server takes the passkey server's base URL, under which "
+                    + "its API paths such as /generate-authentication-options are (for example http://localhost:8080)\n"),
+            "\(prefixed.stderr)")
+    }
+}
