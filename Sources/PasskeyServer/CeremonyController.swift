@@ -86,7 +86,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     /// give one, they must be the same.
     static func posted(_ field: String, _ body: JSONObjectReaderAPI, _ query: FormQuery) throws(APIError) -> String? {
         let inBody = try body.optionalString(field)
-        guard let inQuery = query[field] else { return inBody }
+        guard let inQuery = try query.single(field) else { return inBody }
         guard let inBody else { return inQuery }
         guard inBody == inQuery else {
             throw APIError.badRequest("field_invalid", "The body and the query string give different values for \(field): send it once.")
@@ -99,9 +99,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         router.get("generate-registration-options") { request, context in
             await observed("registration", "options", request, context) { note throws(APIError) in
                 let query = request.formQuery
-                note.username = query["username"]  // before the throttle: a refused attempt names its user too
+                note.username = try query.single("username")  // before the throttle: a refused attempt names its user too
                 try await throttle(request, context)
-                return try await registrationOptions(username: query["username"], displayName: query["displayName"])
+                return try await registrationOptions(username: note.username, displayName: try query.single("displayName"))
             }
         }
         router.post("generate-registration-options") { request, context in
@@ -133,7 +133,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.get("generate-authentication-options") { request, context in
             await observed("authentication", "options", request, context) { note throws(APIError) in
-                note.username = request.formQuery["username"]  // before the throttle: a refused attempt names its user too
+                note.username = try request.formQuery.single("username")  // before the throttle: a refused attempt names its user too
                 try await throttle(request, context)
                 return try await authenticationOptions(username: note.username)
             }

@@ -252,17 +252,21 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         return (options, key)
     }
 
-    /// One or two credential IDs derived from the username with a server secret: stable for a given name, unlinkable
-    /// to real ones, so probing usernames learns nothing. They look like real entries: IDs of the lengths common
-    /// authenticators use (iCloud Keychain 20 bytes, Google Password Manager and many security keys 16 or 32, others 64)
-    /// and transports as browsers report them (`getTransports()` returns them sorted).
+    /// One to three credential IDs derived from the username with a server secret: stable for a given name, unlinkable
+    /// to real ones, so probing usernames learns nothing. They take the shapes real entries take, so that no one shape
+    /// marks an answer as fake: IDs of the lengths common authenticators use (iCloud Keychain 20 bytes, Google Password
+    /// Manager and many security keys 16 or 32, others 64), transports as browsers report them (`getTransports()`
+    /// returns them sorted) or none (passkeys registered by clients that did not report them), and one passkey most
+    /// often, sometimes two or three. An account with a shape outside these (more passkeys, an unusual ID length) can
+    /// still be told from a fake; with public registration open, `username_taken` tells it anyway.
     func fakeCredentials(for username: String) async throws(StorageError) -> [CredentialRecord] {
         let secret = try await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
         let key = SymmetricKey(data: secret)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: Array(UsernameKey.of(username).utf8), using: key))
-        let count = 1 + Int(mac[0] & 1)
+        // One passkey in 4 of 8 names, two in 3, three in 1.
+        let count = [1, 1, 1, 1, 2, 2, 2, 3][Int(mac[0] & 7)]
         let lengths = [16, 20, 20, 32, 32, 64]
-        let transportSets: [[AuthenticatorTransport]] = [[.hybrid, .internal], [.hybrid, .internal], [.internal], [.nfc, .usb], [.usb]]
+        let transportSets: [[AuthenticatorTransport]] = [[.hybrid, .internal], [.hybrid, .internal], [.internal], [.nfc, .usb], [.usb], []]
         return (0..<count).map { index in
             let seed = Array(HMAC<SHA256>.authenticationCode(for: mac + [UInt8(index)], using: key))
             let length = lengths[Int(seed[0]) % lengths.count]

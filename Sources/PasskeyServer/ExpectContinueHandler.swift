@@ -1,4 +1,5 @@
 import HTTPTypes
+import Logging
 import NIOCore
 import NIOHTTP1
 import PasskeyWire
@@ -19,10 +20,15 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
     typealias OutboundOut = HTTPServerResponsePart
 
     let maximumBodySize: Int
+    /// Where the requests refused here are logged (the server's logger).
+    let logger: Logger
     /// A request was refused here: what else arrives on the connection is dropped while it closes.
     private var refused = false
 
-    init(maximumBodySize: Int) { self.maximumBodySize = maximumBodySize }
+    init(maximumBodySize: Int, logger: Logger) {
+        self.maximumBodySize = maximumBodySize
+        self.logger = logger
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
@@ -34,18 +40,21 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
         let announced = head.headers["content-length"].first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         if let announced, announced > maximumBodySize {
-            refuse(context, version: head.version)
+            refuse(context, head: head)
             return
         }
         context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
         context.fireChannelRead(data)
     }
 
-    private func refuse(_ context: ChannelHandlerContext, version: HTTPVersion) {
+    private func refuse(_ context: ChannelHandlerContext, head request: HTTPRequestHead) {
         refused = true
-        let body = APIError.requestTooLarge(limit: maximumBodySize).body.serializedBytes
-        let headers = HTTPHeaders(SecurityHeaders.closingErrorFields(bodyCount: body.count).map { ($0.name.rawName, $0.value) })
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .payloadTooLarge, headers: headers))), promise: nil)
+        let error = APIError.requestTooLarge(limit: maximumBodySize)
+        let body = error.body.serializedBytes
+        let path = String(request.uri.prefix { $0 != "?" })  // never the query: it can hold a username
+        let id = RequestLog.refused(logger, status: 413, code: error.code, method: request.method.rawValue, path: path)
+        let headers = HTTPHeaders(SecurityHeaders.closingErrorFields(bodyCount: body.count, requestID: id).map { ($0.name.rawName, $0.value) })
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .payloadTooLarge, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         let sent = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)

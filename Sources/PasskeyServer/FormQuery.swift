@@ -19,8 +19,23 @@ struct FormQuery: Sendable {
         }
     }
 
-    /// The first value given for `name`, or nil when the query has none.
+    /// The first value given for `name`, or nil when the query has none. For the dashboard's own pages (a page
+    /// number, a search), where a repeated name is harmless; the API reads its parameters with ``single(_:)``.
     subscript(_ name: String) -> String? { pairs.first { $0.name == name }?.value }
+
+    /// The one value given for `name`, or nil when the query has none. A name given twice is refused
+    /// (`field_invalid`): `?username=a&username=b` names two accounts, and a proxy, firewall or log in front of the
+    /// server may read the other one than the server would.
+    func single(_ name: String) throws(APIError) -> String? {
+        var found: String?
+        for pair in pairs where pair.name == name {
+            guard found == nil else {
+                throw APIError.badRequest("field_invalid", "The query string gives \(name) more than once: send it once.")
+            }
+            found = pair.value
+        }
+        return found
+    }
 
     /// `+` as a space, `%XX` as the byte it names; a `%` without two hex digits stays as written. Bytes that are not
     /// UTF-8 become U+FFFD, which username checks refuse rather than store as some other name.

@@ -35,6 +35,10 @@ extension Request {
         let buffer: ByteBuffer
         do { buffer = try await collectBody(upTo: limit) } catch is NIOTooManyBytesError {
             throw APIError.requestTooLarge(limit: limit)
+        } catch let broken as MalformedRequestHandler.BrokenBody where !broken.cutShort {
+            // The body's framing is broken (a chunk size that is not hexadecimal): the bytes are not HTTP, as with a
+            // garbled request line, rather than a body cut short.
+            throw APIError(status: 400, code: "request_malformed", message: "The request body's chunked framing is not valid HTTP/1.1.")
         } catch {
             // The body stopped coming (the client went away, or the idle timeout closed the connection).
             throw APIError(status: 400, code: "request_incomplete", message: "The request body ended before its announced length.")

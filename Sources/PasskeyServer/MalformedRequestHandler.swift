@@ -1,4 +1,5 @@
 import HTTPTypes
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -13,7 +14,7 @@ import PasskeyWire
 /// show. The handler sits after the HTTP codec. A parse error between requests is answered here, after the responses
 /// still owed to the requests before it on the connection (HTTP/1.1 answers in order), then the connection closes. A
 /// parse error inside a request's body goes on as ``BrokenBody``: the route reading that body answers
-/// `request_incomplete`, and one that answered without reading it has already answered. Hummingbird answers only
+/// `request_malformed` too (`request_incomplete` when the body was cut short), and one that answered without reading it has already answered. Hummingbird answers only
 /// parser errors itself, so it never adds a second response to a request that has one.
 final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
@@ -53,8 +54,13 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     /// The body limit, for ``ExpectContinueHandler``.
     let maximumBodySize: Int
+    /// Where the requests answered here are logged (the server's logger).
+    let logger: Logger
 
-    init(maximumBodySize: Int) { self.maximumBodySize = maximumBodySize }
+    init(maximumBodySize: Int, logger: Logger) {
+        self.maximumBodySize = maximumBodySize
+        self.logger = logger
+    }
 
     /// Puts a ``ConnectionCloseHandler``, a ``FramingRulesHandler`` and an ``ExpectContinueHandler`` before the
     /// HTTP-types codec, the one place where the request's HTTP version is still known (Hummingbird adds only handlers
@@ -64,7 +70,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
             try? pipeline.addHandler(ConnectionCloseHandler(), position: .before(codec))
             try? pipeline.addHandler(FramingRulesHandler(), position: .before(codec))
-            try? pipeline.addHandler(ExpectContinueHandler(maximumBodySize: maximumBodySize), position: .before(codec))
+            try? pipeline.addHandler(ExpectContinueHandler(maximumBodySize: maximumBodySize, logger: logger), position: .before(codec))
         }
     }
 
@@ -102,8 +108,12 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.fireUserInboundEventTriggered(event)
     }
 
-    /// A request body the HTTP parser could not read to its end.
-    struct BrokenBody: Error {}
+    /// A request body the HTTP parser could not read to its end: cut short (the client closed its side before the
+    /// announced length, `request_incomplete`), or with broken framing (a chunk size that is not hexadecimal,
+    /// `request_malformed`).
+    struct BrokenBody: Error {
+        let cutShort: Bool
+    }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError, !answered, !answerWhenDone else {
@@ -111,7 +121,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
             return
         }
         guard !readingRequest else {
-            context.fireErrorCaught(BrokenBody())
+            context.fireErrorCaught(BrokenBody(cutShort: parserError == .invalidEOFState))
             return
         }
         if case .headerOverflow = parserError { headersTooLarge = true }
@@ -125,8 +135,9 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     private func answer(_ context: ChannelHandlerContext) {
         answered = true
         let body = headersTooLarge ? Self.tooLargeBody : Self.body
-        let head = HTTPResponse(
-            status: headersTooLarge ? .requestHeaderFieldsTooLarge : .badRequest, headerFields: SecurityHeaders.closingErrorFields(bodyCount: body.count))
+        let status: HTTPResponse.Status = headersTooLarge ? .requestHeaderFieldsTooLarge : .badRequest
+        let id = RequestLog.refused(logger, status: status.code, code: headersTooLarge ? "request_headers_too_large" : "request_malformed")
+        let head = HTTPResponse(status: status, headerFields: SecurityHeaders.closingErrorFields(bodyCount: body.count, requestID: id))
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
         let sent = context.eventLoop.makePromise(of: Void.self)

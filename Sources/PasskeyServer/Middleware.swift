@@ -13,11 +13,13 @@ enum SecurityHeaders {
         HTTPField.Name(name).map { HTTPField(name: $0, value: value) }
     }
 
-    /// The head of a JSON error answered below the routes, after which the connection closes.
-    static func closingErrorFields(bodyCount: Int) -> HTTPFields {
+    /// The head of a JSON error answered below the routes, after which the connection closes; `requestID` is the one
+    /// its log line names (``RequestLog/refused(_:status:code:method:path:)``).
+    static func closingErrorFields(bodyCount: Int, requestID: String) -> HTTPFields {
         var fields: HTTPFields = [
             .contentType: "application/json; charset=utf-8", .contentLength: String(bodyCount), .connection: "close", .cacheControl: "no-store",
         ]
+        if let name = RequestLog.requestIDHeader { fields[name] = requestID }
         fields.append(contentsOf: Self.fields)
         return fields
     }

@@ -8,21 +8,6 @@ import Foundation
 /// hold a username, and `{id}` in place of the user id of the backend API's `/users/…` paths, which is often an email
 /// address), status and duration. Bodies are never logged: they hold challenges and credentials.
 struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var requestIDHeader: HTTPField.Name? { HTTPField.Name("X-Request-Id") }
-
-    /// A random (version 4) UUID, lowercased. From the system generator (`getrandom`): Foundation's `UUID()` opens
-    /// `/dev/urandom` for each id on Linux, a file open per request.
-    static func newRequestID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        let bytes = withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Array($0) }
-        let uuid = UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6] & 0x0F | 0x40, bytes[7],
-            bytes[8] & 0x3F | 0x80, bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-        return uuid.uuidString.lowercased()
-    }
-
     /// ASCII letters, digits, `-`, `_` and `.`: what request ids from proxies and tracing systems are made of.
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
@@ -50,13 +35,13 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let incoming = Self.requestIDHeader.flatMap { request.headers[$0] }
+        let incoming = RequestLog.requestIDHeader.flatMap { request.headers[$0] }
         let id = incoming.flatMap { $0.utf8.count <= 64 && $0.utf8.allSatisfy(Self.isTokenByte) ? $0 : nil }
-            ?? Self.newRequestID()
+            ?? RequestLog.newRequestID()
         context.logger[metadataKey: "request_id"] = .string(id)
         let start = ContinuousClock.now
         var response = try await next(request, context)
-        if let header = Self.requestIDHeader { response.headers[header] = id }
+        if let header = RequestLog.requestIDHeader { response.headers[header] = id }
         let elapsed = ContinuousClock.now - start
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         context.logger.info(
@@ -66,5 +51,37 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
                 "status": .stringConvertible(response.status.code), "ms": .string(String(format: "%.1f", milliseconds)),
             ])
         return response
+    }
+}
+
+/// What every request's log line shares, for the lines the routes write (``RequestLoggingMiddleware``) and those of the
+/// requests answered below them.
+enum RequestLog {
+    static var requestIDHeader: HTTPField.Name? { HTTPField.Name("X-Request-Id") }
+
+    /// A random (version 4) UUID, lowercased. From the system generator (`getrandom`): Foundation's `UUID()` opens
+    /// `/dev/urandom` for each id on Linux, a file open per request.
+    static func newRequestID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        let bytes = withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Array($0) }
+        let uuid = UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6] & 0x0F | 0x40, bytes[7],
+            bytes[8] & 0x3F | 0x80, bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return uuid.uuidString.lowercased()
+    }
+
+    /// Logs a request answered below the routes (bytes that are not HTTP, a header section over the limits, a body
+    /// refused before it was sent), which ``RequestLoggingMiddleware`` never sees: the same `request` line with its
+    /// status, the error code, and the method and path when the request got that far. Returns the new request id, for
+    /// the answer's `X-Request-Id`, so that a client's report can be found in the log.
+    static func refused(_ logger: Logger, status: Int, code: String, method: String? = nil, path: String? = nil) -> String {
+        let id = newRequestID()
+        var metadata: Logger.Metadata = ["request_id": .string(id), "status": .stringConvertible(status), "error": .string(code)]
+        if let method { metadata["method"] = .string(method) }
+        if let path { metadata["path"] = .string(RequestLoggingMiddleware<BasicRequestContext>.loggedPath(path)) }
+        logger.info("request", metadata: metadata)
+        return id
     }
 }

@@ -145,17 +145,23 @@ struct CeremonyAPITests {
             // report them, never one shape that would mark an answer as fake.
             var lengths = Set<Int>()
             var transportLists = Set<[String]>()
+            var counts = Set<Int>()
             for index in 0..<40 {
                 let options = try await client.call(.get, "/generate-authentication-options?username=probe\(index)")
-                for entry in options["allowCredentials"]?.arrayValue ?? [] {
+                let entries = options["allowCredentials"]?.arrayValue ?? []
+                counts.insert(entries.count)
+                for entry in entries {
                     lengths.insert(Base64URL.decode(entry.objectValue?["id"]?.stringValue ?? "")?.count ?? 0)
+                    // No transports (a passkey whose client did not report them) is one of the shapes: the member is left out.
                     let transports = (entry.objectValue?["transports"]?.arrayValue ?? []).compactMap(\.stringValue)
                     #expect(transports == transports.sorted())
+                    #expect(entry.objectValue?["transports"]?.arrayValue?.isEmpty != true)
                     transportLists.insert(transports)
                 }
             }
             #expect(lengths.isSubset(of: [16, 20, 32, 64]) && lengths.count >= 3, "\(lengths)")
-            #expect(transportLists.count >= 3, "\(transportLists)")
+            #expect(transportLists.count >= 4 && transportLists.contains([]), "\(transportLists)")
+            #expect(counts.isSubset(of: [1, 2, 3]) && counts.count >= 2, "\(counts)")
             // An account without passkeys (as the connect flow makes them) answers like an unknown name, not with an
             // empty list that would tell that the account exists.
             _ = try await server.repository.linkedUser(
@@ -491,6 +497,25 @@ struct ServerSurfaceTests {
             #expect(plus["user"]?.objectValue?["name"] == "a+b")
             let strayPercent = try await client.call(.get, "/generate-registration-options?username=100%25+sure%")
             #expect(strayPercent["user"]?.objectValue?["name"] == "100% sure%")
+        }
+    }
+
+    @Test("a query parameter the server reads, given twice, is refused: a proxy or log in front may read the other one", arguments: [
+        (HTTPRequest.Method.get, "/generate-registration-options?username=ann&username=bob"),
+        (.get, "/generate-registration-options?username=ann&displayName=A&displayName=B"),
+        (.get, "/generate-authentication-options?username=ann&user%6Eame=bob"),
+        (.post, "/generate-authentication-options?username=ann&username=ann"),
+        (.post, "/generate-registration-options?username=ann&username=bob"),
+    ])
+    func repeatedQueryParameter(method: HTTPRequest.Method, path: String) async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let refused = try await client.call(method, path, json: method == .post ? ["username": "ann"] : nil)
+            #expect(refused.status == .badRequest && refused["error"] == "field_invalid", "\(refused.json)")
+            #expect(refused["message"]?.stringValue?.contains("more than once") == true)
+            // A parameter the server does not read may repeat (cache busters, trackers).
+            let fine = try await client.call(.get, "/generate-authentication-options?username=ann&v=1&v=2")
+            #expect(fine.status == .ok)
         }
     }
 
@@ -861,6 +886,19 @@ struct ServerSurfaceTests {
                 for operation in member.value.objectValue?.members ?? [] { documented.insert("\(operation.name.uppercased()) \(member.name)") }
             }
             #expect(documented == routes, "undocumented: \(routes.subtracting(documented).sorted()); not routed: \(documented.subtracting(routes).sorted())")
+            // Every operation names the errors the HTTP layer may answer on any path (404, 405, 415, 431, …).
+            var withoutDefault: [String] = []
+            for member in response["paths"]?.objectValue?.members ?? [] {
+                for operation in member.value.objectValue?.members ?? []
+                where operation.value.objectValue?["responses"]?.objectValue?["default"]?.objectValue?["$ref"] != "#/components/responses/ProtocolError" {
+                    withoutDefault.append("\(operation.name.uppercased()) \(member.name)")
+                }
+            }
+            #expect(withoutDefault.isEmpty, "\(withoutDefault)")
+            let protocolError = response["components"]?.objectValue?["responses"]?.objectValue?["ProtocolError"]?.objectValue
+            for code in ["not_found", "method_not_allowed", "content_encoding_unsupported", "request_headers_too_large"] {
+                #expect(protocolError?["description"]?.stringValue?.contains("`\(code)`") == true, "\(code)")
+            }
         }
     }
 

@@ -482,6 +482,10 @@ struct ConnectAPITests {
             #expect(notExternal.status == .notFound && notExternal["error"] == "user_not_found")
             let bogus = try await client.call(.get, "/users/\(ours)/passkeys?by=email", headers: harness.backend)
             #expect(bogus.status == .badRequest && bogus["error"] == "field_invalid")
+            // Two answers to one question: refused, not the first one taken.
+            let twice = try await client.call(.delete, "/users/\(ours)?by=userId&by=externalUserId", headers: harness.backend)
+            #expect(twice.status == .badRequest && twice["error"] == "field_invalid", "\(twice.json)")
+            #expect(await harness.server.repository.user(id: ours) != nil)
 
             let deleted = try await client.call(.delete, "/users/\(ours)?by=externalUserId", headers: harness.backend)
             #expect(deleted["deleted"] == true)

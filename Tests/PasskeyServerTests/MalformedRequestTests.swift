@@ -28,7 +28,8 @@ struct MalformedRequestTests {
         "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n{}",
     ])
     func garbled(bytes: String) async throws {
-        try await withLiveServer { port in
+        let capture = LogCapture()
+        try await withLiveServer(logger: capture.logger) { port in
             let answer = try await onOwnThread { RawConnection.exchange(port: port, bytes) }
             #expect(Self.statusLines(answer) == ["HTTP/1.1 400 Bad Request"], "\(answer)")
             let lowered = answer.lowercased()
@@ -39,7 +40,15 @@ struct MalformedRequestTests {
                 #expect(lowered.contains(header), "\(header): \(answer)")
             }
             #expect(answer.hasSuffix(#"{"error":"request_malformed","message":"The request is not valid HTTP/1.1."}"#), "\(answer)")
+            // No route saw it, and it is still logged with the request id the answer carries.
+            let id = try #require(Self.requestID(in: answer), "\(answer)")
+            #expect(capture.lines.contains { $0.hasPrefix("info request ") && $0.contains("request_id=\(id)") && $0.contains("error=request_malformed") && $0.contains("status=400") }, "\(capture.lines)")
         }
+    }
+
+    /// The `X-Request-Id` of a raw answer: a new UUID.
+    static func requestID(in answer: String) -> String? {
+        answer.lowercased().firstMatch(of: /\r\nx-request-id: ([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})\r\n/).map { String($0.1) }
     }
 
     @Test("a request line or header section over the limits is 431 request_headers_too_large in JSON, and the connection closes",
@@ -88,7 +97,7 @@ struct MalformedRequestTests {
                     "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n")
             }
             #expect(Self.statusLines(answer) == ["HTTP/1.1 400 Bad Request"], "\(answer)")
-            #expect(answer.contains("request_incomplete"), "\(answer)")
+            #expect(answer.contains("request_malformed") && !answer.contains("request_incomplete"), "\(answer)")
             // A route that answers without reading the body has answered: no second response follows.
             let unread = try await onOwnThread {
                 RawConnection.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n")
@@ -169,7 +178,8 @@ struct MalformedRequestTests {
 
     @Test("Expect: 100-continue gets 100 Continue before the body is sent; a body announced over the limit gets 413 at once")
     func expectContinue() async throws {
-        try await withLiveServer({ $0.maximumBodySize = 1_000 }) { port in
+        let capture = LogCapture()
+        try await withLiveServer(logger: capture.logger, { $0.maximumBodySize = 1_000 }) { port in
             let head = "POST /generate-authentication-options HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
             // The body goes only after the 100 came: the server must say it without waiting for the body.
             let answer = try await onOwnThread { () -> String in
@@ -191,6 +201,10 @@ struct MalformedRequestTests {
             }
             #expect(Self.statusLines(refused) == ["HTTP/1.1 413 Payload Too Large"], "\(refused)")
             #expect(refused.lowercased().contains("referrer-policy: no-referrer"), "\(refused)")
+            let id = try #require(Self.requestID(in: refused), "\(refused)")
+            let logged = capture.lines.filter { $0.contains("request_id=\(id)") }
+            #expect(logged.count == 1 && logged.first?.contains("status=413") == true && logged.first?.contains("error=request_too_large") == true, "\(capture.lines)")
+            #expect(logged.first?.contains("method=POST") == true && logged.first?.contains("path=/generate-authentication-options") == true, "\(logged)")
             #expect(refused.hasSuffix(#"{"error":"request_too_large","message":"The request body is larger than 1000 bytes."}"#), "\(refused)")
             #expect(closed)
             // HTTP/1.0 knows no 100 Continue: the expectation is ignored and the request answered once its body came.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Hummingbird
 import HummingbirdTesting
 import PasskeyServer
@@ -71,13 +72,13 @@ enum RawConnection {
 
 /// Runs `body` with the port of a live in-process server on the in-memory repository.
 func withLiveServer(
-    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (Int) async throws -> Void
+    logger: Logger? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (Int) async throws -> Void
 ) async throws {
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
     configuration.database = "memory:"
     configure(&configuration)
-    let app = try await buildApplication(configuration)
+    let app = try await buildApplication(configuration, logger: logger)
     try await app.test(.live) { client in try await body(try #require(client.port)) }
 }

@@ -62,13 +62,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         router.get("users/:id/passkeys") { request, context in
             await ceremonies.observed("manage", "list", request, context) { _ throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
-                return try await service.passkeys(of: try await service.backendUser(context.parameters.get("id") ?? "", by: FormQuery(request.uri.query)["by"]))
+                return try await service.passkeys(of: try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
             }
         }
         router.delete("users/:id/passkeys/:credentialId") { request, context in
             await ceremonies.observed("manage", "delete", request, context) { _ throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
-                let user = try await service.backendUser(context.parameters.get("id") ?? "", by: FormQuery(request.uri.query)["by"])
+                let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
                 try await service.deletePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")))
                 return .object(["deleted": true])
             }
@@ -76,7 +76,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         router.delete("users/:id") { request, context in
             await ceremonies.observed("manage", "delete-user", request, context) { _ throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
-                try await service.deleteUser(try await service.backendUser(context.parameters.get("id") ?? "", by: FormQuery(request.uri.query)["by"]))
+                try await service.deleteUser(try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
                 return .object(["deleted": true])
             }
         }
