@@ -36,8 +36,21 @@ public protocol Authenticator: Sendable {
     /// `credential_unknown`, which could come from another server on the same RP ID (two local servers on `localhost`)
     /// whose passkey must stay. A default that does nothing is provided: platform authenticators decide for themselves.
     func signalUnknownCredential(rpID: String?, credentialID: [UInt8]) async
+
+    /// The relying party lists every passkey it accepts for one account (WebAuthn L3 §5.1.10,
+    /// `signalAllAcceptedCredentials`): a backend that keeps credentials may remove or hide that account's others, which
+    /// were deleted on the server. The flows call it with a complete list only (``PasskeyConnect`` after listing the
+    /// account's passkeys). A default that does nothing is provided.
+    func signalAllAcceptedCredentials(rpID: String, userHandle: [UInt8], credentialIDs: [[UInt8]]) async
+
+    /// The account's current name and display name (WebAuthn L3 §5.1.10, `signalCurrentUserDetails`): a backend that
+    /// keeps credentials may show them from now on, after the account was renamed. A default that does nothing is
+    /// provided.
+    func signalCurrentUserDetails(rpID: String, userHandle: [UInt8], name: String, displayName: String) async
 }
 
 extension Authenticator {
     public func signalUnknownCredential(rpID: String?, credentialID: [UInt8]) async {}
+    public func signalAllAcceptedCredentials(rpID: String, userHandle: [UInt8], credentialIDs: [[UInt8]]) async {}
+    public func signalCurrentUserDetails(rpID: String, userHandle: [UInt8], name: String, displayName: String) async {}
 }

@@ -97,6 +97,12 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         return kept.isEmpty ? fallback : String(kept)
     }
 
+    /// The account's name as authenticators store it with its passkeys (`user.name`, WebAuthn L3 §5.4.3): the username,
+    /// or for an anonymous account a name made from its user handle, so passkey pickers can tell two such accounts apart.
+    static func userEntityName(username: String?, userHandle: [UInt8]) -> String {
+        username ?? "anonymous-" + Base64URL.encode(Array(userHandle.prefix(6)))
+    }
+
     func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
 
     /// Refuses new options with 503 `busy` while ``ServerConfiguration/maximumPendingChallenges`` ceremonies are pending
@@ -146,12 +152,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         try await ensureCapacity()
         let time = now()
         let userHandle = RelyingParty.makeUserHandle(random: random)
-        let anonymousName = "anonymous-" + Base64URL.encode(Array(userHandle.prefix(6)))
         let displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: username ?? "Anonymous")
         let user = UserRecord(
             userHandle: userHandle, username: username, displayName: displayName, isAnonymous: username == nil, createdAt: time)
         let options = relyingParty.makeRegistrationOptions(
-            userHandle: userHandle, userName: username ?? anonymousName, displayName: displayName,
+            userHandle: userHandle, userName: Self.userEntityName(username: username, userHandle: userHandle), displayName: displayName,
             attestation: configuration.attestation, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
         let key = newChallengeKey()
         let record = ChallengeRecord(
@@ -398,12 +403,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             throw APIError(status: 404, code: "passkey_not_found", message: "The passkey to replace does not belong to this account.")
         }
         let time = now()
-        let anonymousName = "anonymous-" + Base64URL.encode(Array(user.userHandle.prefix(6)))
         // The passkey being replaced is not excluded: the authenticator that holds it overwrites it (same RP ID and
         // user handle), which is what a reset wants.
         let excluded = existing.filter { $0.id != replacing }.map(Self.coreRecord)
         let options = relyingParty.makeRegistrationOptions(
-            userHandle: user.userHandle, userName: user.username ?? anonymousName, displayName: user.displayName,
+            userHandle: user.userHandle, userName: Self.userEntityName(username: user.username, userHandle: user.userHandle), displayName: user.displayName,
             excludeCredentials: excluded, attestation: configuration.attestation,
             timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
         let key = newChallengeKey()

@@ -21,3 +21,27 @@ extension SoftwareAuthenticator {
         _ = try? await store.removeCredential(id: credentialID)
     }
 }
+
+extension SoftwareAuthenticator {
+    /// Removes the account's passkeys that the relying party no longer accepts (WebAuthn L3 §5.1.10): those stored for
+    /// `rpID` and `userHandle` whose IDs are not in `credentialIDs`. Other accounts and RP IDs are left alone.
+    public func signalAllAcceptedCredentials(rpID: String, userHandle: [UInt8], credentialIDs: [[UInt8]]) async {
+        guard let stored = try? await store.allCredentials() else { return }
+        let accepted = Set(credentialIDs)
+        for credential in stored where credential.rpID == rpID && credential.userHandle == userHandle && !accepted.contains(credential.id) {
+            _ = try? await store.removeCredential(id: credential.id)
+        }
+    }
+
+    /// Shows the account's current names from now on (WebAuthn L3 §5.1.10): the passkeys stored for `rpID` and
+    /// `userHandle` take `name` and `displayName`. Empty values are ignored, as a browser would not blank a passkey's name.
+    public func signalCurrentUserDetails(rpID: String, userHandle: [UInt8], name: String, displayName: String) async {
+        guard !name.isEmpty, let stored = try? await store.allCredentials() else { return }
+        for var credential in stored where credential.rpID == rpID && credential.userHandle == userHandle {
+            guard credential.userName != name || (!displayName.isEmpty && credential.userDisplayName != displayName) else { continue }
+            credential.userName = name
+            if !displayName.isEmpty { credential.userDisplayName = displayName }
+            _ = try? await store.save(credential)
+        }
+    }
+}

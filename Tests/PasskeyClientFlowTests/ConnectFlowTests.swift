@@ -393,6 +393,72 @@ struct ConnectFlowTests {
         }
     }
 
+    @Test("manage: listing tells the device which passkeys the account still has and its current names (WebAuthn signals)")
+    func listingSignals() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let software = server.authenticator({ $0.backup = .synced }, store: InMemoryCredentialStore())
+            let connect = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
+            let bob = AppBackend(transport: transport, apiKey: backend.apiKey, userID: "app-user-2", name: "bob@example.com")
+            _ = await connect.completePasskeyListAppend(connectTokenProvider: backend.tokens)
+            _ = await connect.completePasskeyListAppend(connectTokenProvider: bob.tokens)
+            let held = try await software.store.allCredentials()
+            #expect(Set(held.map(\.userName)) == ["ann@example.com", "bob@example.com"])
+            let anns = try #require(held.first { $0.userName == "ann@example.com" })
+            let bobs = try #require(held.first { $0.userName == "bob@example.com" })
+
+            // Ann's passkey is deleted on the server (another device's manage screen, support): the next list on this
+            // device drops it here too. Bob's passkey, another account's, stays.
+            let entry = try #require(try await server.repository.credential(id: anns.id))
+            try await server.repository.deleteCredential(id: anns.id, userID: entry.userID)
+            guard case .allowed(let listed) = await connect.isManageAppendAllowed(connectTokenProvider: backend.tokens) else {
+                Issue.record("listing failed")
+                return
+            }
+            #expect(listed.isEmpty)
+            #expect(try await software.store.allCredentials().map(\.id) == [bobs.id])
+
+            // Bob's display name changes in the app: the backend's next token carries it, and the list brings it here.
+            let renamed: ConnectTokenProvider = { kind in
+                try #require(
+                    try await bob.call(
+                        "connect/tokens",
+                        ["type": .string(kind.rawValue), "user": ["id": "app-user-2", "name": "bob@example.com", "displayName": "Bob Builder"]]
+                    )["token"]?.stringValue)
+            }
+            guard case .allowed(let bobsList) = await connect.isManageAppendAllowed(connectTokenProvider: renamed) else {
+                Issue.record("listing failed")
+                return
+            }
+            #expect(bobsList.map(\.id) == [Base64URL.encode(bobs.id)])
+            let updated = try await software.store.allCredentials()
+            #expect(updated.map(\.userDisplayName) == ["Bob Builder"] && updated.map(\.userName) == ["bob@example.com"])
+        }
+    }
+
+    @Test("the software authenticator acts on the signals for the named account and RP ID only")
+    func softwareSignals() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let software = server.authenticator({ $0.backup = .synced }, store: InMemoryCredentialStore())
+            let connect = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
+            _ = await connect.completePasskeyListAppend(connectTokenProvider: backend.tokens)
+            let held = try #require(try await software.store.allCredentials().first)
+            // Another RP ID, another user handle, or a list that holds the passkey: nothing changes.
+            await software.signalAllAcceptedCredentials(rpID: "other.example", userHandle: held.userHandle, credentialIDs: [])
+            await software.signalAllAcceptedCredentials(rpID: held.rpID, userHandle: held.userHandle + [0], credentialIDs: [])
+            await software.signalAllAcceptedCredentials(rpID: held.rpID, userHandle: held.userHandle, credentialIDs: [[1, 2], held.id])
+            await software.signalCurrentUserDetails(rpID: held.rpID, userHandle: held.userHandle, name: "", displayName: "Nobody")
+            await software.signalCurrentUserDetails(rpID: "other.example", userHandle: held.userHandle, name: "x", displayName: "X")
+            #expect(try await software.store.allCredentials() == [held])
+            await software.signalCurrentUserDetails(rpID: held.rpID, userHandle: held.userHandle, name: "ann@new.example", displayName: "")
+            let renamed = try #require(try await software.store.allCredentials().first)
+            #expect(renamed.userName == "ann@new.example" && renamed.userDisplayName == held.userDisplayName && renamed.id == held.id)
+            await software.signalAllAcceptedCredentials(rpID: held.rpID, userHandle: held.userHandle, credentialIDs: [[1, 2]])
+            #expect(try await software.store.allCredentials().isEmpty)
+        }
+    }
+
     @Test("manage: an answer that is not the server's (another service on the address) is invalidResponse, not success")
     func manageAnswersChecked() async throws {
         let connect = PasskeyConnect(transport: CannedTransport(status: 200, body: #"{"hello":"world"}"#), authenticator: ScriptedAuthenticator())

@@ -327,6 +327,10 @@ struct ConnectAPITests {
             #expect(passkey["transports"] == ["internal", "hybrid"])
             #expect(passkey["createdAt"]?.stringValue?.hasSuffix("Z") == true)
             #expect(passkey["lastUsedAt"] == .null)
+            // The RP ID and the account as its passkeys know it, for the WebAuthn signals (§5.1.10) an SDK sends.
+            let owner = try #require(await harness.server.repository.user(externalID: "app-user-1"))
+            #expect(listed["rpId"] == .string(harness.server.configuration.rpID))
+            #expect(listed["user"] == ["id": .string(Base64URL.encode(owner.userHandle)), "name": "ann@example.com", "displayName": "Ann"])
 
             let renamed = try await client.call(.patch, "/connect/passkeys/\(id)", json: ["name": " Work phone "], headers: ConnectHarness.bearer(list))
             #expect(renamed.status == .ok, "\(renamed.json)")

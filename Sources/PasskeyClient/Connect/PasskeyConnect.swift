@@ -354,7 +354,25 @@ public actor PasskeyConnect {
         guard passkeys.count == entries.count else {
             throw PasskeyError(.invalidResponse, stage: .options, "the list answer holds an entry that is not a passkey")
         }
+        await signalListed(answer, passkeys: passkeys)
         return passkeys
+    }
+
+    /// Tells the authenticator what the list says (WebAuthn L3 §5.1.10 signals), so the device's passkey manager
+    /// matches the server: passkeys of this account deleted on the server (from another device, by support, by the
+    /// app's backend) are removed or hidden there, and a renamed account shows its new name. Only when the answer names
+    /// the RP ID and the account's user handle (servers before these members send neither: nothing is signalled).
+    func signalListed(_ answer: JSONObject, passkeys: [PasskeyInfo]) async {
+        guard let rpID = answer["rpId"]?.stringValue, !rpID.isEmpty, let user = answer["user"]?.objectValue,
+            let userHandle = user["id"]?.stringValue.flatMap(Base64URL.decode), !userHandle.isEmpty
+        else { return }
+        let ids = passkeys.compactMap { Base64URL.decode($0.id) }
+        guard ids.count == passkeys.count else { return }  // an id that does not decode: the list cannot be trusted whole
+        await authenticator.signalAllAcceptedCredentials(rpID: rpID, userHandle: userHandle, credentialIDs: ids)
+        if let name = user["name"]?.stringValue, !name.isEmpty {
+            await authenticator.signalCurrentUserDetails(
+                rpID: rpID, userHandle: userHandle, name: name, displayName: user["displayName"]?.stringValue ?? name)
+        }
     }
 
     /// Renames a passkey with a passkey-list token; returns it as stored.
