@@ -119,7 +119,16 @@ async function signIn(username, mediation) {
   } finally {
     clearTimeout(renewal);
   }
-  return post("/verify-authentication", { challengeKey: options.challengeKey, cred: credentialJSON(credential) });
+  try {
+    return await post("/verify-authentication", { challengeKey: options.challengeKey, cred: credentialJSON(credential) });
+  } catch (error) {
+    // The server deleted this passkey: tell the browser's passkey manager, so it stops offering it (WebAuthn L3
+    // §5.1.10). Not on credential_unknown, which another server on the same RP ID could answer for a good passkey.
+    if (error.body?.error === "passkey_deleted_on_server" && PublicKeyCredential.signalUnknownCredential) {
+      PublicKeyCredential.signalUnknownCredential({ rpId: options.rpId, credentialId: credential.id }).catch(() => {});
+    }
+    throw error;
+  }
 }
 
 async function signInWith(username) {
