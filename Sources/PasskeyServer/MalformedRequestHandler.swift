@@ -14,8 +14,9 @@ import PasskeyWire
 /// show. The handler sits after the HTTP codec. A parse error between requests is answered here, after the responses
 /// still owed to the requests before it on the connection (HTTP/1.1 answers in order), then the connection closes. A
 /// parse error inside a request's body goes on as ``BrokenBody``: the route reading that body answers
-/// `request_malformed` too (`request_incomplete` when the body was cut short), and one that answered without reading it has already answered. Hummingbird answers only
-/// parser errors itself, so it never adds a second response to a request that has one.
+/// `request_malformed` too (`request_incomplete` when the body was cut short), and one that answered without reading
+/// it has already answered. Hummingbird answers only parser errors itself, so it never adds a second response to a
+/// request that has one.
 final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
