@@ -79,8 +79,15 @@ final class FramingRulesHandler: ChannelInboundHandler, RemovableChannelHandler 
             context.fireChannelRead(data)
             return
         }
+        let refusal = FramingRules.refusal(head)
+        let forged = head.headers.contains(name: FramingRules.fieldName)
+        // The usual head goes on as it came: rewriting it would copy every header line of every request.
+        guard refusal != nil || forged else {
+            context.fireChannelRead(data)
+            return
+        }
         head.headers.remove(name: FramingRules.fieldName)
-        if let refusal = FramingRules.refusal(head) { head.headers.add(name: FramingRules.fieldName, value: refusal.rawValue) }
+        if let refusal { head.headers.add(name: FramingRules.fieldName, value: refusal.rawValue) }
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 }

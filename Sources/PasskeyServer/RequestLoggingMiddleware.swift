@@ -16,6 +16,32 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        let incoming = RequestLog.requestIDHeader.flatMap { request.headers[$0] }
+        let id = incoming.flatMap { $0.utf8.count <= 64 && $0.utf8.allSatisfy(Self.isTokenByte) ? $0 : nil }
+            ?? RequestLog.newRequestID()
+        context.logger[metadataKey: "request_id"] = .string(id)
+        let start = ContinuousClock.now
+        var response = try await next(request, context)
+        if let header = RequestLog.requestIDHeader { response.headers[header] = id }
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "path": .string(RequestLog.loggedPath(request.uri.path)),
+                "status": .stringConvertible(response.status.code), "ms": .string(String(format: "%.1f", milliseconds)),
+            ])
+        return response
+    }
+}
+
+/// What every request's log line shares, for the lines the routes write (``RequestLoggingMiddleware``) and those of the
+/// requests answered below them.
+enum RequestLog {
+    static var requestIDHeader: HTTPField.Name? { HTTPField.Name("X-Request-Id") }
+
     /// `path` as logged, without the ids in it: a user id is often an email address, and a credential id is not for logs
     /// either. The segment after `users` becomes `{id}`, the one after `passkeys` `{credentialId}`, wherever they are:
     /// `/users/ann@example.com/passkeys/AbC` is `/users/{id}/passkeys/{credentialId}`, and so are the dashboard's and
@@ -32,32 +58,6 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         return segments.joined(separator: "/")
     }
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var context = context
-        let incoming = RequestLog.requestIDHeader.flatMap { request.headers[$0] }
-        let id = incoming.flatMap { $0.utf8.count <= 64 && $0.utf8.allSatisfy(Self.isTokenByte) ? $0 : nil }
-            ?? RequestLog.newRequestID()
-        context.logger[metadataKey: "request_id"] = .string(id)
-        let start = ContinuousClock.now
-        var response = try await next(request, context)
-        if let header = RequestLog.requestIDHeader { response.headers[header] = id }
-        let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        context.logger.info(
-            "request",
-            metadata: [
-                "method": .string(request.method.rawValue), "path": .string(Self.loggedPath(request.uri.path)),
-                "status": .stringConvertible(response.status.code), "ms": .string(String(format: "%.1f", milliseconds)),
-            ])
-        return response
-    }
-}
-
-/// What every request's log line shares, for the lines the routes write (``RequestLoggingMiddleware``) and those of the
-/// requests answered below them.
-enum RequestLog {
-    static var requestIDHeader: HTTPField.Name? { HTTPField.Name("X-Request-Id") }
 
     /// A random (version 4) UUID, lowercased. From the system generator (`getrandom`): Foundation's `UUID()` opens
     /// `/dev/urandom` for each id on Linux, a file open per request.
@@ -80,7 +80,7 @@ enum RequestLog {
         let id = newRequestID()
         var metadata: Logger.Metadata = ["request_id": .string(id), "status": .stringConvertible(status), "error": .string(code)]
         if let method { metadata["method"] = .string(method) }
-        if let path { metadata["path"] = .string(RequestLoggingMiddleware<BasicRequestContext>.loggedPath(path)) }
+        if let path { metadata["path"] = .string(loggedPath(path)) }
         logger.info("request", metadata: metadata)
         return id
     }

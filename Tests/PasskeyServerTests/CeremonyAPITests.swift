@@ -855,7 +855,7 @@ struct ServerSurfaceTests {
 
     @Test("request logs name paths with ids by their pattern: a user id is often an email address, a credential id is not for logs")
     func loggedPaths() {
-        typealias Logging = RequestLoggingMiddleware<PasskeyRequestContext>
+        typealias Logging = RequestLog
         #expect(Logging.loggedPath("/users/ann@example.com/passkeys") == "/users/{id}/passkeys")
         #expect(Logging.loggedPath("/users/ann@example.com") == "/users/{id}")
         #expect(Logging.loggedPath("/users/") == "/users/")

@@ -41,7 +41,7 @@ public enum Administration {
 
     /// A new invite token and the record to store for it (its hash only).
     static func makeAdminInvite(lifetime: TimeInterval, now: Date, random: RandomSource) -> (token: String, invite: AdminInviteRecord) {
-        let token = BearerSecrets.make(prefix: "pai_", random: random)
+        let token = BearerSecrets.make(prefix: BearerSecrets.adminInvitePrefix, random: random)
         return (token, AdminInviteRecord(hash: BearerSecrets.hash(token), createdAt: now, expiresAt: now.addingTimeInterval(lifetime)))
     }
 

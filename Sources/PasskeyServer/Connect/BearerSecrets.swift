@@ -16,6 +16,8 @@ public enum BearerSecrets {
     public static var apiKeyPrefix: String { "pks_" }
     /// Connect tokens.
     public static var connectTokenPrefix: String { "pct_" }
+    /// Dashboard admin invites (setup links and `admin invite`).
+    static var adminInvitePrefix: String { "pai_" }
 
     /// The secret in `Authorization: Bearer …`, if any.
     static func bearer(_ header: String?) -> String? {

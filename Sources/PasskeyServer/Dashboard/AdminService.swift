@@ -29,16 +29,15 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// Prefix of invite tokens and of session secrets.
-    static var invitePrefix: String { "pai_" }
+    static var invitePrefix: String { BearerSecrets.adminInvitePrefix }
     static var sessionPrefix: String { "pas_" }
 
     // MARK: Invites
 
     /// When there is no admin yet: a new invite token for the first admin; otherwise `nil`.
     public func firstSetupToken() async throws(StorageError) -> String? {
-        guard try await repository.admins().isEmpty else { return nil }
-        // Stored only if no other instance made the first admin meanwhile (whose revocation of pending links could
-        // otherwise have missed this one).
+        // Stored only while there is no admin, in one step with adding one: an instance whose first admin is being
+        // added elsewhere gets no link (that addition's revocation of pending links could otherwise miss it).
         let (token, invite) = Administration.makeAdminInvite(lifetime: settings.inviteLifetime, now: now(), random: random)
         return try await repository.saveSetupInvite(invite) ? token : nil
     }
