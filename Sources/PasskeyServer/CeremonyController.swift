@@ -155,11 +155,14 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
                 let token = try await signer(result.user, result.credential.id, "authentication", result.userVerified, result.externalUserID)
-                return .object([
+                var answer: JSONObject = [
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
                     "signedPasskeyData": .string(token),
-                ])
+                ]
+                // The account's current names, for the device's passkey manager.
+                for member in service.signalMembers(for: result.user) { answer[member.name] = member.value }
+                return .object(answer)
             }
         }
 

@@ -103,6 +103,17 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         username ?? "anonymous-" + Base64URL.encode(Array(userHandle.prefix(6)))
     }
 
+    /// `rpId` and the account as its passkeys know it (`user`: user handle, name, display name): what a client needs
+    /// to keep the device's passkey manager in step with the server (WebAuthn L3 §5.1.10 `signalCurrentUserDetails`,
+    /// and with a passkey list `signalAllAcceptedCredentials`). Part of every passkey list and every verified sign-in.
+    func signalMembers(for user: UserRecord) -> JSONObject {
+        let name = Self.userEntityName(username: user.username, userHandle: user.userHandle)
+        return [
+            "rpId": .string(configuration.rpID),
+            "user": ["id": .string(Base64URL.encode(user.userHandle)), "name": .string(name), "displayName": .string(user.displayName)],
+        ]
+    }
+
     func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
 
     /// Refuses new options with 503 `busy` while ``ServerConfiguration/maximumPendingChallenges`` ceremonies are pending

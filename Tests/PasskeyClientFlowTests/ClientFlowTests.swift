@@ -163,6 +163,62 @@ struct ClientFlowTests {
             #expect(received[3] == .registrationFailed(PasskeyClientFailure(code: .server, stage: .options, serverCode: "username_taken")))
         }
     }
+
+    @Test("after a sign-in the device learns the account's current names (WebAuthn signals); an answer about another account changes nothing")
+    func signInSignals() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
+            let registered = try await client.register(username: "ann", displayName: "Ann Lee")
+            let held = try #require(try await authenticator.store.allCredentials().first)
+            #expect(held.userName == "ann" && held.userDisplayName == "Ann Lee")
+
+            // Renamed on the server (the app's backend, support): the next sign-in brings the names to the device.
+            _ = try await server.repository.updateNames(userID: registered.userId, username: nil, displayName: "Ann Smith")
+            _ = try await client.authenticate(username: "ann")
+            #expect(try await authenticator.store.allCredentials().map(\.userDisplayName) == ["Ann Smith"])
+            _ = try await server.repository.updateNames(userID: registered.userId, username: "ann.smith", displayName: nil)
+            _ = try await client.authenticate()
+            let renamed = try #require(try await authenticator.store.allCredentials().first)
+            #expect(renamed.userName == "ann.smith" && renamed.userDisplayName == "Ann Smith" && renamed.id == held.id)
+
+            // An answer naming another account than the one that signed in (Bo's user handle), or another RP ID than
+            // the options named: nothing is signalled, so neither Bo's passkey nor Ann's passkey of the other RP ID
+            // (copied into the store here) is renamed.
+            _ = try await client.register(username: "bo", displayName: "Bo")
+            let bos = try #require(try await authenticator.store.allCredentials().first { $0.userName == "bo" })
+            var elsewhere = renamed
+            elsewhere.id = [9, 9, 9, 9]
+            elsewhere.rpID = "other.example"
+            try await authenticator.store.save(elsewhere)
+            let before = try await authenticator.store.allCredentials().map { [$0.rpID, $0.userName, $0.userDisplayName] }.sorted { $0.lexicographicallyPrecedes($1) }
+            _ = try await server.repository.updateNames(userID: registered.userId, username: nil, displayName: "Ann S.")
+            let foreignUser = JSONValue.object(["id": .string(Base64URL.encode(bos.userHandle)), "name": "mallory", "displayName": "Mallory"])
+            for (member, value) in [("user", foreignUser), ("rpId", "other.example")] {
+                let rewriting = AnswerRewriter(inner: transport, path: "verify-authentication") { $0[member] = value }
+                let signedIn = try await PasskeyAuthClient(transport: rewriting, authenticator: authenticator).authenticate(username: "ann.smith")
+                #expect(signedIn.verified && signedIn.username == "ann.smith")
+                let after = try await authenticator.store.allCredentials().map { [$0.rpID, $0.userName, $0.userDisplayName] }.sorted { $0.lexicographicallyPrecedes($1) }
+                #expect(after == before, "\(member)")
+            }
+        }
+    }
+}
+
+/// Changes the JSON object a path answers, before the client reads it.
+struct AnswerRewriter: RelyingPartyTransport {
+    let inner: any RelyingPartyTransport
+    let path: String
+    let rewrite: @Sendable (inout JSONObject) -> Void
+
+    func send(_ request: RelyingPartyRequest) async throws(PasskeyError) -> RelyingPartyResponse {
+        var response = try await inner.send(request)
+        guard request.path == path, var object = (try? JSONValue.parse(response.body))?.objectValue else { return response }
+        rewrite(&object)
+        response.body = JSONValue.object(object).serializedBytes
+        return response
+    }
 }
 
 /// Passes ceremonies to another authenticator and records the mediation of each sign-in.

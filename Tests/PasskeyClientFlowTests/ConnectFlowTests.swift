@@ -115,10 +115,15 @@ struct ConnectFlowTests {
             #expect(verified["credentialId"] == .string(passkey.id))
             await #expect(throws: PasskeyError.self) { _ = try await backend.verify(signed) }
 
+            // The account's display name changes on the server: the next sign-in brings it to the device (WebAuthn signals).
+            let passkeyID = try #require(Base64URL.decode(passkey.id))
+            let account = try #require(try await server.repository.credential(id: passkeyID))
+            _ = try await server.repository.updateNames(userID: account.userID, username: nil, displayName: "Ann Lee")
             guard case .done = await connect.loginWithIdentifier("ANN@example.com") else {
                 Issue.record("identifier sign-in failed")
                 return
             }
+            #expect(try await authenticator.store.allCredentials().map(\.userDisplayName) == ["Ann Lee"])
             guard case .done = await connect.loginWithoutIdentifier(conditionalUI: false) else {
                 Issue.record("usernameless sign-in failed")
                 return

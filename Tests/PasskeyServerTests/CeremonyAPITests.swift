@@ -51,6 +51,10 @@ struct CeremonyAPITests {
             #expect(signedIn.status == .ok, "\(signedIn.json)")
             #expect(signedIn["verified"] == true && signedIn["username"] == "ann" && signedIn["isAnonymous"] == false)
             #expect(signedIn["userId"] == userID)
+            // The account's current names with the RP ID, for the device's passkey manager (WebAuthn L3 §5.1.10).
+            #expect(signedIn["rpId"] == "localhost")
+            let userHandle = try #require(options["user"]?.objectValue?["id"])
+            #expect(signedIn["user"] == ["id": userHandle, "name": "ann", "displayName": "Ann Lee"])
 
             // Without a username: empty allowCredentials, and no challengeKey needed (found from the client data).
             let discoverable = try await client.call(.get, "/generate-authentication-options")
@@ -79,6 +83,7 @@ struct CeremonyAPITests {
             let request = try await client.call(.post, "/generate-authentication-options", json: [:])
             let signedIn = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(request.json)])
             #expect(signedIn["verified"] == true && signedIn["isAnonymous"] == true && signedIn["username"] == .null)
+            #expect(signedIn["user"]?.objectValue?["name"] == options["user"]?.objectValue?["name"])
         }
     }
 

@@ -236,6 +236,7 @@ public actor PasskeyConnect {
             guard let signed = fields.signedPasskeyData else {
                 throw PasskeyError(.invalidResponse, stage: .verification, "the server's answer has no signedPasskeyData")
             }
+            await SignalledAccount.signalSignedIn(verified, options: options, assertion: assertion, to: authenticator)
             await store.update { state in
                 state.recentFailures = 0
                 state.lastFailureAt = nil
@@ -363,16 +364,7 @@ public actor PasskeyConnect {
     /// app's backend) are removed or hidden there, and a renamed account shows its new name. Only when the answer names
     /// the RP ID and the account's user handle (servers before these members send neither: nothing is signalled).
     func signalListed(_ answer: JSONObject, passkeys: [PasskeyInfo]) async {
-        guard let rpID = answer["rpId"]?.stringValue, !rpID.isEmpty, let user = answer["user"]?.objectValue,
-            let userHandle = user["id"]?.stringValue.flatMap(Base64URL.decode), !userHandle.isEmpty
-        else { return }
-        let ids = passkeys.compactMap { Base64URL.decode($0.id) }
-        guard ids.count == passkeys.count else { return }  // an id that does not decode: the list cannot be trusted whole
-        await authenticator.signalAllAcceptedCredentials(rpID: rpID, userHandle: userHandle, credentialIDs: ids)
-        if let name = user["name"]?.stringValue, !name.isEmpty {
-            await authenticator.signalCurrentUserDetails(
-                rpID: rpID, userHandle: userHandle, name: name, displayName: user["displayName"]?.stringValue ?? name)
-        }
+        await SignalledAccount(answer)?.signalListed(passkeys.map(\.id), to: authenticator)
     }
 
     /// Renames a passkey with a passkey-list token; returns it as stored.

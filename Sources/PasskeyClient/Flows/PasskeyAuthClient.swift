@@ -166,6 +166,7 @@ public actor PasskeyAuthClient {
             throw error
         }
         let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
+        await SignalledAccount.signalSignedIn(verified, options: options, assertion: assertion, to: authenticator)
         return PasskeyAuthenticationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
             isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData)

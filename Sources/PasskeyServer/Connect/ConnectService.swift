@@ -211,13 +211,11 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     func passkeys(of user: UserRecord) async throws(APIError) -> JSONValue {
         let credentials: [CredentialRecordEntry]
         do { credentials = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }
-        // The RP ID and the account as its passkeys know it: with them an SDK tells the device's passkey manager which
-        // passkeys the account still has and its current names (WebAuthn L3 §5.1.10 signals).
-        let name = CeremonyService<Repository>.userEntityName(username: user.username, userHandle: user.userHandle)
-        return .object([
-            "passkeys": .array(credentials.map(PasskeyListing.json)), "rpId": .string(ceremonies.configuration.rpID),
-            "user": ["id": .string(Base64URL.encode(user.userHandle)), "name": .string(name), "displayName": .string(user.displayName)],
-        ])
+        // With the RP ID and the account, an SDK tells the device's passkey manager which passkeys the account still
+        // has and its current names (WebAuthn L3 §5.1.10 signals).
+        var answer: JSONObject = ["passkeys": .array(credentials.map(PasskeyListing.json))]
+        for member in ceremonies.signalMembers(for: user) { answer[member.name] = member.value }
+        return .object(answer)
     }
 
     func credentialID(_ encoded: String?) throws(APIError) -> [UInt8] {

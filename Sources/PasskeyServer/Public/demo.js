@@ -119,8 +119,9 @@ async function signIn(username, mediation) {
   } finally {
     clearTimeout(renewal);
   }
+  let result;
   try {
-    return await post("/verify-authentication", { challengeKey: options.challengeKey, cred: credentialJSON(credential) });
+    result = await post("/verify-authentication", { challengeKey: options.challengeKey, cred: credentialJSON(credential) });
   } catch (error) {
     // The server deleted this passkey: tell the browser's passkey manager, so it stops offering it (WebAuthn L3
     // §5.1.10). Not on credential_unknown, which another server on the same RP ID could answer for a good passkey.
@@ -129,6 +130,13 @@ async function signIn(username, mediation) {
     }
     throw error;
   }
+  // Signed in: tell the browser's passkey manager the account's current names, so a rename on the server shows in
+  // the passkey picker (WebAuthn L3 §5.1.10), when the answer is about the account that signed in.
+  const handle = credential.response.userHandle ? toB64url(credential.response.userHandle) : null;
+  if (result.user && result.rpId === options.rpId && (!handle || handle === result.user.id) && PublicKeyCredential.signalCurrentUserDetails) {
+    PublicKeyCredential.signalCurrentUserDetails({ rpId: result.rpId, userId: result.user.id, name: result.user.name, displayName: result.user.displayName }).catch(() => {});
+  }
+  return result;
 }
 
 async function signInWith(username) {

@@ -1,0 +1,61 @@
+import PasskeyWire
+
+/// The account as a server's answer names it for the WebAuthn L3 §5.1.10 signals: the members `rpId` and
+/// `user {id, name, displayName}` that this project's server sends with every passkey list and every verified sign-in.
+///
+/// With them the SDK keeps the device's passkey manager in step with the server: the account's current name after a
+/// rename on the server, and (with a list) which of its passkeys still exist. An answer without them (an older server,
+/// another backend) signals nothing.
+struct SignalledAccount: Sendable {
+    let rpID: String
+    /// The user handle (WebAuthn L3 §5.4.3 `user.id`).
+    let userHandle: [UInt8]
+    /// The account's `user.name`; `nil` when the answer has none, and then its details are not signalled.
+    let name: String?
+    let displayName: String?
+
+    /// `nil` unless the answer names a non-empty RP ID and a user handle that decodes.
+    init?(_ answer: JSONObject) {
+        guard let rpID = answer["rpId"]?.stringValue, !rpID.isEmpty, let user = answer["user"]?.objectValue,
+            let userHandle = user["id"]?.stringValue.flatMap(Base64URL.decode), !userHandle.isEmpty
+        else { return nil }
+        self.rpID = rpID
+        self.userHandle = userHandle
+        name = user["name"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        displayName = user["displayName"]?.stringValue
+    }
+
+    /// After a verified sign-in: tells the device's passkey manager the account's current names (a rename on the
+    /// server shows in the passkey picker from then on), when the answer is about the account that signed in.
+    static func signalSignedIn(
+        _ answer: JSONObject, options: PublicKeyCredentialRequestOptionsJSON, assertion: AuthenticationResponseJSON,
+        to authenticator: any Authenticator
+    ) async {
+        guard let account = SignalledAccount(answer), account.isSignedIn(with: options, assertion: assertion) else { return }
+        await account.signalDetails(to: authenticator)
+    }
+
+    /// Whether this is the account a sign-in just used: the RP ID its options named (when they named one) and the user
+    /// handle the authenticator returned (when it returned one). A sign-in's answer about anything else is not
+    /// signalled, so it can never rename another account's passkeys on the device.
+    func isSignedIn(with options: PublicKeyCredentialRequestOptionsJSON, assertion: AuthenticationResponseJSON) -> Bool {
+        if let expected = options.rpId, expected != rpID { return false }
+        if let returned = assertion.response.userHandle, Base64URL.decode(returned) != userHandle { return false }
+        return true
+    }
+
+    /// Sends the account's current names (`signalCurrentUserDetails`); a display name the answer lacks becomes the name.
+    func signalDetails(to authenticator: any Authenticator) async {
+        guard let name else { return }
+        await authenticator.signalCurrentUserDetails(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName ?? name)
+    }
+
+    /// Sends which passkeys the account has (`signalAllAcceptedCredentials`), then its names. Nothing when an id does not
+    /// decode: a list that cannot be read whole must not make the device drop passkeys.
+    func signalListed(_ passkeyIDs: [String], to authenticator: any Authenticator) async {
+        let ids = passkeyIDs.compactMap { Base64URL.decode($0) }
+        guard ids.count == passkeyIDs.count else { return }
+        await authenticator.signalAllAcceptedCredentials(rpID: rpID, userHandle: userHandle, credentialIDs: ids)
+        await signalDetails(to: authenticator)
+    }
+}
