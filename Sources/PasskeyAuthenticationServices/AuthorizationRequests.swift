@@ -136,7 +136,7 @@ enum AuthorizationRequests {
     #endif
 
     @available(iOS 18.0, macOS 15.0, visionOS 2.0, *)
-    static func prfValues(_ values: ApplePRFValues) -> ASAuthorizationPublicKeyCredentialPRFAssertionInput.InputValues {
+    static func prfValues(_ values: PRFValues) -> ASAuthorizationPublicKeyCredentialPRFAssertionInput.InputValues {
         ASAuthorizationPublicKeyCredentialPRFAssertionInput.InputValues(saltInput1: Data(values.first), saltInput2: values.second.map { Data($0) })
     }
 }

@@ -11,17 +11,22 @@ import PasskeyWire
 ///                   "backupEligible": false, "backupState": false, "createdAt": 1700000000000, "lastUsedAt": null}]}
 /// ```
 ///
+/// Version 2 is version 1 with a member `"prfSecret": "<b64url>"` (32 bytes) on credentials created with the `prf`
+/// extension. A file is written as version 2 only when a credential has one, so a release that reads only version 1
+/// refuses such a file rather than rewriting it without the secrets (which would change every PRF output).
+///
 /// Times are Unix milliseconds. Reading is strict: anything missing, mistyped or impossible (a key that is not a key,
 /// a duplicate ID, a newer version) is ``PasskeyError/Code/storageCorrupted`` naming the credential and member,
 /// never a crash and never a silently dropped credential.
 enum CredentialFileFormat {
     static let formatName = "passkey-software-credentials"
-    static let version = 1
+    /// The newest version this release reads and writes.
+    static let version = 2
 
     static func encode(_ credentials: [StoredCredential]) -> [UInt8] {
         var document = JSONObject()
         document["format"] = .string(formatName)
-        document["version"] = .number(Double(version))
+        document["version"] = .number(Double(credentials.contains { $0.prfSecret != nil } ? 2 : 1))
         document["credentials"] = .array(credentials.map(encode))
         var bytes = JSONValue.object(document).prettyPrinted().utf8.map { $0 }
         bytes.append(0x0a)
@@ -42,6 +47,7 @@ enum CredentialFileFormat {
         o["backupState"] = .bool(c.backupState)
         o["createdAt"] = .number(Double(milliseconds(c.createdAt)))
         o["lastUsedAt"] = c.lastUsedAt.map { .number(Double(milliseconds($0))) } ?? .null
+        if let secret = c.prfSecret { o["prfSecret"] = .string(Base64URL.encode(secret)) }
         return .object(o)
     }
 
@@ -60,7 +66,7 @@ enum CredentialFileFormat {
             throw corrupted("not a credential file (member \"format\" is not \"\(formatName)\")")
         }
         guard let fileVersion = root["version"]?.intValue else { throw corrupted("member \"version\" is missing or not an integer") }
-        guard fileVersion == version else {
+        guard (1...version).contains(fileVersion) else {
             throw corrupted(
                 fileVersion > version
                     ? "written in format version \(fileVersion) by a newer release; this release reads version \(version)"
@@ -120,11 +126,12 @@ enum CredentialFileFormat {
             throw bad("signCount", "is not an integer between 0 and 2^32-1")
         }
         guard let createdAt = try date("createdAt") else { throw bad("createdAt", "is missing") }
+        let prfSecret = o["prfSecret"] == nil ? nil : try bytes("prfSecret", PRFExtension.secretLength...PRFExtension.secretLength)
         return StoredCredential(
             id: id, rpID: rpID, userHandle: userHandle, userName: try string("userName"),
             userDisplayName: try string("userDisplayName"), algorithm: algorithm, privateKey: privateKey, signCount: signCount,
             backupEligible: try bool("backupEligible"), backupState: try bool("backupState"), createdAt: createdAt,
-            lastUsedAt: try date("lastUsedAt"))
+            lastUsedAt: try date("lastUsedAt"), prfSecret: prfSecret)
     }
 
     private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

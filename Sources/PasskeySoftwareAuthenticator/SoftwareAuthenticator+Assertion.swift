@@ -19,6 +19,7 @@ extension SoftwareAuthenticator {
         let rpID = try CeremonyInputs.rpID(options.rpId, origin: configuration.origin)
         let challenge = try CeremonyInputs.challenge(options.challenge)
         let allowed = try CeremonyInputs.credentialIDs(options.allowCredentials, member: "allowCredentials")
+        let prf = try PRFInputs.assertion(options.extensions, allowCredentials: allowed)
 
         // §6.3.3 step 6: the credentials for this RP ID, narrowed to allowCredentials when it is not empty.
         var candidates = try await store.credentials(rpID: rpID)
@@ -56,12 +57,17 @@ extension SoftwareAuthenticator {
 
         try checkCancellation(.assertion)
 
+        // §10.1.4: outputs for the values that apply to the chosen credential, when it has a PRF.
+        var extensionResults = JSONObject()
+        if let values = prf?.values(for: chosen.id), let secret = used.prfSecret {
+            extensionResults["prf"] = ["results": .object(PRFExtension.results(secret: secret, userVerified: verified, values: values))]
+        }
         let encodedID = Base64URL.encode(chosen.id)
         return AuthenticationResponseJSON(
             id: encodedID, rawId: encodedID,
             response: AuthenticatorAssertionResponseJSON(
                 clientDataJSON: Base64URL.encode(clientDataJSON), authenticatorData: Base64URL.encode(authenticatorData),
                 signature: Base64URL.encode(signature), userHandle: Base64URL.encode(chosen.userHandle)),
-            authenticatorAttachment: configuration.attachment)
+            authenticatorAttachment: configuration.attachment, clientExtensionResults: extensionResults)
     }
 }

@@ -21,6 +21,7 @@ extension SoftwareAuthenticator {
         let userHandle = try CeremonyInputs.userHandle(options.user.id)
         let excluded = try CeremonyInputs.credentialIDs(options.excludeCredentials, member: "excludeCredentials")
         let algorithm = try CeremonyInputs.algorithm(options.pubKeyCredParams, supported: configuration.algorithms)
+        let prf = try PRFInputs.registration(options.extensions)
 
         // Conditional create (automatic upgrade) shows no sheet: no presence, no verification (UP and UV clear).
         let conditional = request.style == .conditional
@@ -38,6 +39,7 @@ extension SoftwareAuthenticator {
 
         let credentialID = random(max(16, min(1023, configuration.credentialIDLength)))
         let key = try CredentialKey.generate(algorithm, random: random)
+        let prfSecret = prf == nil ? nil : random(PRFExtension.secretLength)
         let backup = configuration.backup.flags
         var flags: AuthenticatorDataFlags = []
         if !conditional { flags.insert(.userPresent) }
@@ -62,12 +64,18 @@ extension SoftwareAuthenticator {
             StoredCredential(
                 id: credentialID, rpID: rpID, userHandle: userHandle, userName: options.user.name,
                 userDisplayName: options.user.displayName, algorithm: algorithm, privateKey: key.rawPrivateKey, signCount: 0,
-                backupEligible: backup.eligible, backupState: backup.backedUp, createdAt: now()))
+                backupEligible: backup.eligible, backupState: backup.backedUp, createdAt: now(), prfSecret: prfSecret))
 
         var extensionResults = JSONObject()
         if options.extensions?["credProps"]?.boolValue == true {
             // §10.1.3 credProps: every credential made here is discoverable.
             extensionResults["credProps"] = .object(["rk": true])
+        }
+        if let prf, let prfSecret {
+            // §10.1.4: the credential has a PRF; with `eval`, its outputs come at once.
+            var output: JSONObject = ["enabled": true]
+            if case .evaluate(let values) = prf { output["results"] = .object(PRFExtension.results(secret: prfSecret, userVerified: verified, values: values)) }
+            extensionResults["prf"] = .object(output)
         }
         let encodedID = Base64URL.encode(credentialID)
         return RegistrationResponseJSON(

@@ -23,10 +23,14 @@ public struct StoredCredential: Sendable, Hashable, Identifiable, CustomStringCo
     public var backupState: Bool
     public var createdAt: Date
     public var lastUsedAt: Date?
+    /// The secret the `prf` extension evaluates with (32 bytes, CTAP2 `hmac-secret`): made when the credential was
+    /// created with `prf` in its options, `nil` for a credential created without (it then gives no PRF outputs).
+    public var prfSecret: [UInt8]?
 
     public init(
         id: [UInt8], rpID: String, userHandle: [UInt8], userName: String, userDisplayName: String, algorithm: SigningAlgorithm,
-        privateKey: [UInt8], signCount: UInt32, backupEligible: Bool, backupState: Bool, createdAt: Date, lastUsedAt: Date? = nil
+        privateKey: [UInt8], signCount: UInt32, backupEligible: Bool, backupState: Bool, createdAt: Date, lastUsedAt: Date? = nil,
+        prfSecret: [UInt8]? = nil
     ) {
         self.id = id
         self.rpID = rpID
@@ -40,12 +44,13 @@ public struct StoredCredential: Sendable, Hashable, Identifiable, CustomStringCo
         self.backupState = backupState
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
+        self.prfSecret = prfSecret
     }
 
     /// The time a person last touched it, used to pick among several candidates the way an account picker sorts.
     var recency: Date { lastUsedAt ?? createdAt }
 
     public var description: String {
-        "StoredCredential(rpID: \(rpID), user: \(userName), algorithm: \(algorithm), signCount: \(signCount), privateKey: <redacted>)"
+        "StoredCredential(rpID: \(rpID), user: \(userName), algorithm: \(algorithm), signCount: \(signCount), privateKey: <redacted>\(prfSecret == nil ? "" : ", prfSecret: <redacted>"))"
     }
 }

@@ -85,12 +85,12 @@ struct AssertionPlanTests {
         let input: JSONObject = [
             "eval": .object(["first": "AQID", "second": "BAU"]), "evalByCredential": .object([key: .object(["first": "Bg"])]),
         ]
-        let request = AssertionRequest(options: Options.request(extensions: ["prf": .object(input)]))
+        let request = AssertionRequest(options: Options.request(allow: [Options.descriptor(Options.credentialA)], extensions: ["prf": .object(input)]))
         let plan = try AppleRequestPlan.assertion(request, on: .iOS(18))
         #expect(
             plan.platform?.prf
-                == ApplePRFAssertion(
-                    values: ApplePRFValues(first: [1, 2, 3], second: [4, 5]), perCredential: [Options.credentialA: ApplePRFValues(first: [6])]))
+                == PRFAssertionInput(
+                    values: PRFValues(first: [1, 2, 3], second: [4, 5]), perCredential: [Options.credentialA: PRFValues(first: [6])]))
         for platform in [ApplePlatform.iOS(17, 6), .macOS(14), .visionOS(1)] {
             let old = try AppleRequestPlan.assertion(request, on: platform)
             #expect(old.platform?.prf == nil, "\(platform)")
@@ -98,6 +98,12 @@ struct AssertionPlanTests {
         }
         let bad = AssertionRequest(options: Options.request(extensions: ["prf": .object(["evalByCredential": .object(["%": .object(["first": "AA"])])])]))
         #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(bad, on: .iOS(18)) }.error?.code == .invalidOptions)
+        // As a browser checks (WebAuthn L3 §10.1.4): evalByCredential names credentials of allowCredentials.
+        let unlisted = AssertionRequest(options: Options.request(extensions: ["prf": .object(input)]))
+        #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(unlisted, on: .iOS(18)) }.error?.reason.contains("allowCredentials") == true)
+        let other = AssertionRequest(
+            options: Options.request(allow: [Options.descriptor([7, 7, 7, 7])], extensions: ["prf": .object(input)]))
+        #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(other, on: .iOS(18)) }.error?.code == .invalidOptions)
     }
 
     @Test("an app must name the RP ID and send a base64url challenge")

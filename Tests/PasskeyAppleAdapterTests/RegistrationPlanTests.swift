@@ -36,9 +36,13 @@ struct RegistrationPlanTests {
             let plan = try AppleRequestPlan.registration(request, on: platform)
             #expect(plan.platform?.excludedCredentials == (excluded ? [Options.credentialA, Options.credentialB] : nil), "\(platform)")
             #expect(plan.platform?.largeBlob == (largeBlob ? AppleLargeBlobRegistration.preferred : nil), "\(platform)")
-            #expect(plan.platform?.prf == (prf ? ApplePRFRegistration.evaluate(ApplePRFValues(first: [1, 2, 3])) : nil), "\(platform)")
+            #expect(plan.platform?.prf == (prf ? PRFRegistrationInput.evaluate(PRFValues(first: [1, 2, 3])) : nil), "\(platform)")
             #expect(plan.omissions.contains { $0.member == "excludeCredentials" } == !excluded, "\(platform)")
         }
+        // evalByCredential has no credential to name yet: refused as a browser refuses it (WebAuthn L3 §10.1.4).
+        let byCredential = RegistrationRequest(
+            options: Options.creation(extensions: ["prf": .object(["evalByCredential": .object(["AQID": .object(["first": "AQID"])])])]))
+        #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.registration(byCredential, on: .iOS(18)) }.error?.code == .invalidOptions)
     }
 
     @Test("conditional registration (automatic upgrade) from iOS 18 / macOS 15, platform passkeys only; refused earlier without UI")

@@ -195,7 +195,8 @@ struct ClientCommandsTests {
         let credentials = try JSONValue.parse(listed.stdout).objectValue?["credentials"]?.arrayValue ?? []
         #expect(credentials.count == 1)
         #expect(credentials.first?.objectValue?["rpId"] == "localhost" && credentials.first?.objectValue?["signCount"] == 2)
-        #expect(!listed.stdout.contains("privateKey"))
+        #expect(!listed.stdout.contains("privateKey") && !listed.stdout.contains("prfSecret"))
+        #expect(credentials.first?.objectValue?["prf"] == false, "the server's options do not ask for prf")
         #expect(try CLIRun.run(["credentials", "--store", store]).stdout.contains("ann (Ann Lee) @ localhost"))
 
         // The same user again from the same store: the server answers 409 username_taken.

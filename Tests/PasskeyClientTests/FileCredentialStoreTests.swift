@@ -188,6 +188,7 @@ struct FileCredentialStoreTests {
             ("userHandle", .string("@@"), "userHandle"),
             ("id", .string(Base64URL.encode([1])), "id"),
             ("createdAt", .null, "createdAt"),
+            ("prfSecret", .string(Base64URL.encode([1, 2, 3])), "prfSecret"),
         ]
         for (member, value, expected) in cases {
             try tamper(member, value)
@@ -198,12 +199,34 @@ struct FileCredentialStoreTests {
         }
     }
 
+    @Test("a PRF secret survives the file, which is version 2 only while a credential has one; its outputs stay the same")
+    func prfSecretInFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let (_, plain) = try await validFile(directory)
+        #expect(plain.contains("\"version\": 1") && !plain.contains("prfSecret"), "a file without PRF credentials stays readable by older releases")
+
+        let file = directory.file("prf.json")
+        var request = RP.registrationRequest(user: 2)
+        request.options.extensions = ["prf": ["eval": ["first": "c2FsdA"]]]
+        let registered = try await SoftwareAuthenticator(store: FileCredentialStore(fileURL: file)).makeCredential(request)
+        let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        #expect(text.contains("\"version\": 2") && text.contains("\"prfSecret\""))
+
+        var signIn = RP.assertionRequest()
+        signIn.options.extensions = ["prf": ["eval": ["first": "c2FsdA"]]]
+        let assertion = try await SoftwareAuthenticator(store: FileCredentialStore(fileURL: file)).getAssertion(signIn)
+        let output = assertion.clientExtensionResults["prf"]?.objectValue?["results"]?.objectValue?["first"]
+        #expect(output != nil && output == registered.clientExtensionResults["prf"]?.objectValue?["results"]?.objectValue?["first"])
+        #expect(try await FileCredentialStore(fileURL: file).allCredentials().first?.prfSecret?.count == 32)
+    }
+
     @Test("a file from a newer format version is refused with a message saying so")
     func newerVersion() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let (file, text) = try await validFile(directory)
-        try write(text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2"), to: file)
+        try write(text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 3"), to: file)
         let error = await storeError(FileCredentialStore(fileURL: file))
         #expect(error?.code == .storageCorrupted)
         #expect(error?.reason.contains("newer release") == true)

@@ -65,7 +65,7 @@ extension AppleRequestPlan {
                 omissions.append(Omission("extensions.largeBlob", "\(platform) has no largeBlob (iOS 17 / macOS 14)"))
                 largeBlob = nil
             }
-            var prf = try prfAssertion(options.extensions)
+            var prf = try PRFInputs.assertion(options.extensions, allowCredentials: allowed.map { $0.id })
             if prf != nil, !platform.supports(.prf) {
                 omissions.append(Omission("extensions.prf", "\(platform) has no prf (iOS 18 / macOS 15)"))
                 prf = nil

@@ -78,7 +78,7 @@ extension AppleRequestPlan {
                 omissions.append(Omission("extensions.largeBlob", "\(platform) has no largeBlob (iOS 17 / macOS 14)"))
                 largeBlob = nil
             }
-            var prf = try prfRegistration(options.extensions)
+            var prf = try PRFInputs.registration(options.extensions)
             if prf != nil, !platform.supports(.prf) {
                 omissions.append(Omission("extensions.prf", "\(platform) has no prf (iOS 18 / macOS 15)"))
                 prf = nil

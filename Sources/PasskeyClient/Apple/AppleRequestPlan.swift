@@ -83,39 +83,6 @@ public enum AppleLargeBlobAssertion: Sendable, Hashable {
     case write([UInt8])
 }
 
-/// One or two PRF inputs (WebAuthn `AuthenticationExtensionsPRFValues`; Apple `saltInput1` / `saltInput2`), passed as
-/// the relying party sent them: the platform applies the WebAuthn salt hashing.
-public struct ApplePRFValues: Sendable, Hashable {
-    public var first: [UInt8]
-    public var second: [UInt8]?
-
-    public init(first: [UInt8], second: [UInt8]? = nil) {
-        self.first = first
-        self.second = second
-    }
-}
-
-/// WebAuthn `prf` at registration (`ASAuthorizationPublicKeyCredentialPRFRegistrationInput`).
-public enum ApplePRFRegistration: Sendable, Hashable {
-    /// `prf: {}`: ask whether the new credential supports PRF.
-    case checkForSupport
-    /// `prf: {eval: …}`: evaluate at creation where the provider can.
-    case evaluate(ApplePRFValues)
-}
-
-/// WebAuthn `prf` at sign-in (`ASAuthorizationPublicKeyCredentialPRFAssertionInput`).
-public struct ApplePRFAssertion: Sendable, Hashable {
-    /// `eval`: for whichever credential answers.
-    public var values: ApplePRFValues?
-    /// `evalByCredential`: per credential ID.
-    public var perCredential: [[UInt8]: ApplePRFValues]
-
-    public init(values: ApplePRFValues?, perCredential: [[UInt8]: ApplePRFValues] = [:]) {
-        self.values = values
-        self.perCredential = perCredential
-    }
-}
-
 /// A registration as AuthenticationServices will run it.
 public struct AppleRegistrationPlan: Sendable, Hashable {
     public var relyingPartyID: String
@@ -146,9 +113,9 @@ public struct AppleRegistrationPlan: Sendable, Hashable {
         /// `nil` when the OS has no `excludedCredentials` (before iOS 17.4 / macOS 13.5).
         public var excludedCredentials: [[UInt8]]?
         public var largeBlob: AppleLargeBlobRegistration?
-        public var prf: ApplePRFRegistration?
+        public var prf: PRFRegistrationInput?
 
-        public init(excludedCredentials: [[UInt8]]?, largeBlob: AppleLargeBlobRegistration? = nil, prf: ApplePRFRegistration? = nil) {
+        public init(excludedCredentials: [[UInt8]]?, largeBlob: AppleLargeBlobRegistration? = nil, prf: PRFRegistrationInput? = nil) {
             self.excludedCredentials = excludedCredentials
             self.largeBlob = largeBlob
             self.prf = prf
@@ -186,9 +153,9 @@ public struct AppleAssertionPlan: Sendable, Hashable {
         /// Empty: any discoverable passkey for the RP ID.
         public var allowedCredentials: [[UInt8]]
         public var largeBlob: AppleLargeBlobAssertion?
-        public var prf: ApplePRFAssertion?
+        public var prf: PRFAssertionInput?
 
-        public init(allowedCredentials: [[UInt8]], largeBlob: AppleLargeBlobAssertion? = nil, prf: ApplePRFAssertion? = nil) {
+        public init(allowedCredentials: [[UInt8]], largeBlob: AppleLargeBlobAssertion? = nil, prf: PRFAssertionInput? = nil) {
             self.allowedCredentials = allowedCredentials
             self.largeBlob = largeBlob
             self.prf = prf
