@@ -46,7 +46,9 @@ public enum PRFInputs {
     public static func registration(_ extensions: JSONObject?) throws(PasskeyError) -> PRFRegistrationInput? {
         guard let input = try prfMember(extensions) else { return nil }
         if input["evalByCredential"] != nil {
-            throw PasskeyError(.invalidOptions, stage: .options, "extensions.prf.evalByCredential is not allowed when creating a credential (WebAuthn L3 §10.1.4)")
+            throw PasskeyError(
+                .invalidOptions, stage: .options,
+                "extensions.prf.evalByCredential is not allowed when creating a credential (WebAuthn L3 §10.1.4)")
         }
         guard let eval = input["eval"] else { return .checkForSupport }
         return .evaluate(try values(eval, member: "extensions.prf.eval"))
