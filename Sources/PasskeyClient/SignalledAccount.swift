@@ -35,13 +35,13 @@ struct SignalledAccount: Sendable {
         await account.signalDetails(to: authenticator)
     }
 
-    /// Whether this is the account a sign-in just used: the RP ID its options named (when they named one) and the user
-    /// handle the authenticator returned (when it returned one). A sign-in's answer about anything else is not
-    /// signalled, so it can never rename another account's passkeys on the device.
+    /// Whether this is the account a sign-in just used: the RP ID its options named and the user handle the
+    /// authenticator returned. A sign-in's answer about anything else is not signalled, so it cannot rename another
+    /// account's passkeys on the device; nor is one whose options named no RP ID or whose assertion carried no user
+    /// handle (a security key's non-discoverable credential may omit it), when the SDK cannot tell which account it was.
     func isSignedIn(with options: PublicKeyCredentialRequestOptionsJSON, assertion: AuthenticationResponseJSON) -> Bool {
-        if let expected = options.rpId, expected != rpID { return false }
-        if let returned = assertion.response.userHandle, Base64URL.decode(returned) != userHandle { return false }
-        return true
+        guard options.rpId == rpID, let returned = assertion.response.userHandle else { return false }
+        return Base64URL.decode(returned) == userHandle
     }
 
     /// Sends the account's current names (`signalCurrentUserDetails`); a display name the answer lacks becomes the name.

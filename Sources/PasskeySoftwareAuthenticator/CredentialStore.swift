@@ -29,6 +29,13 @@ public protocol CredentialStore: Sendable {
     /// for a store whose operations cannot interleave (an actor that does not suspend in between): a store layered on
     /// another (a cache, a wrapper) must forward this call, as ``FileCredentialStore`` does it under its file lock.
     func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) async throws(PasskeyError) -> StoredCredential?
+
+    /// Gives the account's credentials (`rpID`, `userHandle`) the user name `name` and, when not empty, the display name
+    /// `displayName`, in one step: what a passkey manager does on `signalCurrentUserDetails` (WebAuthn L3 §5.1.10). Only
+    /// the names change, so a sign-in or a removal at the same time is never undone. The default reads and then saves,
+    /// with the caveat of ``recordUse(ofCredential:counter:at:)``'s default; ``FileCredentialStore`` and
+    /// ``InMemoryCredentialStore`` do it in one step.
+    func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) async throws(PasskeyError)
 }
 
 extension CredentialStore {
@@ -39,6 +46,14 @@ extension CredentialStore {
         let updated = credential.used(counter: counter, at: date)
         try await save(updated)
         return updated
+    }
+
+    /// Reads, renames and saves each credential that changes.
+    public func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) async throws(PasskeyError) {
+        var credentials = try await allCredentials()
+        let before = credentials
+        credentials.applyNames(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName)
+        for (old, new) in zip(before, credentials) where old != new { try await save(new) }
     }
 }
 
@@ -69,5 +84,14 @@ extension [StoredCredential] {
         }
         removeAll { $0.id != credential.id && $0.rpID == credential.rpID && $0.userHandle == credential.userHandle }
         return displaced
+    }
+
+    /// Applies the ``CredentialStore/renameUser(rpID:userHandle:name:displayName:)`` rule to a list: the account's
+    /// credentials take `name`, and `displayName` when it is not empty.
+    public mutating func applyNames(rpID: String, userHandle: [UInt8], name: String, displayName: String) {
+        for index in indices where self[index].rpID == rpID && self[index].userHandle == userHandle {
+            self[index].userName = name
+            if !displayName.isEmpty { self[index].userDisplayName = displayName }
+        }
     }
 }

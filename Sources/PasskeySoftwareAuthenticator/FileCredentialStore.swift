@@ -44,6 +44,10 @@ public actor FileCredentialStore: CredentialStore {
         }
     }
 
+    public func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) throws(PasskeyError) {
+        try change { credentials in credentials.applyNames(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName) }
+    }
+
     /// Reads the file, applies `body` and writes the result when it changed anything, all under the file's lock.
     private func change<T>(_ body: (inout [StoredCredential]) -> T) throws(PasskeyError) -> T {
         try createDirectory()

@@ -13,6 +13,10 @@ public actor InMemoryCredentialStore: CredentialStore {
     @discardableResult
     public func save(_ credential: StoredCredential) -> [StoredCredential] { stored.applySave(credential) }
 
+    public func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) {
+        stored.applyNames(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName)
+    }
+
     @discardableResult
     public func removeCredential(id: [UInt8]) -> Bool {
         let before = stored.count

@@ -8,21 +8,21 @@ import PasskeyWire
 /// checked by `PRFInputs`, as for every authenticator of the SDK.
 ///
 /// A credential created with `prf` in its options gets a random 32-byte secret, stored with it
-/// (``StoredCredential/prfSecret``). Evaluating an input gives HMAC-SHA-256 over the §10.1.4 salt
-/// `SHA-256("WebAuthn PRF" ‖ 0x00 ‖ input)`, keyed per user-verification state as CTAP2 keeps two `CredRandom` values: the
-/// same input gives one output with user verification and another without, always the same for the same credential.
-/// Outputs are 32 bytes, in the extension results as base64url (L3 JSON).
+/// (``StoredCredential/prfSecret``). Evaluating an input gives HMAC-SHA-256, keyed with that secret, over the §10.1.4
+/// salt `SHA-256("WebAuthn PRF" ‖ 0x00 ‖ input)`: 32 bytes, always the same for the same credential and input, in the
+/// extension results as base64url (L3 JSON). §10.1.4 exposes one PRF per credential, the one CTAP2 uses with user
+/// verification, so a ceremony without user verification (a presence-only configuration, a conditional create) gets no
+/// outputs rather than another PRF's.
 ///
 /// Unlike CTAP2 the authenticator data carries no `hmac-secret` output: the results are only in the client extension
 /// results, as browsers and Apple's platform hand them to a page or app.
 enum PRFExtension {
     static let secretLength = 32
 
-    /// The outputs for `values` from a credential's secret: `{"first": …, "second": …}` in base64url.
-    static func results(secret: [UInt8], userVerified: Bool, values: PRFValues) -> JSONObject {
-        // Two keys from one stored secret, as CTAP2's CredRandomWithUV and CredRandomWithoutUV.
-        let label = Array((userVerified ? "uv" : "no-uv").utf8)
-        let key = SymmetricKey(data: Array(HMAC<SHA256>.authenticationCode(for: label, using: SymmetricKey(data: secret))))
+    /// The outputs for `values` from a credential's secret: `{"first": …, "second": …}` in base64url. Only for a
+    /// ceremony that verified the user.
+    static func results(secret: [UInt8], values: PRFValues) -> JSONObject {
+        let key = SymmetricKey(data: secret)
         func evaluate(_ input: [UInt8]) -> JSONValue {
             let salt = Array(SHA256.hash(data: Array("WebAuthn PRF".utf8) + [0] + input))
             return .string(Base64URL.encode(Array(HMAC<SHA256>.authenticationCode(for: salt, using: key))))

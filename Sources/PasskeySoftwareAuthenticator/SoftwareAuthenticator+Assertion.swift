@@ -57,10 +57,10 @@ extension SoftwareAuthenticator {
 
         try checkCancellation(.assertion)
 
-        // §10.1.4: outputs for the values that apply to the chosen credential, when it has a PRF.
+        // §10.1.4: outputs for the values that apply to the chosen credential, when it has a PRF and the user was verified.
         var extensionResults = JSONObject()
-        if let values = prf?.values(for: chosen.id), let secret = used.prfSecret {
-            extensionResults["prf"] = ["results": .object(PRFExtension.results(secret: secret, userVerified: verified, values: values))]
+        if let values = prf?.values(for: chosen.id), let secret = used.prfSecret, verified {
+            extensionResults["prf"] = ["results": .object(PRFExtension.results(secret: secret, values: values))]
         }
         let encodedID = Base64URL.encode(chosen.id)
         return AuthenticationResponseJSON(

@@ -72,9 +72,9 @@ extension SoftwareAuthenticator {
             extensionResults["credProps"] = .object(["rk": true])
         }
         if let prf, let prfSecret {
-            // §10.1.4: the credential has a PRF; with `eval`, its outputs come at once.
+            // §10.1.4: the credential has a PRF; with `eval`, its outputs come at once when the user was verified.
             var output: JSONObject = ["enabled": true]
-            if case .evaluate(let values) = prf { output["results"] = .object(PRFExtension.results(secret: prfSecret, userVerified: verified, values: values)) }
+            if case .evaluate(let values) = prf, verified { output["results"] = .object(PRFExtension.results(secret: prfSecret, values: values)) }
             extensionResults["prf"] = .object(output)
         }
         let encodedID = Base64URL.encode(credentialID)

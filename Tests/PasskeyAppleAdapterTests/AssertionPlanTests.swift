@@ -100,10 +100,14 @@ struct AssertionPlanTests {
         #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(bad, on: .iOS(18)) }.error?.code == .invalidOptions)
         // As a browser checks (WebAuthn L3 §10.1.4): evalByCredential names credentials of allowCredentials.
         let unlisted = AssertionRequest(options: Options.request(extensions: ["prf": .object(input)]))
-        #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(unlisted, on: .iOS(18)) }.error?.reason.contains("allowCredentials") == true)
+        #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(unlisted, on: .iOS(18)) }.error?.reason.contains("needs allowCredentials") == true)
+        let keysOnly = AssertionRequest(options: Options.request(extensions: ["prf": .object(input)]), attachments: .securityKey)
+        #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(keysOnly, on: .iOS(18)) }.error?.code == .invalidOptions)
         let other = AssertionRequest(
             options: Options.request(allow: [Options.descriptor([7, 7, 7, 7])], extensions: ["prf": .object(input)]))
-        #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(other, on: .iOS(18)) }.error?.code == .invalidOptions)
+        #expect(
+            capture { () throws(PasskeyError) in try AppleRequestPlan.assertion(other, on: .iOS(18)) }.error?.reason
+                .contains("allowCredentials does not list") == true)
     }
 
     @Test("an app must name the RP ID and send a base64url challenge")

@@ -183,24 +183,26 @@ struct ClientFlowTests {
             let renamed = try #require(try await authenticator.store.allCredentials().first)
             #expect(renamed.userName == "ann.smith" && renamed.userDisplayName == "Ann Smith" && renamed.id == held.id)
 
-            // An answer naming another account than the one that signed in (Bo's user handle), or another RP ID than
-            // the options named: nothing is signalled, so neither Bo's passkey nor Ann's passkey of the other RP ID
-            // (copied into the store here) is renamed.
+            // Signals only for the account and RP ID the sign-in used, and only when the SDK can tell which they were.
+            // A recorder sees what the SDK sends (the software authenticator would also ignore an RP ID its origin
+            // may not use).
             _ = try await client.register(username: "bo", displayName: "Bo")
             let bos = try #require(try await authenticator.store.allCredentials().first { $0.userName == "bo" })
-            var elsewhere = renamed
-            elsewhere.id = [9, 9, 9, 9]
-            elsewhere.rpID = "other.example"
-            try await authenticator.store.save(elsewhere)
-            let before = try await authenticator.store.allCredentials().map { [$0.rpID, $0.userName, $0.userDisplayName] }.sorted { $0.lexicographicallyPrecedes($1) }
-            _ = try await server.repository.updateNames(userID: registered.userId, username: nil, displayName: "Ann S.")
             let foreignUser = JSONValue.object(["id": .string(Base64URL.encode(bos.userHandle)), "name": "mallory", "displayName": "Mallory"])
-            for (member, value) in [("user", foreignUser), ("rpId", "other.example")] {
-                let rewriting = AnswerRewriter(inner: transport, path: "verify-authentication") { $0[member] = value }
-                let signedIn = try await PasskeyAuthClient(transport: rewriting, authenticator: authenticator).authenticate(username: "ann.smith")
-                #expect(signedIn.verified && signedIn.username == "ann.smith")
-                let after = try await authenticator.store.allCredentials().map { [$0.rpID, $0.userName, $0.userDisplayName] }.sorted { $0.lexicographicallyPrecedes($1) }
-                #expect(after == before, "\(member)")
+            let cases: [(String, String, @Sendable (inout JSONObject) -> Void, Bool)] = [
+                ("as answered", "verify-authentication", { _ in }, false),
+                ("another account's user handle", "verify-authentication", { $0["user"] = foreignUser }, false),
+                ("another RP ID", "verify-authentication", { $0["rpId"] = "other.example" }, false),
+                ("options without an RP ID", "generate-authentication-options", { $0["rpId"] = nil }, false),
+                ("an assertion without a user handle", "verify-authentication", { _ in }, true),
+            ]
+            for (what, path, rewrite, stripHandle) in cases {
+                let recorder = SignalRecorder(inner: authenticator, stripUserHandle: stripHandle)
+                let rewriting = AnswerRewriter(inner: transport, path: path, rewrite: rewrite)
+                let signedIn = try await PasskeyAuthClient(transport: rewriting, authenticator: recorder).authenticate(username: "ann.smith")
+                #expect(signedIn.verified && signedIn.username == "ann.smith", "\(what)")
+                let expected = what == "as answered" ? [SignalRecorder.Details(rpID: "localhost", userHandle: held.userHandle, name: "ann.smith", displayName: "Ann Smith")] : []
+                #expect(await recorder.details == expected, "\(what)")
             }
         }
     }
@@ -218,6 +220,40 @@ struct AnswerRewriter: RelyingPartyTransport {
         rewrite(&object)
         response.body = JSONValue.object(object).serializedBytes
         return response
+    }
+}
+
+/// Passes ceremonies to another authenticator and records the user-details signals it gets instead of passing them
+/// on; `stripUserHandle` drops the user handle from assertions, as a security key's non-discoverable credential may.
+actor SignalRecorder: Authenticator {
+    struct Details: Hashable {
+        let rpID: String
+        let userHandle: [UInt8]
+        let name: String
+        let displayName: String
+    }
+
+    let inner: any Authenticator
+    let stripUserHandle: Bool
+    private(set) var details: [Details] = []
+
+    init(inner: any Authenticator, stripUserHandle: Bool) {
+        self.inner = inner
+        self.stripUserHandle = stripUserHandle
+    }
+
+    func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON {
+        try await inner.makeCredential(request)
+    }
+
+    func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON {
+        var assertion = try await inner.getAssertion(request)
+        if stripUserHandle { assertion.response.userHandle = nil }
+        return assertion
+    }
+
+    func signalCurrentUserDetails(rpID: String, userHandle: [UInt8], name: String, displayName: String) async {
+        details.append(Details(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName))
     }
 }
 

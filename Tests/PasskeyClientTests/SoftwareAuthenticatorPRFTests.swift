@@ -61,7 +61,7 @@ struct SoftwareAuthenticatorPRFTests {
         #expect(results(swapped.clientExtensionResults).first == secondOutput, "an output depends on its input only, not on its position")
     }
 
-    @Test("outputs follow §10.1.4's salt: HMAC-SHA-256 over SHA-256(\"WebAuthn PRF\" ‖ 0x00 ‖ input), keyed per verification state")
+    @Test("outputs follow §10.1.4's salt: HMAC-SHA-256 keyed with the credential's secret over SHA-256(\"WebAuthn PRF\" ‖ 0x00 ‖ input)")
     func knownAnswer() async throws {
         // Randomness pinned: the PRF secret is the third draw (credential ID, private key, then the secret).
         let draws = Draws()
@@ -71,23 +71,29 @@ struct SoftwareAuthenticatorPRFTests {
         #expect(secret == [UInt8](repeating: 3, count: 32))
 
         let signedIn = try await signIn(authenticator, prf: ["eval": Self.values(Self.saltA)])
-        let uvKey = SymmetricKey(data: Array(HMAC<SHA256>.authenticationCode(for: Array("uv".utf8), using: SymmetricKey(data: secret))))
         let salt = Array(SHA256.hash(data: Array("WebAuthn PRF".utf8) + [0x00] + Self.saltA))
-        #expect(results(signedIn.clientExtensionResults).first == Array(HMAC<SHA256>.authenticationCode(for: salt, using: uvKey)))
+        #expect(results(signedIn.clientExtensionResults).first == Array(HMAC<SHA256>.authenticationCode(for: salt, using: SymmetricKey(data: secret))))
     }
 
-    @Test("with and without user verification the same input gives different outputs, as CTAP2's two CredRandom values")
+    @Test("one PRF per credential, the verified one (§10.1.4): a ceremony without user verification gets no outputs")
     func verificationStates() async throws {
         let authenticator = SoftwareAuthenticator()
         _ = try await register(authenticator, prf: [:])
         let verified = results(try await signIn(authenticator, prf: ["eval": Self.values(Self.saltA)]).clientExtensionResults).first
+        #expect(verified?.count == 32)
         var presenceOnly = await authenticator.configuration
         presenceOnly.userVerification = .presenceOnly
         await authenticator.reconfigure(presenceOnly)
-        let touched = results(try await signIn(authenticator, prf: ["eval": Self.values(Self.saltA)]).clientExtensionResults).first
-        let again = results(try await signIn(authenticator, prf: ["eval": Self.values(Self.saltA)]).clientExtensionResults).first
-        #expect(verified != nil && touched != nil && verified != touched)
-        #expect(touched == again)
+        #expect(try await signIn(authenticator, prf: ["eval": Self.values(Self.saltA)]).clientExtensionResults["prf"] == nil)
+
+        // A conditional create (no sheet, no verification) makes a credential with a PRF, without outputs at once;
+        // its first verified sign-in gives them.
+        let upgraded = SoftwareAuthenticator()
+        var request = RP.registrationRequest(rp, user: 3, style: .conditional)
+        request.options.extensions = ["prf": ["eval": Self.values(Self.saltA)]]
+        let created = try await upgraded.makeCredential(request)
+        #expect(created.clientExtensionResults["prf"] == ["enabled": true])
+        #expect(results(try await signIn(upgraded, prf: ["eval": Self.values(Self.saltA)]).clientExtensionResults).first?.count == 32)
     }
 
     @Test("evalByCredential gives the values named for the chosen credential, else eval")
@@ -133,17 +139,24 @@ struct SoftwareAuthenticatorPRFTests {
     ])
     func refusedInputs(_ case: (String, Bool, JSONObject)) async throws {
         let (what, atRegistration, prf) = `case`
+        let reasons = [
+            "evalByCredential at registration": "not allowed when creating", "eval without first": "first must be base64url",
+            "first not base64url": "first must be base64url", "eval not an object": "first must be base64url",
+            "evalByCredential without allowCredentials": "needs allowCredentials",
+        ]
         let store = InMemoryCredentialStore()
         let authenticator = SoftwareAuthenticator(store: store)
         if atRegistration {
             let error = await passkeyError { () async throws(PasskeyError) in try await register(authenticator, prf: prf) }
             #expect(error?.code == .invalidOptions, "\(what)")
+            #expect(error?.reason.contains(reasons[what] ?? "?") == true, "\(what): \(error?.reason ?? "")")
             #expect(await store.allCredentials().isEmpty, "\(what)")
         } else {
             _ = try await register(authenticator, prf: [:])
             let before = try #require(await store.allCredentials().first?.signCount)
             let error = await passkeyError { () async throws(PasskeyError) in try await signIn(authenticator, prf: prf) }
             #expect(error?.code == .invalidOptions, "\(what)")
+            #expect(error?.reason.contains(reasons[what] ?? "?") == true, "\(what): \(error?.reason ?? "")")
             #expect(await store.allCredentials().first?.signCount == before, "\(what): nothing signed")
         }
     }
@@ -156,7 +169,7 @@ struct SoftwareAuthenticatorPRFTests {
             try await signIn(authenticator, prf: ["evalByCredential": [Base64URL.encode([9, 9, 9, 9]): Self.values(Self.saltA)]], allow: [ann])
         }
         #expect(error?.code == .invalidOptions)
-        #expect(error?.reason.contains("allowCredentials") == true)
+        #expect(error?.reason.contains("names a credential that allowCredentials does not list") == true)
     }
 }
 

@@ -48,6 +48,9 @@ extension AppleRequestPlan {
             kinds.remove(.securityKey)
         }
 
+        // Read (and refused when malformed) whatever authenticator answers, as a browser does; only platform requests carry it.
+        let prfInput = try PRFInputs.assertion(options.extensions, allowCredentials: allowed.map { $0.id })
+
         var securityKeyRequest: AppleAssertionPlan.SecurityKey?
         if kinds.contains(.securityKey) {
             let keyAllowed = allowed.compactMap { securityKeyDescriptor(id: $0.id, transports: $0.transports) }
@@ -65,7 +68,7 @@ extension AppleRequestPlan {
                 omissions.append(Omission("extensions.largeBlob", "\(platform) has no largeBlob (iOS 17 / macOS 14)"))
                 largeBlob = nil
             }
-            var prf = try PRFInputs.assertion(options.extensions, allowCredentials: allowed.map { $0.id })
+            var prf = prfInput
             if prf != nil, !platform.supports(.prf) {
                 omissions.append(Omission("extensions.prf", "\(platform) has no prf (iOS 18 / macOS 15)"))
                 prf = nil

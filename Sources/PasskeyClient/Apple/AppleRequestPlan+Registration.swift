@@ -61,6 +61,9 @@ extension AppleRequestPlan {
                 "no authenticator here can answer: " + omissions.map(\.description).joined(separator: "; "))
         }
 
+        // Read (and refused when malformed) whatever authenticator answers, as a browser does; only platform requests carry it.
+        let prfInput = try PRFInputs.registration(options.extensions)
+
         var platformRequest: AppleRegistrationPlan.Platform?
         if kinds.contains(.platform) {
             var excludedIDs: [[UInt8]]?
@@ -78,7 +81,7 @@ extension AppleRequestPlan {
                 omissions.append(Omission("extensions.largeBlob", "\(platform) has no largeBlob (iOS 17 / macOS 14)"))
                 largeBlob = nil
             }
-            var prf = try PRFInputs.registration(options.extensions)
+            var prf = prfInput
             if prf != nil, !platform.supports(.prf) {
                 omissions.append(Omission("extensions.prf", "\(platform) has no prf (iOS 18 / macOS 15)"))
                 prf = nil
