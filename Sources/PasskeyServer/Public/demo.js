@@ -131,9 +131,10 @@ async function signIn(username, mediation) {
     throw error;
   }
   // Signed in: tell the browser's passkey manager the account's current names, so a rename on the server shows in
-  // the passkey picker (WebAuthn L3 §5.1.10), when the answer is about the account that signed in.
+  // the passkey picker (WebAuthn L3 §5.1.10), when the answer is about the account that signed in (the RP ID of the
+  // options and the user handle of the assertion, as the SDK checks; nothing without a user handle).
   const handle = credential.response.userHandle ? toB64url(credential.response.userHandle) : null;
-  if (result.user && result.rpId === options.rpId && (!handle || handle === result.user.id) && PublicKeyCredential.signalCurrentUserDetails) {
+  if (result.user && result.rpId === options.rpId && handle && handle === result.user.id && PublicKeyCredential.signalCurrentUserDetails) {
     PublicKeyCredential.signalCurrentUserDetails({ rpId: result.rpId, userId: result.user.id, name: result.user.name, displayName: result.user.displayName }).catch(() => {});
   }
   return result;
