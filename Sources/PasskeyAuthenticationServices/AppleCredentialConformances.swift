@@ -43,7 +43,10 @@ extension ASAuthorizationPlatformPublicKeyCredentialAssertion: PasskeyClient.App
     public var extensionOutputs: AppleAssertionExtensionOutputs {
         var outputs = AppleAssertionExtensionOutputs()
         if #available(iOS 17.0, macOS 14.0, *), let largeBlob {
-            if case .read(let data) = largeBlob.result { outputs.largeBlobData = data.map { [UInt8]($0) } }
+            if case .read(let data) = largeBlob.result {
+                outputs.largeBlobRead = true
+                outputs.largeBlobData = data.map { [UInt8]($0) }
+            }
             if case .write(let success) = largeBlob.result { outputs.largeBlobWritten = success }
         }
         if #available(iOS 18.0, macOS 15.0, visionOS 2.0, *), let prf {

@@ -151,6 +151,7 @@ struct CredentialsCommand: AsyncParsableCommand {
                     "algorithm": .string(c.algorithm == .es256 ? "ES256" : "EdDSA"), "signCount": .number(Double(c.signCount)),
                     "backupEligible": .bool(c.backupEligible), "backupState": .bool(c.backupState), "createdAt": .string(iso8601(c.createdAt)),
                     "lastUsedAt": .optional(c.lastUsedAt.map(iso8601)), "prf": .bool(c.prfSecret != nil),
+                    "largeBlob": .object(["supported": .bool(c.largeBlobSupported), "bytes": c.largeBlob.map { .number(Double($0.count)) } ?? .null]),
                 ])
             }
             print(JSONValue.object(["ok": true, "store": .string(storeOptions.storeURL.path), "credentials": .array(items)]).prettyPrinted())
@@ -166,7 +167,8 @@ struct CredentialsCommand: AsyncParsableCommand {
             print("    id \(Base64URL.encode(c.id))")
             print(
                 "    \(c.algorithm == .es256 ? "ES256" : "EdDSA"), sign count \(c.signCount), created \(iso8601(c.createdAt))"
-                    + (c.lastUsedAt.map { ", last used \(iso8601($0))" } ?? ", never used") + (c.prfSecret == nil ? "" : ", PRF"))
+                    + (c.lastUsedAt.map { ", last used \(iso8601($0))" } ?? ", never used") + (c.prfSecret == nil ? "" : ", PRF")
+                    + (c.largeBlobSupported ? ", large blob " + (c.largeBlob.map { "\($0.count) bytes" } ?? "empty") : ""))
         }
     }
 }

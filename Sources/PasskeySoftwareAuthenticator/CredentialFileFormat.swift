@@ -15,22 +15,33 @@ import PasskeyWire
 /// extension. A file is written as version 2 only when a credential has one, so a release that reads only version 1
 /// refuses such a file rather than rewriting it without the secrets (which would change every PRF output).
 ///
+/// Version 3 adds `"largeBlobSupported": true` on credentials created with the `largeBlob` extension, and
+/// `"largeBlob": "<b64url>"` on those a blob was written to; for the same reason a file is version 3 only when a
+/// credential supports large blobs.
+///
 /// Times are Unix milliseconds. Reading is strict: anything missing, mistyped or impossible (a key that is not a key,
 /// a duplicate ID, a newer version) is ``PasskeyError/Code/storageCorrupted`` naming the credential and member,
 /// never a crash and never a silently dropped credential.
 enum CredentialFileFormat {
     static let formatName = "passkey-software-credentials"
     /// The newest version this release reads and writes.
-    static let version = 2
+    static let version = 3
 
     static func encode(_ credentials: [StoredCredential]) -> [UInt8] {
         var document = JSONObject()
         document["format"] = .string(formatName)
-        document["version"] = .number(Double(credentials.contains { $0.prfSecret != nil } ? 2 : 1))
+        document["version"] = .number(Double(version(for: credentials)))
         document["credentials"] = .array(credentials.map(encode))
         var bytes = JSONValue.object(document).prettyPrinted().utf8.map { $0 }
         bytes.append(0x0a)
         return bytes
+    }
+
+    /// The oldest version that holds everything in `credentials`, so older releases keep reading files they can.
+    static func version(for credentials: [StoredCredential]) -> Int {
+        if credentials.contains(where: \.largeBlobSupported) { return 3 }
+        if credentials.contains(where: { $0.prfSecret != nil }) { return 2 }
+        return 1
     }
 
     private static func encode(_ c: StoredCredential) -> JSONValue {
@@ -48,6 +59,8 @@ enum CredentialFileFormat {
         o["createdAt"] = .number(Double(milliseconds(c.createdAt)))
         o["lastUsedAt"] = c.lastUsedAt.map { .number(Double(milliseconds($0))) } ?? .null
         if let secret = c.prfSecret { o["prfSecret"] = .string(Base64URL.encode(secret)) }
+        if c.largeBlobSupported { o["largeBlobSupported"] = .bool(true) }
+        if let blob = c.largeBlob { o["largeBlob"] = .string(Base64URL.encode(blob)) }
         return .object(o)
     }
 
@@ -127,11 +140,14 @@ enum CredentialFileFormat {
         }
         guard let createdAt = try date("createdAt") else { throw bad("createdAt", "is missing") }
         let prfSecret = o["prfSecret"] == nil ? nil : try bytes("prfSecret", PRFExtension.secretLength...PRFExtension.secretLength)
+        let largeBlobSupported = o["largeBlobSupported"] == nil ? false : try bool("largeBlobSupported")
+        let largeBlob = o["largeBlob"] == nil ? nil : try bytes("largeBlob", 0...StoredCredential.largeBlobLimit)
+        if largeBlob != nil, !largeBlobSupported { throw bad("largeBlob", "is present on a credential without large-blob support") }
         return StoredCredential(
             id: id, rpID: rpID, userHandle: userHandle, userName: try string("userName"),
             userDisplayName: try string("userDisplayName"), algorithm: algorithm, privateKey: privateKey, signCount: signCount,
             backupEligible: try bool("backupEligible"), backupState: try bool("backupState"), createdAt: createdAt,
-            lastUsedAt: try date("lastUsedAt"), prfSecret: prfSecret)
+            lastUsedAt: try date("lastUsedAt"), prfSecret: prfSecret, largeBlobSupported: largeBlobSupported, largeBlob: largeBlob)
     }
 
     private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -36,6 +36,13 @@ public protocol CredentialStore: Sendable {
     /// with the caveat of ``recordUse(ofCredential:counter:at:)``'s default; ``FileCredentialStore`` and
     /// ``InMemoryCredentialStore`` do it in one step.
     func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) async throws(PasskeyError)
+
+    /// Stores `blob` as the large blob of the credential `id` (`largeBlob` write, WebAuthn L3 §10.1.5), replacing the
+    /// one before, in one step: only that member changes, so a sign-in or removal at the same time is never undone.
+    /// Returns false, storing nothing, when the credential is gone or was created without large-blob support. The
+    /// default reads and then saves, with the caveat of ``recordUse(ofCredential:counter:at:)``'s default;
+    /// ``FileCredentialStore`` and ``InMemoryCredentialStore`` do it in one step.
+    func writeLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) async throws(PasskeyError) -> Bool
 }
 
 extension CredentialStore {
@@ -46,6 +53,14 @@ extension CredentialStore {
         let updated = credential.used(counter: counter, at: date)
         try await save(updated)
         return updated
+    }
+
+    /// Reads, stores the blob and saves.
+    public func writeLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) async throws(PasskeyError) -> Bool {
+        var credentials = try await allCredentials()
+        guard credentials.applyLargeBlob(blob, toCredential: id), let updated = credentials.first(where: { $0.id == id }) else { return false }
+        try await save(updated)
+        return true
     }
 
     /// Reads, renames and saves each credential that changes.
@@ -84,6 +99,15 @@ extension [StoredCredential] {
         }
         removeAll { $0.id != credential.id && $0.rpID == credential.rpID && $0.userHandle == credential.userHandle }
         return displaced
+    }
+
+    /// Applies the ``CredentialStore/writeLargeBlob(_:toCredential:)`` rule to a list; returns whether the blob was stored.
+    public mutating func applyLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) -> Bool {
+        guard let index = firstIndex(where: { $0.id == id }), self[index].largeBlobSupported, blob.count <= StoredCredential.largeBlobLimit else {
+            return false
+        }
+        self[index].largeBlob = blob
+        return true
     }
 
     /// Applies the ``CredentialStore/renameUser(rpID:userHandle:name:displayName:)`` rule to a list: the account's

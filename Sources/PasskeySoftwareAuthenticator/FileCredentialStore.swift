@@ -48,6 +48,10 @@ public actor FileCredentialStore: CredentialStore {
         try change { credentials in credentials.applyNames(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName) }
     }
 
+    public func writeLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) throws(PasskeyError) -> Bool {
+        try change { credentials in credentials.applyLargeBlob(blob, toCredential: id) }
+    }
+
     /// Reads the file, applies `body` and writes the result when it changed anything, all under the file's lock.
     private func change<T>(_ body: (inout [StoredCredential]) -> T) throws(PasskeyError) -> T {
         try createDirectory()

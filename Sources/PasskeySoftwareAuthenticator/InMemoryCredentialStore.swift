@@ -17,6 +17,8 @@ public actor InMemoryCredentialStore: CredentialStore {
         stored.applyNames(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName)
     }
 
+    public func writeLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) -> Bool { stored.applyLargeBlob(blob, toCredential: id) }
+
     @discardableResult
     public func removeCredential(id: [UInt8]) -> Bool {
         let before = stored.count

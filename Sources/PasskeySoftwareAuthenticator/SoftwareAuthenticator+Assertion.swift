@@ -20,6 +20,7 @@ extension SoftwareAuthenticator {
         let challenge = try CeremonyInputs.challenge(options.challenge)
         let allowed = try CeremonyInputs.credentialIDs(options.allowCredentials, member: "allowCredentials")
         let prf = try PRFInputs.assertion(options.extensions, allowCredentials: allowed)
+        let largeBlob = try LargeBlobInputs.assertion(options.extensions, allowCredentials: allowed)
 
         // §6.3.3 step 6: the credentials for this RP ID, narrowed to allowCredentials when it is not empty.
         var candidates = try await store.credentials(rpID: rpID)
@@ -62,6 +63,18 @@ extension SoftwareAuthenticator {
         if let values = prf?.values(for: chosen.id), let secret = used.prfSecret, verified {
             extensionResults["prf"] = ["results": .object(PRFExtension.results(secret: secret, values: values))]
         }
+        switch largeBlob {
+        case .read:
+            // §10.1.5 authentication step 3: the output is there even when there is no blob to return.
+            var output = JSONObject()
+            if let blob = used.largeBlob { output["blob"] = .string(Base64URL.encode(blob)) }
+            extensionResults["largeBlob"] = .object(output)
+        case .write(let blob):
+            // §10.1.5 authentication step 4: after the assertion succeeded; `written` says whether the blob was stored.
+            extensionResults["largeBlob"] = .object(["written": .bool(await storeLargeBlob(blob, credential: chosen.id))])
+        case nil:
+            break
+        }
         let encodedID = Base64URL.encode(chosen.id)
         return AuthenticationResponseJSON(
             id: encodedID, rawId: encodedID,
@@ -69,5 +82,19 @@ extension SoftwareAuthenticator {
                 clientDataJSON: Base64URL.encode(clientDataJSON), authenticatorData: Base64URL.encode(authenticatorData),
                 signature: Base64URL.encode(signature), userHandle: Base64URL.encode(chosen.userHandle)),
             authenticatorAttachment: configuration.attachment, clientExtensionResults: extensionResults)
+    }
+}
+
+extension SoftwareAuthenticator {
+    /// Stores a `largeBlob` write for the credential that signed: false when the blob exceeds this authenticator's
+    /// capacity, the credential was created without large-blob support, or the store fails. A failed write is the
+    /// `written: false` output (§10.1.5 authentication step 4.3), not an error: the sign-in itself succeeded.
+    fileprivate func storeLargeBlob(_ blob: [UInt8], credential id: [UInt8]) async -> Bool {
+        guard let capacity = configuration.largeBlobCapacity, blob.count <= min(capacity, StoredCredential.largeBlobLimit) else { return false }
+        do {
+            return try await store.writeLargeBlob(blob, toCredential: id)
+        } catch {
+            return false
+        }
     }
 }

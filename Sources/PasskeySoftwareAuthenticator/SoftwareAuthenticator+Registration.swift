@@ -22,6 +22,15 @@ extension SoftwareAuthenticator {
         let excluded = try CeremonyInputs.credentialIDs(options.excludeCredentials, member: "excludeCredentials")
         let algorithm = try CeremonyInputs.algorithm(options.pubKeyCredParams, supported: configuration.algorithms)
         let prf = try PRFInputs.registration(options.extensions)
+        let largeBlob = try LargeBlobInputs.registration(options.extensions)
+        // §10.1.5 registration step 2: an authenticator that cannot store large blobs is not a candidate when they are
+        // required. A browser would wait for another; here there is no other, so the ceremony ends before any sheet.
+        let largeBlobCapacity = configuration.largeBlobCapacity
+        if largeBlob == .required, largeBlobCapacity == nil {
+            throw PasskeyError(
+                .notSupported, stage: .authenticator,
+                "the options require large-blob storage (extensions.largeBlob.support), which this authenticator does not have")
+        }
 
         // Conditional create (automatic upgrade) shows no sheet: no presence, no verification (UP and UV clear).
         let conditional = request.style == .conditional
@@ -64,7 +73,8 @@ extension SoftwareAuthenticator {
             StoredCredential(
                 id: credentialID, rpID: rpID, userHandle: userHandle, userName: options.user.name,
                 userDisplayName: options.user.displayName, algorithm: algorithm, privateKey: key.rawPrivateKey, signCount: 0,
-                backupEligible: backup.eligible, backupState: backup.backedUp, createdAt: now(), prfSecret: prfSecret))
+                backupEligible: backup.eligible, backupState: backup.backedUp, createdAt: now(), prfSecret: prfSecret,
+                largeBlobSupported: largeBlob != nil && largeBlobCapacity != nil))
 
         var extensionResults = JSONObject()
         if options.extensions?["credProps"]?.boolValue == true {
@@ -76,6 +86,10 @@ extension SoftwareAuthenticator {
             var output: JSONObject = ["enabled": true]
             if case .evaluate(let values) = prf, verified { output["results"] = .object(PRFExtension.results(secret: prfSecret, values: values)) }
             extensionResults["prf"] = .object(output)
+        }
+        if largeBlob != nil {
+            // §10.1.5 registration step 3: whether this credential can store a blob.
+            extensionResults["largeBlob"] = .object(["supported": .bool(largeBlobCapacity != nil)])
         }
         let encodedID = Base64URL.encode(credentialID)
         return RegistrationResponseJSON(

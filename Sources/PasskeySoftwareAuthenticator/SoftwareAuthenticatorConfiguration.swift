@@ -22,13 +22,18 @@ public struct SoftwareAuthenticatorConfiguration: Sendable, Hashable {
     public var userResponseDelay: Duration
     /// Length of new credential IDs in bytes (at least 16; random, §6.5.2 says at most 1023).
     public var credentialIDLength: Int
+    /// The most bytes one credential's large blob may hold (`largeBlob`, WebAuthn L3 §10.1.5; at most
+    /// ``StoredCredential/largeBlobLimit``), or `nil` for an authenticator without large-blob storage, as most security
+    /// keys are: registrations then report `supported: false`, and those that require it fail with `not_supported`.
+    /// Default 2048: a certificate or a wrapped key fits, as on CTAP 2.1 keys and Apple platforms.
+    public var largeBlobCapacity: Int?
 
     public init(
         origin: OriginPolicy = .appleApp, algorithms: [SigningAlgorithm] = [.es256], attestation: AttestationMode = .none,
         userVerification: UserVerificationBehavior = .verified, backup: BackupBehavior = .deviceBound,
         counter: CounterBehavior = .incrementing, aaguid: [UInt8] = [UInt8](repeating: 0, count: 16),
         attachment: AuthenticatorAttachment = .platform, transports: [AuthenticatorTransport] = [.internal, .hybrid],
-        userResponseDelay: Duration = .zero, credentialIDLength: Int = 32
+        userResponseDelay: Duration = .zero, credentialIDLength: Int = 32, largeBlobCapacity: Int? = 2048
     ) {
         self.origin = origin
         self.algorithms = algorithms
@@ -41,6 +46,7 @@ public struct SoftwareAuthenticatorConfiguration: Sendable, Hashable {
         self.transports = transports
         self.userResponseDelay = userResponseDelay
         self.credentialIDLength = credentialIDLength
+        self.largeBlobCapacity = largeBlobCapacity
     }
 
     /// Behaves like an iCloud Keychain passkey: synced (BE and BS set), counter always 0, user verified, no attestation.

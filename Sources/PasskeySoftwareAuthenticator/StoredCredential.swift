@@ -26,11 +26,22 @@ public struct StoredCredential: Sendable, Hashable, Identifiable, CustomStringCo
     /// The secret the `prf` extension evaluates with (32 bytes, CTAP2 `hmac-secret`): made when the credential was
     /// created with `prf` in its options, `nil` for a credential created without (it then gives no PRF outputs).
     public var prfSecret: [UInt8]?
+    /// Whether a large blob can be stored with it (`largeBlob`, WebAuthn L3 §10.1.5): the credential was created with
+    /// the extension on an authenticator with large-blob storage. As with CTAP 2.1's `largeBlobKey`, a credential
+    /// created without it never gets a blob.
+    public var largeBlobSupported: Bool
+    /// The blob last written with it at a sign-in, returned when a sign-in asks to read it (at most
+    /// ``largeBlobLimit`` bytes). `nil`: nothing written yet.
+    public var largeBlob: [UInt8]?
+
+    /// The most bytes a stored large blob may have (64 KiB), whatever the configured capacity: the bound a credential
+    /// file is read with.
+    public static let largeBlobLimit = 65_536
 
     public init(
         id: [UInt8], rpID: String, userHandle: [UInt8], userName: String, userDisplayName: String, algorithm: SigningAlgorithm,
         privateKey: [UInt8], signCount: UInt32, backupEligible: Bool, backupState: Bool, createdAt: Date, lastUsedAt: Date? = nil,
-        prfSecret: [UInt8]? = nil
+        prfSecret: [UInt8]? = nil, largeBlobSupported: Bool = false, largeBlob: [UInt8]? = nil
     ) {
         self.id = id
         self.rpID = rpID
@@ -45,12 +56,14 @@ public struct StoredCredential: Sendable, Hashable, Identifiable, CustomStringCo
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.prfSecret = prfSecret
+        self.largeBlobSupported = largeBlobSupported
+        self.largeBlob = largeBlob
     }
 
     /// The time a person last touched it, used to pick among several candidates the way an account picker sorts.
     var recency: Date { lastUsedAt ?? createdAt }
 
     public var description: String {
-        "StoredCredential(rpID: \(rpID), user: \(userName), algorithm: \(algorithm), signCount: \(signCount), privateKey: <redacted>\(prfSecret == nil ? "" : ", prfSecret: <redacted>"))"
+        "StoredCredential(rpID: \(rpID), user: \(userName), algorithm: \(algorithm), signCount: \(signCount), privateKey: <redacted>\(prfSecret == nil ? "" : ", prfSecret: <redacted>")\(largeBlob.map { ", largeBlob: \($0.count) bytes" } ?? ""))"
     }
 }

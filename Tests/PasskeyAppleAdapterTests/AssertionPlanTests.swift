@@ -66,17 +66,33 @@ struct AssertionPlanTests {
         }
     }
 
-    @Test("largeBlob read or write from iOS 17; both at once is invalid; earlier it is left out and recorded")
+    @Test("largeBlob read or write from iOS 17; the browser's refusals (§10.1.5) also for security-key requests; earlier it is left out and recorded")
     func largeBlob() throws {
-        func plan(_ input: JSONObject, on platform: ApplePlatform) throws(PasskeyError) -> AppleAssertionPlan {
-            try AppleRequestPlan.assertion(AssertionRequest(options: Options.request(extensions: ["largeBlob": .object(input)])), on: platform)
+        let one = [Options.descriptor(Options.credentialA)]
+        func plan(
+            _ input: JSONObject, allow: [PublicKeyCredentialDescriptorJSON]? = nil, attachments: AuthenticatorAttachments = [.platform, .securityKey],
+            on platform: ApplePlatform = .iOS(17)
+        ) throws(PasskeyError) -> AppleAssertionPlan {
+            try AppleRequestPlan.assertion(
+                AssertionRequest(options: Options.request(allow: allow, extensions: ["largeBlob": .object(input)]), attachments: attachments),
+                on: platform)
         }
-        #expect(try plan(["read": true], on: .iOS(17)).platform?.largeBlob == .read)
-        #expect(try plan(["write": "AQID"], on: .iOS(17)).platform?.largeBlob == .write([1, 2, 3]))
+        func refusal(_ input: JSONObject, allow: [PublicKeyCredentialDescriptorJSON]? = nil, attachments: AuthenticatorAttachments = [.platform, .securityKey]) -> String? {
+            let error = capture { () throws(PasskeyError) in try plan(input, allow: allow, attachments: attachments) }.error
+            return error?.code == .invalidOptions ? error?.reason : "\(String(describing: error))"
+        }
+        #expect(try plan(["read": true]).platform?.largeBlob == .read)
+        #expect(try plan(["read": false]).platform?.largeBlob == nil)
+        #expect(try plan(["write": "AQID"], allow: one).platform?.largeBlob == .write([1, 2, 3]))
         let old = try plan(["read": true], on: .iOS(16, 6))
         #expect(old.platform?.largeBlob == nil && old.omissions.map(\.member) == ["extensions.largeBlob"])
-        #expect(capture { () throws(PasskeyError) in try plan(["read": true, "write": "AQID"], on: .iOS(17)) }.error?.code == .invalidOptions)
-        #expect(capture { () throws(PasskeyError) in try plan(["write": "+"], on: .iOS(17)) }.error?.code == .invalidOptions)
+        #expect(refusal(["read": true, "write": "AQID"], allow: one)?.contains("cannot both read and write") == true)
+        #expect(refusal(["read": false, "write": "AQID"], allow: one)?.contains("cannot both read and write") == true)
+        #expect(refusal(["write": "+"], allow: one)?.contains("not base64url") == true)
+        #expect(refusal(["write": "AQID"])?.contains("exactly one credential, not 0") == true)
+        #expect(refusal(["write": "AQID"], allow: one + [Options.descriptor(Options.credentialB)])?.contains("not 2") == true)
+        #expect(refusal(["support": "required"])?.contains("for creating a credential") == true)
+        #expect(refusal(["write": "AQID"], attachments: .securityKey)?.contains("exactly one credential") == true)
     }
 
     @Test("prf eval and evalByCredential from iOS 18 / macOS 15 / visionOS 2")

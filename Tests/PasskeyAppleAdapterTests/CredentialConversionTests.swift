@@ -118,6 +118,12 @@ struct CredentialConversionTests {
             rawClientDataJSON: Data("{}".utf8), credentialID: Data([1]), rawAuthenticatorData: Data(repeating: 1, count: 37),
             signature: Data([1]), userID: Data(), webAuthnAttachment: nil, extensionOutputs: AppleAssertionExtensionOutputs(largeBlobWritten: true))
         #expect(try AppleCredentialConversion.authenticationResponse(written).clientExtensionResults == ["largeBlob": .object(["written": true])])
+        let nothingToRead = RecordedAssertion(
+            rawClientDataJSON: Data("{}".utf8), credentialID: Data([1]), rawAuthenticatorData: Data(repeating: 1, count: 37),
+            signature: Data([1]), userID: Data(), webAuthnAttachment: nil, extensionOutputs: AppleAssertionExtensionOutputs(largeBlobRead: true))
+        #expect(
+            try AppleCredentialConversion.authenticationResponse(nothingToRead).clientExtensionResults == ["largeBlob": .object([:])],
+            "a read with nothing stored keeps the output, without blob (§10.1.5)")
 
         let key = RecordedRegistration(
             rawClientDataJSON: Data("{}".utf8), credentialID: Data([9]), rawAttestationObject: Data([0xa0]),

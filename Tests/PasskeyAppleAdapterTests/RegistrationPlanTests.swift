@@ -35,7 +35,7 @@ struct RegistrationPlanTests {
         for (platform, excluded, largeBlob, prf) in cases {
             let plan = try AppleRequestPlan.registration(request, on: platform)
             #expect(plan.platform?.excludedCredentials == (excluded ? [Options.credentialA, Options.credentialB] : nil), "\(platform)")
-            #expect(plan.platform?.largeBlob == (largeBlob ? AppleLargeBlobRegistration.preferred : nil), "\(platform)")
+            #expect(plan.platform?.largeBlob == (largeBlob ? LargeBlobRegistrationInput.preferred : nil), "\(platform)")
             #expect(plan.platform?.prf == (prf ? PRFRegistrationInput.evaluate(PRFValues(first: [1, 2, 3])) : nil), "\(platform)")
             #expect(plan.omissions.contains { $0.member == "excludeCredentials" } == !excluded, "\(platform)")
         }
@@ -43,6 +43,17 @@ struct RegistrationPlanTests {
         let byCredential = RegistrationRequest(
             options: Options.creation(extensions: ["prf": .object(["evalByCredential": .object(["AQID": .object(["first": "AQID"])])])]))
         #expect(capture { () throws(PasskeyError) in try AppleRequestPlan.registration(byCredential, on: .iOS(18)) }.error?.code == .invalidOptions)
+        // largeBlob reads and writes belong to sign-in (§10.1.5), also when only a security key may answer; an unknown
+        // `support` value is ignored, as a browser ignores it.
+        for input: JSONObject in [["read": true], ["write": "AQID"], ["support": "required", "read": false]] {
+            for attachments: AuthenticatorAttachments in [[.platform, .securityKey], .securityKey] {
+                let request = RegistrationRequest(options: Options.creation(extensions: ["largeBlob": .object(input)]), attachments: attachments)
+                let error = capture { () throws(PasskeyError) in try AppleRequestPlan.registration(request, on: .iOS(18)) }.error
+                #expect(error?.code == .invalidOptions && error?.reason.contains("for sign-in") == true, "\(input)")
+            }
+        }
+        let unknown = RegistrationRequest(options: Options.creation(extensions: ["largeBlob": .object(["support": "always"])]))
+        #expect(try AppleRequestPlan.registration(unknown, on: .iOS(18)).platform?.largeBlob == .preferred)
     }
 
     @Test("conditional registration (automatic upgrade) from iOS 18 / macOS 15, platform passkeys only; refused earlier without UI")

@@ -197,6 +197,7 @@ struct ClientCommandsTests {
         #expect(credentials.first?.objectValue?["rpId"] == "localhost" && credentials.first?.objectValue?["signCount"] == 2)
         #expect(!listed.stdout.contains("privateKey") && !listed.stdout.contains("prfSecret"))
         #expect(credentials.first?.objectValue?["prf"] == false, "the server's options do not ask for prf")
+        #expect(credentials.first?.objectValue?["largeBlob"] == .object(["supported": false, "bytes": .null]), "nor for largeBlob")
         #expect(try CLIRun.run(["credentials", "--store", store]).stdout.contains("ann (Ann Lee) @ localhost"))
 
         // The same user again from the same store: the server answers 409 username_taken.

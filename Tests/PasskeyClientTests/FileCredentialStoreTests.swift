@@ -189,6 +189,8 @@ struct FileCredentialStoreTests {
             ("id", .string(Base64URL.encode([1])), "id"),
             ("createdAt", .null, "createdAt"),
             ("prfSecret", .string(Base64URL.encode([1, 2, 3])), "prfSecret"),
+            ("largeBlob", .string(Base64URL.encode([1, 2, 3])), "without large-blob support"),
+            ("largeBlobSupported", .string("yes"), "largeBlobSupported"),
         ]
         for (member, value, expected) in cases {
             try tamper(member, value)
@@ -221,12 +223,43 @@ struct FileCredentialStoreTests {
         #expect(try await FileCredentialStore(fileURL: file).allCredentials().first?.prfSecret?.count == 32)
     }
 
+    @Test("a large blob survives the file, which is version 3 only while a credential supports large blobs; one store's write keeps another's sign-in")
+    func largeBlobInFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("blob.json")
+        var request = RP.registrationRequest(user: 2)
+        request.options.extensions = ["largeBlob": ["support": "required"]]
+        let registered = try await SoftwareAuthenticator(store: FileCredentialStore(fileURL: file)).makeCredential(request)
+        let id = try #require(Base64URL.decode(registered.id))
+        var text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        #expect(text.contains("\"version\": 3") && text.contains("\"largeBlobSupported\": true") && !text.contains("\"largeBlob\":"))
+
+        // Two stores on one file, as two processes: a write through one keeps the sign-in recorded through the other.
+        let writer = FileCredentialStore(fileURL: file)
+        let signer = FileCredentialStore(fileURL: file)
+        #expect(try await signer.recordUse(ofCredential: id, counter: .incrementing, at: Date())?.signCount == 1)
+        #expect(try await writer.writeLargeBlob([0xCA, 0xFE], toCredential: id))
+        #expect(try await signer.recordUse(ofCredential: id, counter: .incrementing, at: Date())?.signCount == 2)
+        let stored = try #require(try await FileCredentialStore(fileURL: file).allCredentials().first)
+        #expect(stored.largeBlob == [0xCA, 0xFE] && stored.signCount == 2 && stored.largeBlobSupported)
+        text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        #expect(text.contains("\"largeBlob\": \"yv4\""))
+        #expect(try await writer.writeLargeBlob([1], toCredential: [9, 9, 9]) == false, "no such credential")
+
+        // A credential without large-blob support takes no blob, and its file stays version 1.
+        let plainFile = directory.file("plain.json")
+        let plain = try await SoftwareAuthenticator(store: FileCredentialStore(fileURL: plainFile)).makeCredential(RP.registrationRequest(user: 3))
+        #expect(try await FileCredentialStore(fileURL: plainFile).writeLargeBlob([1], toCredential: try #require(Base64URL.decode(plain.id))) == false)
+        #expect(String(decoding: try Data(contentsOf: plainFile), as: UTF8.self).contains("\"version\": 1"))
+    }
+
     @Test("a file from a newer format version is refused with a message saying so")
     func newerVersion() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let (file, text) = try await validFile(directory)
-        try write(text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 3"), to: file)
+        try write(text.replacingOccurrences(of: "\"version\": 1", with: "\"version\": 4"), to: file)
         let error = await storeError(FileCredentialStore(fileURL: file))
         #expect(error?.code == .storageCorrupted)
         #expect(error?.reason.contains("newer release") == true)

@@ -49,8 +49,8 @@ public enum AppleCredentialConversion {
         }
         var results = JSONObject()
         let outputs = credential.extensionOutputs
-        if let data = outputs.largeBlobData {
-            results["largeBlob"] = .object(["blob": .string(Base64URL.encode(data))])
+        if outputs.largeBlobRead {
+            results["largeBlob"] = .object(outputs.largeBlobData.map { ["blob": .string(Base64URL.encode($0))] } ?? [:])
         } else if let written = outputs.largeBlobWritten {
             results["largeBlob"] = .object(["written": .bool(written)])
         }

@@ -51,12 +51,19 @@ public struct AppleRegistrationExtensionOutputs: Sendable, Hashable {
 
 /// Extension outputs of a sign-in, in bytes (`largeBlob` read data or write result, `prf.first/second`).
 public struct AppleAssertionExtensionOutputs: Sendable, Hashable {
+    /// A read was answered (`largeBlob.result` is `.read`), with or without data: WebAuthn L3 §10.1.5 has the
+    /// `largeBlob` output present, without `blob`, when there was nothing to read.
+    public var largeBlobRead: Bool
     public var largeBlobData: [UInt8]?
     public var largeBlobWritten: Bool?
     public var prfFirst: [UInt8]?
     public var prfSecond: [UInt8]?
 
-    public init(largeBlobData: [UInt8]? = nil, largeBlobWritten: Bool? = nil, prfFirst: [UInt8]? = nil, prfSecond: [UInt8]? = nil) {
+    public init(
+        largeBlobRead: Bool = false, largeBlobData: [UInt8]? = nil, largeBlobWritten: Bool? = nil, prfFirst: [UInt8]? = nil,
+        prfSecond: [UInt8]? = nil
+    ) {
+        self.largeBlobRead = largeBlobRead || largeBlobData != nil
         self.largeBlobData = largeBlobData
         self.largeBlobWritten = largeBlobWritten
         self.prfFirst = prfFirst

@@ -50,6 +50,7 @@ extension AppleRequestPlan {
 
         // Read (and refused when malformed) whatever authenticator answers, as a browser does; only platform requests carry it.
         let prfInput = try PRFInputs.assertion(options.extensions, allowCredentials: allowed.map { $0.id })
+        let largeBlobInput = try LargeBlobInputs.assertion(options.extensions, allowCredentials: allowed.map { $0.id })
 
         var securityKeyRequest: AppleAssertionPlan.SecurityKey?
         if kinds.contains(.securityKey) {
@@ -63,7 +64,7 @@ extension AppleRequestPlan {
 
         var platformRequest: AppleAssertionPlan.Platform?
         if kinds.contains(.platform) {
-            var largeBlob = try largeBlobAssertion(options.extensions)
+            var largeBlob = largeBlobInput
             if largeBlob != nil, !platform.supports(.largeBlob) {
                 omissions.append(Omission("extensions.largeBlob", "\(platform) has no largeBlob (iOS 17 / macOS 14)"))
                 largeBlob = nil

@@ -63,6 +63,7 @@ extension AppleRequestPlan {
 
         // Read (and refused when malformed) whatever authenticator answers, as a browser does; only platform requests carry it.
         let prfInput = try PRFInputs.registration(options.extensions)
+        let largeBlobInput = try LargeBlobInputs.registration(options.extensions)
 
         var platformRequest: AppleRegistrationPlan.Platform?
         if kinds.contains(.platform) {
@@ -76,7 +77,7 @@ extension AppleRequestPlan {
                         "\(platform) cannot exclude credentials from platform registrations (iOS 17.4 / macOS 13.5); an existing passkey for this user is replaced"
                     ))
             }
-            var largeBlob = largeBlobRegistration(options.extensions)
+            var largeBlob = largeBlobInput
             if largeBlob != nil, !platform.supports(.largeBlob) {
                 omissions.append(Omission("extensions.largeBlob", "\(platform) has no largeBlob (iOS 17 / macOS 14)"))
                 largeBlob = nil

@@ -72,17 +72,6 @@ public struct AppleSecurityKeyDescriptor: Sendable, Hashable {
     }
 }
 
-/// WebAuthn `largeBlob` at registration (`ASAuthorizationPublicKeyCredentialLargeBlobRegistrationInput`).
-public enum AppleLargeBlobRegistration: String, Sendable, Hashable {
-    case required, preferred
-}
-
-/// WebAuthn `largeBlob` at sign-in (`ASAuthorizationPublicKeyCredentialLargeBlobAssertionInput`).
-public enum AppleLargeBlobAssertion: Sendable, Hashable {
-    case read
-    case write([UInt8])
-}
-
 /// A registration as AuthenticationServices will run it.
 public struct AppleRegistrationPlan: Sendable, Hashable {
     public var relyingPartyID: String
@@ -112,10 +101,10 @@ public struct AppleRegistrationPlan: Sendable, Hashable {
     public struct Platform: Sendable, Hashable {
         /// `nil` when the OS has no `excludedCredentials` (before iOS 17.4 / macOS 13.5).
         public var excludedCredentials: [[UInt8]]?
-        public var largeBlob: AppleLargeBlobRegistration?
+        public var largeBlob: LargeBlobRegistrationInput?
         public var prf: PRFRegistrationInput?
 
-        public init(excludedCredentials: [[UInt8]]?, largeBlob: AppleLargeBlobRegistration? = nil, prf: PRFRegistrationInput? = nil) {
+        public init(excludedCredentials: [[UInt8]]?, largeBlob: LargeBlobRegistrationInput? = nil, prf: PRFRegistrationInput? = nil) {
             self.excludedCredentials = excludedCredentials
             self.largeBlob = largeBlob
             self.prf = prf
@@ -152,10 +141,10 @@ public struct AppleAssertionPlan: Sendable, Hashable {
     public struct Platform: Sendable, Hashable {
         /// Empty: any discoverable passkey for the RP ID.
         public var allowedCredentials: [[UInt8]]
-        public var largeBlob: AppleLargeBlobAssertion?
+        public var largeBlob: LargeBlobAssertionInput?
         public var prf: PRFAssertionInput?
 
-        public init(allowedCredentials: [[UInt8]], largeBlob: AppleLargeBlobAssertion? = nil, prf: PRFAssertionInput? = nil) {
+        public init(allowedCredentials: [[UInt8]], largeBlob: LargeBlobAssertionInput? = nil, prf: PRFAssertionInput? = nil) {
             self.allowedCredentials = allowedCredentials
             self.largeBlob = largeBlob
             self.prf = prf
