@@ -104,9 +104,9 @@ func makeApplication<Repository: PasskeyRepository>(
 }
 
 /// The relying party a configuration describes.
-public func makeRelyingParty(_ configuration: ServerConfiguration) -> RelyingParty {
+public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [String]? = nil) -> RelyingParty {
     RelyingParty(
-        id: configuration.rpID, name: configuration.rpName, origins: configuration.effectiveOrigins,
+        id: configuration.rpID, name: configuration.rpName, origins: origins ?? configuration.effectiveOrigins,
         policy: CeremonyPolicy(userVerification: configuration.userVerification, algorithms: configuration.algorithms),
         attestationVerifiers: .standard())
 }
@@ -186,9 +186,13 @@ public func buildRouter<Repository: PasskeyRepository>(
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
-    DemoPageController<PasskeyRequestContext>(servers: configuration.webOrigins).addRoutes(to: router)
+    // The served OpenAPI document names this server: its public URL, or its default address; when both are unknown
+    // (web origins given, no --public-url), "/", which readers resolve against where they fetched the document.
+    DemoPageController<PasskeyRequestContext>(servers: [configuration.linkBaseIsGuessed ? "/" : configuration.linkBase]).addRoutes(to: router)
     DashboardController<Repository, PasskeyRequestContext>(
-        admins: AdminService(repository: repository, relyingParty: service.relyingParty, configuration: configuration, now: now, random: random),
+        admins: AdminService(
+            repository: repository, relyingParty: makeRelyingParty(configuration, origins: configuration.dashboardOrigins),
+            configuration: configuration, now: now, random: random),
         repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,
         limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), now: now
     ).addRoutes(to: router)

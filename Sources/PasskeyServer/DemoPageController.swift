@@ -13,9 +13,9 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
 
     let assets: [String: Asset]
 
-    /// Loads the page's files once. `servers`: the web origins the server is configured with, which the OpenAPI
-    /// document served names in its `servers` (the checked-in file names the default, `http://localhost:8080`), so that
-    /// tools reading it call this server.
+    /// Loads the page's files once. `servers`: this server's address, which the OpenAPI document served names in its
+    /// `servers` (the checked-in file names the default, `http://localhost:8080`), so that tools reading it call this
+    /// server rather than the website or an app's origin.
     public init(servers: [String] = []) {
         var assets: [String: Asset] = [:]
         for (name, type) in [

@@ -19,6 +19,12 @@ public struct ServerConfiguration: Sendable {
     public var origins: [String] = []
     /// Related origins published in `/.well-known/webauthn` and accepted like ``origins``.
     public var relatedOrigins: [String] = []
+    /// The address browsers reach this server itself at, `https://auth.example.com` (`scheme://host[:port]`, a host
+    /// under the RP ID), when that is not the first web origin: behind a proxy on a host of its own while the website is
+    /// on `www.example.com`. The links the server prints (the dashboard's setup link, admin invites) start with it, the
+    /// served OpenAPI document names it as the server, and the dashboard's own passkey ceremonies accept it as an
+    /// origin. The public ceremony API does not: its origins are ``origins``. Unset: see ``linkBase``.
+    public var publicURL: String?
     /// `sqlite:PATH` (default `sqlite:./data/passkey.sqlite`), `postgres://…` (also `postgresql://`; several instances
     /// can share it, see docs/deploy.md) or `memory:`.
     public var database = "sqlite:./data/passkey.sqlite"
@@ -114,10 +120,21 @@ public struct ServerConfiguration: Sendable {
         return (try? PostgresConfiguration(url: database))?.redactedDescription ?? "a postgres:// URL"
     }
 
-    /// Where the links this server prints (the dashboard's setup link, admin invites) start: the first web origin, or
-    /// without `--origin` the default origin a browser uses, with the port when this server speaks TLS on its own port.
+    /// Where the links this server prints (the dashboard's setup link, admin invites) start, and the server the served
+    /// OpenAPI document names: ``publicURL``; without it the first web origin, or without `--origin` the default origin
+    /// a browser uses, with the port when this server speaks TLS on its own port.
     public var linkBase: String {
-        origins.isEmpty ? (defaultOrigins.last ?? defaultOrigin) : (webOrigins.first ?? defaultOrigin)
+        publicURL ?? (origins.isEmpty ? (defaultOrigins.last ?? defaultOrigin) : (webOrigins.first ?? defaultOrigin))
+    }
+
+    /// Whether ``linkBase`` is a guess: no ``publicURL`` while `--origin` names web origins, the first of which may be
+    /// the website rather than this server.
+    public var linkBaseIsGuessed: Bool { publicURL == nil && !origins.isEmpty }
+
+    /// The origins the dashboard's own passkey ceremonies accept: ``effectiveOrigins`` and ``publicURL``.
+    public var dashboardOrigins: [String] {
+        guard let publicURL, !effectiveOrigins.contains(publicURL) else { return effectiveOrigins }
+        return effectiveOrigins + [publicURL]
     }
 
     /// The origins accepted without `--origin`: ``defaultOrigin``, and `https://<rp id>:<port>` too when this server
@@ -170,6 +187,19 @@ public struct ServerConfiguration: Sendable {
             // A web origin is scheme://host[:port], as a browser serializes it (WebAuthn L3 §7.1 step 9 compares it exactly).
             if !origin.hasPrefix("android:"), !Self.isWebOrigin(origin) {
                 throw ConfigurationError("origin \(origin) must be scheme://host[:port], lower case, with no path, query or user")
+            }
+        }
+        if let publicURL {
+            guard !publicURL.hasSuffix("/"), Self.isWebOrigin(publicURL) else {
+                throw ConfigurationError("--public-url \(publicURL) must be scheme://host[:port], lower case, with no path (not even /), query or user")
+            }
+            let host = Self.host(ofWebOrigin: publicURL)
+            guard host == rpID || host.hasSuffix("." + rpID) else {
+                throw ConfigurationError(
+                    "--public-url \(publicURL): browsers create passkeys for RP ID \(rpID) only on \(rpID) and its subdomains, so the dashboard could not sign in there")
+            }
+            guard publicURL.hasPrefix("https://") || host == "localhost" || host.hasSuffix(".localhost") else {
+                throw ConfigurationError("--public-url \(publicURL): browsers allow passkeys over http:// only on localhost; use https://")
             }
         }
         for appID in appleAppIDs where !Self.isAppleAppID(appID) {
@@ -231,6 +261,12 @@ public struct ServerConfiguration: Sendable {
             guard let port = Int(parts[1]), (1...65_535).contains(port), String(port) == parts[1] else { return false }
         }
         return true
+    }
+
+    /// The host of a web origin that ``isWebOrigin(_:)`` accepted.
+    static func host(ofWebOrigin origin: String) -> String {
+        guard let schemeEnd = origin.range(of: "://") else { return origin }
+        return String(origin[schemeEnd.upperBound...].prefix { $0 != ":" })
     }
 
     /// Apple's app identifier: a 10-character team ID (upper-case letters and digits), a dot, a bundle ID.

@@ -137,9 +137,9 @@ struct AdminCommand: AsyncParsableCommand {
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a one-time link that adds a dashboard admin (a new passkey); only its hash is stored.",
-            usage: databaseUsage("admin invite [--hours <hours>]") + " [--origin <origin>] [--rp-id <rp-id>] [--port <port>]",
+            usage: databaseUsage("admin invite [--hours <hours>]") + " [--public-url <url>] [--origin <origin>] [--rp-id <rp-id>] [--port <port>]",
             discussion: databaseDiscussion(
-                "The link is built from the server's settings (--origin, --rp-id, --port, --tls-cert, from flags, PASSKEY_ variables or the settings file), as the server would print it."
+                "The link is built from the server's settings (--public-url, --origin, --rp-id, --port, --tls-cert, from flags, PASSKEY_ variables or the settings file), as the server would print it."
             ))
         @ParentCommand var root: PasskeyServerCommand
         @Option(parsing: .unconditional, help: "Hours the link works, more than 0 and at most 720 (default 24).") var hours: Double?

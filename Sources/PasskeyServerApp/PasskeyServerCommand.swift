@@ -36,6 +36,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Accepted origin, repeatable: https://www.example.com, https://<rp id> for iOS apps, android:apk-key-hash:… (default http://localhost:<port> for localhost, else https://<rp id>; https:// and the port with --tls-cert).")
     var origin: [String] = []
     @Option(help: "Another web origin that may use this RP ID (WebAuthn related origins): accepted like --origin and listed in /.well-known/webauthn, repeatable.") var relatedOrigin: [String] = []
+    @Option(help: "The address browsers reach this server at, such as https://auth.example.com, when it is not the first --origin: printed links (dashboard setup, admin invites) start there, /openapi.json names it, and the dashboard's passkeys may be used there (default: the first web --origin).")
+    var publicUrl: String?
     @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite), postgres://user:password@host:5432/database (also postgresql://) or memory:.")
     var database: String?
     @Option(help: "Seconds options stay valid (default 60, minimum 1).") var challengeTtl: Double?
@@ -75,7 +77,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
 
     /// The settings a file given with `--config` may hold: every flag above but `--config` itself.
     static let settingNames: Set<String> = [
-        "host", "port", "rp-id", "rp-name", "origin", "related-origin", "database", "challenge-ttl", "user-verification",
+        "host", "port", "rp-id", "rp-name", "origin", "related-origin", "public-url", "database", "challenge-ttl", "user-verification",
         "attestation", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "token-audience",
         "token-issuer", "signed-data-ttl", "connect-token-ttl", "rollout", "rollout-percentage", "rollout-platform",
         "rollout-minimum-os", "decline-cooldown-days", "failure-limit", "auto-append", "event-retention-days",
@@ -191,6 +193,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         c.rpName = rpName ?? settings.value("rp-name") ?? c.rpName
         c.origins = settings.list(origin, "origin")
         c.relatedOrigins = settings.list(relatedOrigin, "related-origin")
+        c.publicURL = publicUrl ?? settings.value("public-url")
         c.database = database ?? settings.value("database") ?? c.database
         c.challengeTTL = try challengeTtl ?? settings.double("challenge-ttl") ?? c.challengeTTL
         c.userVerification = UserVerificationRequirement(rawValue: userVerification ?? settings.value("user-verification") ?? "required")
@@ -261,9 +264,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         let app = try await buildApplication(configuration, logger: logger) { port in
             let banner = """
                 passkey-server serving \(scheme)://\(shownHost):\(port)
-                  RP ID    \(configuration.rpID)
-                  origins  \(configuration.effectiveOrigins.joined(separator: ", "))
-                  data     \(configuration.databaseDescription)\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")
+                  RP ID     \(configuration.rpID)
+                  origins   \(configuration.effectiveOrigins.joined(separator: ", "))
+                  data      \(configuration.databaseDescription)\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")
+                  dashboard \(configuration.linkBase)/dashboard\(configuration.linkBaseIsGuessed ? " (from the first --origin: give --public-url if this server is reached elsewhere)" : "")
 
                 """
             FileHandle.standardOutput.write(Data(banner.utf8))

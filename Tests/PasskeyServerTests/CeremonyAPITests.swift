@@ -907,17 +907,21 @@ struct ServerSurfaceTests {
         }
     }
 
-    @Test("the OpenAPI document served names the configured web origins as its servers")
+    @Test("the OpenAPI document served names this server: its public URL, its default address, else \"/\" rather than the website's origin")
     func openAPIServers() async throws {
-        let server = TestServer {
-            $0.rpID = "example.com"
-            $0.origins = ["https://example.com", "https://www.example.com", "android:apk-key-hash:AbCdEf0123456789"]
+        func servers(_ configure: @escaping @Sendable (inout ServerConfiguration) -> Void) async throws -> JSONValue? {
+            try await TestServer(configure).run { client in
+                let response = try await client.call(.get, "/openapi.json")
+                #expect(response["paths"]?.objectValue?["/verify-authentication"] != nil)
+                return response["servers"] ?? nil
+            }
         }
-        try await server.run { client in
-            let response = try await client.call(.get, "/openapi.json")
-            #expect(response["servers"] == [["url": "https://example.com"], ["url": "https://www.example.com"]])
-            #expect(response["paths"]?.objectValue?["/verify-authentication"] != nil)
-        }
+        let origins = ["https://www.example.com", "https://example.com", "android:apk-key-hash:AbCdEf0123456789"]
+        #expect(try await servers { $0.rpID = "example.com"; $0.origins = origins } == [["url": "/"]], "the first origin may be the website")
+        #expect(
+            try await servers { $0.rpID = "example.com"; $0.origins = origins; $0.publicURL = "https://auth.example.com" }
+                == [["url": "https://auth.example.com"]])
+        #expect(try await servers { $0.port = 8181 } == [["url": "http://localhost:8181"]])
     }
 
     @Test("health reports the database")

@@ -32,6 +32,11 @@ struct ConfigurationValidationTests {
         ("negative failure limit", { $0.connect.rollout.failureLimit = -5 }, "--failure-limit"),
         ("negative decline cooldown", { $0.connect.rollout.declineCooldownDays = -3 }, "--decline-cooldown-days"),
         ("rollout over 100 %", { $0.connect.rollout.percentage = 101 }, "--rollout-percentage"),
+        ("public URL with a path", { $0.rpID = "example.com"; $0.publicURL = "https://auth.example.com/passkeys" }, "--public-url"),
+        ("public URL with a slash", { $0.rpID = "example.com"; $0.publicURL = "https://auth.example.com/" }, "no path (not even /)"),
+        ("public URL outside the RP ID", { $0.rpID = "example.com"; $0.publicURL = "https://auth.example.net" }, "only on example.com and its subdomains"),
+        ("public URL on a suffix look-alike", { $0.rpID = "example.com"; $0.publicURL = "https://badexample.com" }, "its subdomains"),
+        ("public URL over plain HTTP", { $0.rpID = "example.com"; $0.publicURL = "http://auth.example.com" }, "use https://"),
     ]
 
     @Test("each wrong setting is refused with its name", arguments: wrong.indices)

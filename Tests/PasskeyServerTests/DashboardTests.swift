@@ -77,6 +77,56 @@ struct DashboardHarness {
     }
 }
 
+@Suite("Dashboard: the server's public URL")
+struct DashboardPublicURLTests {
+    /// The README's set-up with the server on a host of its own: the website on www, the app on the RP ID.
+    static func configure(_ publicURL: String?) -> (inout ServerConfiguration) -> Void {
+        { configuration in
+            configuration.rpID = "example.com"
+            configuration.origins = ["https://www.example.com", "https://example.com"]
+            configuration.publicURL = publicURL
+        }
+    }
+
+    @Test("with --public-url the dashboard's setup works at the server's own origin and links start there; user ceremonies keep to --origin")
+    func dashboardAtPublicURL() async throws {
+        let harness = try DashboardHarness(Self.configure("https://auth.example.com"))
+        #expect(harness.server.configuration.linkBase == "https://auth.example.com")
+        #expect(!harness.server.configuration.linkBaseIsGuessed)
+        try await harness.server.run { client in
+            let token = try await harness.invite()
+            let options = try await client.call(.post, "/dashboard/api/setup/options", json: ["token": .string(token), "name": "ops"])
+            let verified = try await client.call(
+                .post, "/dashboard/api/setup/verify",
+                json: ["challengeKey": options["challengeKey"] ?? nil, "cred": harness.admin.create(options.json, origin: "https://auth.example.com")])
+            #expect(verified.status == .ok, "\(verified.json)")
+
+            // The public ceremony API accepts only the configured origins: the server's own page is not one of them.
+            let device = try Device(server: harness.server, credentialID: 0x51)
+            let user = try await client.call(.get, "/generate-registration-options?username=ann")
+            let refused = try await client.call(
+                .post, "/verify-registration",
+                json: ["challengeKey": user["challengeKey"] ?? nil, "cred": device.create(user.json, origin: "https://auth.example.com")])
+            #expect(refused.status == .badRequest && refused["error"] == "origin_mismatch", "\(refused.json)")
+        }
+    }
+
+    @Test("without --public-url the links start at the first web origin, marked as a guess, and the dashboard accepts only --origin")
+    func withoutPublicURL() async throws {
+        let harness = try DashboardHarness(Self.configure(nil))
+        #expect(harness.server.configuration.linkBase == "https://www.example.com")
+        #expect(harness.server.configuration.linkBaseIsGuessed)
+        try await harness.server.run { client in
+            let token = try await harness.invite()
+            let options = try await client.call(.post, "/dashboard/api/setup/options", json: ["token": .string(token), "name": "ops"])
+            let refused = try await client.call(
+                .post, "/dashboard/api/setup/verify",
+                json: ["challengeKey": options["challengeKey"] ?? nil, "cred": harness.admin.create(options.json, origin: "https://auth.example.com")])
+            #expect(refused.status == .badRequest && refused["error"] == "origin_mismatch", "\(refused.json)")
+        }
+    }
+}
+
 @Suite("Dashboard: admin access, sessions, CSRF, fresh checks, live events")
 struct DashboardTests {
     /// Every dashboard route, classified. A new route fails `everyRouteIsClassified` until it is added here.
