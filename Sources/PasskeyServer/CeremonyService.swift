@@ -52,8 +52,13 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     static func normalizeUsername(_ raw: String?, newAccount: Bool = false) throws(APIError) -> String? {
         guard let raw, !raw.isEmpty else { return nil }
         // NFC, so that a name typed as "é" and as "e" + combining accent is stored alike (stores compare by UsernameKey,
-        // which folds case in every script).
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        // which folds case in every script). Trimmed of Unicode White_Space only: Foundation's whitespace set also
+        // holds U+200B ZERO WIDTH SPACE, a format character, which must be refused like every other one rather than
+        // cut off at the ends and let through (a pasted "\u{200B}ann" had answered username_taken for "ann").
+        let trimmed = String(
+            String.UnicodeScalarView(
+                raw.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed())
+        ).precomposedStringWithCanonicalMapping
         if trimmed.isEmpty { throw APIError.badRequest("username_invalid", "The username is blank: it has no visible character.") }
         guard trimmed.count <= maximumUsernameLength, trimmed.utf8.count <= maximumNameBytes,
             !trimmed.unicodeScalars.contains(where: { scalar in

@@ -299,6 +299,11 @@ struct CeremonyAPITests {
         try await server.run { client in
             let notJSON = try await client.call(.post, "/verify-registration", raw: "{not json")
             #expect(notJSON.status == .badRequest && notJSON["error"] == "json_malformed")
+            // Valid JSON that is refused says why, so a developer does not hunt for a syntax error.
+            let twice = try await client.call(.post, "/generate-registration-options", raw: #"{"username":"ann","username":"bo"}"#)
+            #expect(twice["error"] == "json_malformed" && twice["message"]?.stringValue?.contains(#"duplicate member "username""#) == true, "\(twice.json)")
+            let deep = try await client.call(.post, "/generate-registration-options", raw: String(repeating: "[", count: 40) + String(repeating: "]", count: 40))
+            #expect(deep["error"] == "json_malformed" && deep["message"]?.stringValue?.contains("nesting deeper than 32") == true, "\(deep.json)")
             let missing = try await client.call(.post, "/verify-registration", json: ["username": "ann"])
             #expect(missing.status == .badRequest && missing["error"] == "field_missing")
             let wrongType = try await client.call(.post, "/verify-authentication", json: ["cred": 42])
@@ -557,6 +562,14 @@ struct ServerSurfaceTests {
             }
             let posted = try await client.call(.post, "/generate-registration-options", json: ["username": " \u{200B} "])
             #expect(posted["error"] == "username_invalid")
+            // A zero-width space at either end is a format character like any other, not white space to trim: the name
+            // is refused rather than taken for "ann" (Foundation's whitespace set holds U+200B).
+            for pasted in ["%E2%80%8Bann", "ann%E2%80%8B", "%20%E2%80%8Bann%20"] {
+                for path in ["/generate-registration-options", "/generate-authentication-options"] {
+                    let answer = try await client.call(.get, "\(path)?username=\(pasted)")
+                    #expect(answer.status == .badRequest && answer["error"] == "username_invalid", "\(path) \(pasted): \(answer.json)")
+                }
+            }
             for none in ["?username=", ""] {
                 let anonymous = try await client.call(.get, "/generate-registration-options\(none)")
                 #expect(anonymous.status == .ok)
