@@ -57,9 +57,9 @@ struct RegisterCommand: AsyncParsableCommand {
                     "store": .string(storeOptions.storeURL.path),
                 ]).prettyPrinted())
         } else {
-            print("✓ registered \(result.username ?? "an anonymous account") on \(server.server)")
-            print("  user id:       \(result.userId)")
-            print("  credential id: \(result.credentialId)")
+            print("✓ registered \(result.username.map(shown) ?? "an anonymous account") on \(server.server)")
+            print("  user id:       \(shown(result.userId))")
+            print("  credential id: \(shown(result.credentialId))")
             print("  stored in:     \(storeOptions.storeURL.path)")
         }
     }
@@ -120,9 +120,9 @@ struct LoginCommand: AsyncParsableCommand {
                     "signedPasskeyData": .optional(result.signedPasskeyData),
                 ]).prettyPrinted())
         } else {
-            print("✓ signed in as \(result.username ?? "an anonymous account") on \(server.server)")
-            print("  user id:       \(result.userId)")
-            print("  credential id: \(result.credentialId)")
+            print("✓ signed in as \(result.username.map(shown) ?? "an anonymous account") on \(server.server)")
+            print("  user id:       \(shown(result.userId))")
+            print("  credential id: \(shown(result.credentialId))")
             if let signCount { print("  sign count:    \(signCount)") }
         }
     }
@@ -163,7 +163,7 @@ struct CredentialsCommand: AsyncParsableCommand {
         }
         print("\(credentials.count) passkey\(credentials.count == 1 ? "" : "s") in \(storeOptions.storeURL.path):")
         for c in credentials {
-            print("- \(c.userName) (\(c.userDisplayName)) @ \(c.rpID)")
+            print("- \(shown(c.userName)) (\(shown(c.userDisplayName))) @ \(shown(c.rpID))")
             print("    id \(Base64URL.encode(c.id))")
             print(
                 "    \(c.algorithm == .es256 ? "ES256" : "EdDSA"), sign count \(c.signCount), created \(iso8601(c.createdAt))"

@@ -176,9 +176,9 @@ enum CeremonyFailure {
             var text = "passkey \(command): \(message)"
             text += "\n  code:   \(error.code.rawValue) (stage \(error.stage.rawValue))"
             if let server = error.server {
-                text += "\n  server: \(server.httpStatus.map { "HTTP \($0) " } ?? "")\(server.code): \(server.message)"
+                text += "\n  server: \(server.httpStatus.map { "HTTP \($0) " } ?? "")\(shown(server.code)): \(shown(server.message))"
             } else {
-                text += "\n  detail: \(error.reason)"
+                text += "\n  detail: \(shown(error.reason))"
             }
             FileHandle.printError(text)
         }
@@ -238,3 +238,7 @@ extension JSONValue {
 }
 
 func iso8601(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+/// A value from a server, a credential file or a response, as text output shows it: on one line, without terminal
+/// controls, bounded (``DisplayEscaping``). A server's answer must not be able to forge a `✓` line or drive the terminal.
+func shown(_ value: String) -> String { DisplayEscaping.escape(value, limit: 300) }

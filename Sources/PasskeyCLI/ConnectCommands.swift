@@ -69,7 +69,7 @@ struct AppendCommand: AsyncParsableCommand {
                         "signedPasskeyData": answer?["signedPasskeyData"] ?? .null, "store": .string(storeOptions.storeURL.path),
                     ]).prettyPrinted())
             } else {
-                print("✓ added passkey \(passkey.id) on \(server.server)")
+                print("✓ added passkey \(shown(passkey.id)) on \(server.server)")
                 print("  stored in: \(storeOptions.storeURL.path)")
             }
         case .cancelled:
@@ -139,8 +139,8 @@ struct PasskeysCommand: AsyncParsableCommand {
             }
             for passkey in passkeys {
                 let kind = passkey.isSynced ? "synced" : (passkey.isDeviceBound ? "device-bound" : "not synced")
-                print("- \(passkey.name)\(passkey.provider.map { " (\($0))" } ?? "")  \(kind)")
-                print("    id \(passkey.id)")
+                print("- \(shown(passkey.name))\(passkey.provider.map { " (\(shown($0)))" } ?? "")  \(kind)")
+                print("    id \(shown(passkey.id))")
                 print("    created \(passkey.createdAt.map(iso8601) ?? "?"), " + (passkey.lastUsedAt.map { "last used \(iso8601($0))" } ?? "never used"))
             }
         }
@@ -175,7 +175,7 @@ struct PasskeysCommand: AsyncParsableCommand {
             if output.json {
                 print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey, server: transport.lastAnswer)]).prettyPrinted())
             } else {
-                print("✓ renamed \(passkey.id) to \(passkey.name)")
+                print("✓ renamed \(shown(passkey.id)) to \(shown(passkey.name))")
             }
         }
     }

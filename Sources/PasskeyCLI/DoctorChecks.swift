@@ -19,11 +19,14 @@ struct DoctorFinding: Sendable, Equatable {
     var message: String
     var fix: String?
 
+    /// Longest message or fix kept: they quote what the site served, which can be anything (a 50 MB app ID).
+    static let maximumLength = 600
+
     init(_ check: String, _ status: Status, _ message: String, fix: String? = nil) {
         self.check = check
         self.status = status
-        self.message = message
-        self.fix = fix
+        self.message = DisplayEscaping.clip(message, limit: Self.maximumLength)
+        self.fix = fix.map { DisplayEscaping.clip($0, limit: Self.maximumLength) }
     }
 }
 
@@ -113,6 +116,13 @@ enum DoctorChecks {
         guard document.status == 200 else {
             return (nil, [DoctorFinding(check, problem, "\(document.url) answered HTTP \(document.status)", fix: "serve \(name) there with status 200")])
         }
+        if document.truncated {
+            return (nil, [
+                DoctorFinding(
+                    check, problem, "\(name) at \(document.url) is larger than \(DoctorFetch.maximumBodySize) bytes (not read further)",
+                    fix: "serve the JSON the passkey server generates (a few hundred bytes), not another file")
+            ])
+        }
         var findings: [DoctorFinding] = []
         let mediaType = document.contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let looksLikeHTML = document.body.drop(while: { $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }).first == UInt8(ascii: "<")
@@ -139,7 +149,7 @@ enum DoctorChecks {
     static func appleAppSiteAssociation(_ fetched: Result<FetchedDocument, FetchFailure>, _ expectations: DoctorExpectations) -> [DoctorFinding] {
         let name = "apple-app-site-association"
         var (json, findings) = document(fetched, check: "aasa", name: name, required: true, requireJSONContentType: true)
-        if case .success(let document) = fetched, document.body.count > maximumAASASize {
+        if case .success(let document) = fetched, !document.truncated, document.body.count > maximumAASASize {
             findings.append(
                 DoctorFinding("aasa", .problem, "\(name) has \(document.body.count) bytes; Apple reads at most \(maximumAASASize)", fix: "trim the file"))
         }

@@ -132,8 +132,11 @@ struct DoctorCommand: AsyncParsableCommand {
                 case .warning: "!"
                 case .problem: "✗"
                 }
-                print("\(mark) [\(finding.check)] \(finding.message)")
-                if let fix = finding.fix, finding.status == .problem || finding.status == .warning { print("    fix: \(fix)") }
+                // Messages quote what the site served: escaped, so a hostile file cannot forge a ✓ line or drive the terminal.
+                print("\(mark) [\(finding.check)] \(DisplayEscaping.escape(finding.message, limit: DoctorFinding.maximumLength))")
+                if let fix = finding.fix, finding.status == .problem || finding.status == .warning {
+                    print("    fix: \(DisplayEscaping.escape(fix, limit: DoctorFinding.maximumLength))")
+                }
             }
             print(problems == 0 ? "no problems found" : "\(problems) problem\(problems == 1 ? "" : "s") found")
         }

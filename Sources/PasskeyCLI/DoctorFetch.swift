@@ -10,7 +10,10 @@ struct FetchedDocument: Sendable {
     var status: Int
     var contentType: String?
     var location: String?
+    /// At most ``DoctorFetch/maximumBodySize`` bytes.
     var body: [UInt8]
+    /// The body was longer than ``DoctorFetch/maximumBodySize``; the rest was not read.
+    var truncated = false
 }
 
 /// A fetch that produced no HTTP answer at all (refused, DNS, TLS, timeout).
@@ -20,43 +23,94 @@ struct FetchFailure: Error, Sendable {
 }
 
 enum DoctorFetch {
+    /// The most bytes of a body read: eight times what Apple reads of apple-app-site-association (128 KiB), so a file
+    /// over Apple's limit is still measured, while a misrouted path that serves something huge is not read in full.
+    static let maximumBodySize = 1 << 20
+
     /// A failed fetch in words (Foundation's own text on Linux is a domain and a number).
     static func describe(_ error: any Error) -> String {
-        (error as? URLError).map(\.code.plainDescription) ?? "\(error)"
+        (error as? URLError).map(\.plainDescription) ?? "\(error)"
     }
 
     static func get(_ address: String, timeout: TimeInterval) async -> Result<FetchedDocument, FetchFailure> {
         guard let url = URL(string: address) else { return .failure(FetchFailure(url: address, reason: "not a valid URL")) }
-        let delegate = RefuseRedirects()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.setValue("passkey-doctor", forHTTPHeaderField: "User-Agent")
         return await withCheckedContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                guard let http = response as? HTTPURLResponse else {
-                    continuation.resume(returning: .failure(FetchFailure(url: url.absoluteString, reason: error.map(Self.describe) ?? "no HTTP response")))
-                    return
-                }
-                continuation.resume(
-                    returning: .success(
-                        FetchedDocument(
-                            url: url.absoluteString, status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"),
-                            location: http.value(forHTTPHeaderField: "Location"), body: [UInt8](data ?? Data()))))
-            }.resume()
+            let delegate = BoundedFetch(url: url.absoluteString, limit: maximumBodySize, continuation: continuation)
+            let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            session.dataTask(with: request).resume()
+            session.finishTasksAndInvalidate()
         }
     }
 }
 
-/// Answers every redirect with "do not follow": the task then completes with the 3xx response itself.
-private final class RefuseRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+/// Reads one answer up to a limit, then stops the transfer, and refuses redirects (the task then completes with the
+/// 3xx response itself). Resumes its continuation once, when the task completes.
+private final class BoundedFetch: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let url: String
+    private let limit: Int
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Result<FetchedDocument, FetchFailure>, Never>?
+    private var response: HTTPURLResponse?
+    private var body: [UInt8] = []
+    private var truncated = false
+
+    init(url: String, limit: Int, continuation: CheckedContinuation<Result<FetchedDocument, FetchFailure>, Never>) {
+        self.url = url
+        self.limit = limit
+        self.continuation = continuation
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        lock.withLock { self.response = response as? HTTPURLResponse }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let stop = lock.withLock { () -> Bool in
+            guard !truncated else { return false }
+            let room = limit - body.count
+            if data.count > room {
+                body.append(contentsOf: data.prefix(room))
+                truncated = true
+            } else {
+                body.append(contentsOf: data)
+            }
+            return truncated
+        }
+        if stop { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (continuation, outcome) = lock.withLock { () -> (CheckedContinuation<Result<FetchedDocument, FetchFailure>, Never>?, Result<FetchedDocument, FetchFailure>) in
+            defer { self.continuation = nil }
+            let response = self.response ?? task.response as? HTTPURLResponse
+            guard let http = response, error == nil || truncated else {
+                return (self.continuation, .failure(FetchFailure(url: url, reason: error.map(DoctorFetch.describe) ?? "no HTTP response")))
+            }
+            return (
+                self.continuation,
+                .success(
+                    FetchedDocument(
+                        url: url, status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"),
+                        location: http.value(forHTTPHeaderField: "Location"), body: body, truncated: truncated))
+            )
+        }
+        continuation?.resume(returning: outcome)
     }
 }

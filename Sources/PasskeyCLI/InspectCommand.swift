@@ -195,9 +195,11 @@ struct InspectCommand: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
+    /// A value as one line: strings come from the response (an origin, an extension's name) and are escaped
+    /// (``DisplayEscaping``), so a crafted response cannot forge lines or drive the terminal.
     static func plain(_ value: JSONValue) -> String {
         switch value {
-        case .string(let s): s
+        case .string(let s): DisplayEscaping.escape(s, limit: 300)
         case .null: "—"
         default: value.serialized()
         }

@@ -61,18 +61,21 @@ public struct VerificationReport: Sendable {
         return b.value
     }
 
-    /// The report for people: the verdict first, then which check failed and why, with both values.
+    /// The report for people: the verdict first, then which check failed and why, with both values. Values from the
+    /// response (an origin, a format, the fixture's id) are escaped (``DisplayEscaping``): a crafted response must not
+    /// forge a line of the verdict or drive the terminal.
     public var humanText: String {
+        func shown(_ value: String) -> String { DisplayEscaping.escape(value, limit: 300) }
         var lines: [String] = []
         if let failure {
-            lines.append("✗ \(id): \(ceremony.rawValue) is INVALID")
+            lines.append("✗ \(shown(id)): \(ceremony.rawValue) is INVALID")
             lines.append("  failed check: \(failure.code.rawValue)")
-            lines.append("  why:          \(failure.reason)")
-            if let expected = failure.expected { lines.append("  expected:     \(expected)") }
-            if let received = failure.received { lines.append("  received:     \(received)") }
+            lines.append("  why:          \(shown(failure.reason))")
+            if let expected = failure.expected { lines.append("  expected:     \(shown(expected))") }
+            if let received = failure.received { lines.append("  received:     \(shown(received))") }
             lines.append("  meaning:      \(failure.code.explanation)")
         } else {
-            lines.append("✓ \(id): \(ceremony.rawValue) is valid")
+            lines.append("✓ \(shown(id)): \(ceremony.rawValue) is valid")
         }
         var facts: [(String, String)] = []
         if let format { facts.append(("format", format)) }
@@ -91,7 +94,7 @@ public struct VerificationReport: Sendable {
         if let credentialID { facts.append(("credential ID", credentialID)) }
         if !facts.isEmpty {
             lines.append("")
-            for (name, value) in facts { lines.append("  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + value) }
+            for (name, value) in facts { lines.append("  " + name.padding(toLength: 18, withPad: " ", startingAt: 0) + shown(value)) }
         }
         return lines.joined(separator: "\n")
     }

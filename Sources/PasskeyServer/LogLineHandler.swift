@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import PasskeyWire
 import Synchronization
 
 /// Writes one line per log event to standard error, in swift-log's stream format
@@ -8,7 +9,7 @@ import Synchronization
 /// Log values carry text from requests (an origin from client data, a user agent, a username). Written as is, a line
 /// feed in one forges a whole log line and an escape sequence recolours a terminal; a 40 000-character origin fills the
 /// log. Here every control character (C0, DEL, C1, the Unicode line and paragraph separators, and the bidirectional
-/// controls that reorder what follows them: ``DisplayText/isUnsafe(_:)``) in the message and in metadata is written as a
+/// controls that reorder what follows them: `DisplayEscaping.isUnsafe(_:)`) in the message and in metadata is written as a
 /// `\u{…}` escape, and each value is cut to ``maximumValueLength`` characters with a note of how
 /// many were left out. The line itself still ends with one line feed, and is cut at ``maximumLineLength`` bytes.
 ///
@@ -77,32 +78,7 @@ public struct LogLineHandler: LogHandler {
     }
 
     /// `text` with control characters escaped, cut to ``maximumValueLength`` characters.
-    static func safe(_ text: String) -> String {
-        // Most values (ids, codes, paths) are short ASCII-like text: taken as is when no byte can start a scalar that
-        // DisplayText calls unsafe (C0 and DEL; 0xC2 leads C1, 0xD8 the Arabic letter mark, 0xE2 the separators and the
-        // other bidirectional controls).
-        if text.utf8.count <= maximumValueLength,
-            !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 })
-        {
-            return text
-        }
-        var result = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if count == maximumValueLength {
-                let left = text.unicodeScalars.count - count
-                result += "…(\(left) more)"
-                break
-            }
-            count += 1
-            if DisplayText.isUnsafe(scalar) {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    static func safe(_ text: String) -> String { DisplayEscaping.escape(text, limit: maximumValueLength) }
 
     static func timestamp() -> String {
         var now = time(nil)

@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyWire
 
 /// The name a person gives one of their passkeys ("Work laptop"), from the management API or the dashboard.
 ///
@@ -34,15 +35,7 @@ enum DisplayText {
     /// No control characters (NUL, line feed…), no line or paragraph separators, and no bidirectional controls, which
     /// would hide or reorder what follows them. Other format characters stay allowed: zero-width joiners build emoji
     /// sequences and Persian or Indic words.
-    static func isSafe(_ text: String) -> Bool { !text.unicodeScalars.contains(where: isUnsafe) }
-
-    /// A scalar that breaks a line or changes how the text around it shows (escaped in logs, refused in names).
-    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator: true
-        default: bidirectionalControls.contains(scalar.value)
-        }
-    }
+    static func isSafe(_ text: String) -> Bool { !text.unicodeScalars.contains(where: DisplayEscaping.isUnsafe) }
 
     /// A scalar that shows nothing: white space, format characters, default-ignorable code points (U+FEFF, U+2060, the
     /// Hangul fillers…) and the blank Braille pattern. Text made only of these looks empty.
@@ -51,7 +44,4 @@ enum DisplayText {
         return properties.isWhitespace || properties.generalCategory == .format || properties.isDefaultIgnorableCodePoint
             || scalar == "\u{2800}"
     }
-
-    /// ALM, LRM, RLM, the embeddings and overrides (LRE…RLO), and the isolates (LRI…PDI).
-    static let bidirectionalControls: Set<UInt32> = [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 }

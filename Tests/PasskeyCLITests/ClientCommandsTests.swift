@@ -235,7 +235,7 @@ struct ClientCommandsTests {
         let run = try CLIRun.run(["login", "--server", "http://127.0.0.1:9", "--store", store, "--json"])
         #expect(run.status == 3)
         #expect(try JSONValue.parse(run.stdout).objectValue?["error"] == "network")
-        #expect(try JSONValue.parse(run.stdout).objectValue?["message"] == "cannot reach 127.0.0.1: connection refused", "\(run.stdout)")
+        #expect(try JSONValue.parse(run.stdout).objectValue?["message"] == "cannot reach 127.0.0.1:9: connection refused", "\(run.stdout)")
         #expect(try CLIRun.run(["register", "--server", "not a url", "--username", "x", "--store", store]).status == 2)
         #expect(try CLIRun.run(["register", "--server", "http://localhost:1"]).status == 2)
         for server in ["http://localhost:1?x=1", "http://localhost:1/#top", "http://ann:secret@localhost:1"] {
@@ -271,6 +271,30 @@ struct ClientCommandsTests {
         #expect(human.stdout.contains("ceremony: authentication"))
         #expect(human.stdout.contains("UP: true"))
         #expect(try CLIRun.run(["inspect", "/nonexistent.json"]).status == 2)
+    }
+
+    @Test("inspect shows what a crafted response holds escaped: no terminal controls and no forged lines in text output")
+    func inspectCraftedResponse() throws {
+        let clientData = JSONValue.object([
+            "type": "webauthn.get", "challenge": "AAAA", "origin": "http://x\u{1b}[2J\u{1b}[31mEVIL\nverdict: valid\u{202E}",
+        ]).serializedBytes
+        let response = JSONValue.object([
+            "id": "AAAA", "rawId": "AAAA", "type": "public-key",
+            "response": [
+                "clientDataJSON": .string(Base64URL.encode(clientData)),
+                "authenticatorData": .string(Base64URL.encode([UInt8](repeating: 0, count: 32) + [0x01, 0, 0, 0, 1])),
+                "signature": "MEQCIA", "userHandle": "AQ",
+            ],
+        ])
+        let file = try privateFile("crafted.json", contents: response.serializedBytes)
+        let text = try CLIRun.run(["inspect", file])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(!text.stdout.contains("\u{1b}") && !text.stdout.contains("\u{202E}"), "\(text.stdout)")
+        #expect(text.stdout.contains(#"origin: http://x\u{1b}[2J\u{1b}[31mEVIL\u{a}verdict: valid\u{202e}"#), "\(text.stdout)")
+        #expect(!text.stdout.split(separator: "\n").contains { $0.hasPrefix("verdict:") })
+        // JSON output keeps the value exact: JSON escapes controls by itself.
+        let json = try CLIRun.run(["inspect", file, "--json"])
+        #expect(try JSONValue.parse(json.stdout).objectValue?["clientData"]?.objectValue?["origin"]?.stringValue?.hasSuffix("verdict: valid\u{202E}") == true)
     }
 }
 

@@ -183,10 +183,13 @@ struct DoctorMisconfiguredServerTests {
     /// Runs `passkey` on a thread of its own: waiting for the process must not block the concurrency pool that serves
     /// the in-process server's requests.
     static func doctor(_ arguments: [String]) async throws -> DoctorCommandTests.Report {
-        let run = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CLIRun, any Error>) in
+        try DoctorCommandTests.Report(try await doctorRun(arguments))
+    }
+
+    static func doctorRun(_ arguments: [String]) async throws -> CLIRun {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CLIRun, any Error>) in
             Thread { continuation.resume(with: Result { try CLIRun.run(["doctor", "--domain", "example.com", "--app-id", appID] + arguments) }) }.start()
         }
-        return try DoctorCommandTests.Report(run)
     }
 
     static func serve(_ configure: (Router<BasicRequestContext>) -> Void, _ body: @escaping @Sendable (String) async throws -> Void) async throws {
@@ -254,6 +257,28 @@ struct DoctorMisconfiguredServerTests {
             let report = try await Self.doctor(["--base-url", base, "--json"])
             #expect(report.problems == ["aasa-webcredentials"])
             #expect(report.statuses("assetlinks") == ["info"])
+        }
+    }
+
+    @Test("hostile files: what a site serves is escaped in text output (no terminal controls, no forged lines) and read only up to 1 MiB")
+    func hostileFiles() async throws {
+        let forged = "\u{1b}[2J\u{1b}[31mEVIL\n✓ [aasa-app-id] all good"
+        let apps = JSONValue.object(["webcredentials": ["apps": .array([.string(forged)])]]).serialized()
+        let huge = "{\"pad\": \"" + String(repeating: "x", count: 3 << 20) + "\"}"
+        try await Self.serve({ router in
+            router.get(".well-known/apple-app-site-association") { _, _ in Self.response(.ok, "application/json", apps) }
+            router.get(".well-known/assetlinks.json") { _, _ in Self.response(.ok, "application/json", huge) }
+        }) { base in
+            let text = try await Self.doctorRun(["--base-url", base, "--android-package", "com.example.app"])
+            #expect(text.status == 1)
+            #expect(!text.stdout.contains("\u{1b}"), "no escape sequence reaches the terminal")
+            #expect(text.stdout.contains("\\u{1b}[2J"), "it is shown escaped: \(text.stdout)")
+            #expect(!text.stdout.split(separator: "\n").contains { $0.hasPrefix("✓ [aasa-app-id] all good") }, "no forged line")
+            #expect(text.stdout.utf8.count < 20_000, "a 3 MiB file is not echoed")
+
+            let report = try await Self.doctor(["--base-url", base, "--android-package", "com.example.app", "--json"])
+            #expect(report.statuses("assetlinks") == ["problem"])
+            #expect(report.messages("assetlinks").first?.contains("larger than 1048576 bytes (not read further)") == true, "\(report.findings)")
         }
     }
 }

@@ -199,6 +199,22 @@ struct HTTPTransportTests {
         let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
         #expect(error?.code == .network && error?.stage == .network)
         #expect(error?.recovery == .checkConnection)
+        #expect(error?.reason == "cannot reach 127.0.0.1:9: connection refused", "the port says which server was meant")
+    }
+
+    @Test("a URL error is said in words: the SDK's sentence for the codes it names; on Linux curl's sentence for the others, with a fix for an untrusted certificate")
+    func urlErrorWords() {
+        #expect(URLError(.cannotConnectToHost).plainDescription == "connection refused")
+        let certificate = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "SSL certificate problem: self-signed certificate"])
+        let plainHTTP = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "error:0A00010B:SSL routines::wrong version number"])
+        #if canImport(Darwin)
+        #expect(!certificate.plainDescription.isEmpty)
+        #else
+        #expect(certificate.plainDescription.hasPrefix("SSL certificate problem: self-signed certificate (this machine does not trust"))
+        #expect(certificate.plainDescription.contains("update-ca-certificates"))
+        #expect(plainHTTP.plainDescription == "error:0A00010B:SSL routines::wrong version number (is it an https:// URL for a server that speaks plain HTTP?)")
+        #expect(URLError(.unknown).plainDescription == "network error -1", "without curl's sentence, the code")
+        #endif
     }
 
     @Test("a server that does not answer in time is timeout; cancelling during the request is cancelled")

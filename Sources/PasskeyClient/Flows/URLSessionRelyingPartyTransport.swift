@@ -79,7 +79,8 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
     }
 
     static func map(_ error: any Error, url: URL) -> PasskeyError {
-        let host = url.host ?? url.absoluteString
+        // With the port: "cannot reach localhost: connection refused" did not say which server was meant.
+        let host = url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } ?? url.absoluteString
         if let urlError = error as? URLError {
             switch urlError.code {
             case .timedOut:
@@ -87,10 +88,32 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
             case .cancelled:
                 return .cancelled(stage: .network, "the request to \(host) was cancelled")
             default:
-                return PasskeyError(.network, stage: .network, "cannot reach \(host): \(urlError.code.plainDescription)")
+                return PasskeyError(.network, stage: .network, "cannot reach \(host): \(urlError.plainDescription)")
             }
         }
         return PasskeyError(.network, stage: .network, "cannot reach \(host): \(error)")
+    }
+}
+
+extension URLError {
+    /// What went wrong, in words: ``URLError/Code/plainDescription``; on Linux, for a code that has no sentence there,
+    /// the sentence FoundationNetworking keeps from curl. A TLS failure (an untrusted certificate, `https://` to a
+    /// server that speaks plain HTTP) has code -1 on Linux, and only curl's sentence tells what happened.
+    package var plainDescription: String {
+        #if !canImport(Darwin)
+        if code.namedDescription == nil, let text = userInfo[NSLocalizedDescriptionKey] as? String, !text.isEmpty {
+            if text.hasPrefix("SSL certificate problem") {
+                // curl checks against the system's trust store (Debian: /etc/ssl/certs), which is where a self-signed
+                // or private CA's certificate has to go.
+                return text
+                    + " (this machine does not trust the server's certificate: add its CA to the system's trust store, on Debian /usr/local/share/ca-certificates and update-ca-certificates)"
+            }
+            // OpenSSL's words for a TLS handshake answered in plain HTTP.
+            if text.contains("wrong version number") { return text + " (is it an https:// URL for a server that speaks plain HTTP?)" }
+            return text
+        }
+        #endif
+        return code.plainDescription
     }
 }
 
@@ -98,6 +121,17 @@ extension URLError.Code {
     /// What went wrong, in words: Foundation on Linux describes every URL error as "The operation could not be
     /// completed. (NSURLErrorDomain error -1004.)".
     package var plainDescription: String {
+        if let namedDescription { return namedDescription }
+        #if canImport(Darwin)
+        // Apple's own text is readable there, and names what the codes below do not.
+        return URLError(self).localizedDescription
+        #else
+        return "network error \(rawValue)"
+        #endif
+    }
+
+    /// The sentence for the codes this SDK names; nil for the others.
+    package var namedDescription: String? {
         switch self {
         case .cannotConnectToHost: "connection refused"
         case .cannotFindHost, .dnsLookupFailed: "no such host (DNS lookup failed)"
@@ -112,13 +146,7 @@ extension URLError.Code {
         case .httpTooManyRedirects, .redirectToNonExistentLocation: "redirects that do not end"
         case .cancelled: "the request was cancelled"
         case .appTransportSecurityRequiresSecureConnection: "App Transport Security allows only https:// here"
-        default:
-            #if canImport(Darwin)
-            // Apple's own text is readable there, and names what the codes above do not.
-            URLError(self).localizedDescription
-            #else
-            "network error \(rawValue)"
-            #endif
+        default: nil
         }
     }
 }
