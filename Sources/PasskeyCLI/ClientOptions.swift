@@ -173,7 +173,7 @@ enum CeremonyFailure {
                     httpStatus: error.server?.httpStatus.map { JSONValue.number(Double($0)) } ?? .null
                 ).prettyPrinted())
         } else {
-            var text = "passkey \(command): \(message)"
+            var text = "passkey \(command): \(shown(message))"
             text += "\n  code:   \(error.code.rawValue) (stage \(error.stage.rawValue))"
             if let server = error.server {
                 text += "\n  server: \(server.httpStatus.map { "HTTP \($0) " } ?? "")\(shown(server.code)): \(shown(server.message))"
@@ -241,4 +241,4 @@ func iso8601(_ date: Date) -> String { ISO8601DateFormatter().string(from: date)
 
 /// A value from a server, a credential file or a response, as text output shows it: on one line, without terminal
 /// controls, bounded (``DisplayEscaping``). A server's answer must not be able to forge a `✓` line or drive the terminal.
-func shown(_ value: String) -> String { DisplayEscaping.escape(value, limit: 300) }
+func shown(_ value: String) -> String { DisplayEscaping.escape(value) }

@@ -133,9 +133,9 @@ struct DoctorCommand: AsyncParsableCommand {
                 case .problem: "✗"
                 }
                 // Messages quote what the site served: escaped, so a hostile file cannot forge a ✓ line or drive the terminal.
-                print("\(mark) [\(finding.check)] \(DisplayEscaping.escape(finding.message, limit: DoctorFinding.maximumLength))")
+                print("\(mark) [\(finding.check)] \(DisplayEscaping.escape(finding.message, limit: 2 * DoctorFinding.maximumLength))")
                 if let fix = finding.fix, finding.status == .problem || finding.status == .warning {
-                    print("    fix: \(DisplayEscaping.escape(fix, limit: DoctorFinding.maximumLength))")
+                    print("    fix: \(DisplayEscaping.escape(fix, limit: 2 * DoctorFinding.maximumLength))")
                 }
             }
             print(problems == 0 ? "no problems found" : "\(problems) problem\(problems == 1 ? "" : "s") found")

@@ -42,8 +42,12 @@ enum DoctorFetch {
         return await withCheckedContinuation { continuation in
             let delegate = BoundedFetch(url: url.absoluteString, limit: maximumBodySize, continuation: continuation)
             let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-            session.dataTask(with: request).resume()
+            let task = session.dataTask(with: request)
+            task.resume()
             session.finishTasksAndInvalidate()
+            // The request timeout above is an idle timeout: a server that trickles a byte now and then would keep the
+            // doctor waiting. This bounds the whole fetch.
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { delegate.expire(task, after: timeout) }
         }
     }
 }
@@ -59,6 +63,7 @@ private final class BoundedFetch: NSObject, URLSessionDataDelegate, @unchecked S
     private var response: HTTPURLResponse?
     private var body: [UInt8] = []
     private var truncated = false
+    private var expiry: TimeInterval?
 
     init(url: String, limit: Int, continuation: CheckedContinuation<Result<FetchedDocument, FetchFailure>, Never>) {
         self.url = url
@@ -96,9 +101,23 @@ private final class BoundedFetch: NSObject, URLSessionDataDelegate, @unchecked S
         if stop { dataTask.cancel() }
     }
 
+    /// Ends a fetch still running after `seconds`: it completes as a failure that says so.
+    func expire(_ task: URLSessionTask, after seconds: TimeInterval) {
+        let running = lock.withLock { () -> Bool in
+            guard continuation != nil, !truncated else { return false }
+            expiry = seconds
+            return true
+        }
+        if running { task.cancel() }
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let (continuation, outcome) = lock.withLock { () -> (CheckedContinuation<Result<FetchedDocument, FetchFailure>, Never>?, Result<FetchedDocument, FetchFailure>) in
             defer { self.continuation = nil }
+            if let expiry, !truncated {
+                let seconds = expiry == expiry.rounded() ? String(Int(expiry)) : String(expiry)
+                return (self.continuation, .failure(FetchFailure(url: url, reason: "no complete answer within \(seconds) s")))
+            }
             let response = self.response ?? task.response as? HTTPURLResponse
             guard let http = response, error == nil || truncated else {
                 return (self.continuation, .failure(FetchFailure(url: url, reason: error.map(DoctorFetch.describe) ?? "no HTTP response")))

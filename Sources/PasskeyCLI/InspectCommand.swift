@@ -31,7 +31,7 @@ struct InspectCommand: ParsableCommand {
                     error: "unreadable_response", stage: "input", message: error.message, detail: error.message)
                 print(body.prettyPrinted())
             } else {
-                FileHandle.printError("passkey inspect: \(error.message)")
+                FileHandle.printError("passkey inspect: \(shown(error.message))")
             }
             throw ExitCode(CLIExit.usage.rawValue)
         }
@@ -178,6 +178,8 @@ struct InspectCommand: ParsableCommand {
         func render(_ value: JSONValue, indent: String) {
             guard case .object(let object) = value else { return }
             for (name, member) in object {
+                // Names and values can come from the response (an `id` that is an object): escaped like every value.
+                let name = DisplayEscaping.escape(name)
                 switch member {
                 case .object: lines.append("\(indent)\(name):"); render(member, indent: indent + "  ")
                 case .array(let items):
@@ -199,9 +201,9 @@ struct InspectCommand: ParsableCommand {
     /// (``DisplayEscaping``), so a crafted response cannot forge lines or drive the terminal.
     static func plain(_ value: JSONValue) -> String {
         switch value {
-        case .string(let s): DisplayEscaping.escape(s, limit: 300)
+        case .string(let s): DisplayEscaping.escape(s)
         case .null: "—"
-        default: value.serialized()
+        default: DisplayEscaping.escape(value.serialized())
         }
     }
 }

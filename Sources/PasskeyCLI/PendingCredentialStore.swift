@@ -51,6 +51,19 @@ actor PendingCredentialStore: CredentialStore {
         return try await file.recordUse(ofCredential: id, counter: counter, at: date)
     }
 
+    // A layered store forwards the one-step changes (CredentialStore's contract), so a change to a passkey in the file
+    // is made under the file's lock, and one to a pending passkey stays pending.
+
+    func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) async throws(PasskeyError) {
+        pending.applyNames(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName)
+        try await file.renameUser(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName)
+    }
+
+    func writeLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) async throws(PasskeyError) -> Bool {
+        if pending.contains(where: { $0.id == id }) { return pending.applyLargeBlob(blob, toCredential: id) }
+        return try await file.writeLargeBlob(blob, toCredential: id)
+    }
+
     /// Writes the passkeys the server verified. Call only after the server accepted the registration.
     func commit() async throws(PasskeyError) {
         for credential in pending { try await file.save(credential) }

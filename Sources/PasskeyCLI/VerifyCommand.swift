@@ -39,7 +39,7 @@ struct VerifyCommand: ParsableCommand {
                     error: "fixture_unreadable", stage: "input", message: error.description, detail: error.description)
                 print(body.prettyPrinted())
             } else {
-                FileHandle.printError("passkey verify: \(error.description)")
+                FileHandle.printError("passkey verify: \(shown(error.description))")
             }
             throw ExitCode(CLIExit.usage.rawValue)
         }

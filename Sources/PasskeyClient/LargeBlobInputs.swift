@@ -17,17 +17,19 @@ public enum LargeBlobAssertionInput: Sendable, Hashable {
     case write([UInt8])
 }
 
-/// Reads the `largeBlob` extension's inputs from options' `extensions` with the checks a browser makes before it asks
-/// any authenticator (WebAuthn L3 §10.1.5 client extension processing), so every authenticator behind the SDK refuses
-/// the same inputs with the same ``PasskeyError/Code/invalidOptions`` (NotSupportedError in a browser): `read` or
-/// `write` when creating a credential, `support` when signing in, `read` together with `write`, and `write` unless
-/// `allowCredentials` names exactly one credential (a blob belongs to one credential, chosen before the person picks).
+/// Reads the `largeBlob` extension's inputs from options' `extensions` as a browser does (WebAuthn L3 §10.1.5 client
+/// extension processing, with WebIDL's conversions), so every authenticator behind the SDK refuses the same inputs with
+/// the same ``PasskeyError/Code/invalidOptions`` (NotSupportedError or TypeError in a browser): `read` or `write` when
+/// creating a credential, `support` when signing in, `read` together with `write`, `write` unless `allowCredentials`
+/// names exactly one credential (a blob belongs to one credential, chosen before the person picks), a `write` that is
+/// not base64url, and a `largeBlob` that is not an object. A member is present whatever its value, `null` included, as
+/// in a browser (`read: null` is present and false); `read` is true or false by ECMAScript's rules.
 public enum LargeBlobInputs {
     /// `nil` when the options have no `largeBlob` member.
     public static func registration(_ extensions: JSONObject?) throws(PasskeyError) -> LargeBlobRegistrationInput? {
-        guard let input = try member(extensions) else { return nil }
+        guard let input = try ExtensionInput.object(extensions, "largeBlob") else { return nil }
         // §10.1.5 registration step 1.
-        if input.present("read") != nil || input.present("write") != nil {
+        if input["read"] != nil || input["write"] != nil {
             throw PasskeyError(
                 .invalidOptions, stage: .options,
                 "extensions.largeBlob.read and .write are for sign-in, not for creating a credential (WebAuthn L3 §10.1.5)")
@@ -37,16 +39,16 @@ public enum LargeBlobInputs {
 
     /// `nil` when the options have no `largeBlob` member or ask for nothing (`largeBlob: {}`, `read: false`).
     public static func assertion(_ extensions: JSONObject?, allowCredentials: [[UInt8]]) throws(PasskeyError) -> LargeBlobAssertionInput? {
-        guard let input = try member(extensions) else { return nil }
+        guard let input = try ExtensionInput.object(extensions, "largeBlob") else { return nil }
         // §10.1.5 authentication steps 1 and 2: presence counts, whatever the value.
-        if input.present("support") != nil {
+        if input["support"] != nil {
             throw PasskeyError(
                 .invalidOptions, stage: .options, "extensions.largeBlob.support is for creating a credential, not for sign-in (WebAuthn L3 §10.1.5)")
         }
-        if input.present("read") != nil, input.present("write") != nil {
+        if input["read"] != nil, input["write"] != nil {
             throw PasskeyError(.invalidOptions, stage: .options, "extensions.largeBlob cannot both read and write (WebAuthn L3 §10.1.5)")
         }
-        if let write = input.present("write") {
+        if let write = input["write"] {
             guard let encoded = write.stringValue, let bytes = Base64URL.decode(encoded) else {
                 throw PasskeyError(.invalidOptions, stage: .options, "extensions.largeBlob.write is not base64url")
             }
@@ -58,28 +60,6 @@ public enum LargeBlobInputs {
             }
             return .write(bytes)
         }
-        if let read = input.present("read") {
-            guard let flag = read.boolValue else {
-                throw PasskeyError(.invalidOptions, stage: .options, "extensions.largeBlob.read is not a boolean")
-            }
-            return flag ? .read : nil
-        }
-        return nil
-    }
-
-    private static func member(_ extensions: JSONObject?) throws(PasskeyError) -> JSONObject? {
-        guard let value = extensions?["largeBlob"] else { return nil }
-        guard let input = value.objectValue else {
-            throw PasskeyError(.invalidOptions, stage: .options, "extensions.largeBlob is not an object")
-        }
-        return input
-    }
-}
-
-extension JSONObject {
-    /// The member `name` unless it is absent or `null` (which a browser reads as absent for these members).
-    fileprivate func present(_ name: String) -> JSONValue? {
-        guard let value = self[name], !value.isNull else { return nil }
-        return value
+        return input["read"].map(ExtensionInput.boolean) == true ? .read : nil
     }
 }

@@ -44,7 +44,7 @@ public struct PRFAssertionInput: Sendable, Hashable {
 public enum PRFInputs {
     /// `nil` when the options have no `prf` member.
     public static func registration(_ extensions: JSONObject?) throws(PasskeyError) -> PRFRegistrationInput? {
-        guard let input = try prfMember(extensions) else { return nil }
+        guard let input = try ExtensionInput.object(extensions, "prf") else { return nil }
         if input["evalByCredential"] != nil {
             throw PasskeyError(
                 .invalidOptions, stage: .options,
@@ -56,7 +56,7 @@ public enum PRFInputs {
 
     /// `nil` when the options have no `prf` member or ask for no evaluation (`prf: {}`).
     public static func assertion(_ extensions: JSONObject?, allowCredentials: [[UInt8]]) throws(PasskeyError) -> PRFAssertionInput? {
-        guard let input = try prfMember(extensions) else { return nil }
+        guard let input = try ExtensionInput.object(extensions, "prf") else { return nil }
         let eval = try input["eval"].map { (value) throws(PasskeyError) in try values(value, member: "extensions.prf.eval") }
         var perCredential: [[UInt8]: PRFValues] = [:]
         if let entries = input["evalByCredential"] {
@@ -81,12 +81,6 @@ public enum PRFInputs {
         }
         guard eval != nil || !perCredential.isEmpty else { return nil }
         return PRFAssertionInput(values: eval, perCredential: perCredential)
-    }
-
-    private static func prfMember(_ extensions: JSONObject?) throws(PasskeyError) -> JSONObject? {
-        guard let value = extensions?["prf"] else { return nil }
-        guard let input = value.objectValue else { throw PasskeyError(.invalidOptions, stage: .options, "extensions.prf is not an object") }
-        return input
     }
 
     /// `AuthenticationExtensionsPRFValues` in L3 JSON: `first` required, `second` optional, both base64url.

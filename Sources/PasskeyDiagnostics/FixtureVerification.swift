@@ -65,7 +65,7 @@ public struct VerificationReport: Sendable {
     /// response (an origin, a format, the fixture's id) are escaped (``DisplayEscaping``): a crafted response must not
     /// forge a line of the verdict or drive the terminal.
     public var humanText: String {
-        func shown(_ value: String) -> String { DisplayEscaping.escape(value, limit: 300) }
+        let shown = { (value: String) in DisplayEscaping.escape(value) }
         var lines: [String] = []
         if let failure {
             lines.append("✗ \(shown(id)): \(ceremony.rawValue) is INVALID")

@@ -111,9 +111,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         let where_ = error.field.map { " (\($0))" } ?? ""
         let message: String
         switch error.code {
-        // The parser's reason names the cause and its byte offset: JSON that is valid but refused (a member given twice,
-        // nesting too deep) must not send a developer hunting for a syntax error. It quotes only the client's own bytes.
-        case .jsonMalformed: message = "The request body is not JSON this server accepts: \(Self.clipped(error.reason))."
+        case .jsonMalformed: message = "The request body is not valid JSON."
         case .fieldMissing: message = "A required member is missing\(where_)."
         default: message = "A member has the wrong type or value\(where_)."
         }

@@ -46,7 +46,12 @@ extension Request {
         let bytes = Array(buffer.readableBytesView)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return .object([:]) }
         do { return try JSONValue.parse(bytes) } catch {
-            throw APIError(WireError(.jsonMalformed, field: nil, error.description))
+            // The parser's fixed words and the offset: JSON that is valid but refused (a member name given twice,
+            // nesting too deep) must not send a developer hunting for a syntax error. Nothing of the body is quoted
+            // back: the message is also the explanation the dashboard's event log shows.
+            throw APIError(
+                status: 400, code: WireError.Code.jsonMalformed.rawValue,
+                message: "The request body is not JSON this server accepts: \(error.reason) (at byte \(error.offset)).", logDetail: error.description)
         }
     }
 }

@@ -188,9 +188,12 @@ public struct ServerConfiguration: Sendable {
             if !origin.hasPrefix("android:"), !Self.isWebOrigin(origin) {
                 throw ConfigurationError("origin \(origin) must be scheme://host[:port], lower case, with no path, query or user")
             }
+            if let serialized = Self.withoutDefaultPort(origin) {
+                throw ConfigurationError("origin \(origin) names its scheme's default port, which browsers leave out: write \(serialized)")
+            }
         }
         if let publicURL {
-            guard !publicURL.hasSuffix("/"), Self.isWebOrigin(publicURL) else {
+            guard publicURL.hasPrefix("https://") || publicURL.hasPrefix("http://"), !publicURL.hasSuffix("/"), Self.isWebOrigin(publicURL) else {
                 throw ConfigurationError("--public-url \(publicURL) must be scheme://host[:port], lower case, with no path (not even /), query or user")
             }
             let host = Self.host(ofWebOrigin: publicURL)
@@ -200,6 +203,9 @@ public struct ServerConfiguration: Sendable {
             }
             guard publicURL.hasPrefix("https://") || host == "localhost" || host.hasSuffix(".localhost") else {
                 throw ConfigurationError("--public-url \(publicURL): browsers allow passkeys over http:// only on localhost; use https://")
+            }
+            if let serialized = Self.withoutDefaultPort(publicURL) {
+                throw ConfigurationError("--public-url \(publicURL) names its scheme's default port, which browsers leave out of the origin: write \(serialized)")
             }
         }
         for appID in appleAppIDs where !Self.isAppleAppID(appID) {
@@ -261,6 +267,16 @@ public struct ServerConfiguration: Sendable {
             guard let port = Int(parts[1]), (1...65_535).contains(port), String(port) == parts[1] else { return false }
         }
         return true
+    }
+
+    /// The origin as browsers serialize it when `origin` names its scheme's default port (`https://example.com:443`,
+    /// `http://localhost:80`), else nil: client data never carries the default port, so such an origin would match
+    /// nothing.
+    static func withoutDefaultPort(_ origin: String) -> String? {
+        for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where origin.hasPrefix(scheme) && origin.hasSuffix(port) {
+            return String(origin.dropLast(port.count))
+        }
+        return nil
     }
 
     /// The host of a web origin that ``isWebOrigin(_:)`` accepted.

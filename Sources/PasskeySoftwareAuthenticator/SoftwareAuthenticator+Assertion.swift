@@ -71,7 +71,8 @@ extension SoftwareAuthenticator {
             extensionResults["largeBlob"] = .object(output)
         case .write(let blob):
             // §10.1.5 authentication step 4: after the assertion succeeded; `written` says whether the blob was stored.
-            extensionResults["largeBlob"] = .object(["written": .bool(await storeLargeBlob(blob, credential: chosen.id))])
+            let written = await storeLargeBlob(blob, credential: chosen.id, capacity: configuration.largeBlobStorage)
+            extensionResults["largeBlob"] = .object(["written": .bool(written)])
         case nil:
             break
         }
@@ -89,8 +90,9 @@ extension SoftwareAuthenticator {
     /// Stores a `largeBlob` write for the credential that signed: false when the blob exceeds this authenticator's
     /// capacity, the credential was created without large-blob support, or the store fails. A failed write is the
     /// `written: false` output (§10.1.5 authentication step 4.3), not an error: the sign-in itself succeeded.
-    fileprivate func storeLargeBlob(_ blob: [UInt8], credential id: [UInt8]) async -> Bool {
-        guard let capacity = configuration.largeBlobCapacity, blob.count <= min(capacity, StoredCredential.largeBlobLimit) else { return false }
+    /// `capacity` is the ceremony's (its configuration snapshot's), not whatever a `reconfigure` set meanwhile.
+    fileprivate func storeLargeBlob(_ blob: [UInt8], credential id: [UInt8], capacity: Int?) async -> Bool {
+        guard let capacity, blob.count <= capacity else { return false }
         do {
             return try await store.writeLargeBlob(blob, toCredential: id)
         } catch {

@@ -25,8 +25,8 @@ extension SoftwareAuthenticator {
         let largeBlob = try LargeBlobInputs.registration(options.extensions)
         // §10.1.5 registration step 2: an authenticator that cannot store large blobs is not a candidate when they are
         // required. A browser would wait for another; here there is no other, so the ceremony ends before any sheet.
-        let largeBlobCapacity = configuration.largeBlobCapacity
-        if largeBlob == .required, largeBlobCapacity == nil {
+        let largeBlobStorage = configuration.largeBlobStorage
+        if largeBlob == .required, largeBlobStorage == nil {
             throw PasskeyError(
                 .notSupported, stage: .authenticator,
                 "the options require large-blob storage (extensions.largeBlob.support), which this authenticator does not have")
@@ -74,7 +74,7 @@ extension SoftwareAuthenticator {
                 id: credentialID, rpID: rpID, userHandle: userHandle, userName: options.user.name,
                 userDisplayName: options.user.displayName, algorithm: algorithm, privateKey: key.rawPrivateKey, signCount: 0,
                 backupEligible: backup.eligible, backupState: backup.backedUp, createdAt: now(), prfSecret: prfSecret,
-                largeBlobSupported: largeBlob != nil && largeBlobCapacity != nil))
+                largeBlobSupported: largeBlob != nil && largeBlobStorage != nil))
 
         var extensionResults = JSONObject()
         if options.extensions?["credProps"]?.boolValue == true {
@@ -89,7 +89,7 @@ extension SoftwareAuthenticator {
         }
         if largeBlob != nil {
             // §10.1.5 registration step 3: whether this credential can store a blob.
-            extensionResults["largeBlob"] = .object(["supported": .bool(largeBlobCapacity != nil)])
+            extensionResults["largeBlob"] = .object(["supported": .bool(largeBlobStorage != nil)])
         }
         let encodedID = Base64URL.encode(credentialID)
         return RegistrationResponseJSON(

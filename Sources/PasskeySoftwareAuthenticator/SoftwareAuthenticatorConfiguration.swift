@@ -23,10 +23,19 @@ public struct SoftwareAuthenticatorConfiguration: Sendable, Hashable {
     /// Length of new credential IDs in bytes (at least 16; random, §6.5.2 says at most 1023).
     public var credentialIDLength: Int
     /// The most bytes one credential's large blob may hold (`largeBlob`, WebAuthn L3 §10.1.5; at most
-    /// ``StoredCredential/largeBlobLimit``), or `nil` for an authenticator without large-blob storage, as most security
-    /// keys are: registrations then report `supported: false`, and those that require it fail with `not_supported`.
-    /// Default 2048: a certificate or a wrapped key fits, as on CTAP 2.1 keys and Apple platforms.
+    /// ``StoredCredential/largeBlobLimit``), or `nil` (or 0) for an authenticator without large-blob storage, as most
+    /// security keys are: registrations then report `supported: false`, and those that require it fail with
+    /// `not_supported`. Default 2048: a certificate or a wrapped key fits. Each credential has its own blob of that size,
+    /// written whether or not the user was verified, like a CTAP 2.1 key without a PIN; a CTAP 2.1 key shares one
+    /// store (at least 1024 bytes, compressed) among all its credentials, and one with a PIN writes only after
+    /// verification.
     public var largeBlobCapacity: Int?
+
+    /// ``largeBlobCapacity`` as used: `nil` when there is no storage, never more than ``StoredCredential/largeBlobLimit``.
+    var largeBlobStorage: Int? {
+        guard let capacity = largeBlobCapacity, capacity > 0 else { return nil }
+        return min(capacity, StoredCredential.largeBlobLimit)
+    }
 
     public init(
         origin: OriginPolicy = .appleApp, algorithms: [SigningAlgorithm] = [.es256], attestation: AttestationMode = .none,

@@ -21,9 +21,13 @@ public enum DisplayEscaping {
         0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
     ]
 
+    /// How long a value shown on a line of text output may be, in scalars, unless the caller says otherwise.
+    public static let lineLimit = 300
+
     /// `text` cut to `limit` scalars with a note of how many were left out: for output that escapes by itself (JSON)
     /// but must stay bounded.
-    public static func clip(_ text: String, limit: Int) -> String {
+    public static func clip(_ text: String, limit: Int = lineLimit) -> String {
+        let limit = max(0, limit)
         guard text.utf8.count > limit else { return text }
         let scalars = text.unicodeScalars
         guard scalars.count > limit else { return text }
@@ -32,7 +36,8 @@ public enum DisplayEscaping {
 
     /// `text` with each unsafe scalar written as a `\u{…}` escape, cut to `limit` scalars with a note of how many were
     /// left out.
-    public static func escape(_ text: String, limit: Int) -> String {
+    public static func escape(_ text: String, limit: Int = lineLimit) -> String {
+        let limit = max(0, limit)
         // Most values (ids, codes, paths) are short ASCII-like text: taken as is when no byte can start an unsafe
         // scalar (C0 and DEL; 0xC2 leads C1, 0xD8 the Arabic letter mark, 0xE2 the separators and the other
         // bidirectional controls).

@@ -85,13 +85,19 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
 /// Why a JSON document could not be parsed.
 public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong, in fixed words that quote nothing from the input: safe to show to whoever sent it.
     public let reason: String
     public let offset: Int
-    public init(_ reason: String, offset: Int) {
+    /// The member name given twice, for a duplicate: the input's own text, in ``description`` only.
+    public let memberName: String?
+
+    public init(_ reason: String, offset: Int, memberName: String? = nil) {
         self.reason = reason
         self.offset = offset
+        self.memberName = memberName
     }
-    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+
+    public var description: String { "invalid JSON at byte \(offset): \(reason)\(memberName.map { " \"\($0)\"" } ?? "")" }
 }
 
 extension JSONValue {
@@ -180,7 +186,7 @@ private struct JSONParser {
             let nameOffset = position
             let name = try parseString()
             if members.contains(where: { $0.name == name }) {
-                throw JSONParseError("duplicate member \"\(name)\"", offset: nameOffset)
+                throw JSONParseError("member name given twice", offset: nameOffset, memberName: name)
             }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw JSONParseError("expected ':'", offset: position) }

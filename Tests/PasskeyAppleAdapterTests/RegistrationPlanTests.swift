@@ -7,7 +7,7 @@ struct RegistrationPlanTests {
     @Test("iOS 16.0: a platform request without excludedCredentials, largeBlob or prf, each omission recorded")
     func iOS16() throws {
         let options = Options.creation(
-            exclude: Options.exclusions, extensions: ["largeBlob": .object(["support": "required"]), "prf": .object([:])])
+            exclude: Options.exclusions, extensions: ["largeBlob": .object(["support": "preferred"]), "prf": .object([:])])
         let plan = try AppleRequestPlan.registration(RegistrationRequest(options: options), on: .iOS(16))
         #expect(plan.relyingPartyID == "example.com")
         #expect(plan.challenge == [UInt8](repeating: 7, count: 32))
@@ -54,6 +54,24 @@ struct RegistrationPlanTests {
         }
         let unknown = RegistrationRequest(options: Options.creation(extensions: ["largeBlob": .object(["support": "always"])]))
         #expect(try AppleRequestPlan.registration(unknown, on: .iOS(18)).platform?.largeBlob == .preferred)
+    }
+
+    @Test("largeBlob support required (§10.1.5): platform passkeys from iOS 17 only, never security keys; nothing left is not_supported")
+    func largeBlobRequired() throws {
+        let options = Options.creation(extensions: ["largeBlob": .object(["support": "required"])])
+        let both = RegistrationRequest(options: options, attachments: [.platform, .securityKey])
+        let plan = try AppleRequestPlan.registration(both, on: .iOS(17))
+        #expect(plan.platform?.largeBlob == .required && plan.securityKey == nil)
+        #expect(plan.omissions.map(\.member) == ["securityKey"])
+        for (request, platform) in [(both, ApplePlatform.iOS(16, 6)), (RegistrationRequest(options: options, attachments: .securityKey), .iOS(18))] {
+            let error = capture { () throws(PasskeyError) in try AppleRequestPlan.registration(request, on: platform) }.error
+            #expect(error?.code == .notSupported, "\(platform)")
+            #expect(error?.reason.contains("extensions.largeBlob.support is required") == true, "\(error?.reason ?? "")")
+        }
+        // Preferred keeps every authenticator: the result's `supported` says what the one used can do.
+        let preferred = RegistrationRequest(
+            options: Options.creation(extensions: ["largeBlob": .object(["support": "preferred"])]), attachments: [.platform, .securityKey])
+        #expect(try AppleRequestPlan.registration(preferred, on: .iOS(17)).securityKey != nil)
     }
 
     @Test("conditional registration (automatic upgrade) from iOS 18 / macOS 15, platform passkeys only; refused earlier without UI")

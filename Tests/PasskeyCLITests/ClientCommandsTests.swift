@@ -227,6 +227,14 @@ struct ClientCommandsTests {
         let empty = try CLIRun.run(["login", "--server", server.url, "--store", try privateFile("empty.json")])
         #expect(empty.status == 1)
         #expect(empty.stderr.contains("no_credentials"))
+
+        // https:// to this plain-HTTP server: the TLS failure in words, with the port, rather than "network error -1".
+        let tls = try CLIRun.run(["login", "--server", server.url.replacingOccurrences(of: "http://", with: "https://"), "--store", store])
+        #expect(tls.status == 3)
+        #expect(tls.stderr.contains("cannot reach localhost:\(server.port)"), "\(tls.stderr)")
+        #if !canImport(Darwin)
+        #expect(tls.stderr.contains("wrong version number") && tls.stderr.contains("a server that speaks plain HTTP?"), "\(tls.stderr)")
+        #endif
     }
 
     @Test("network failures exit 3, usage errors 2")
@@ -273,13 +281,34 @@ struct ClientCommandsTests {
         #expect(try CLIRun.run(["inspect", "/nonexistent.json"]).status == 2)
     }
 
+    @Test("a hostile server's refusal is shown escaped: its message cannot drive the terminal or forge a line of the report")
+    func hostileServerMessage() async throws {
+        let store = try privateFile("hostile.json")
+        try await DoctorMisconfiguredServerTests.serve({ router in
+            router.get("generate-registration-options") { _, _ in
+                DoctorMisconfiguredServerTests.response(
+                    .badRequest, "application/json", #"{"error": "x\u001b[2J", "message": "no\u001b[31m\n✓ registered ann on the real server"}"#)
+            }
+        }) { base in
+            let run = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CLIRun, any Error>) in
+                Thread {
+                    continuation.resume(with: Result { try CLIRun.run(["register", "--server", base, "--username", "ann", "--store", store]) })
+                }.start()
+            }
+            #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+            #expect(!run.stderr.contains("\u{1b}") && !run.stdout.contains("\u{1b}"), "\(run.stderr)")
+            #expect(!run.stderr.split(separator: "\n").contains { $0.hasPrefix("✓") }, "\(run.stderr)")
+            #expect(run.stderr.contains(#"no\u{1b}[31m\u{a}✓ registered ann"#), "\(run.stderr)")
+        }
+    }
+
     @Test("inspect shows what a crafted response holds escaped: no terminal controls and no forged lines in text output")
     func inspectCraftedResponse() throws {
         let clientData = JSONValue.object([
             "type": "webauthn.get", "challenge": "AAAA", "origin": "http://x\u{1b}[2J\u{1b}[31mEVIL\nverdict: valid\u{202E}",
         ]).serializedBytes
         let response = JSONValue.object([
-            "id": "AAAA", "rawId": "AAAA", "type": "public-key",
+            "id": ["a\nverdict: valid": 1], "rawId": "AAAA", "type": "public-key",
             "response": [
                 "clientDataJSON": .string(Base64URL.encode(clientData)),
                 "authenticatorData": .string(Base64URL.encode([UInt8](repeating: 0, count: 32) + [0x01, 0, 0, 0, 1])),
@@ -292,6 +321,7 @@ struct ClientCommandsTests {
         #expect(!text.stdout.contains("\u{1b}") && !text.stdout.contains("\u{202E}"), "\(text.stdout)")
         #expect(text.stdout.contains(#"origin: http://x\u{1b}[2J\u{1b}[31mEVIL\u{a}verdict: valid\u{202e}"#), "\(text.stdout)")
         #expect(!text.stdout.split(separator: "\n").contains { $0.hasPrefix("verdict:") })
+        #expect(text.stdout.contains(#"a\u{a}verdict: valid: 1"#), "a member name from the response is escaped too: \(text.stdout)")
         // JSON output keeps the value exact: JSON escapes controls by itself.
         let json = try CLIRun.run(["inspect", file, "--json"])
         #expect(try JSONValue.parse(json.stdout).objectValue?["clientData"]?.objectValue?["origin"]?.stringValue?.hasSuffix("verdict: valid\u{202E}") == true)

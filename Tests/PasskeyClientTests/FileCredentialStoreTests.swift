@@ -235,14 +235,20 @@ struct FileCredentialStoreTests {
         var text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
         #expect(text.contains("\"version\": 3") && text.contains("\"largeBlobSupported\": true") && !text.contains("\"largeBlob\":"))
 
-        // Two stores on one file, as two processes: a write through one keeps the sign-in recorded through the other.
+        // Two stores on one file, as two processes, at the same time: every write keeps every sign-in recorded through
+        // the other (each is one step under the file's lock; read-then-save would lose some).
         let writer = FileCredentialStore(fileURL: file)
         let signer = FileCredentialStore(fileURL: file)
-        #expect(try await signer.recordUse(ofCredential: id, counter: .incrementing, at: Date())?.signCount == 1)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for round in 0..<20 {
+                group.addTask { _ = try await signer.recordUse(ofCredential: id, counter: .incrementing, at: Date()) }
+                group.addTask { _ = try await writer.writeLargeBlob([0xCA, UInt8(round)], toCredential: id) }
+            }
+            try await group.waitForAll()
+        }
         #expect(try await writer.writeLargeBlob([0xCA, 0xFE], toCredential: id))
-        #expect(try await signer.recordUse(ofCredential: id, counter: .incrementing, at: Date())?.signCount == 2)
         let stored = try #require(try await FileCredentialStore(fileURL: file).allCredentials().first)
-        #expect(stored.largeBlob == [0xCA, 0xFE] && stored.signCount == 2 && stored.largeBlobSupported)
+        #expect(stored.largeBlob == [0xCA, 0xFE] && stored.signCount == 20 && stored.largeBlobSupported)
         text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
         #expect(text.contains("\"largeBlob\": \"yv4\""))
         #expect(try await writer.writeLargeBlob([1], toCredential: [9, 9, 9]) == false, "no such credential")

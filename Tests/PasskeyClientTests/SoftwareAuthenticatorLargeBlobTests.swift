@@ -105,6 +105,27 @@ struct SoftwareAuthenticatorLargeBlobTests {
         #expect(await store.allCredentials().count == 1, "nothing created")
     }
 
+    @Test("inputs are read as a browser converts them: largeBlob null is an empty object, read any value by ECMAScript's truth")
+    func browserConversions() async throws {
+        let authenticator = SoftwareAuthenticator()
+        var request = RP.registrationRequest(rp)
+        request.options.extensions = ["largeBlob": .null]
+        let registered = try await authenticator.makeCredential(request)
+        #expect(output(registered.clientExtensionResults) == ["supported": true], "null is {}: support preferred")
+        let id = try #require(Base64URL.decode(registered.id))
+        #expect(output(try await signIn(authenticator, ["write": "AQID"], allow: [id]).clientExtensionResults) == ["written": true])
+        for truthy: JSONValue in ["yes", 1, true, .object([:])] {
+            #expect(output(try await signIn(authenticator, ["read": truthy]).clientExtensionResults) == ["blob": "AQID"], "\(truthy)")
+        }
+        for falsy: JSONValue in ["", 0, false, .null] {
+            #expect(try await signIn(authenticator, ["read": falsy]).clientExtensionResults["largeBlob"] == nil, "\(falsy)")
+        }
+        var notObject = RP.registrationRequest(rp, user: 2)
+        notObject.options.extensions = ["largeBlob": 5]
+        let error = await passkeyError { () async throws(PasskeyError) in _ = try await authenticator.makeCredential(notObject) }
+        #expect(error?.code == .invalidOptions && error?.reason == "extensions.largeBlob is not an object")
+    }
+
     @Test("largeBlob inputs a browser refuses (§10.1.5) are invalid_options, before anything is created or signed", arguments: [
         ("read at registration", true, ["read": true] as JSONObject, "for sign-in"),
         ("write at registration", true, ["write": "AQID"] as JSONObject, "for sign-in"),
@@ -112,7 +133,8 @@ struct SoftwareAuthenticatorLargeBlobTests {
         ("read and write", false, ["read": true, "write": "AQID"] as JSONObject, "cannot both read and write"),
         ("write without exactly one allowed credential", false, ["write": "AQID"] as JSONObject, "exactly one credential, not 0"),
         ("write not base64url", false, ["write": "*"] as JSONObject, "not base64url"),
-        ("read not a boolean", false, ["read": "yes"] as JSONObject, "not a boolean"),
+        ("write null", false, ["write": .null] as JSONObject, "not base64url"),
+        ("read null and write", false, ["read": .null, "write": "AQID"] as JSONObject, "cannot both read and write"),
     ])
     func refusedInputs(_ case: (String, Bool, JSONObject, String)) async throws {
         let (what, atRegistration, input, reason) = `case`

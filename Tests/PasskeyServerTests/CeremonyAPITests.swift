@@ -301,7 +301,8 @@ struct CeremonyAPITests {
             #expect(notJSON.status == .badRequest && notJSON["error"] == "json_malformed")
             // Valid JSON that is refused says why, so a developer does not hunt for a syntax error.
             let twice = try await client.call(.post, "/generate-registration-options", raw: #"{"username":"ann","username":"bo"}"#)
-            #expect(twice["error"] == "json_malformed" && twice["message"]?.stringValue?.contains(#"duplicate member "username""#) == true, "\(twice.json)")
+            #expect(twice["error"] == "json_malformed", "\(twice.json)")
+            #expect(twice["message"] == "The request body is not JSON this server accepts: member name given twice (at byte 18).", "nothing of the body quoted back")
             let deep = try await client.call(.post, "/generate-registration-options", raw: String(repeating: "[", count: 40) + String(repeating: "]", count: 40))
             #expect(deep["error"] == "json_malformed" && deep["message"]?.stringValue?.contains("nesting deeper than 32") == true, "\(deep.json)")
             let missing = try await client.call(.post, "/verify-registration", json: ["username": "ann"])

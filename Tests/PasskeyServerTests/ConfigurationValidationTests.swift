@@ -37,6 +37,11 @@ struct ConfigurationValidationTests {
         ("public URL outside the RP ID", { $0.rpID = "example.com"; $0.publicURL = "https://auth.example.net" }, "only on example.com and its subdomains"),
         ("public URL on a suffix look-alike", { $0.rpID = "example.com"; $0.publicURL = "https://badexample.com" }, "its subdomains"),
         ("public URL over plain HTTP", { $0.rpID = "example.com"; $0.publicURL = "http://auth.example.com" }, "use https://"),
+        ("public URL with another scheme", { $0.publicURL = "ftp://localhost" }, "--public-url ftp://localhost must be scheme://host"),
+        ("public URL with an upper-case scheme", { $0.publicURL = "HTTP://localhost" }, "--public-url HTTP://localhost must be"),
+        ("public URL with the default port", { $0.rpID = "example.com"; $0.publicURL = "https://auth.example.com:443" }, "write https://auth.example.com"),
+        ("origin with the default port", { $0.origins = ["https://example.com:443"] }, "write https://example.com"),
+        ("related origin with the default HTTP port", { $0.relatedOrigins = ["http://localhost:80"] }, "write http://localhost"),
     ]
 
     @Test("each wrong setting is refused with its name", arguments: wrong.indices)

@@ -49,7 +49,7 @@ public enum AppleCredentialConversion {
         }
         var results = JSONObject()
         let outputs = credential.extensionOutputs
-        if outputs.largeBlobRead {
+        if outputs.largeBlobRead || outputs.largeBlobData != nil {
             results["largeBlob"] = .object(outputs.largeBlobData.map { ["blob": .string(Base64URL.encode($0))] } ?? [:])
         } else if let written = outputs.largeBlobWritten {
             results["largeBlob"] = .object(["written": .bool(written)])

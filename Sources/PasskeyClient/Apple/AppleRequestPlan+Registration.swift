@@ -55,15 +55,28 @@ extension AppleRequestPlan {
             omissions.append(Omission(member, "\(platform) has no \(feature.rawValue)"))
             kinds.remove(kind)
         }
+        // Read (and refused when malformed) whatever authenticator answers, as a browser does; only platform requests carry them.
+        let prfInput = try PRFInputs.registration(options.extensions)
+        let largeBlobInput = try LargeBlobInputs.registration(options.extensions)
+        // WebAuthn L3 §10.1.5 registration step 2: with `support: "required"` only an authenticator that can store
+        // large blobs is a candidate. Through AuthenticationServices that is a platform passkey from iOS 17 / macOS 14:
+        // it has no large blobs for security keys.
+        if largeBlobInput == .required {
+            if kinds.contains(.securityKey) {
+                omissions.append(
+                    Omission("securityKey", "extensions.largeBlob.support is required, and AuthenticationServices stores no large blobs on security keys"))
+                kinds.remove(.securityKey)
+            }
+            if kinds.contains(.platform), !platform.supports(.largeBlob) {
+                omissions.append(Omission("platform", "extensions.largeBlob.support is required, and \(platform) has no largeBlob (iOS 17 / macOS 14)"))
+                kinds.remove(.platform)
+            }
+        }
         guard !kinds.isEmpty else {
             throw PasskeyError(
                 .notSupported, stage: .options,
                 "no authenticator here can answer: " + omissions.map(\.description).joined(separator: "; "))
         }
-
-        // Read (and refused when malformed) whatever authenticator answers, as a browser does; only platform requests carry it.
-        let prfInput = try PRFInputs.registration(options.extensions)
-        let largeBlobInput = try LargeBlobInputs.registration(options.extensions)
 
         var platformRequest: AppleRegistrationPlan.Platform?
         if kinds.contains(.platform) {
