@@ -260,6 +260,30 @@ struct DoctorMisconfiguredServerTests {
         }
     }
 
+    @Test("a server that trickles a file is given up on after --timeout in all, not only when it falls silent")
+    func trickle() async throws {
+        try await Self.serve({ router in
+            router.get(".well-known/apple-app-site-association") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: ResponseBody { writer in
+                        try await writer.write(ByteBuffer(string: "{\"webcredentials\": {\"apps\": ["))
+                        for _ in 0..<40 {
+                            try await Task.sleep(for: .milliseconds(250))
+                            try await writer.write(ByteBuffer(string: " "))
+                        }
+                        try await writer.write(ByteBuffer(string: "]}}"))
+                        try await writer.finish(nil)
+                    })
+            }
+        }) { base in
+            let started = ContinuousClock.now
+            let report = try await Self.doctor(["--base-url", base, "--timeout", "2", "--json"])
+            #expect(ContinuousClock.now - started < .seconds(8), "the 10 s trickle was cut off")
+            #expect(report.messages("aasa").first?.contains("no complete answer within 2 s") == true, "\(report.findings)")
+        }
+    }
+
     @Test("hostile files: what a site serves is escaped in text output (no terminal controls, no forged lines) and read only up to 1 MiB")
     func hostileFiles() async throws {
         let forged = "\u{1b}[2J\u{1b}[31mEVIL\n✓ [aasa-app-id] all good"
