@@ -460,6 +460,15 @@ struct DashboardTests {
             #expect(signIn?["username"] == "ann")
             #expect(signIn?["credentialIdPrefix"]?.stringValue == String((registered["credentialId"]?.stringValue ?? "").prefix(8)))
             #expect(signIn?["requestId"]?.stringValue?.isEmpty == false)
+
+            // What a request brought is shown escaped: a direction override in a user agent cannot reorder the row.
+            let spoofed = try await client.call(
+                .get, "/generate-authentication-options", headers: [.userAgent: "Mozilla/5.0 \u{202E}exe.gnp"])
+            #expect(spoofed.status == .ok)
+            let after = try await client.call(.get, "/dashboard/api/events", headers: session.headers)
+            let agents = (after["events"]?.arrayValue ?? []).compactMap { $0.objectValue?["userAgent"]?.stringValue }
+            #expect(agents.contains(#"Mozilla/5.0 \u{202e}exe.gnp"#), "\(agents)")
+            #expect(!agents.contains { $0.unicodeScalars.contains("\u{202E}") })
         }
     }
 

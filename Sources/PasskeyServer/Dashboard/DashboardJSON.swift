@@ -13,13 +13,18 @@ enum DashboardJSON {
 
     static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
 
+    /// An event as the log shows it. What a request brought (an origin from its client data or headers, a user agent,
+    /// a forwarded address, the values an origin check compared) is escaped as in the server's own log lines
+    /// (`DisplayEscaping`): a direction override or a line break in a user agent must not reorder or disguise the
+    /// text an admin reads around it.
     static func event(_ event: EventRecord) -> JSONValue {
-        .object([
+        func shown(_ value: String?) -> JSONValue { value.map { .string(DisplayEscaping.escape($0, limit: 512)) } ?? .null }
+        return .object([
             "id": .number(Double(event.id)), "time": time(event.time), "kind": .string(event.kind), "result": .string(event.result.rawValue),
-            "code": text(event.code), "explanation": text(event.explanation), "userId": text(event.userID), "username": text(event.username),
-            "credentialIdPrefix": text(event.credentialIDPrefix), "origin": text(event.origin), "rpId": text(event.rpID),
-            "expected": text(event.expected), "received": text(event.received), "clientIp": text(event.clientIP),
-            "userAgent": text(event.userAgent), "requestId": text(event.requestID),
+            "code": text(event.code), "explanation": shown(event.explanation), "userId": text(event.userID), "username": shown(event.username),
+            "credentialIdPrefix": text(event.credentialIDPrefix), "origin": shown(event.origin), "rpId": text(event.rpID),
+            "expected": shown(event.expected), "received": shown(event.received), "clientIp": shown(event.clientIP),
+            "userAgent": shown(event.userAgent), "requestId": text(event.requestID),
         ])
     }
 
