@@ -5,7 +5,7 @@ import AuthenticationServices
 import AuthenticationServicesStandIn
 #endif
 import Foundation
-public import PasskeyClient
+import PasskeyClient
 
 /// The WebAuthn Signal API (WebAuthn L3 §5.1.10) on Apple platforms: what the server says about an account's passkeys
 /// goes to every passkey manager on the device (iCloud Keychain, third-party managers), which may then remove or hide

@@ -1,4 +1,4 @@
-public import PasskeyWire
+import PasskeyWire
 
 /// One client extension's input in options' `extensions`, read as a browser converts it (WebIDL), so every
 /// authenticator behind the SDK accepts and refuses the same inputs.
