@@ -36,7 +36,11 @@ public actor FileCredentialStore: CredentialStore {
         }
     }
 
-    public func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) throws(PasskeyError) -> StoredCredential? {
+    // The three one-step changes are declared `async`, as the protocol declares them: a synchronous actor method does
+    // not replace the protocol extension's default (read, then save), which callers from outside the actor then get,
+    // with a sign-in or a removal at the same time undone.
+
+    public func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) async throws(PasskeyError) -> StoredCredential? {
         try change { credentials in
             guard let index = credentials.firstIndex(where: { $0.id == id }) else { return nil }
             credentials[index] = credentials[index].used(counter: counter, at: date)
@@ -44,11 +48,11 @@ public actor FileCredentialStore: CredentialStore {
         }
     }
 
-    public func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) throws(PasskeyError) {
+    public func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) async throws(PasskeyError) {
         try change { credentials in credentials.applyNames(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName) }
     }
 
-    public func writeLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) throws(PasskeyError) -> Bool {
+    public func writeLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) async throws(PasskeyError) -> Bool {
         try change { credentials in credentials.applyLargeBlob(blob, toCredential: id) }
     }
 

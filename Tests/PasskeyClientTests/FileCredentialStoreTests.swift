@@ -260,6 +260,45 @@ struct FileCredentialStoreTests {
         #expect(String(decoding: try Data(contentsOf: plainFile), as: UTF8.self).contains("\"version\": 1"))
     }
 
+    @Test(
+        "the one-step changes are the stores' own, also through the protocol as the authenticator calls them: concurrent sign-ins, renames and blob writes lose nothing",
+        arguments: ["file", "memory"])
+    func oneStepThroughProtocol(kind: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let file = directory.file("steps.json")
+        var request = RP.registrationRequest(user: 4)
+        request.options.extensions = ["largeBlob": [:]]
+        let memory = InMemoryCredentialStore()
+        let first: any CredentialStore = kind == "file" ? FileCredentialStore(fileURL: file) : memory
+        // For a file, a second store on it, as a second process; in memory, the same actor.
+        let second: any CredentialStore = kind == "file" ? FileCredentialStore(fileURL: file) : memory
+        let registered = try await SoftwareAuthenticator(store: first).makeCredential(request)
+        let id = try #require(Base64URL.decode(registered.id))
+        let handle = RP.userHandle(4)
+        let counters = try await withThrowingTaskGroup(of: UInt32?.self) { group in
+            for round in 0..<12 {
+                let store = round % 2 == 0 ? first : second
+                group.addTask { try await store.recordUse(ofCredential: id, counter: .incrementing, at: Date())?.signCount }
+                group.addTask {
+                    try await store.renameUser(rpID: RP.rpID, userHandle: handle, name: "name-\(round)", displayName: "")
+                    return nil
+                }
+                group.addTask {
+                    _ = try await store.writeLargeBlob([UInt8(round)], toCredential: id)
+                    return nil
+                }
+            }
+            var counters: [UInt32] = []
+            for try await counter in group { if let counter { counters.append(counter) } }
+            return counters
+        }
+        #expect(counters.sorted() == Array(1...12), "every sign-in signed its own counter value: \(counters.sorted())")
+        let stored = try #require(try await first.allCredentials().first)
+        #expect(stored.signCount == 12, "no sign-in was undone by a rename or a blob write")
+        #expect(stored.userName.hasPrefix("name-") && stored.largeBlob?.count == 1)
+    }
+
     @Test("a file from a newer format version is refused with a message saying so")
     func newerVersion() async throws {
         let directory = try TemporaryDirectory()
