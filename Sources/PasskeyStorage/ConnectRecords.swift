@@ -65,13 +65,17 @@ public struct ConnectTokenRecord: Sendable, Hashable {
     public var singleUse: Bool
     public var createdAt: Date
     public var expiresAt: Date
+    /// The API key that minted it: revoking the key deletes the tokens it minted that are still unused (nil for tokens
+    /// stored before keys were recorded).
+    public var apiKeyID: String?
 
-    public init(hash: [UInt8], type: String, userID: String, singleUse: Bool, createdAt: Date, expiresAt: Date) {
+    public init(hash: [UInt8], type: String, userID: String, singleUse: Bool, createdAt: Date, expiresAt: Date, apiKeyID: String? = nil) {
         self.hash = hash
         self.type = type
         self.userID = userID
         self.singleUse = singleUse
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.apiKeyID = apiKeyID
     }
 }

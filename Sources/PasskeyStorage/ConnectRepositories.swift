@@ -26,7 +26,9 @@ public protocol APIKeyRepository: Sendable {
     func apiKeys() async throws(StorageError) -> [APIKeyRecord]
     /// The key whose secret hashes to `secretHash`, revoked or not.
     func apiKey(secretHash: [UInt8]) async throws(StorageError) -> APIKeyRecord?
-    /// Marks the key revoked at `time`. - Throws: `not_found` for an unknown id.
+    /// Marks the key revoked at `time` and, in the same step, deletes the connect tokens it minted
+    /// (``ConnectTokenRecord/apiKeyID``): a key revoked because it leaked must not leave usable tokens behind.
+    /// - Throws: `not_found` for an unknown id.
     func revokeAPIKey(id: String, at time: Date) async throws(StorageError)
     /// Records a use (best effort, for the list).
     func touchAPIKey(id: String, at time: Date) async throws(StorageError)

@@ -41,6 +41,7 @@ extension InMemoryRepository {
         guard var key = apiKeysByID[id] else { throw StorageError(.notFound, "no API key \(id)") }
         if key.revokedAt == nil { key.revokedAt = time }
         apiKeysByID[id] = key
+        connectTokensByHash = connectTokensByHash.filter { $0.value.apiKeyID != id }
     }
 
     public func touchAPIKey(id: String, at time: Date) { apiKeysByID[id]?.lastUsedAt = time }

@@ -112,9 +112,15 @@ extension PostgresRepository: APIKeyRepository {
 
     public func revokeAPIKey(id: String, at time: Date) async throws(StorageError) {
         let logger = self.logger
+        // One statement: the key is revoked and the tokens it minted are gone together.
         let found = try await withConnection("revoke API key") { connection in
             try await connection.rows(
-                "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(PostgresTime.milliseconds(time))) WHERE id = \(id) RETURNING 1", logger
+                """
+                WITH revoked AS (
+                    UPDATE api_keys SET revoked_at = COALESCE(revoked_at, \(PostgresTime.milliseconds(time))) WHERE id = \(id) RETURNING 1
+                ), gone AS (DELETE FROM connect_tokens WHERE api_key_id = \(id))
+                SELECT 1 FROM revoked
+                """, logger
             ).count
         }
         guard found == 1 else { throw StorageError(.notFound, "no API key \(id)") }
@@ -129,12 +135,13 @@ extension PostgresRepository: APIKeyRepository {
 }
 
 extension PostgresRepository: ConnectTokenRepository {
-    static let connectTokenColumns = "hash, type, user_id, single_use, created_at, expires_at"
+    static let connectTokenColumns = "hash, type, user_id, single_use, created_at, expires_at, api_key_id"
 
     static func connectToken(_ row: PostgresRowReader) throws(StorageError) -> ConnectTokenRecord {
         ConnectTokenRecord(
             hash: try row.bytes(0), type: try row.value(1, String.self), userID: try row.value(2, String.self),
-            singleUse: try row.value(3, Bool.self), createdAt: try row.date(4), expiresAt: try row.date(5))
+            singleUse: try row.value(3, Bool.self), createdAt: try row.date(4), expiresAt: try row.date(5),
+            apiKeyID: try row.optional(6, String.self))
     }
 
     public func saveConnectToken(_ token: ConnectTokenRecord) async throws(StorageError) {
@@ -142,9 +149,9 @@ extension PostgresRepository: ConnectTokenRepository {
         try await withConnection("save connect token") { connection in
             try await connection.query(
                 """
-                INSERT INTO connect_tokens (hash, type, user_id, single_use, created_at, expires_at)
+                INSERT INTO connect_tokens (hash, type, user_id, single_use, created_at, expires_at, api_key_id)
                 VALUES (\(ByteBuffer(token.hash)), \(token.type), \(token.userID), \(token.singleUse),
-                    \(PostgresTime.milliseconds(token.createdAt)), \(PostgresTime.milliseconds(token.expiresAt)))
+                    \(PostgresTime.milliseconds(token.createdAt)), \(PostgresTime.milliseconds(token.expiresAt)), \(token.apiKeyID))
                 """, logger: logger)
         }
     }

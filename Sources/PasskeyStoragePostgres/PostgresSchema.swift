@@ -201,6 +201,13 @@ enum PostgresSchema {
         PostgresMigration(
             version: 8, name: "username keys fold capital sharp s", statements: [],
             then: { connection, logger in try await refreshUsernameKeys(connection, logger: logger) }),
+        PostgresMigration(
+            version: 9, name: "connect tokens record the API key that minted them",
+            // Tokens from before keep none: they are not deleted with their key and expire on their own (minutes).
+            statements: [
+                "ALTER TABLE connect_tokens ADD COLUMN api_key_id TEXT",
+                "CREATE INDEX connect_tokens_api_key_id ON connect_tokens (api_key_id)",
+            ]),
     ]
 
     /// The migration that adds `users.username_key`.

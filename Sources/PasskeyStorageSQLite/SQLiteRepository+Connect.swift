@@ -94,7 +94,9 @@ extension SQLiteRepository {
         let found = try await write { db in
             try db.cachedStatement(sql: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?")
                 .execute(arguments: [SQLiteSchema.milliseconds(time), id])
-            return db.changesCount
+            let found = db.changesCount
+            try db.cachedStatement(sql: "DELETE FROM connect_tokens WHERE api_key_id = ?").execute(arguments: [id])
+            return found
         }
         guard found == 1 else { throw StorageError(.notFound, "no API key \(id)") }
     }
@@ -107,21 +109,21 @@ extension SQLiteRepository {
 
     // MARK: Connect tokens
 
-    static let connectTokenColumns = "hash, type, user_id, single_use, created_at, expires_at"
+    static let connectTokenColumns = "hash, type, user_id, single_use, created_at, expires_at, api_key_id"
 
     static func connectToken(_ row: Row) throws -> ConnectTokenRecord {
         ConnectTokenRecord(
             hash: [UInt8](try row.decode(Data.self, atIndex: 0)), type: try row.decode(String.self, atIndex: 1),
             userID: try row.decode(String.self, atIndex: 2), singleUse: try row.decode(Bool.self, atIndex: 3),
             createdAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 4)),
-            expiresAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 5)))
+            expiresAt: SQLiteSchema.date(try row.decode(Int64.self, atIndex: 5)), apiKeyID: try row.decode(String?.self, atIndex: 6))
     }
 
     public func saveConnectToken(_ token: ConnectTokenRecord) async throws(StorageError) {
         try await write { db in
-            try db.cachedStatement(sql: "INSERT INTO connect_tokens (\(Self.connectTokenColumns)) VALUES (?, ?, ?, ?, ?, ?)").execute(arguments: [
+            try db.cachedStatement(sql: "INSERT INTO connect_tokens (\(Self.connectTokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [
                 Data(token.hash), token.type, token.userID, token.singleUse, SQLiteSchema.milliseconds(token.createdAt),
-                SQLiteSchema.milliseconds(token.expiresAt),
+                SQLiteSchema.milliseconds(token.expiresAt), token.apiKeyID,
             ])
         }
     }

@@ -174,6 +174,11 @@ enum SQLiteSchema {
         migrator.registerMigration("v9: username keys fold capital sharp s") { db in
             try refreshUsernameKeys(db)
         }
+        migrator.registerMigration("v10: connect tokens record the API key that minted them") { db in
+            // Tokens from before keep none: they are not deleted with their key and expire on their own (minutes).
+            try db.execute(sql: "ALTER TABLE connect_tokens ADD COLUMN api_key_id TEXT")
+            try db.execute(sql: "CREATE INDEX connect_tokens_api_key_id ON connect_tokens (api_key_id)")
+        }
         return migrator
     }
 

@@ -206,10 +206,15 @@ struct ConnectAPITests {
 
             let keys = await harness.server.repository.apiKeys()
             #expect(keys.count == 1 && keys[0].secretHash != Array(harness.apiKey.utf8), "only a hash is stored")
+            // A token the key minted before it was revoked stops working with it: a leaked key leaves nothing usable.
+            let minted = try await client.call(.post, "/connect/tokens", json: body, headers: harness.backend)
+            let token = try #require(minted["token"]?.stringValue)
             try await harness.server.repository.revokeAPIKey(id: keys[0].id, at: harness.server.clock.now)
             let revoked = try await client.call(.post, "/connect/tokens", json: body, headers: harness.backend)
             #expect(revoked.status == .unauthorized)
             #expect(revoked["error"] == "api_key_revoked")
+            let orphan = try await client.call(.post, "/connect/append/decision", json: ["client": ["platform": "iOS"]], headers: ConnectHarness.bearer(token))
+            #expect(orphan.status == .unauthorized && orphan["error"] == "connect_token_invalid", "\(orphan.json)")
         }
     }
 

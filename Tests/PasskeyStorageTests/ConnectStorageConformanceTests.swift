@@ -82,6 +82,28 @@ struct ConnectStorageConformanceTests {
         }
     }
 
+    @Test("revoking an API key deletes the unused connect tokens it minted, and only those", arguments: Backend.available)
+    func revokeDeletesMintedTokens(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let user = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: user), for: user)
+            try await repo.addAPIKey(APIKeyRecord(id: "a", name: "shop", prefix: "pks_abcdef", secretHash: [1], createdAt: t0))
+            try await repo.addAPIKey(APIKeyRecord(id: "b", name: "crm", prefix: "pks_ghijkl", secretHash: [2], createdAt: t0))
+            func token(_ hash: UInt8, key: String?) -> ConnectTokenRecord {
+                ConnectTokenRecord(
+                    hash: [hash], type: "passkey-append", userID: user.id, singleUse: true, createdAt: t0, expiresAt: t0.addingTimeInterval(300),
+                    apiKeyID: key)
+            }
+            for (hash, key) in [(1, "a"), (2, "a"), (3, "b"), (4, nil)] as [(UInt8, String?)] { try await repo.saveConnectToken(token(hash, key: key)) }
+            #expect(try await repo.connectToken(hash: [1], now: t0)?.apiKeyID == "a", "the minting key is stored")
+            try await repo.revokeAPIKey(id: "a", at: t0.addingTimeInterval(1))
+            #expect(try await repo.connectToken(hash: [1], now: t0) == nil)
+            #expect(try await repo.connectToken(hash: [2], now: t0) == nil)
+            #expect(try await repo.connectToken(hash: [3], now: t0) == token(3, key: "b"), "another key's token stays")
+            #expect(try await repo.connectToken(hash: [4], now: t0) == token(4, key: nil), "a token without a key stays")
+        }
+    }
+
     @Test("connect tokens: read without consuming, consumed once under concurrency, expire, go with their user", arguments: Backend.available)
     func connectTokens(backend: Backend) async throws {
         try await backend.withRepository { repo in

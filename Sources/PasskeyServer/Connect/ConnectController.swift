@@ -38,13 +38,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         router.post("connect/tokens") { request, context in
             var request = request
             return await ceremonies.observed("connect", "token", request, context) { _ throws(APIError) in
-                _ = try await service.authenticateBackend(Self.authorization(request))
+                let key = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let type = ConnectTokenType(rawValue: try body.requiredString("type"))
                 let user = try body.requiredObject("user")
                 let minted = try await service.mintToken(
                     type: type, externalID: try user.requiredString("id"), name: try user.optionalString("name"),
-                    displayName: try user.optionalString("displayName"))
+                    displayName: try user.optionalString("displayName"), apiKeyID: key.id)
                 return .object([
                     "token": .string(minted.token), "expiresAt": .string(ISO8601DateFormatter().string(from: minted.expiresAt)),
                     "userId": .string(minted.user.id),

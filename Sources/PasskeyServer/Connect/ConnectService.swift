@@ -43,7 +43,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// Mints a connect token for the app's user `externalID`, linking (for append and list, creating) our account.
-    func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?) async throws(APIError)
+    /// `apiKeyID`: the key that asked for it, so that revoking the key deletes it.
+    func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?, apiKeyID: String? = nil) async throws(APIError)
         -> (token: String, expiresAt: Date, user: UserRecord)
     {
         guard ConnectTokenType.all.contains(type) else {
@@ -85,7 +86,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         let expiresAt = time.addingTimeInterval(settings.connectTokenLifetime)
         let record = ConnectTokenRecord(
             hash: BearerSecrets.hash(token), type: type.rawValue, userID: user.id, singleUse: type.isSingleUse, createdAt: time,
-            expiresAt: expiresAt)
+            expiresAt: expiresAt, apiKeyID: apiKeyID)
         do { try await repository.saveConnectToken(record) } catch { throw APIError(error) }
         return (token, expiresAt, user)
     }
