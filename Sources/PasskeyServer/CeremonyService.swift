@@ -440,9 +440,14 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func authenticationOptions(for user: UserRecord) async throws(APIError)
         -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)
     {
-        try await ensureCapacity()
         let allowed: [CredentialRecord]
         do { allowed = try await repository.credentials(userID: user.id).map(Self.coreRecord) } catch { throw APIError(error) }
+        // Empty allowCredentials would let the person pick any passkey for the RP, and every pick would then fail
+        // (credential_not_allowed): say at once that there is nothing to confirm with.
+        guard !allowed.isEmpty else {
+            throw APIError(status: 404, code: "passkey_not_found", message: "This account has no passkey to confirm with.")
+        }
+        try await ensureCapacity()
         let time = now()
         let options = relyingParty.makeAuthenticationOptions(
             allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)

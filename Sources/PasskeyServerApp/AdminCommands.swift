@@ -11,10 +11,18 @@ import PasskeyStorage
 func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false) async throws -> any PasskeyRepository {
     let value = try root.databaseSetting()
     guard value != "memory:" else { throw ValidationError("an in-memory database lives only inside a running server") }
-    if mustExist, value.hasPrefix("sqlite:") {
+    if value.hasPrefix("sqlite:") {
         let path = String(value.dropFirst("sqlite:".count))
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("no database at \(path): check --database (or PASSKEY_DATABASE), or start passkey-server once to create it")
+        if !FileManager.default.fileExists(atPath: path) {
+            guard !mustExist else {
+                throw ValidationError("no database at \(path): check --database (or PASSKEY_DATABASE), or start passkey-server once to create it")
+            }
+            // Making a key or a link in a database the server does not use (run from another directory, a mistyped
+            // path) would print a secret that works nowhere: say so, on standard error, before it is printed.
+            FileHandle.standardError.write(
+                Data(
+                    "note: there was no database at \(path), so a new one is made there; if the server uses another, pass its --database (or PASSKEY_DATABASE)\n"
+                        .utf8))
         }
     }
     return try await openRepository(value)
@@ -99,7 +107,7 @@ struct KeysCommand: AsyncParsableCommand {
         @ParentCommand var root: PasskeyServerCommand
         @Option(
             parsing: .unconditional,
-            help: "Seconds the previous keys stay in the JWKS (default 86400; at least the token lifetime plus the backends' JWKS cache time).")
+            help: "Seconds the previous keys stay in the JWKS (default 86400; at least the token lifetime, plus 30 s in which running servers still sign with the old key, plus the backends' JWKS cache time).")
         var overlap: Double?
 
         func run() async throws {
@@ -108,8 +116,18 @@ struct KeysCommand: AsyncParsableCommand {
             guard overlap >= 0, overlap.isFinite, overlap <= 366 * 86_400 else {
                 throw ValidationError("--overlap must be 0 to 31622400 seconds (a year)")
             }
+            // Running servers sign with the old key for up to 30 s more; a token signed then lives its lifetime after
+            // that, and backends may hold the key set for 5 minutes (the JWKS answer's max-age).
+            let lifetime = try root.makeConfiguration().connect.signedDataLifetime
+            let safe = lifetime + 30 + 300
             let key = try await Administration.rotateSigningKey(repository: try await openStorage(root), overlap: overlap)
             say("new signing key \(key.id); running servers switch within 30 seconds")
+            if overlap < safe {
+                FileHandle.standardError.write(
+                    Data(
+                        "warning: --overlap \(Int(overlap)) s is shorter than \(Int(safe)) s (token lifetime \(Int(lifetime)) s + 30 s + 300 s of JWKS caching): tokens the old keys signed stop verifying before they expire. Right after a key leaked, that is what you want.\n"
+                            .utf8))
+            }
         }
     }
 
@@ -121,7 +139,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let formatter = ISO8601DateFormatter()
             let keys = try await openStorage(root, mustExist: true).signingKeys()
-            if keys.isEmpty { say("no signing keys yet (the server makes one when it first starts)") }
+            if keys.isEmpty { say("no signing keys yet (the server makes one when it first signs a token or serves its JWKS)") }
             for key in keys {
                 let state = key.retiresAt.map { "retires \(formatter.string(from: $0))" } ?? "signing"
                 say("\(key.id)  \(key.algorithm)  created \(formatter.string(from: key.createdAt))  \(state)")

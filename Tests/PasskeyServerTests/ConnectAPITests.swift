@@ -612,6 +612,13 @@ struct ConnectAPITests {
             #expect(signedIn["verified"] == true)
             let reused = try await client.call(.post, "/connect/login/options", headers: ConnectHarness.bearer(token))
             #expect(reused["error"] == "connect_token_invalid")
+
+            // An account without passkeys has nothing to confirm with: a clear 404 rather than options any passkey of
+            // the RP could answer, each then refused.
+            _ = try await harness.token(client, "passkey-list", externalID: "app-user-2", name: "bo@example.com")  // links bo
+            let bare = try await harness.token(client, "passkey-login", externalID: "app-user-2", name: "bo@example.com")
+            let none = try await client.call(.post, "/connect/login/options", headers: ConnectHarness.bearer(bare))
+            #expect(none.status == .notFound && none["error"] == "passkey_not_found", "\(none.json)")
         }
     }
 }

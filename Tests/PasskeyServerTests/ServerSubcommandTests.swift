@@ -26,6 +26,22 @@ struct ServerSubcommandTests {
         }
     }
 
+    @Test("a key made in a database that did not exist says so; a rotation's overlap shorter than tokens can live warns")
+    func newDatabaseAndShortOverlap() async throws {
+        let path = try folder() + "/elsewhere.sqlite"
+        let created = try await run(["api-keys", "create", "--name", "shop", "--database", "sqlite:" + path])
+        #expect(created.status == 0, "\(created.output)")
+        #expect(created.output.contains("note: there was no database at \(path), so a new one is made there"), "\(created.output)")
+        let again = try await run(["api-keys", "create", "--name", "crm", "--database", "sqlite:" + path])
+        #expect(again.status == 0 && !again.output.contains("note:"), "the second time the database exists: \(again.output)")
+
+        let short = try await run(["keys", "rotate", "--overlap", "60", "--database", "sqlite:" + path])
+        #expect(short.status == 0)
+        #expect(short.output.contains("warning: --overlap 60 s is shorter than 630 s (token lifetime 300 s + 30 s + 300 s of JWKS caching)"), "\(short.output)")
+        let long = try await run(["keys", "rotate", "--database", "sqlite:" + path])
+        #expect(long.status == 0 && !long.output.contains("warning"), "\(long.output)")
+    }
+
     @Test("every subcommand's help shows the --database it acts on, its default, and where else it comes from")
     func usageShowsDatabase() async throws {
         for command in [["api-keys", "create"], ["api-keys", "list"], ["api-keys", "revoke"], ["keys", "rotate"], ["keys", "list"], ["admin", "invite"], ["migrate"]] {
