@@ -738,7 +738,7 @@ struct ConnectDecisionTests {
             _ = try await harness.append(client, device: device)
             let oneTap = try await client.call(.post, "/connect/login/decision", json: ["client": Self.iPhone, "identifier": "ANN@example.com"])
             #expect(oneTap["step"] == "one-tap", "\(oneTap.json)")
-            #expect(oneTap["identifier"] == "ANN@example.com")
+            #expect(oneTap["identifier"] == "ann@example.com", "the account's own spelling, not the one typed")
 
             let unknown = try await client.call(.post, "/connect/login/decision", json: ["client": Self.iPhone, "identifier": "nobody"])
             #expect(unknown["step"] == "text-field")

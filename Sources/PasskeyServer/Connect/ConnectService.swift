@@ -263,16 +263,20 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     func loginDecision(client: ClientReport, identifier: String?, recentFailures: Int) async throws(APIError) -> JSONValue {
         var known: (userID: String, passkeys: Int)?
         let username = try CeremonyService<Repository>.normalizeUsername(identifier)
+        // The account's own spelling of its name, for one-tap: the device keeps what the server answers, not what was
+        // typed ("ANN@example.com" finds "ann@example.com").
+        var storedName: String?
         if let username {
             do {
                 if let user = try await repository.user(username: username) {
                     known = (user.id, try await repository.credentials(userID: user.id).count)
+                    storedName = user.username
                 }
             } catch { throw APIError(error) }
         }
         let decision = settings.rollout.loginDecision(client: client, recentFailures: recentFailures, knownUser: known)
         var answer: JSONObject = ["step": .string(decision.step), "reason": .string(decision.reason)]
-        if decision.step == "one-tap", let username { answer["identifier"] = .string(username) }
+        if decision.step == "one-tap", let name = storedName ?? username { answer["identifier"] = .string(name) }
         if decision.step == "text-field" && client.conditionalMediation {
             let (options, key) = try await ceremonies.authenticationOptions(username: nil)
             if case .object(var object) = options.json {
