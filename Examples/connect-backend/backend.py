@@ -9,8 +9,9 @@ It is the "your backend" half of docs/connect.md, small enough to read in one si
 - GET  /me                  X-Session header                   -> {"userId", "username"}
 
 signedPasskeyData is checked twice, as a careful backend would: offline against the passkey server's JWKS
-(signature, ES256 only, audience, expiry) with joserfc, then online with POST /connect/verify, which also refuses a
-token that was already used. Only then does the app start its own session.
+(signature, ES256 only, issuer, audience, expiry, and that it comes from a sign-in rather than a registration) with
+joserfc, then online with POST /connect/verify, which also refuses a token that was already used. Only then does the
+app start its own session.
 
 Run:  PASSKEY_SERVER_URL=http://localhost:8080 PASSKEY_API_KEY=pks_... python3 backend.py --port 9000
 Needs: pip install joserfc
@@ -33,6 +34,8 @@ from joserfc.jwk import KeySet
 PASSKEY_SERVER = os.environ.get("PASSKEY_SERVER_URL", "http://localhost:8080").rstrip("/")
 API_KEY = os.environ.get("PASSKEY_API_KEY", "")
 AUDIENCE = os.environ.get("PASSKEY_AUDIENCE", "localhost")
+# The server's --token-issuer; by default its first origin, which for a local server is its own URL.
+ISSUER = os.environ.get("PASSKEY_ISSUER", PASSKEY_SERVER)
 
 # The app's own accounts (a real app has a database and hashed passwords).
 USERS = {"ann@example.com": {"id": "app-user-1", "password": "correct horse battery staple"}}
@@ -73,10 +76,12 @@ JWKS = JWKSCache()
 
 
 def verify_offline(token):
-    """Signature (ES256 only: never "none" or HMAC), audience and expiry, against the JWKS. Returns the claims."""
+    """Signature (ES256 only: never "none" or HMAC), issuer, audience and expiry, against the JWKS. Returns the claims."""
     header = json.loads(_b64(token.split(".")[0]))
     decoded = jwt.decode(token, JWKS.get(header.get("kid")), algorithms=["ES256"])
-    jwt.JWTClaimsRegistry(aud={"essential": True, "value": AUDIENCE}, exp={"essential": True}, sub={"essential": True}).validate(decoded.claims)
+    jwt.JWTClaimsRegistry(
+        iss={"essential": True, "value": ISSUER}, aud={"essential": True, "value": AUDIENCE}, exp={"essential": True},
+        sub={"essential": True}).validate(decoded.claims)
     return decoded.claims
 
 
@@ -148,6 +153,9 @@ class Handler(BaseHTTPRequestHandler):
                 claims = verify_offline(token)
             except (JoseError, ValueError, KeyError) as error:
                 return self.answer(401, {"error": "token_invalid", "detail": type(error).__name__})
+            # A registration's token (from adding a passkey) is not a sign-in.
+            if claims.get("ceremony") != "authentication":
+                return self.answer(401, {"error": "not_a_sign_in"})
             status, verified = passkey_server("POST", "/connect/verify", {"signedPasskeyData": token})
             if status != 200 or not verified.get("success"):
                 return self.answer(401, {"error": verified.get("error", "token_invalid")})

@@ -80,6 +80,10 @@ struct ConnectCommandsTests {
         let replay = try await backend.post("/passkeys/login", ["signedPasskeyData": .string(signed)])
         #expect(replay.status == 401)
         #expect(replay.json["error"] == "token_replayed")
+        // The token the append answered with is a registration's: not a sign-in, and the backend says so.
+        let appendSigned = try #require(try JSONValue.parse(appended.stdout).objectValue?["signedPasskeyData"]?.stringValue)
+        let notSignIn = try await backend.post("/passkeys/login", ["signedPasskeyData": .string(appendSigned)])
+        #expect(notSignIn.status == 401 && notSignIn.json["error"] == "not_a_sign_in", "\(notSignIn.json)")
         // A token whose payload was changed fails joserfc's signature check before the server is asked.
         var parts = signed.split(separator: ".").map(String.init)
         parts[1] = Base64URL.encode(Array(#"{"sub":"x","aud":"localhost","exp":4102444800,"external_user_id":"app-user-1"}"#.utf8))
