@@ -37,7 +37,7 @@ struct RegisterCommand: AsyncParsableCommand {
     func run() async throws {
         // The new passkey is written only once the server has verified it (see PendingCredentialStore).
         let store = PendingCredentialStore(file: try storeOptions.fileStore(command: "register", writing: true))
-        let client = try server.makeClient(store: store)
+        let (client, _) = try server.makeClient(store: store)
         let result: PasskeyRegistrationResult
         do {
             result = try await client.register(username: username, displayName: displayName)
@@ -82,7 +82,7 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let client = try server.makeClient(store: try storeOptions.fileStore(command: "login", writing: true, onlyIfPresent: true))
+        let (client, transport) = try server.makeClient(store: try storeOptions.fileStore(command: "login", writing: true, onlyIfPresent: true))
         let result: PasskeyAuthenticationResult
         do {
             result = try await client.authenticate(username: username)
@@ -118,6 +118,9 @@ struct LoginCommand: AsyncParsableCommand {
                     "credentialId": .string(result.credentialId), "isAnonymous": .bool(result.isAnonymous),
                     "signCount": signCount.map { JSONValue.number(Double($0)) } ?? .null,
                     "signedPasskeyData": .optional(result.signedPasskeyData),
+                    // The account as its passkeys know it (WebAuthn L3 §5.1.10), as the server answered.
+                    "rpId": transport.answer("verify-authentication")?["rpId"] ?? .null,
+                    "user": transport.answer("verify-authentication")?["user"] ?? .null,
                 ]).prettyPrinted())
         } else {
             print("✓ signed in as \(result.username.map(shown) ?? "an anonymous account") on \(server.server)")

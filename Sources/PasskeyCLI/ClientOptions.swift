@@ -91,8 +91,11 @@ struct ServerOptions: ParsableArguments {
     }
 
     /// A client for this server whose software authenticator keeps its passkeys in `store`.
-    func makeClient(store: any CredentialStore) throws -> PasskeyAuthClient {
-        PasskeyAuthClient(serverURL: try serverURL(), authenticator: makeAuthenticator(origin: try originPolicy(), store: store))
+    /// The client, and the transport that keeps the server's answers: `--json` passes on members the SDK's results
+    /// leave out (a sign-in's `rpId` and `user`).
+    func makeClient(store: any CredentialStore) throws -> (PasskeyAuthClient, RecordingTransport) {
+        let transport = RecordingTransport(baseURL: try serverURL())
+        return (PasskeyAuthClient(transport: transport, authenticator: makeAuthenticator(origin: try originPolicy(), store: store)), transport)
     }
 
     /// What to do when the server's RP ID does not cover the origin's host. With the default origin (the server URL's)

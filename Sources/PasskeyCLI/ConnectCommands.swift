@@ -128,9 +128,13 @@ struct PasskeysCommand: AsyncParsableCommand {
                 throw CeremonyFailure.report(error, command: "passkeys list", json: output.json)
             }
             if output.json {
-                let answered = (transport.answer("connect/passkeys")?["passkeys"]?.arrayValue ?? []).compactMap(\.objectValue)
+                let answer = transport.answer("connect/passkeys")
+                let answered = (answer?["passkeys"]?.arrayValue ?? []).compactMap(\.objectValue)
                 let items = passkeys.map { passkey in passkeyJSON(passkey, server: answered.first { $0["id"]?.stringValue == passkey.id }) }
-                print(JSONValue.object(["ok": true, "passkeys": .array(items)]).prettyPrinted())
+                print(
+                    JSONValue.object([
+                        "ok": true, "passkeys": .array(items), "rpId": answer?["rpId"] ?? .null, "user": answer?["user"] ?? .null,
+                    ]).prettyPrinted())
                 return
             }
             guard !passkeys.isEmpty else {

@@ -183,6 +183,7 @@ struct ClientCommandsTests {
         #expect(named.status == 0, "\(named.stdout)\(named.stderr)")
         let namedJSON = try JSONValue.parse(named.stdout).objectValue
         #expect(namedJSON?["username"] == "ann" && namedJSON?["credentialId"] == .string(credentialId) && namedJSON?["signCount"] == 1)
+        #expect(namedJSON?["rpId"] == "localhost" && namedJSON?["user"]?.objectValue?["name"] == "ann", "the server's rpId and user, passed on")
 
         let usernameless = try CLIRun.run(["login", "--server", server.url, "--store", store])
         #expect(usernameless.status == 0, "\(usernameless.stderr)")

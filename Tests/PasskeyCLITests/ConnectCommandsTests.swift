@@ -96,6 +96,7 @@ struct ConnectCommandsTests {
         let renamed = try CLIRun.run(["passkeys", "rename", passkeyID, "Laptop", "--server", server.url, "--token", listToken])
         #expect(renamed.status == 0, "\(renamed.stderr)")
         let list = try CLIRun.run(["passkeys", "list", "--server", server.url, "--token", listToken, "--json"])
+        #expect(try JSONValue.parse(list.stdout).objectValue?["rpId"] == "localhost", "the server's rpId and user, passed on: \(list.stdout)")
         let passkeys = try JSONValue.parse(list.stdout).objectValue?["passkeys"]?.arrayValue ?? []
         #expect(passkeys.compactMap { $0.objectValue?["name"]?.stringValue } == ["Laptop"])
         let wrongType = try CLIRun.run(["passkeys", "delete", passkeyID, "--server", server.url, "--token", listToken])
