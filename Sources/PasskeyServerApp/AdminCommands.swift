@@ -116,16 +116,16 @@ struct KeysCommand: AsyncParsableCommand {
             guard overlap >= 0, overlap.isFinite, overlap <= 366 * 86_400 else {
                 throw ValidationError("--overlap must be 0 to 31622400 seconds (a year)")
             }
-            // Running servers sign with the old key for up to 30 s more; a token signed then lives its lifetime after
-            // that, and backends may hold the key set for 5 minutes (the JWKS answer's max-age).
-            let lifetime = try root.makeConfiguration().connect.signedDataLifetime
-            let safe = lifetime + 30 + 300
             let key = try await Administration.rotateSigningKey(repository: try await openStorage(root), overlap: overlap)
             say("new signing key \(key.id); running servers switch within 30 seconds")
-            if overlap < safe {
+            // Running servers sign with the old key for up to 30 s more; a token signed then lives its lifetime after
+            // that, and backends may hold the key set for 5 minutes (the JWKS answer's max-age). The lifetime is the one
+            // these settings give (--signed-data-ttl here, PASSKEY_SIGNED_DATA_TTL, the settings file); settings that do
+            // not form a valid configuration leave the warning out rather than stop a rotation after a leak.
+            if let lifetime = (try? root.makeConfiguration())?.connect.signedDataLifetime, overlap < lifetime + 330 {
                 FileHandle.standardError.write(
                     Data(
-                        "warning: --overlap \(Int(overlap)) s is shorter than \(Int(safe)) s (token lifetime \(Int(lifetime)) s + 30 s + 300 s of JWKS caching): tokens the old keys signed stop verifying before they expire. Right after a key leaked, that is what you want.\n"
+                        "warning: --overlap \(Int(overlap)) s is shorter than \(Int(lifetime + 330)) s (token lifetime \(Int(lifetime)) s as these settings give it + 30 s + 300 s of JWKS caching): tokens the old keys signed stop verifying before they expire. Right after a key leaked, that is what you want.\n"
                             .utf8))
             }
         }

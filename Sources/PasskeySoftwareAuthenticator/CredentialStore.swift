@@ -25,29 +25,29 @@ public protocol CredentialStore: Sendable {
     /// Records a sign-in with the credential `id` before it signs, in one step: moves its counter per `counter` and its
     /// last use to `date`, and returns the credential as updated (nil when it is gone). Two sign-ins at once, even
     /// from two processes sharing a store, must get different counter values: with the same value the relying party
-    /// refuses the second as a counter regression (§6.1.1). The default reads and then saves, which is atomic only
-    /// for a store whose operations cannot interleave (an actor that does not suspend in between): a store layered on
-    /// another (a cache, a wrapper) must forward this call, as ``FileCredentialStore`` does it under its file lock.
+    /// refuses the second as a counter regression (§6.1.1). The default reads and then saves with a suspension in
+    /// between, so it is not atomic: a store implements this itself, declared `async` (a synchronous actor method does
+    /// not replace the default for callers outside the actor), and a store layered on another (a cache, a wrapper)
+    /// forwards it, as ``FileCredentialStore`` does it under its file lock.
     func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) async throws(PasskeyError) -> StoredCredential?
 
     /// Gives the account's credentials (`rpID`, `userHandle`) the user name `name` and, when not empty, the display name
     /// `displayName`, in one step: what a passkey manager does on `signalCurrentUserDetails` (WebAuthn L3 §5.1.10). Only
     /// the names change, so a sign-in or a removal at the same time is never undone. The default reads and then saves,
-    /// with the caveat of ``recordUse(ofCredential:counter:at:)``'s default; ``FileCredentialStore`` and
+    /// not atomically (see ``recordUse(ofCredential:counter:at:)``); ``FileCredentialStore`` and
     /// ``InMemoryCredentialStore`` do it in one step.
     func renameUser(rpID: String, userHandle: [UInt8], name: String, displayName: String) async throws(PasskeyError)
 
     /// Stores `blob` as the large blob of the credential `id` (`largeBlob` write, WebAuthn L3 §10.1.5), replacing the
     /// one before, in one step: only that member changes, so a sign-in or removal at the same time is never undone.
     /// Returns false, storing nothing, when the credential is gone or was created without large-blob support. The
-    /// default reads and then saves, with the caveat of ``recordUse(ofCredential:counter:at:)``'s default;
+    /// default reads and then saves, not atomically (see ``recordUse(ofCredential:counter:at:)``);
     /// ``FileCredentialStore`` and ``InMemoryCredentialStore`` do it in one step.
     func writeLargeBlob(_ blob: [UInt8], toCredential id: [UInt8]) async throws(PasskeyError) -> Bool
 }
 
 extension CredentialStore {
-    /// Reads, updates and saves: atomic for a store whose operations cannot interleave with another's (an actor that
-    /// does not suspend between its reads and writes, as the in-memory store).
+    /// Reads, updates and saves, with suspensions in between: not atomic. Stores implement it themselves.
     public func recordUse(ofCredential id: [UInt8], counter: CounterBehavior, at date: Date) async throws(PasskeyError) -> StoredCredential? {
         guard let credential = try await allCredentials().first(where: { $0.id == id }) else { return nil }
         let updated = credential.used(counter: counter, at: date)

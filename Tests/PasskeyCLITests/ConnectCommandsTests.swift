@@ -97,6 +97,7 @@ struct ConnectCommandsTests {
         #expect(renamed.status == 0, "\(renamed.stderr)")
         let list = try CLIRun.run(["passkeys", "list", "--server", server.url, "--token", listToken, "--json"])
         #expect(try JSONValue.parse(list.stdout).objectValue?["rpId"] == "localhost", "the server's rpId and user, passed on: \(list.stdout)")
+        #expect(try JSONValue.parse(list.stdout).objectValue?["user"]?.objectValue?["name"] == "ann@example.com", "\(list.stdout)")
         let passkeys = try JSONValue.parse(list.stdout).objectValue?["passkeys"]?.arrayValue ?? []
         #expect(passkeys.compactMap { $0.objectValue?["name"]?.stringValue } == ["Laptop"])
         let wrongType = try CLIRun.run(["passkeys", "delete", passkeyID, "--server", server.url, "--token", listToken])

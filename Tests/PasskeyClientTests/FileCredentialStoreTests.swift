@@ -299,6 +299,33 @@ struct FileCredentialStoreTests {
         #expect(stored.userName.hasPrefix("name-") && stored.largeBlob?.count == 1)
     }
 
+    @Test("called on the concrete store types too (where a synchronous method had lost to the protocol's default), the one-step changes lose nothing")
+    func oneStepOnConcreteTypes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        var request = RP.registrationRequest(user: 5)
+        request.options.extensions = ["largeBlob": [:]]
+        let handle = RP.userHandle(5)
+
+        let memory = InMemoryCredentialStore()
+        let memoryID = try #require(Base64URL.decode(try await SoftwareAuthenticator(store: memory).makeCredential(request).id))
+        let file = directory.file("concrete.json")
+        let fileID = try #require(Base64URL.decode(try await SoftwareAuthenticator(store: FileCredentialStore(fileURL: file)).makeCredential(request).id))
+        let (a, b) = (FileCredentialStore(fileURL: file), FileCredentialStore(fileURL: file))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for round in 0..<12 {
+                group.addTask { _ = await memory.recordUse(ofCredential: memoryID, counter: .incrementing, at: Date()) }
+                group.addTask { await memory.renameUser(rpID: RP.rpID, userHandle: handle, name: "m-\(round)", displayName: "") }
+                group.addTask { _ = await memory.writeLargeBlob([UInt8(round)], toCredential: memoryID) }
+                group.addTask { _ = try await (round % 2 == 0 ? a : b).recordUse(ofCredential: fileID, counter: .incrementing, at: Date()) }
+                group.addTask { try await (round % 2 == 0 ? b : a).renameUser(rpID: RP.rpID, userHandle: handle, name: "f-\(round)", displayName: "") }
+            }
+            try await group.waitForAll()
+        }
+        #expect(await memory.allCredentials().first?.signCount == 12)
+        #expect(try await a.allCredentials().first?.signCount == 12, "no sign-in undone by a rename through the other store")
+    }
+
     @Test("a file from a newer format version is refused with a message saying so")
     func newerVersion() async throws {
         let directory = try TemporaryDirectory()

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import PasskeyServer
+@testable import PasskeyServer
 import PasskeyStorage
 import PasskeyWire
 import Testing
@@ -216,6 +216,26 @@ struct ConnectAPITests {
             let orphan = try await client.call(.post, "/connect/append/decision", json: ["client": ["platform": "iOS"]], headers: ConnectHarness.bearer(token))
             #expect(orphan.status == .unauthorized && orphan["error"] == "connect_token_invalid", "\(orphan.json)")
         }
+    }
+
+    @Test("a key revoked while its token was being minted (after the key was checked, before the token was saved) mints nothing usable")
+    func revokedDuringMint() async throws {
+        let repository = InMemoryRepository()
+        var configuration = ServerConfiguration()
+        configuration.database = "memory:"
+        let ceremonies = CeremonyService(repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration)
+        let issuer = TokenIssuer(repository: repository, issuer: configuration.defaultOrigin, audience: configuration.rpID, lifetime: 300)
+        let connect = ConnectService(ceremonies: ceremonies, issuer: issuer)
+        let (checked, _) = try await Administration.createAPIKey(name: "shop", repository: repository)
+        // The request's key check saw `checked` valid; the revocation lands before the token is saved.
+        try await repository.revokeAPIKey(id: checked.id, at: Date())
+        do {
+            _ = try await connect.mintToken(type: .passkeyAppend, externalID: "app-user-1", name: "ann", displayName: nil, apiKey: checked)
+            Issue.record("a revoked key minted a token")
+        } catch {
+            #expect(error.code == "api_key_revoked" && error.status == 401)
+        }
+        #expect(try await repository.purgeExpiredTokens(now: Date().addingTimeInterval(86_400)) == 0, "no token was left behind")
     }
 
     @Test("connect tokens: single use for append and delete, bound to their type, short-lived")

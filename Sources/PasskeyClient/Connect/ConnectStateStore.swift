@@ -61,7 +61,9 @@ public protocol ConnectStateStore: Sendable {
     func save(_ state: ConnectState) async
     /// Reads the state, lets `change` edit it and saves the result, in one step: the stores here are actors that do
     /// not suspend in between, so two flows ending at once (an AutoFill sign-in completing while the person signs out)
-    /// cannot lose each other's change. A store without its own provides a default that reads and then saves.
+    /// cannot lose each other's change. A store without its own gets a default that reads and then saves, with a
+    /// suspension in between (not atomic). A store's own must be declared `async`, as here: a synchronous actor method
+    /// does not replace the default for callers outside the actor.
     func update(_ change: @Sendable (inout ConnectState) -> Void) async
 }
 
@@ -79,7 +81,7 @@ public actor MemoryConnectStateStore: ConnectStateStore {
     public init(_ state: ConnectState = ConnectState()) { self.state = state }
     public func load() -> ConnectState { state }
     public func save(_ state: ConnectState) { self.state = state }
-    public func update(_ change: @Sendable (inout ConnectState) -> Void) { change(&state) }
+    public func update(_ change: @Sendable (inout ConnectState) -> Void) async { change(&state) }
 }
 
 /// Keeps the state in a JSON file with mode 0600 (Linux, command-line tools). Written atomically.
@@ -105,7 +107,7 @@ public actor FileConnectStateStore: ConnectStateStore {
         if rename(temporary.path, url.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
     }
 
-    public func update(_ change: @Sendable (inout ConnectState) -> Void) {
+    public func update(_ change: @Sendable (inout ConnectState) -> Void) async {
         var state = load()
         change(&state)
         save(state)

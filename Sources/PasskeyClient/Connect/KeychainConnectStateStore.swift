@@ -38,7 +38,7 @@ public actor KeychainConnectStateStore: ConnectStateStore {
         }
     }
 
-    public func update(_ change: @Sendable (inout ConnectState) -> Void) {
+    public func update(_ change: @Sendable (inout ConnectState) -> Void) async {
         var state = load()
         change(&state)
         save(state)

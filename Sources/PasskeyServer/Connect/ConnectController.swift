@@ -44,7 +44,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let user = try body.requiredObject("user")
                 let minted = try await service.mintToken(
                     type: type, externalID: try user.requiredString("id"), name: try user.optionalString("name"),
-                    displayName: try user.optionalString("displayName"), apiKeyID: key.id)
+                    displayName: try user.optionalString("displayName"), apiKey: key)
                 return .object([
                     "token": .string(minted.token), "expiresAt": .string(ISO8601DateFormatter().string(from: minted.expiresAt)),
                     "userId": .string(minted.user.id),

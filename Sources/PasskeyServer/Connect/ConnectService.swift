@@ -43,8 +43,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// Mints a connect token for the app's user `externalID`, linking (for append and list, creating) our account.
-    /// `apiKeyID`: the key that asked for it, so that revoking the key deletes it.
-    func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?, apiKeyID: String? = nil) async throws(APIError)
+    /// `apiKey`: the key that asked for it, recorded with the token so that revoking the key deletes it.
+    func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?, apiKey: APIKeyRecord) async throws(APIError)
         -> (token: String, expiresAt: Date, user: UserRecord)
     {
         guard ConnectTokenType.all.contains(type) else {
@@ -86,8 +86,16 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         let expiresAt = time.addingTimeInterval(settings.connectTokenLifetime)
         let record = ConnectTokenRecord(
             hash: BearerSecrets.hash(token), type: type.rawValue, userID: user.id, singleUse: type.isSingleUse, createdAt: time,
-            expiresAt: expiresAt, apiKeyID: apiKeyID)
+            expiresAt: expiresAt, apiKeyID: apiKey.id)
         do { try await repository.saveConnectToken(record) } catch { throw APIError(error) }
+        // The key was checked when the request arrived; a revocation since then deleted the tokens that existed, not
+        // this one if it was saved after. Checked again now that it is saved: a revoked key mints nothing usable.
+        let current: APIKeyRecord?
+        do { current = try await repository.apiKey(secretHash: apiKey.secretHash) } catch { throw APIError(error) }
+        guard let current, current.revokedAt == nil else {
+            _ = try? await repository.consumeConnectToken(hash: record.hash, now: time)
+            throw APIError(status: 401, code: "api_key_revoked", message: "The API key was revoked.")
+        }
         return (token, expiresAt, user)
     }
 
