@@ -112,15 +112,14 @@ struct LoginCommand: AsyncParsableCommand {
         }
         let signCount = try? await FileCredentialStore(fileURL: storeOptions.storeURL).allCredentials().first(where: { Base64URL.encode($0.id) == result.credentialId })?.signCount
         if storeOptions.json {
+            // The account as its passkeys know it (WebAuthn L3 §5.1.10), as the server answered.
+            let answer = transport.answer("verify-authentication")
             print(
                 JSONValue.object([
                     "ok": true, "verified": .bool(result.verified), "username": .optional(result.username), "userId": .string(result.userId),
                     "credentialId": .string(result.credentialId), "isAnonymous": .bool(result.isAnonymous),
                     "signCount": signCount.map { JSONValue.number(Double($0)) } ?? .null,
-                    "signedPasskeyData": .optional(result.signedPasskeyData),
-                    // The account as its passkeys know it (WebAuthn L3 §5.1.10), as the server answered.
-                    "rpId": transport.answer("verify-authentication")?["rpId"] ?? .null,
-                    "user": transport.answer("verify-authentication")?["user"] ?? .null,
+                    "signedPasskeyData": .optional(result.signedPasskeyData), "rpId": answer?["rpId"] ?? .null, "user": answer?["user"] ?? .null,
                 ]).prettyPrinted())
         } else {
             print("✓ signed in as \(result.username.map(shown) ?? "an anonymous account") on \(server.server)")
