@@ -41,6 +41,15 @@ public struct FIDOU2FAttestation: AttestationStatementVerifier {
                 received: "\(input.credential.credentialPublicKey.keyType)")
         }
         let publicKeyU2F = [Self.uncompressedPoint] + x + y
+        // A U2F key has no AAGUID: the client that turns its U2F registration into authenticator data writes 16 zero
+        // bytes (the WebAuthn working group's decision in w3c/webauthn#506; CTAP2's mapping of a CTAP1/U2F registration
+        // does the same). The AAGUID is outside the U2F signature, so nothing else would notice one put there; FIDO's
+        // conformance tests refuse it.
+        guard input.credential.aaguid.isZero else {
+            throw WebAuthnError(
+                .attestationInvalid, "fido-u2f authenticator data must carry an all-zero AAGUID",
+                expected: AAGUID.zero.description, received: input.credential.aaguid.description)
+        }
         // WebAuthn L3 §8.6 step 5: verificationData = 0x00 ‖ rpIdHash ‖ clientDataHash ‖ credentialId ‖ publicKeyU2F.
         let verificationData = [Self.reservedByte] + input.authenticatorData.rpIDHash + input.clientDataHash
             + input.credential.credentialID + publicKeyU2F

@@ -311,6 +311,25 @@ import SwiftASN1
         }
     }
 
+    @Test func fidoU2FRejectsANonZeroAAGUID() throws {
+        let fixture = try AttestationFixtures.registration("yubico-fido-u2f-yubikey-neo")
+        let valid = try fixture.input()
+        #expect(valid.credential.aaguid.isZero)
+        #expect(try AttestationVerifiers.standard(trustAnchors: fixture.trustAnchors).verify(valid).format == .fidoU2F)
+        // One byte of the AAGUID (authenticator data: rpIdHash 32, flags 1, signCount 4, then the AAGUID) set: the U2F
+        // signature does not cover it, so only the AAGUID check can refuse this.
+        var bytes = valid.authenticatorData.bytes
+        bytes[37] = 0x01
+        let changed = try AuthenticatorData(bytes: bytes)
+        let credential = try #require(changed.attestedCredentialData)
+        let input = AttestationVerificationInput(
+            format: valid.format, statement: valid.statement, authenticatorData: changed, credential: credential,
+            clientDataHash: valid.clientDataHash, validationTime: valid.validationTime)
+        Self.expectError(.attestationInvalid, containing: "all-zero AAGUID") {
+            try AttestationVerifiers.standard(trustAnchors: fixture.trustAnchors).verify(input)
+        }
+    }
+
     // MARK: - apple
 
     @Test func appleRejectsAChangedNonceExtension() throws {

@@ -125,6 +125,20 @@ struct AuthenticationStepTests {
         #expect(errorCode { try verify(r, record: a.record(), rp: rp) } == .topOriginMismatch)
     }
 
+    @Test("step 14: a topOrigin without crossOrigin true is refused, even where iframes are allowed")
+    func topOriginWithoutCrossOrigin() throws {
+        let a = try TestAuthenticator()
+        var rp = self.rp
+        rp.allowCrossOrigin = true
+        rp.topOrigins = ["https://shop.example"]
+        let alone = try a.assertion(clientData: TestAuthenticator.clientData(type: "webauthn.get", extra: [("topOrigin", "https://shop.example")]))
+        #expect(errorCode { try verify(alone, record: a.record(), rp: rp) } == .crossOriginNotAllowed)
+        #expect(errorCode { try verify(alone, record: a.record()) } == .crossOriginNotAllowed)
+        let framed = try a.assertion(
+            clientData: TestAuthenticator.clientData(type: "webauthn.get", extra: [("crossOrigin", true), ("topOrigin", "https://shop.example")]))
+        #expect(try verify(framed, record: a.record(), rp: rp).credentialID == a.credentialID)
+    }
+
     @Test("step 15: rpIdHash must match")
     func rpIDHash() throws {
         let a = try TestAuthenticator()
@@ -161,6 +175,9 @@ struct AuthenticationStepTests {
         let a = try TestAuthenticator()
         let r = try a.assertion(authData: a.authData(for: "get") { $0.flags.insert(.backupEligible) }.build())
         #expect(errorCode { try verify(r, record: a.record(backupEligible: false)) } == .backupEligibilityChanged)
+        // The other way: a passkey stored as backup eligible now says it is not.
+        let deviceBound = try a.assertion(authData: a.authData(for: "get").build())
+        #expect(errorCode { try verify(deviceBound, record: a.record(backupEligible: true)) } == .backupEligibilityChanged)
         let synced = try a.assertion(authData: a.authData(for: "get") { $0.flags.formUnion([.backupEligible, .backupState]) }.build())
         let result = try verify(synced, record: a.record(backupEligible: true))
         #expect(result.backupState && result.updating(a.record(backupEligible: true)).backupState)

@@ -159,6 +159,21 @@ struct RegistrationStepTests {
         #expect(try verify(a.registration(clientData: bytes), rp: permissive).credentialID == a.credentialID)
     }
 
+    @Test("step 11: a topOrigin needs a policy that allows iframes, and crossOrigin true beside it")
+    func topOriginAlone() throws {
+        let a = try TestAuthenticator()
+        // Only the topOrigin differs from a valid ceremony: the default policy refuses it for that alone.
+        let alone = TestAuthenticator.clientData(type: "webauthn.create", extra: [("topOrigin", "https://shop.example")])
+        #expect(errorCode { try verify(a.registration(clientData: alone)) } == .crossOriginNotAllowed)
+        var permissive = rp
+        permissive.allowCrossOrigin = true
+        permissive.topOrigins = ["https://shop.example"]
+        #expect(errorCode { try verify(a.registration(clientData: alone), rp: permissive) } == .crossOriginNotAllowed)
+        let sameOrigin = TestAuthenticator.clientData(
+            type: "webauthn.create", extra: [("crossOrigin", false), ("topOrigin", "https://shop.example")])
+        #expect(errorCode { try verify(a.registration(clientData: sameOrigin), rp: permissive) } == .crossOriginNotAllowed)
+    }
+
     @Test("token binding status must be present or supported")
     func tokenBinding() throws {
         let a = try TestAuthenticator()
@@ -273,6 +288,14 @@ struct RegistrationStepTests {
         var legacy = rp
         legacy.policy.allowLegacyAlgorithms = true
         #expect(try verify(a.registration(authData: authData), rp: legacy).publicKeyAlgorithm == .rs1)
+        // The switch accepts RS1 by offering it (last), as step 20 wants; options that did not offer it refuse it.
+        #expect(legacy.policy.offeredAlgorithms == CeremonyPolicy.defaultAlgorithms + [.rs1])
+        #expect(rp.policy.offeredAlgorithms == CeremonyPolicy.defaultAlgorithms)
+        let offered = legacy.makeRegistrationOptions(
+            userHandle: [1], userName: "ann", displayName: "Ann").pubKeyCredParams.map(\.alg)
+        #expect(offered.last == .rs1)
+        #expect(errorCode { try legacy.verifyRegistration(a.registration(authData: authData), expectedChallenge: challenge, allowedAlgorithms: [.rs256]) }
+            == .algorithmNotAllowed)
     }
 
     @Test("RSA keys under 2048 bits are refused explicitly")

@@ -43,6 +43,13 @@ extension RelyingParty {
                     .crossOriginNotAllowed, "client data has a topOrigin and this relying party does not allow cross-origin use",
                     received: topOrigin)
             }
+            // §5.8.1: a client sets topOrigin only for a ceremony in a cross-origin iframe, where crossOrigin is true;
+            // client data with one and not the other was not made by a conforming client.
+            guard clientData.crossOrigin == true else {
+                throw WebAuthnError(
+                    .crossOriginNotAllowed, "client data has a topOrigin without crossOrigin true", expected: "crossOrigin true with a topOrigin",
+                    received: clientData.crossOrigin.map { "crossOrigin \($0)" } ?? "crossOrigin absent")
+            }
             guard topOrigins.contains(topOrigin) else {
                 throw WebAuthnError(
                     .topOriginMismatch, "top-level origin \"\(topOrigin)\" is not accepted",

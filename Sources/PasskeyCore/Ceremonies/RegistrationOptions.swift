@@ -41,7 +41,7 @@ extension RelyingParty {
             user: PublicKeyCredentialUserEntityJSON(
                 id: Base64URL.encode(userHandle), name: userName, displayName: displayName ?? userName),
             challenge: Base64URL.encode(random.bytes(Self.challengeLength)),
-            pubKeyCredParams: policy.algorithms.map { PublicKeyCredentialParameters(alg: $0) },
+            pubKeyCredParams: policy.offeredAlgorithms.map { PublicKeyCredentialParameters(alg: $0) },
             timeout: timeoutMilliseconds,
             excludeCredentials: excludeCredentials.map(\.descriptor),
             authenticatorSelection: AuthenticatorSelectionCriteria(

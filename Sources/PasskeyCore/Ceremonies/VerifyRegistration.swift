@@ -10,7 +10,7 @@ extension RelyingParty {
     ///   - requireUserPresence: `false` only when the options were issued with `mediation: "conditional"`
     ///     (conditional create, §7.1 step 15).
     ///   - requireUserVerification: overrides the policy for this ceremony (`nil`: the policy decides).
-    ///   - allowedAlgorithms: the algorithms offered in `pubKeyCredParams` (`nil`: the policy's list).
+    ///   - allowedAlgorithms: the algorithms offered in `pubKeyCredParams` (`nil`: the policy's ``CeremonyPolicy/offeredAlgorithms``).
     ///   - validationTime: when attestation certificates must be valid; the current time in production.
     /// - Returns: what to store. The caller still checks that the credential ID is not registered yet (§7.1 step 26).
     /// - Throws: ``WebAuthnError`` naming the failed step.
@@ -66,8 +66,8 @@ extension RelyingParty {
         // so a key that cannot verify signatures is never stored.
         let algorithm = credential.credentialPublicKey.algorithm
         _ = try credential.credentialPublicKey.makeVerifier(allowLegacyAlgorithms: policy.allowLegacyAlgorithms)
-        let offered = allowedAlgorithms ?? policy.algorithms
-        guard offered.contains(algorithm) || (policy.allowLegacyAlgorithms && allowedAlgorithms == nil && SignatureVerifier.legacyAlgorithms.contains(algorithm)) else {
+        let offered = allowedAlgorithms ?? policy.offeredAlgorithms
+        guard offered.contains(algorithm) else {
             throw WebAuthnError(
                 .algorithmNotAllowed, "credential public key algorithm \(algorithm) was not offered in pubKeyCredParams",
                 expected: offered.map { String($0.rawValue) }.joined(separator: ", "), received: "\(algorithm.rawValue)")

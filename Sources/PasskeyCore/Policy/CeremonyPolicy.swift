@@ -8,7 +8,8 @@ public struct CeremonyPolicy: Sendable, Hashable {
     public var userVerification: UserVerificationRequirement
     /// Algorithms offered in `pubKeyCredParams` and accepted at registration (§7.1 step 20), in order of preference.
     public var algorithms: [COSEAlgorithmIdentifier]
-    /// Accept RS1 (RSASSA-PKCS1-v1_5 with SHA-1) credential keys. Off by default.
+    /// Accept RS1 (RSASSA-PKCS1-v1_5 with SHA-1) credential keys. Off by default. When on, RS1 is offered last in
+    /// `pubKeyCredParams` (``offeredAlgorithms``): §7.1 step 20 accepts only an algorithm that was offered.
     public var allowLegacyAlgorithms: Bool
     public var attestation: AttestationPolicy
     public var counter: CounterPolicy
@@ -36,6 +37,13 @@ public struct CeremonyPolicy: Sendable, Hashable {
     ]
 
     public static let `default` = CeremonyPolicy()
+
+    /// What registration options offer in `pubKeyCredParams`, and so what §7.1 step 20 accepts: ``algorithms``, then
+    /// the legacy ones when ``allowLegacyAlgorithms`` is on.
+    public var offeredAlgorithms: [COSEAlgorithmIdentifier] {
+        guard allowLegacyAlgorithms else { return algorithms }
+        return algorithms + SignatureVerifier.legacyAlgorithms.sorted { $0.rawValue > $1.rawValue }.filter { !algorithms.contains($0) }
+    }
 
     /// Whether the UV flag must be set.
     public var requiresUserVerification: Bool { userVerification == .required }
