@@ -107,6 +107,18 @@ struct CBORDecoderTests {
         #expect(throws: CBORError(.depthExceeded, "", offset: 0)) { try CBORDecoder(limits: .init(maximumDepth: 4)).decode(hex("81 81 81 81 81 00")) }
     }
 
+    @Test("tags count towards the depth limit: a chain of tags cannot exhaust the stack")
+    func deepTags() throws {
+        // Tag 10 (0xca) wrapping itself 100 000 times, then 0.
+        let tags = [UInt8](repeating: 0xca, count: 100_000) + [0x00]
+        #expect(throws: CBORError(.depthExceeded, "", offset: 0)) { try decoder.decode(tags) }
+        let limited = CBORDecoder(limits: .init(maximumDepth: 4))
+        #expect(try limited.decode(hex("ca ca ca ca 00")) == .tagged(10, .tagged(10, .tagged(10, .tagged(10, .unsigned(0))))))
+        #expect(throws: CBORError(.depthExceeded, "", offset: 0)) { try limited.decode(hex("ca ca ca ca ca 00")) }
+        // Tags and arrays share the one budget.
+        #expect(throws: CBORError(.depthExceeded, "", offset: 0)) { try limited.decode(hex("ca 81 ca 81 ca 00")) }
+    }
+
     @Test("huge declared lengths are refused before allocating", arguments: [
         "5b ffffffffffffffff", "5b 00000000ffffffff 00", "7a ffffffff 61", "9b ffffffffffffffff 00", "bb 7fffffffffffffff 00 00",
         "9a 00100000 00",

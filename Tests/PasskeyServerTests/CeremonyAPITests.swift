@@ -271,6 +271,20 @@ struct CeremonyAPITests {
             request = try await client.call(.get, "/generate-authentication-options")
             let regressed = try await client.call(.post, "/verify-authentication", json: ["cred": try ann.get(request.json, signCount: 5)])
             #expect(regressed["error"] == "counter_regressed")
+            // Nothing moved, and the challenge is spent: the same options answered again with a good counter are refused.
+            #expect(await server.repository.credential(id: ann.authenticator.credentialID)?.signCount == 5)
+            let retried = try await client.call(
+                .post, "/verify-authentication", json: ["cred": try ann.get(request.json, signCount: 6), "challengeKey": request["challengeKey"] ?? nil])
+            #expect(retried.status == .badRequest && retried["error"] == "challenge_invalid", "\(retried.json)")
+            #expect(await server.repository.credential(id: ann.authenticator.credentialID)?.signCount == 5)
+
+            // Options for a name nobody has look like anyone's, and ann's passkey cannot answer them.
+            request = try await client.call(.get, "/generate-authentication-options?username=nobody")
+            #expect(request.status == .ok && request["allowCredentials"]?.arrayValue?.isEmpty == false)
+            let unknownName = try await client.call(
+                .post, "/verify-authentication", json: ["cred": try ann.get(request.json, signCount: 7), "challengeKey": request["challengeKey"] ?? nil])
+            #expect(unknownName["error"] == "credential_not_allowed", "\(unknownName.json)")
+            #expect(await server.repository.credential(id: ann.authenticator.credentialID)?.signCount == 5)
 
             request = try await client.call(.get, "/generate-authentication-options?username=ann")
             let foreign = try await client.call(.post, "/verify-authentication", json: ["cred": try bo.get(request.json, signCount: 1)])
@@ -290,6 +304,75 @@ struct CeremonyAPITests {
                 let mismatch = try await client.call(.post, "/verify-authentication", json: ["cred": .object(cred)])
                 #expect(mismatch.status == .badRequest && mismatch["error"] == "credential_id_mismatch", "\(rawId): \(mismatch.json)")
             }
+        }
+    }
+
+    @Test("options take no policy from the request: user verification, attachment and algorithms stay the server's")
+    func noDowngradeFromTheClient() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let asked: JSONValue = [
+                "username": "ann", "userVerification": "discouraged", "attestation": "direct", "timeout": 600000,
+                "authenticatorSelection": ["userVerification": "discouraged", "residentKey": "discouraged"],
+                "pubKeyCredParams": [["type": "public-key", "alg": -65535]],
+            ]
+            let options = try await client.call(.post, "/generate-registration-options", json: asked)
+            #expect(options.status == .ok)
+            #expect(options["authenticatorSelection"]?.objectValue?["userVerification"] == "required")
+            #expect(options["authenticatorSelection"]?.objectValue?["residentKey"] == "required")
+            #expect(options["attestation"] == "none" && options["timeout"] == 60000)
+            #expect(options["pubKeyCredParams"]?.arrayValue?.contains { $0.objectValue?["alg"] == -65535 } == false)
+            // And a response without user verification is refused, as the policy says.
+            let unverified = device.create(options.json, flags: [.userPresent])
+            let refused = try await client.call(
+                .post, "/verify-registration", json: ["username": "ann", "challengeKey": options["challengeKey"] ?? nil, "cred": unverified])
+            #expect(refused.status == .badRequest && refused["error"] == "user_verification_required", "\(refused.json)")
+
+            let request = try await client.call(.post, "/generate-authentication-options", json: ["userVerification": "discouraged"])
+            #expect(request["userVerification"] == "required")
+        }
+    }
+
+    @Test("a hostile display name is cleaned and bounded before it reaches options or storage")
+    func hostileDisplayName() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let hostile = "Ann\u{202E}gnp.exe\n\u{0}" + String(repeating: "x", count: 10_000)
+            let options = try await client.call(.post, "/generate-registration-options", json: ["username": "ann", "displayName": .string(hostile)])
+            #expect(options.status == .ok, "\(options.json)")
+            let shown = try #require(options["user"]?.objectValue?["displayName"]?.stringValue)
+            #expect(shown.hasPrefix("Anngnp.exe"))
+            #expect(shown.unicodeScalars.count <= 64 && shown.utf8.count <= 256)
+            #expect(!shown.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
+            let done = try await client.call(
+                .post, "/verify-registration", json: ["username": "ann", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            #expect(done.status == .ok, "\(done.json)")
+            #expect(await server.repository.user(username: "ann")?.displayName == shown)
+        }
+    }
+
+    @Test("the stored key is the one in authenticator data, whatever the response's convenience members say")
+    func keyFromAuthenticatorData() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        let other = try TestAuthenticator()
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            guard case .object(var cred) = device.create(options.json), case .object(var response)? = cred["response"] else {
+                Issue.record("not an object")
+                return
+            }
+            response["publicKey"] = .string(Base64URL.encode(other.key.coseKey.encoded))
+            response["publicKeyAlgorithm"] = -8
+            cred["response"] = .object(response)
+            let done = try await client.call(
+                .post, "/verify-registration", json: ["username": "ann", "challengeKey": options["challengeKey"] ?? nil, "cred": .object(cred)])
+            #expect(done.status == .ok, "\(done.json)")
+            let stored = try #require(await server.repository.credential(id: device.authenticator.credentialID))
+            #expect(stored.publicKey == device.authenticator.key.coseKey.encoded)
+            #expect(stored.algorithm == -7)
         }
     }
 
