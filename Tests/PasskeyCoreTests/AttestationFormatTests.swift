@@ -177,6 +177,26 @@ import SwiftASN1
         }
     }
 
+    /// One statement member of a valid packed (full attestation) statement removed or of the wrong kind.
+    static let packedMalformedMembers: [(member: String, value: CBORValue?, reason: String)] = [
+        ("alg", nil, "has no \"alg\""),
+        ("alg", .text("ES256"), "\"alg\" must be an integer"),
+        ("sig", nil, "has no \"sig\""),
+        ("sig", .text("c2ln"), "\"sig\" must be a byte string"),
+        ("x5c", .bytes([0x30]), "\"x5c\" must be an array"),
+        ("x5c", .array([]), "must hold at least one certificate"),
+        ("x5c", .array([.text("MIIB")]), "x5c[0] must be a byte string"),
+    ]
+
+    @Test("packed refuses a statement with one member missing or of the wrong kind", arguments: 0..<packedMalformedMembers.count)
+    func packedRejectsAMalformedMember(index: Int) throws {
+        let fixture = try AttestationFixtures.registration("yubico-packed-yubikey-5-nfc")
+        let (member, value, reason) = Self.packedMalformedMembers[index]
+        Self.expectError(.attestationInvalid, containing: reason) {
+            try Self.verify(fixture, replacing: member, with: value)
+        }
+    }
+
     @Test func packedRejectsACertificateWithoutTheAttestationOU() throws {
         let fixture = try AttestationFixtures.registration("yubico-packed-yubikey-5-nfc")
         var chain = try Self.x5c(fixture)
@@ -512,6 +532,26 @@ import SwiftASN1
             credential: input.credential, clientDataHash: input.clientDataHash, validationTime: input.validationTime)
         let result = try AttestationVerifiers.standard(trustAnchors: try fixture.trustAnchors).verify(compound)
         #expect(result.components.count == 2)
+    }
+
+    @Test func compoundRejectsOneStatementNestingAndAFailingComponent() throws {
+        let fixture = try AttestationFixtures.registration("yubico-packed-yubikey-5-nfc")
+        let input = try fixture.input()
+        let verifiers = AttestationVerifiers.standard(trustAnchors: try fixture.trustAnchors)
+        func compound(_ statement: CBORValue) -> AttestationVerificationInput {
+            AttestationVerificationInput(
+                format: .compound, statement: statement, authenticatorData: input.authenticatorData, credential: input.credential,
+                clientDataHash: input.clientDataHash, validationTime: input.validationTime)
+        }
+        let good: CBORValue = .map([.text("fmt"): .text("packed"), .text("attStmt"): fixture.attestationObject.statement])
+        Self.expectError(.attestationInvalid, containing: "at least two statements") { try verifiers.verify(compound(.array([good]))) }
+        let nested: CBORValue = .map([.text("fmt"): .text("compound"), .text("attStmt"): .array([good, good])])
+        Self.expectError(.attestationInvalid, containing: "must not nest") { try verifiers.verify(compound(.array([good, nested]))) }
+        // The second statement alone is broken (its signature's last byte flipped): the whole attestation fails.
+        var map = try fixture.statementMap
+        map[.text("sig")] = .bytes(Self.flippingLastByte(try Self.bytes(fixture, "sig")))
+        let broken: CBORValue = .map([.text("fmt"): .text("packed"), .text("attStmt"): .map(map)])
+        Self.expectError(.attestationInvalid, containing: "signature does not verify") { try verifiers.verify(compound(.array([good, broken]))) }
     }
 }
 
