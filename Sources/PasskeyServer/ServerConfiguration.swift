@@ -247,6 +247,31 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
+    /// Settings that are valid but cannot do what they were most likely given for, said in words: printed at start
+    /// (standard error) so the mistake shows before the first sign-in fails with `origin_mismatch`.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        // What Apple's platforms report as the origin of an app's ceremony: https:// and the RP ID (the app's
+        // webcredentials association names the domain; the port and subdomain are never part of it).
+        let appOrigin = "https://\(rpID)"
+        if !appleAppIDs.isEmpty, !effectiveOrigins.contains(appOrigin) {
+            warnings.append(
+                "--apple-app-id is set, but the origin iOS and macOS apps report, \(appOrigin), is not among the accepted origins: "
+                    + "sign-ins from the app will fail with origin_mismatch. Add --origin \(appOrigin).")
+        }
+        // WebAuthn L3 §5.1.4 / §5.10: a browser lets a page use an RP ID only when it is the page's host or a parent of
+        // it, or when the RP ID's /.well-known/webauthn lists the page's origin (related origins).
+        for origin in origins where origin.hasPrefix("http") && !relatedOrigins.contains(origin) {
+            let host = Self.host(ofWebOrigin: origin)
+            guard host != rpID, !host.hasSuffix("." + rpID) else { continue }
+            warnings.append(
+                "--origin \(origin) is not on RP ID \(rpID) or one of its subdomains: browsers there refuse passkeys for \(rpID) "
+                    + "unless https://\(rpID)/.well-known/webauthn lists the origin. Give it as --related-origin instead, "
+                    + "or choose an RP ID that \(host) is under.")
+        }
+        return warnings
+    }
+
     /// A lower-case DNS name: labels of letters, digits and inner hyphens, separated by single dots.
     static func isDomain(_ name: String) -> Bool {
         guard name.utf8.count <= 253 else { return false }

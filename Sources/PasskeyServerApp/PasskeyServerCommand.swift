@@ -255,6 +255,9 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data((warning + "\n").utf8))
         }
         let configuration = try makeConfiguration()
+        for warning in configuration.warnings {
+            FileHandle.standardError.write(Data(("warning: " + warning + "\n").utf8))
+        }
         var logger = Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
         logger.logLevel = try logLevelSetting()
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"

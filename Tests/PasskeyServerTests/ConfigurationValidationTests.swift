@@ -77,6 +77,36 @@ struct ConfigurationValidationTests {
         try configuration.validate()
     }
 
+    @Test("settings that are valid but cannot work as meant are warned about at start")
+    func warnings() throws {
+        #expect(ServerConfiguration().warnings.isEmpty)
+        var c = ServerConfiguration()
+        c.rpID = "example.com"
+        c.origins = ["https://www.example.com", "https://example.com"]
+        c.appleAppIDs = ["ABCDE12345.com.example.App"]
+        c.relatedOrigins = ["https://example.co.uk"]
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+        // Without --origin the default origin https://example.com is what the app reports: nothing to warn about.
+        c.origins = []
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+
+        // The website alone: the app's origin is missing.
+        c.origins = ["https://www.example.com"]
+        #expect(c.warnings.count == 1)
+        #expect(c.warnings.first?.contains("Add --origin https://example.com") == true, "\(c.warnings)")
+
+        // An origin outside the RP ID, unless it is a related origin.
+        c.origins = ["https://example.com", "https://shop.example.org", "http://192.168.1.20:8080"]
+        #expect(c.warnings.count == 2, "\(c.warnings)")
+        #expect(c.warnings.contains { $0.hasPrefix("--origin https://shop.example.org is not on RP ID example.com") })
+        #expect(c.warnings.contains { $0.hasPrefix("--origin http://192.168.1.20:8080 is not on RP ID example.com") })
+        c.relatedOrigins = ["https://shop.example.org"]
+        #expect(c.warnings.count == 1, "\(c.warnings)")
+        // Android origins are not web origins: no host to compare.
+        c.origins = ["https://example.com", "android:apk-key-hash:AbCdEf0123456789"]
+        #expect(c.warnings.isEmpty, "\(c.warnings)")
+    }
+
     @Test("the database as the banner shows it never carries a PostgreSQL password")
     func databaseDescription() {
         var configuration = ServerConfiguration()

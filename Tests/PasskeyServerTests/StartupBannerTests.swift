@@ -66,6 +66,21 @@ struct StartupBannerTests {
         #expect(loud.output.contains("--log-level must be trace, debug, info, notice, warning, error or critical, not \"loud\""), "\(loud.output)")
     }
 
+    @Test("settings that cannot work as meant are warned about on standard error before the server listens")
+    func configurationWarnings() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-banner-\(UUID().uuidString)")
+        let first = try await ServerProcess.start(database: "sqlite:" + folder.appendingPathComponent("a.sqlite").path, port: try LocalPorts.free())
+        defer { first.stop() }
+        // The port is taken, so the run stops right after its warnings.
+        let arguments = [
+            "--port", String(first.port), "--rp-id", "example.com", "--origin", "https://www.example.com",
+            "--apple-app-id", "ABCDE12345.com.example.App", "--database", "sqlite:" + folder.appendingPathComponent("b.sqlite").path,
+        ]
+        let run = try await onOwnThread { try runProgram(ServerProcess.executable, arguments) }
+        #expect(run.output.contains("warning: --apple-app-id is set, but the origin iOS and macOS apps report, https://example.com,"), "\(run.output)")
+        #expect(run.output.contains("Add --origin https://example.com."), "\(run.output)")
+    }
+
     @Test("a port another program holds is named in a sentence that says what to do")
     func portInUse() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-banner-\(UUID().uuidString)")
