@@ -71,6 +71,45 @@ struct ClientFlowTests {
         #expect(await recorder.mediations == [.conditional, .immediate, .modal])
     }
 
+    @Test("AutoFill: a request still waiting as its options expire is renewed, and the passkey picked then signs in")
+    func autoFillRenewal() async throws {
+        // Options live 1 s: the SDK renews the waiting request after 0.9 s. The server's clock moves past the first
+        // options' expiry when that request is cancelled, so only the renewed options can still succeed.
+        let server = FlowServer { $0.challengeTTL = 1 }
+        let picker = LatePicker(inner: server.authenticator(), whenCancelled: { server.clock.advance(5) })
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: picker)
+            let registered = try await client.register(username: "ann")
+            let signedIn = try await client.authenticate(mediation: .conditional)
+            #expect(signedIn.verified && signedIn.userId == registered.userId)
+        }
+        let challenges = await picker.requests.map(\.options.challenge)
+        #expect(challenges.count == 2 && Set(challenges).count == 2, "\(challenges)")
+        #expect(await picker.requests.allSatisfy { $0.mediation == .conditional })
+    }
+
+    @Test("AutoFill: cancelling the task ends the waiting request with cancelled; it is not renewed")
+    func autoFillCancelled() async throws {
+        // Options live 60 s (renewal after 55 s): any second request here would come from the cancellation.
+        let server = FlowServer()
+        let picker = LatePicker(inner: server.authenticator(), whenCancelled: {}, patience: .max)
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: picker)
+            let task = Task { () async throws(PasskeyError) -> PasskeyAuthenticationResult in try await client.authenticate(mediation: .conditional) }
+            // Cancelled once the AutoFill request waits.
+            for _ in 0..<400 where await picker.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+            task.cancel()
+            let result = await task.result
+            guard case .failure(let error) = result else {
+                Issue.record("signed in: \(result)")
+                return
+            }
+            #expect((error as? PasskeyError)?.code == .cancelled, "\(error)")
+        }
+        let asked = await picker.requests.count
+        #expect(asked == 1)
+    }
+
     @Test("a synced passkey keeps counter 0, and the server accepts 0 after 0")
     func counterZero() async throws {
         let server = FlowServer()
@@ -271,5 +310,32 @@ actor MediationRecorder: Authenticator {
     func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON {
         mediations.append(request.mediation)
         return try await inner.getAssertion(request)
+    }
+}
+
+/// An authenticator whose person picks a passkey only late: the first `patience` AutoFill requests wait until they
+/// are cancelled (`whenCancelled` runs then); later ones are answered by `inner`.
+actor LatePicker: Authenticator {
+    let inner: any Authenticator
+    let whenCancelled: @Sendable () -> Void
+    let patience: Int
+    private(set) var requests: [AssertionRequest] = []
+
+    init(inner: any Authenticator, whenCancelled: @escaping @Sendable () -> Void, patience: Int = 1) {
+        self.inner = inner
+        self.whenCancelled = whenCancelled
+        self.patience = patience
+    }
+
+    func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON {
+        try await inner.makeCredential(request)
+    }
+
+    func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON {
+        requests.append(request)
+        guard requests.count <= patience else { return try await inner.getAssertion(request) }
+        do { try await Task.sleep(for: .seconds(60)) } catch {}
+        whenCancelled()
+        throw .cancelled("the AutoFill request was cancelled")
     }
 }

@@ -65,7 +65,7 @@ final class PasskeyModel {
                     let result = try await self.client.authenticate(mediation: .conditional)
                     self.state = .signedIn(username: result.username, userId: result.userId)
                 } catch where error.code == .invalidChallenge {
-                    continue  // the options expired while waiting: fetch fresh ones
+                    continue  // picked in the moment the SDK renewed the waiting request: fetch fresh options
                 } catch {
                     print("passkeys: AutoFill ended: \(error.code) \(error.reason)")
                     break

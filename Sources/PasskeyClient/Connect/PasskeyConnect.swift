@@ -32,6 +32,8 @@ public actor PasskeyConnect {
     private var signOuts = 0
     /// AutoFill options handed out with a `text-field` decision, used by the next usernameless sign-in.
     private var pendingConditionalOptions: JSONObject?
+    /// When ``pendingConditionalOptions`` arrived: their lifetime runs from then, not from when AutoFill starts.
+    private var pendingConditionalOptionsReceived = ContinuousClock.now
 
     public init(
         transport: any RelyingPartyTransport, authenticator: any Authenticator, stateStore: any ConnectStateStore = MemoryConnectStateStore(),
@@ -159,6 +161,7 @@ public actor PasskeyConnect {
             case "text-field":
                 let options = answer["options"]?.objectValue
                 pendingConditionalOptions = options
+                pendingConditionalOptionsReceived = .now
                 return .initTextField(challenge: options?["challenge"]?.stringValue)
             default:
                 return .initFallback(reason: answer["reason"]?.stringValue ?? "fallback")
@@ -187,7 +190,8 @@ public actor PasskeyConnect {
     public func loginWithoutIdentifier(conditionalUI: Bool) async -> LoginStatus {
         let options = conditionalUI ? pendingConditionalOptions : nil
         pendingConditionalOptions = nil
-        return await login(query: [], options: options, mediation: conditionalUI ? .conditional : .modal)
+        return await login(
+            query: [], options: options, optionsAge: .now - pendingConditionalOptionsReceived, mediation: conditionalUI ? .conditional : .modal)
     }
 
     /// Forgets the one-tap account (sign-out on a shared device, "not you?").
@@ -203,21 +207,34 @@ public actor PasskeyConnect {
         }
     }
 
-    func login(query: [RelyingPartyRequest.QueryItem], options provided: JSONObject?, mediation: AssertionMediation) async -> LoginStatus {
+    /// `optionsAge`: how long ago the `provided` options were issued.
+    func login(
+        query: [RelyingPartyRequest.QueryItem], options provided: JSONObject?, optionsAge: Duration = .zero, mediation: AssertionMediation
+    ) async -> LoginStatus {
         /// The credential the authenticator signed with, once it has.
         var offered: String?
         do throws(PasskeyError) {
-            let answer: JSONObject
-            if let provided {
-                answer = provided
-            } else {
-                answer = try await call(.get, "generate-authentication-options", query: query, token: nil, stage: .options)
-            }
-            let options: PublicKeyCredentialRequestOptionsJSON
-            do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
-                throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
-            }
-            let assertion = try await authenticator.getAssertion(AssertionRequest(options: options, mediation: mediation))
+            var pending = provided
+            var age = optionsAge
+            var answer: JSONObject
+            var options: PublicKeyCredentialRequestOptionsJSON
+            var signed: AuthenticationResponseJSON?
+            // An AutoFill request still waiting as its options expire gets new ones (PasskeyAuthClient.assertion).
+            repeat {
+                if let given = pending {
+                    answer = given
+                    pending = nil
+                } else {
+                    answer = try await call(.get, "generate-authentication-options", query: query, token: nil, stage: .options)
+                    age = .zero
+                }
+                do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
+                    throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
+                }
+                signed = try await PasskeyAuthClient.assertion(
+                    AssertionRequest(options: options, mediation: mediation), from: authenticator, optionsAge: age)
+            } while signed == nil
+            guard let assertion = signed else { throw PasskeyError(.internalError, stage: .authenticator, "no assertion after the AutoFill request") }
             offered = assertion.id
             var body: JSONObject = ["cred": assertion.json]
             body["challengeKey"] = answer["challengeKey"]
