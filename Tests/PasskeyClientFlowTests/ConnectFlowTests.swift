@@ -207,6 +207,37 @@ struct ConnectFlowTests {
         }
     }
 
+    @Test("login: AutoFill options that aged while the screen waited are not shown; a waiting request is renewed")
+    func autoFillRenewal() async throws {
+        // Options live 1 s: renewal is due 0.9 s after they arrive.
+        let server = FlowServer { $0.challengeTTL = 1 }
+        let software = server.authenticator()
+        try await server.runConnect { transport, backend in
+            let setup = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
+            _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
+            guard case .completed = await setup.completeAppend() else {
+                Issue.record("append failed")
+                return
+            }
+            let picker = LatePicker(inner: software, whenCancelled: { server.clock.advance(5) })
+            let connect = PasskeyConnect(transport: transport, authenticator: AutoFillCapable(inner: picker), device: iPhone)
+            guard case .initTextField(let decided) = await connect.isLoginAllowed() else {
+                Issue.record("expected a text field")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(950))
+            guard case .done(_, let username) = await connect.loginWithoutIdentifier(conditionalUI: true) else {
+                Issue.record("AutoFill sign-in failed")
+                return
+            }
+            #expect(username == "ann@example.com")
+            // The decision's options were too old to show; the first request shown waited and was renewed.
+            let shown = await picker.requests.map(\.options.challenge)
+            #expect(shown.count == 2 && Set(shown).count == 2, "\(shown)")
+            #expect(!shown.contains { $0 == decided })
+        }
+    }
+
     @Test("login: AutoFill with the decision's challenge; a dismissed AutoFill is ignored; no passkey falls back silently")
     func autoFill() async throws {
         let server = FlowServer()
