@@ -137,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServerApp",
             dependencies: [
-                "PasskeyServer", "PasskeyWire",
+                "PasskeyServer", "PasskeyWire", "PasskeyAttestation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -202,7 +202,7 @@ let package = Package(
             name: "PasskeyServerTests",
             dependencies: [
                 "PasskeyServer", "PasskeyServerApp", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
-                "PasskeyTestSupport",
+                "PasskeyAttestation", "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -87,6 +87,8 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let attestationUntrusted: Code = "attestation_untrusted"
         /// The attestation type (for example `none` or self) is not acceptable under the policy. (`attestation_not_allowed`)
         public static let attestationNotAllowed: Code = "attestation_not_allowed"
+        /// The authenticator's model (AAGUID) is not on the relying party's list. (`aaguid_not_allowed`)
+        public static let aaguidNotAllowed: Code = "aaguid_not_allowed"
         /// Android SafetyNet reported a device that fails the CTS profile or basic integrity. (`safetynet_integrity_failed`)
         public static let safetyNetIntegrityFailed: Code = "safetynet_integrity_failed"
 

@@ -61,7 +61,7 @@ func makeApplication<Repository: PasskeyRepository>(
     let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
     var setupLink: String?
     if configuration.dashboard.printSetupLink,
-        let token = try await AdminService(repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration)
+        let token = try await AdminService(repository: repository, relyingParty: makeRelyingParty(configuration, forAdmins: true), configuration: configuration)
             .firstSetupToken()
     {
         // The link is a secret: printed once on the console (after what the server serves), never logged.
@@ -104,11 +104,19 @@ func makeApplication<Repository: PasskeyRepository>(
 }
 
 /// The relying party a configuration describes.
-public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [String]? = nil) -> RelyingParty {
-    RelyingParty(
+/// `forAdmins`: the dashboard's own passkeys, which the attestation settings (end users' authenticators) do not cover,
+/// so an operator is never locked out by a policy meant for the app's users.
+public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [String]? = nil, forAdmins: Bool = false) -> RelyingParty {
+    let attestation =
+        forAdmins
+        ? AttestationPolicy()
+        : AttestationPolicy(
+            requireTrustedAttestation: configuration.requireTrustedAttestation,
+            allowedAAGUIDs: configuration.allowedAAGUIDs.isEmpty ? nil : Set(configuration.allowedAAGUIDs.compactMap { AAGUID($0) }))
+    return RelyingParty(
         id: configuration.rpID, name: configuration.rpName, origins: origins ?? configuration.effectiveOrigins,
-        policy: CeremonyPolicy(userVerification: configuration.userVerification, algorithms: configuration.algorithms),
-        attestationVerifiers: .standard())
+        policy: CeremonyPolicy(userVerification: configuration.userVerification, algorithms: configuration.algorithms, attestation: attestation),
+        attestationVerifiers: .standard(trustAnchors: forAdmins ? .empty : configuration.attestationTrustAnchors))
 }
 
 /// The address a request is counted under for rate limits and shown in the event log.
@@ -191,7 +199,7 @@ public func buildRouter<Repository: PasskeyRepository>(
     DemoPageController<PasskeyRequestContext>(servers: [configuration.linkBaseIsGuessed ? "/" : configuration.linkBase]).addRoutes(to: router)
     DashboardController<Repository, PasskeyRequestContext>(
         admins: AdminService(
-            repository: repository, relyingParty: makeRelyingParty(configuration, origins: configuration.dashboardOrigins),
+            repository: repository, relyingParty: makeRelyingParty(configuration, origins: configuration.dashboardOrigins, forAdmins: true),
             configuration: configuration, now: now, random: random),
         repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,
         limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), now: now

@@ -1,6 +1,7 @@
 public import Foundation
 public import PasskeyWire
 import PasskeyCore
+public import PasskeyAttestation
 import PasskeyStoragePostgres
 
 /// Everything `passkey-server` can be told. Each setting is a flag and a `PASSKEY_…` environment variable
@@ -35,6 +36,18 @@ public struct ServerConfiguration: Sendable {
     public var algorithms: [COSEAlgorithmIdentifier] = [.es256, .edDSA, .rs256]
     /// `none` (default) or `direct`.
     public var attestation: AttestationConveyancePreference = .none
+    /// Roots that attestation certificate chains are checked against, per format (`--attestation-root`), with
+    /// `--attestation direct`. For a format that has roots, a chain that reaches none of them is refused
+    /// (`attestation_untrusted`); formats without roots are recorded but vouch for nothing. Admin passkeys of the
+    /// dashboard are not checked against them.
+    public var attestationTrustAnchors: TrustAnchors = .empty
+    /// Refuse registrations whose attestation does not reach one of ``attestationTrustAnchors``: `none`, self
+    /// attestation, and formats without roots (`attestation_not_allowed` / `attestation_untrusted`). For
+    /// deployments that admit only the security keys they issue. Needs `--attestation direct` and roots.
+    public var requireTrustedAttestation = false
+    /// Authenticator models (AAGUIDs, `xxxxxxxx-xxxx-…`) that may register; empty: any. Needs
+    /// ``requireTrustedAttestation``: an AAGUID is only a claim unless a trusted attestation vouches for it.
+    public var allowedAAGUIDs: [String] = []
     /// Apple apps allowed to use the server's passkeys: `TEAMID.bundle.id` (webcredentials association).
     public var appleAppIDs: [String] = []
     /// Android apps: package name and SHA-256 signing-certificate fingerprints (`AA:BB:…`).
@@ -208,6 +221,22 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("--public-url \(publicURL) names its scheme's default port, which browsers leave out of the origin: write \(serialized)")
             }
         }
+        if requireTrustedAttestation {
+            guard attestation == .direct else {
+                throw ConfigurationError(
+                    "--require-trusted-attestation needs --attestation direct: with none, browsers send no attestation to check, and every registration would be refused")
+            }
+            guard !attestationTrustAnchors.roots.values.allSatisfy(\.isEmpty) else {
+                throw ConfigurationError("--require-trusted-attestation needs at least one --attestation-root: without roots no attestation can be trusted")
+            }
+        }
+        for aaguid in allowedAAGUIDs where AAGUID(aaguid) == nil {
+            throw ConfigurationError("--allowed-aaguid \(aaguid) must be an AAGUID such as cb69481e-8ff7-4039-93ec-0a2729a154a8")
+        }
+        if !allowedAAGUIDs.isEmpty, !requireTrustedAttestation {
+            throw ConfigurationError(
+                "--allowed-aaguid needs --require-trusted-attestation: an authenticator's AAGUID is only a claim unless a trusted attestation vouches for it")
+        }
         for appID in appleAppIDs where !Self.isAppleAppID(appID) {
             throw ConfigurationError("--apple-app-id \(appID) must be TEAMID.bundle.id (a 10-character team ID, then the bundle ID)")
         }
@@ -245,6 +274,20 @@ public struct ServerConfiguration: Sendable {
         } else if !database.hasPrefix("sqlite:") && database != "memory:" || database == "sqlite:" {
             throw ConfigurationError("--database must be sqlite:PATH, postgres://user:password@host:5432/database or memory:")
         }
+    }
+
+    /// The attestation settings in a few words, for the dashboard's settings page.
+    public var attestationDescription: String {
+        var lines = [attestation.rawValue]
+        let rooted = attestationTrustAnchors.roots.filter { !$0.value.isEmpty }
+        if !rooted.isEmpty {
+            lines.append(
+                "roots: " + rooted.sorted { $0.key.rawValue < $1.key.rawValue }
+                    .map { "\($0.key.rawValue) (\($0.value.map { $0.subject.description }.joined(separator: "; ")))" }.joined(separator: ", "))
+        }
+        if requireTrustedAttestation { lines.append("trusted attestation required") }
+        if !allowedAAGUIDs.isEmpty { lines.append("models: " + allowedAAGUIDs.joined(separator: ", ")) }
+        return lines.joined(separator: "\n")
     }
 
     /// Settings that are valid but cannot do what they were most likely given for, said in words: printed at start

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PasskeyAttestation
 import PasskeyServer
 import PasskeyWire
 
@@ -43,6 +44,12 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds options stay valid (default 60, minimum 1).") var challengeTtl: Double?
     @Option(help: "User verification: required (default), preferred or discouraged.") var userVerification: String?
     @Option(help: "Attestation: none (default) or direct.") var attestation: String?
+    @Option(help: "Trust root for attestation certificate chains, repeatable: PATH of a PEM file (every certificate format) or FORMAT=PATH (packed, fido-u2f, tpm, android-key, android-safetynet, apple). A format with roots refuses chains that reach none of them (default: none; chains are recorded, not judged).")
+    var attestationRoot: [String] = []
+    @Flag(help: "Refuse registrations whose attestation does not reach an --attestation-root (none and self attestation included): for deployments that admit only the security keys they issue. Needs --attestation direct (default off).")
+    var requireTrustedAttestation = false
+    @Option(help: "Authenticator model (AAGUID) that may register, repeatable; needs --require-trusted-attestation (default: any model).")
+    var allowedAaguid: [String] = []
     // Unconditional: COSE numbers are negative (`--algorithm -7`), which would otherwise read as another flag.
     @Option(
         parsing: .unconditionalSingleValue,
@@ -78,7 +85,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     /// The settings a file given with `--config` may hold: every flag above but `--config` itself.
     static let settingNames: Set<String> = [
         "host", "port", "rp-id", "rp-name", "origin", "related-origin", "public-url", "database", "challenge-ttl", "user-verification",
-        "attestation", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "token-audience",
+        "attestation", "attestation-root", "require-trusted-attestation", "allowed-aaguid", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "token-audience",
         "token-issuer", "signed-data-ttl", "connect-token-ttl", "rollout", "rollout-percentage", "rollout-platform",
         "rollout-minimum-os", "decline-cooldown-days", "failure-limit", "auto-append", "event-retention-days",
         "admin-idle-minutes", "tls-cert", "tls-key", "log-level",
@@ -209,6 +216,9 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 return match
             }
         }
+        c.attestationTrustAnchors = try Self.attestationRoots(settings.list(attestationRoot, "attestation-root"))
+        c.requireTrustedAttestation = try requireTrustedAttestation || settings.bool("require-trusted-attestation")
+        c.allowedAAGUIDs = settings.list(allowedAaguid, "allowed-aaguid")
         c.appleAppIDs = settings.list(appleAppId, "apple-app-id")
         c.androidApps = try Self.androidApps(androidApp.isEmpty ? settings.value("android-app").map { [$0] } ?? [] : androidApp)
         c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")
@@ -311,6 +321,37 @@ extension PasskeyServerCommand {
     /// Android apps from `--android-app` values, or from the one comma-separated value of `PASSKEY_ANDROID_APP` or the
     /// settings file, where commas also separate apps: an item with `=` starts an app (`PACKAGE=FINGERPRINT`), an item
     /// without one is another fingerprint of the app before it. A fingerprint may carry keytool's `SHA256:` label.
+    /// The formats whose statements carry certificate chains: what an `--attestation-root` without `FORMAT=` covers.
+    static let certificateFormats: [AttestationFormat] = [.packed, .fidoU2F, .tpm, .androidKey, .androidSafetyNet, .apple]
+
+    /// `--attestation-root` values, `PATH` or `FORMAT=PATH`, read into trust anchors.
+    static func attestationRoots(_ specs: [String]) throws -> TrustAnchors {
+        var anchors = TrustAnchors.empty
+        for spec in specs {
+            var formats = certificateFormats
+            var path = spec
+            if let equals = spec.firstIndex(of: "="), !spec.hasPrefix("/"), !spec.hasPrefix(".") {
+                let name = String(spec[..<equals])
+                guard let format = certificateFormats.first(where: { $0.rawValue == name }) else {
+                    throw ValidationError(
+                        "--attestation-root \(spec): \(name) is not a format with certificates (\(certificateFormats.map(\.rawValue).joined(separator: ", ")))")
+                }
+                formats = [format]
+                path = String(spec[spec.index(after: equals)...])
+            }
+            let pem: String
+            do { pem = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw ValidationError("--attestation-root \(path): cannot read the file (\(error.localizedDescription))")
+            }
+            for format in formats {
+                do { anchors = try anchors.adding(pem: pem, for: format) } catch {
+                    throw ValidationError("--attestation-root \(path): not PEM certificates (\(error.reason))")
+                }
+            }
+        }
+        return anchors
+    }
+
     static func androidApps(_ values: [String]) throws -> [ServerConfiguration.AndroidApp] {
         var apps: [(package: String, fingerprints: [String])] = []
         for item in values.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {

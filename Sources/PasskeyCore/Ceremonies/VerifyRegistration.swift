@@ -79,7 +79,7 @@ extension RelyingParty {
                 credential: credential, clientDataHash: clientDataHash, validationTime: validationTime))
         // Steps 23–24: assess trustworthiness. Chains that fail against configured roots were refused by the format;
         // here the policy decides about None, Self and chains nobody could evaluate.
-        if policy.attestation.requireTrustedAttestation {
+        if policy.attestation.requireTrustedAttestation || policy.attestation.allowedAAGUIDs != nil {
             switch attestation.trust {
             case .trusted: break
             case .notApplicable:
@@ -91,6 +91,13 @@ extension RelyingParty {
                     .attestationUntrusted, "no trust anchors are configured for \(attestation.format.rawValue) attestation",
                     received: attestation.format.rawValue)
             }
+        }
+        // Step 24 (the relying party's own policy): only the authenticator models it lists, as their trusted
+        // attestation shows.
+        if let allowed = policy.attestation.allowedAAGUIDs, !allowed.contains(credential.aaguid) {
+            throw WebAuthnError(
+                .aaguidNotAllowed, "authenticator model \(credential.aaguid) is not one this relying party accepts",
+                expected: allowed.map(\.description).sorted().joined(separator: ", "), received: credential.aaguid.description)
         }
         // Step 25: credential ID length ≤ 1023 bytes is enforced while parsing attested credential data.
         // Step 26 (not registered yet) needs storage: the caller does it.

@@ -54,9 +54,14 @@ public struct AttestationPolicy: Sendable, Hashable {
     /// Require an attestation whose chain reaches a configured trust anchor: `none`, self attestation and chains
     /// that could not be evaluated are refused. Default: `false` (passkeys from any provider are welcome).
     public var requireTrustedAttestation: Bool
+    /// The authenticator models (AAGUIDs) that may register; `nil` (default): any. An AAGUID is what the
+    /// authenticator claims, vouched for only by a trusted attestation, so a list needs ``requireTrustedAttestation``:
+    /// without it every registration is refused with `attestation_not_allowed` rather than trusting a claim.
+    public var allowedAAGUIDs: Set<AAGUID>?
 
-    public init(requireTrustedAttestation: Bool = false) {
+    public init(requireTrustedAttestation: Bool = false, allowedAAGUIDs: Set<AAGUID>? = nil) {
         self.requireTrustedAttestation = requireTrustedAttestation
+        self.allowedAAGUIDs = allowedAAGUIDs
     }
 
     public static let acceptAny = AttestationPolicy(requireTrustedAttestation: false)

@@ -219,7 +219,7 @@ enum DashboardPages {
             ("RP ID", configuration.rpID), ("RP name", configuration.rpName),
             ("Accepted origins", configuration.effectiveOrigins.joined(separator: "\n")),
             ("Public URL", configuration.publicURL.map { "\($0) (also accepted for admin passkeys)" } ?? "\(configuration.linkBase) (assumed: no --public-url)"),
-            ("User verification", configuration.userVerification.rawValue), ("Attestation", configuration.attestation.rawValue),
+            ("User verification", configuration.userVerification.rawValue), ("Attestation", configuration.attestationDescription),
             ("Algorithms", configuration.algorithms.map { $0.name ?? "COSE \($0.rawValue)" }.joined(separator: ", ")),
             ("Challenge lifetime", "\(Int(configuration.challengeTTL)) s"),
             ("Options per client per minute", "\(configuration.optionsPerMinute)"),

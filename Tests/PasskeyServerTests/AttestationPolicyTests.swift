@@ -1,0 +1,178 @@
+import Crypto
+import Foundation
+import PasskeyAttestation
+import PasskeyCBOR
+import PasskeyCore
+import PasskeyServer
+import PasskeyTestSupport
+import PasskeyWire
+import Testing
+import X509
+
+/// `--attestation-root`, `--require-trusted-attestation` and `--allowed-aaguid`: deployments that admit only the
+/// security keys they issue.
+@Suite("Attestation policy (trust roots, trusted attestation, allowed models)")
+struct AttestationPolicyTests {
+    /// A vendor: a root CA and an attestation certificate under it, as packed attestation (§8.2.1) wants it.
+    struct Vendor {
+        let rootPEM: String
+        let leafDER: [UInt8]
+        let leafKey: P256.Signing.PrivateKey
+
+        init(name: String) throws {
+            // Valid around both the real clock and the test server's (2027).
+            let from = Date(timeIntervalSince1970: 1_700_000_000)
+            let until = Date(timeIntervalSince1970: 1_900_000_000)
+            let rootKey = P256.Signing.PrivateKey()
+            let rootName = try DistinguishedName { CommonName("\(name) Attestation Root") }
+            let root = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey), notValidBefore: from,
+                notValidAfter: until, issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                    KeyUsage(keyCertSign: true)
+                }, issuerPrivateKey: .init(rootKey))
+            leafKey = P256.Signing.PrivateKey()
+            let leafName = try DistinguishedName {
+                CountryName("SE")
+                OrganizationName(name)
+                OrganizationalUnitName("Authenticator Attestation")
+                CommonName("\(name) Key")
+            }
+            let leaf = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey), notValidBefore: from,
+                notValidAfter: until, issuer: rootName, subject: leafName, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) }, issuerPrivateKey: .init(rootKey))
+            leafDER = try leaf.serializeAsPEM().derBytes
+            rootPEM = try root.serializeAsPEM().pemString
+        }
+    }
+
+    static let model = "cb69481e-8ff7-4039-93ec-0a2729a154a8"
+
+    /// A registration answering `options` with packed attestation signed by `vendor` (or `none` without one), the
+    /// authenticator claiming `aaguid`.
+    static func registration(_ device: Device, _ options: JSONValue, vendor: Vendor?, aaguid: String = model) throws -> JSONValue {
+        let challenge = options.objectValue?["challenge"]?.stringValue ?? ""
+        if let handle = options.objectValue?["user"]?.objectValue?["id"]?.stringValue.flatMap(Base64URL.decode) {
+            device.authenticator.userHandle = handle
+        }
+        let clientData = TestAuthenticator.clientData(type: "webauthn.create", challenge: challenge, origin: device.origin)
+        let rpID = device.rpID
+        let authData = device.authenticator.authData(for: "create") {
+            $0.rpID = rpID
+            $0.aaguid = AAGUID(aaguid)?.bytes ?? []
+        }.build()
+        guard let vendor else { return device.authenticator.registration(authData: authData, clientData: clientData).json }
+        let signed = authData + Array(SHA256.hash(data: clientData))
+        let sig = Array(try vendor.leafKey.signature(for: signed).derRepresentation)
+        let statement: CBORValue = .map(["alg": .int(-7), "sig": .bytes(sig), "x5c": .array([.bytes(vendor.leafDER)])])
+        return device.authenticator.registration(authData: authData, clientData: clientData, fmt: "packed", attStmt: statement).json
+    }
+
+    @Test("trusted attestation required: the issued keys register; none, another vendor's chain and another model are refused and store nothing")
+    func requireTrusted() async throws {
+        let issued = try Vendor(name: "Issued")
+        let other = try Vendor(name: "Other")
+        let server = TestServer {
+            $0.attestation = .direct
+            $0.attestationTrustAnchors = (try? TrustAnchors(pem: issued.rootPEM, for: .packed)) ?? .empty
+            $0.requireTrustedAttestation = true
+            $0.allowedAAGUIDs = [Self.model]
+        }
+        try await server.run { client in
+            for (name, vendor, aaguid, code) in [
+                ("ann", nil, Self.model, "attestation_not_allowed"), ("bo", other, Self.model, "attestation_untrusted"),
+                ("cy", issued, "00000000-0000-0000-0000-000000000001", "aaguid_not_allowed"),
+            ] as [(String, Vendor?, String, String)] {
+                let device = try Device(server: server)
+                let options = try await client.call(.get, "/generate-registration-options?username=\(name)")
+                #expect(options["attestation"] == "direct")
+                let answer = try await client.call(
+                    .post, "/verify-registration",
+                    json: ["username": .string(name), "challengeKey": options["challengeKey"] ?? nil, "cred": try Self.registration(device, options.json, vendor: vendor, aaguid: aaguid)])
+                #expect(answer.status == .badRequest && answer["error"] == .string(code), "\(name): \(answer.json)")
+                #expect(await server.repository.user(username: name) == nil, "\(name)")
+                #expect(await server.repository.credential(id: device.authenticator.credentialID) == nil, "\(name)")
+            }
+            let device = try Device(server: server, credentialID: 7)
+            let options = try await client.call(.get, "/generate-registration-options?username=di")
+            let answer = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "di", "challengeKey": options["challengeKey"] ?? nil, "cred": try Self.registration(device, options.json, vendor: issued)])
+            #expect(answer.status == .ok, "\(answer.json)")
+            let stored = try #require(await server.repository.credential(id: device.authenticator.credentialID))
+            #expect(stored.attestationFormat == "packed" && stored.attestationType == "Basic" && stored.aaguid == Self.model)
+        }
+    }
+
+    @Test("roots without the requirement: a chain to another root is refused for that format; none still registers")
+    func rootsAlone() async throws {
+        let issued = try Vendor(name: "Issued")
+        let other = try Vendor(name: "Other")
+        let server = TestServer {
+            $0.attestation = .direct
+            $0.attestationTrustAnchors = (try? TrustAnchors(pem: issued.rootPEM, for: .packed)) ?? .empty
+        }
+        try await server.run { client in
+            for (index, (name, vendor, status)) in ([("ann", other, 400), ("bo", nil, 200), ("cy", issued, 200)] as [(String, Vendor?, Int)]).enumerated() {
+                let device = try Device(server: server, credentialID: UInt8(index + 1))
+                let options = try await client.call(.get, "/generate-registration-options?username=\(name)")
+                let answer = try await client.call(
+                    .post, "/verify-registration",
+                    json: ["username": .string(name), "challengeKey": options["challengeKey"] ?? nil, "cred": try Self.registration(device, options.json, vendor: vendor)])
+                #expect(Int(answer.status.code) == status, "\(name): \(answer.json)")
+                if status == 400 { #expect(answer["error"] == "attestation_untrusted", "\(name)") }
+            }
+        }
+    }
+
+    @Test("settings that cannot work are refused with a sentence")
+    func validation() throws {
+        let vendor = try Vendor(name: "Issued")
+        let anchors = try TrustAnchors(pem: vendor.rootPEM, for: .packed)
+        var c = ServerConfiguration()
+        c.requireTrustedAttestation = true
+        c.attestationTrustAnchors = anchors
+        #expect(throws: ConfigurationError.self) { try c.validate() }
+        c.attestation = .direct
+        try c.validate()
+        c.attestationTrustAnchors = .empty
+        #expect(Self.message { try c.validate() }?.contains("needs at least one --attestation-root") == true)
+        c.attestationTrustAnchors = anchors
+        c.allowedAAGUIDs = ["not-an-aaguid"]
+        #expect(Self.message { try c.validate() }?.contains("--allowed-aaguid not-an-aaguid must be an AAGUID") == true)
+        c.allowedAAGUIDs = [Self.model]
+        try c.validate()
+        c.requireTrustedAttestation = false
+        #expect(Self.message { try c.validate() }?.contains("--allowed-aaguid needs --require-trusted-attestation") == true)
+    }
+
+    @Test("--attestation-root reads PEM files, PATH or FORMAT=PATH, and names what is wrong")
+    func command() async throws {
+        let vendor = try Vendor(name: "Issued")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-roots-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let root = folder.appendingPathComponent("root.pem").path
+        try vendor.rootPEM.write(toFile: root, atomically: true, encoding: .utf8)
+        let notPEM = folder.appendingPathComponent("key.txt").path
+        try "hello".write(toFile: notPEM, atomically: true, encoding: .utf8)
+        let cases: [([String], String)] = [
+            (["--attestation-root", folder.appendingPathComponent("missing.pem").path], "cannot read the file"),
+            (["--attestation-root", notPEM], "not PEM certificates"),
+            (["--attestation-root", "jwt=" + root], "jwt is not a format with certificates"),
+            (["--attestation-root", "packed=" + root, "--require-trusted-attestation"], "needs --attestation direct"),
+        ]
+        for (arguments, words) in cases {
+            let run = try await onOwnThread { try runProgram(ServerProcess.executable, arguments + ["--database", "memory:"]) }
+            #expect(run.status != 0 && run.output.contains(words), "\(arguments): \(run.output)")
+        }
+    }
+
+    static func message(_ body: () throws -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch { return "\(error)" }
+    }
+}
