@@ -194,6 +194,55 @@ enum DoctorChecks {
         return findings
     }
 
+    /// Apple's CDN, where devices fetch association files from (`/<domain>` below it).
+    static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1"
+
+    /// The CDN's copy of apple-app-site-association against the domain's own (`origin`): devices read the copy, which
+    /// Apple refreshes on its own schedule, so an app ID added at the domain may not reach devices for hours.
+    static func appleCDNCopy(
+        _ fetched: Result<FetchedDocument, FetchFailure>, origin: Result<FetchedDocument, FetchFailure>, _ expectations: DoctorExpectations
+    ) -> [DoctorFinding] {
+        let check = "aasa-cdn"
+        let document: FetchedDocument
+        switch fetched {
+        case .failure(let failure):
+            return [DoctorFinding(check, .info, "Apple's CDN copy could not be fetched (\(failure.reason)): not checked")]
+        case .success(let fetchedDocument): document = fetchedDocument
+        }
+        if document.status == 404 {
+            return [
+                DoctorFinding(
+                    check, .warning, "Apple's CDN has no copy of apple-app-site-association for \(expectations.domain) (\(document.url), HTTP 404)",
+                    fix: "devices read the CDN's copy: it appears some time after the file is served at https://\(expectations.domain) from the public internet; while developing, use webcredentials:\(expectations.domain)?mode=developer")
+            ]
+        }
+        guard document.status == 200, !document.truncated, let json = try? JSONValue.parse(document.body) else {
+            return [DoctorFinding(check, .info, "Apple's CDN answered HTTP \(document.status) without a usable copy: not checked")]
+        }
+        let cdnApps = Set(json.objectValue?["webcredentials"]?.objectValue?["apps"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        var findings: [DoctorFinding] = []
+        for appID in expectations.appIDs {
+            if cdnApps.contains(appID) {
+                findings.append(DoctorFinding(check, .ok, "Apple's CDN copy lists \(appID)"))
+                continue
+            }
+            var originLists = false
+            if case .success(let own) = origin, let ownJSON = try? JSONValue.parse(own.body) {
+                originLists = ownJSON.objectValue?["webcredentials"]?.objectValue?["apps"]?.arrayValue?.contains(.string(appID)) == true
+            }
+            findings.append(
+                DoctorFinding(
+                    check, .warning,
+                    originLists
+                        ? "Apple's CDN copy does not list \(appID) yet, while the domain's own file does: devices still read the older copy"
+                        : "Apple's CDN copy does not list \(appID)",
+                    fix: originLists
+                        ? "wait for Apple's CDN to refresh its copy (it can take a day), or use webcredentials:\(expectations.domain)?mode=developer on development devices"
+                        : "add \(appID) to webcredentials.apps at https://\(expectations.domain); the CDN picks the change up later"))
+        }
+        return findings
+    }
+
     static func assetLinks(_ fetched: Result<FetchedDocument, FetchFailure>, _ expectations: DoctorExpectations) -> [DoctorFinding] {
         let required = expectations.androidPackage != nil
         var (json, findings) = document(fetched, check: "assetlinks", name: "assetlinks.json", required: required, requireJSONContentType: required)
@@ -261,6 +310,14 @@ enum DoctorChecks {
         guard let origins = json.objectValue?["origins"]?.arrayValue?.compactMap(\.stringValue) else {
             findings.append(DoctorFinding("webauthn", .warning, "/.well-known/webauthn has no origins array of strings", fix: #"publish {"origins": ["https://…"]}"#))
             return findings
+        }
+        let ignored = RelatedOriginLabels.beyondHonoured(origins)
+        if !ignored.isEmpty {
+            findings.append(
+                DoctorFinding(
+                    "webauthn-labels", .warning,
+                    "the related origins name more than \(RelatedOriginLabels.minimumHonoured) sites (\(RelatedOriginLabels.labels(of: origins).joined(separator: ", "))): browsers may ignore \(ignored.joined(separator: ", "))",
+                    fix: "keep at most five site names (WebAuthn L3 §5.11.1): clients need honour only the first five"))
         }
         let appOrigin = "https://\(expectations.rpID?.lowercased() ?? expectations.domain)"
         if origins.contains(appOrigin) {

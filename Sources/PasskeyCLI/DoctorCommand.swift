@@ -13,9 +13,11 @@ struct DoctorCommand: AsyncParsableCommand {
             Fetches https://DOMAIN/.well-known/apple-app-site-association, /.well-known/assetlinks.json and \
             /.well-known/webauthn without following redirects, and checks status, content type, JSON shape, that \
             webcredentials.apps lists the app ID (with --app-id), the RP ID against the domain, and (with \
-            --android-package) the Android app; give --app-id, --android-package or both. Every finding says what to \
-            fix. --base-url fetches from another address (for example a local passkey-server at \
-            http://localhost:8080) while checking against DOMAIN.
+            --android-package) the Android app; give --app-id, --android-package or both. With --app-id it also \
+            compares Apple's CDN copy, which devices read, and it warns when the related origins name more than five \
+            sites. Every finding says what to fix. --base-url fetches from another address (for example a local \
+            passkey-server at http://localhost:8080) while checking against DOMAIN; the CDN is then asked only with \
+            --apple-cdn.
 
             Exit status: 0 no problems (warnings allowed), 1 problems found (including a file that cannot be fetched), \
             2 usage error, 3 network error (no file could be fetched: the server cannot be reached).
@@ -32,6 +34,11 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("base-url"), help: "Fetch from this base URL instead of https://DOMAIN (for example http://localhost:8080).")
     var baseURL: String?
+
+    @Option(
+        name: .customLong("apple-cdn"),
+        help: "Where Apple's CDN copies of association files are fetched from (default https://app-site-association.cdn-apple.com/a/v1; checked unless --base-url is given without it).")
+    var appleCDN: String?
 
     @Option(name: .customLong("android-package"), help: "Also check assetlinks.json for this Android package.")
     var androidPackage: String?
@@ -63,9 +70,10 @@ struct DoctorCommand: AsyncParsableCommand {
             throw ValidationError("--app-id must be TEAMID.bundle.id with the 10-character team ID, got \(appID)")
         }
         if let rpID, !DoctorChecks.isDomain(rpID.lowercased()) { throw ValidationError("--rp-id must be a bare domain, got \(rpID)") }
-        if let baseURL {
-            guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw ValidationError("--base-url must be an http:// or https:// URL, got \(baseURL)")
+        for (flag, value) in [("--base-url", baseURL), ("--apple-cdn", appleCDN)] {
+            guard let value else { continue }
+            guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("\(flag) must be an http:// or https:// URL, got \(value)")
             }
         }
         if !androidFingerprints.isEmpty, androidPackage == nil { throw ValidationError("--android-fingerprint needs --android-package") }
@@ -87,6 +95,12 @@ struct DoctorCommand: AsyncParsableCommand {
             domain: domain, appIDs: appIDs, rpID: rpID, androidPackage: androidPackage, androidFingerprints: androidFingerprints)
 
         let timeout = timeout
+        // What devices really read: Apple's CDN copy, unless the app runs with ?mode=developer. Not fetched for a
+        // local --base-url check (the CDN has nothing to say about a server that is not online yet), unless asked.
+        var cdn = appleCDN ?? (baseURL == nil ? DoctorChecks.appleCDN : nil)
+        while cdn?.hasSuffix("/") == true { cdn?.removeLast() }
+        let cdnURL = appIDs.isEmpty ? nil : cdn.map { $0 + "/" + domain }
+        async let cdnCopy: Result<FetchedDocument, FetchFailure>? = if let cdnURL { await DoctorFetch.get(cdnURL, timeout: timeout) } else { nil }
         async let aasa = DoctorFetch.get(base + "/.well-known/apple-app-site-association", timeout: timeout)
         async let links = DoctorFetch.get(base + "/.well-known/assetlinks.json", timeout: timeout)
         async let related = DoctorFetch.get(base + "/.well-known/webauthn", timeout: timeout)
@@ -106,6 +120,7 @@ struct DoctorCommand: AsyncParsableCommand {
             findings.append(DoctorFinding("aasa", .info, "no --app-id: apple-app-site-association is not checked"))
         } else {
             findings += DoctorChecks.appleAppSiteAssociation(fetched.aasa, expectations)
+            if let copy = await cdnCopy { findings += DoctorChecks.appleCDNCopy(copy, origin: fetched.aasa, expectations) }
         }
         findings += DoctorChecks.assetLinks(fetched.links, expectations)
         findings += DoctorChecks.relatedOrigins(fetched.related, expectations)

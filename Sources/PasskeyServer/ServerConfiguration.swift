@@ -312,6 +312,13 @@ public struct ServerConfiguration: Sendable {
                     + "unless https://\(rpID)/.well-known/webauthn lists the origin. Give it as --related-origin instead, "
                     + "or choose an RP ID that \(host) is under.")
         }
+        // WebAuthn L3 §5.11.1: clients need honour only five labels of /.well-known/webauthn (the web origins, in order).
+        let ignored = RelatedOriginLabels.beyondHonoured(webOrigins)
+        if !ignored.isEmpty {
+            warnings.append(
+                "/.well-known/webauthn lists origins of more than \(RelatedOriginLabels.minimumHonoured) sites (\(RelatedOriginLabels.labels(of: webOrigins).joined(separator: ", "))): "
+                    + "browsers may ignore \(ignored.joined(separator: ", ")), which come after the fifth. Keep at most five site names.")
+        }
         return warnings
     }
 

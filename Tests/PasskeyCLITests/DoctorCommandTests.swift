@@ -231,6 +231,37 @@ struct DoctorMisconfiguredServerTests {
         }
     }
 
+    @Test("Apple's CDN copy: an older copy without the app, no copy at all, and a copy that lists it; more than five related sites")
+    func appleCDN() async throws {
+        let current = #"{"webcredentials": {"apps": ["\#(Self.appID)"]}}"#
+        try await Self.serve({ router in
+            router.get(".well-known/apple-app-site-association") { _, _ in Self.response(.ok, "application/json", current) }
+            router.get("old/example.com") { _, _ in Self.response(.ok, "application/json", #"{"webcredentials": {"apps": ["ABCDE12345.com.example.other"]}}"#) }
+            router.get("fresh/example.com") { _, _ in Self.response(.ok, "application/json", current) }
+            router.get(".well-known/webauthn") { _, _ in
+                Self.response(.ok, "application/json", #"{"origins": ["https://example.com", "https://a.org", "https://b.org", "https://c.org", "https://d.org", "https://e.org"]}"#)
+            }
+        }) { base in
+            let old = try await Self.doctor(["--base-url", base, "--apple-cdn", base + "/old", "--json"])
+            #expect(old.statuses("aasa-cdn") == ["warning"])
+            #expect(old.messages("aasa-cdn") == ["Apple's CDN copy does not list \(Self.appID) yet, while the domain's own file does: devices still read the older copy"])
+            #expect(old.findings.first { $0.check == "aasa-cdn" }?.fix?.contains("?mode=developer") == true)
+            #expect(old.status == 0, "a stale copy is a warning: the domain itself is right")
+            let missing = try await Self.doctor(["--base-url", base, "--apple-cdn", base + "/none/", "--json"])
+            #expect(missing.statuses("aasa-cdn") == ["warning"])
+            #expect(missing.messages("aasa-cdn").first?.hasPrefix("Apple's CDN has no copy of apple-app-site-association for example.com") == true)
+            let fresh = try await Self.doctor(["--base-url", base, "--apple-cdn", base + "/fresh", "--json"])
+            #expect(fresh.statuses("aasa-cdn") == ["ok"])
+            // A local check (--base-url) without --apple-cdn does not ask Apple.
+            let local = try await Self.doctor(["--base-url", base, "--json"])
+            #expect(local.statuses("aasa-cdn").isEmpty)
+            #expect(local.statuses("webauthn-labels") == ["warning"])
+            #expect(local.messages("webauthn-labels") == [
+                "the related origins name more than 5 sites (example, a, b, c, d, e): browsers may ignore https://e.org"
+            ])
+        }
+    }
+
     @Test("JSON served as text/plain, an app ID that differs only in case, and a file without webcredentials")
     func contentTypeAndShape() async throws {
         try await Self.serve({ router in

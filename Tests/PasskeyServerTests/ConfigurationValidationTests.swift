@@ -105,6 +105,11 @@ struct ConfigurationValidationTests {
         // Android origins are not web origins: no host to compare.
         c.origins = ["https://example.com", "android:apk-key-hash:AbCdEf0123456789"]
         #expect(c.warnings.isEmpty, "\(c.warnings)")
+
+        // More than five site names in /.well-known/webauthn: the sixth and later may be ignored.
+        c.relatedOrigins = ["https://a.org", "https://b.org", "https://c.org", "https://d.org", "https://e.org"]
+        #expect(c.warnings.count == 1, "\(c.warnings)")
+        #expect(c.warnings.first?.contains("browsers may ignore https://e.org") == true, "\(c.warnings)")
     }
 
     @Test("the database as the banner shows it never carries a PostgreSQL password")
