@@ -88,6 +88,23 @@ struct ClientFlowTests {
         #expect(await picker.requests.allSatisfy { $0.mediation == .conditional })
     }
 
+    @Test("AutoFill: new options that cannot be fetched for a renewal (offline) are fetched again, and the sign-in still works")
+    func autoFillRenewalOffline() async throws {
+        let server = FlowServer { $0.challengeTTL = 1 }
+        let picker = LatePicker(inner: server.authenticator(), whenCancelled: { server.clock.advance(5) })
+        try await server.run { transport in
+            let registering = PasskeyAuthClient(transport: transport, authenticator: picker)
+            let registered = try await registering.register(username: "ann")
+            // The second options request (the renewal's) fails as if offline; the next one goes through.
+            let flaky = FlakyTransport(inner: transport, failing: [2])
+            let client = PasskeyAuthClient(transport: flaky, authenticator: picker)
+            let signedIn = try await client.authenticate(mediation: .conditional)
+            #expect(signedIn.userId == registered.userId)
+            #expect(await flaky.optionsRequests == 3)
+        }
+        #expect(await picker.requests.count == 2)
+    }
+
     @Test("AutoFill: cancelling the task ends the waiting request with cancelled; it is not renewed")
     func autoFillCancelled() async throws {
         // Options live 60 s (renewal after 55 s): any second request here would come from the cancellation.
@@ -337,5 +354,25 @@ actor LatePicker: Authenticator {
         do { try await Task.sleep(for: .seconds(60)) } catch {}
         whenCancelled()
         throw .cancelled("the AutoFill request was cancelled")
+    }
+}
+
+/// Passes requests on, except that the options requests numbered in `failing` (1-based) fail as a network error.
+actor FlakyTransport: RelyingPartyTransport {
+    let inner: any RelyingPartyTransport
+    let failing: Set<Int>
+    private(set) var optionsRequests = 0
+
+    init(inner: any RelyingPartyTransport, failing: Set<Int>) {
+        self.inner = inner
+        self.failing = failing
+    }
+
+    func send(_ request: RelyingPartyRequest) async throws(PasskeyError) -> RelyingPartyResponse {
+        if request.path == "generate-authentication-options" {
+            optionsRequests += 1
+            if failing.contains(optionsRequests) { throw PasskeyError(.network, stage: .network, "offline (scripted)") }
+        }
+        return try await inner.send(request)
     }
 }

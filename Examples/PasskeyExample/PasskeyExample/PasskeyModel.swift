@@ -65,7 +65,7 @@ final class PasskeyModel {
                     let result = try await self.client.authenticate(mediation: .conditional)
                     self.state = .signedIn(username: result.username, userId: result.userId)
                 } catch where error.code == .invalidChallenge {
-                    continue  // picked in the moment the SDK renewed the waiting request: fetch fresh options
+                    continue  // the options expired anyway (a server with a shorter lifetime, a slow network): fetch fresh ones
                 } catch {
                     print("passkeys: AutoFill ended: \(error.code) \(error.reason)")
                     break

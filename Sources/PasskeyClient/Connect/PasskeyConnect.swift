@@ -214,27 +214,12 @@ public actor PasskeyConnect {
         /// The credential the authenticator signed with, once it has.
         var offered: String?
         do throws(PasskeyError) {
-            var pending = provided
-            var age = optionsAge
-            var answer: JSONObject
-            var options: PublicKeyCredentialRequestOptionsJSON
-            var signed: AuthenticationResponseJSON?
-            // An AutoFill request still waiting as its options expire gets new ones (PasskeyAuthClient.assertion).
-            repeat {
-                if let given = pending {
-                    answer = given
-                    pending = nil
-                } else {
-                    answer = try await call(.get, "generate-authentication-options", query: query, token: nil, stage: .options)
-                    age = .zero
-                }
-                do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
-                    throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
-                }
-                signed = try await PasskeyAuthClient.assertion(
-                    AssertionRequest(options: options, mediation: mediation), from: authenticator, optionsAge: age)
-            } while signed == nil
-            guard let assertion = signed else { throw PasskeyError(.internalError, stage: .authenticator, "no assertion after the AutoFill request") }
+            let signed = try await AutoFillRenewal.sign(
+                first: provided, firstAge: optionsAge, mediation: mediation, authenticator: authenticator
+            ) { () throws(PasskeyError) in
+                try await self.call(.get, "generate-authentication-options", query: query, token: nil, stage: .options)
+            }
+            let (answer, options, assertion) = (signed.answer, signed.options, signed.assertion)
             offered = assertion.id
             var body: JSONObject = ["cred": assertion.json]
             body["challengeKey"] = answer["challengeKey"]

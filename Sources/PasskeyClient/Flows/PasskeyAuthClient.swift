@@ -94,8 +94,8 @@ public actor PasskeyAuthClient {
     /// `mediation` `.conditional` runs the ceremony as AutoFill (usernameless; it waits until the person picks a
     /// passkey in the username field's suggestions, so cancel its task when the screen goes away). A request still
     /// waiting shortly before its options expire (5 s before the server's `timeout`) is cancelled and made again with
-    /// new options, out of sight, so a passkey picked minutes later still signs in; start it again after
-    /// ``PasskeyError/Code/invalidChallenge`` too (a pick in the very moment of the renewal). `.immediate` fails with
+    /// new options, out of sight, so a passkey picked minutes later still signs in (see `AutoFillRenewal`); start it
+    /// again after ``PasskeyError/Code/invalidChallenge`` too (options that expired anyway). `.immediate` fails with
     /// ``PasskeyError/Code/noCredentials`` at once when the device has no passkey for the server.
     public func authenticate(username: String? = nil, mediation: AssertionMediation = .modal) async throws(PasskeyError)
         -> PasskeyAuthenticationResult
@@ -141,20 +141,11 @@ public actor PasskeyAuthClient {
     private func performAuthentication(username: String?, mediation: AssertionMediation) async throws(PasskeyError) -> PasskeyAuthenticationResult {
         var query: [RelyingPartyRequest.QueryItem] = []
         if let username { query.append(.init(name: "username", value: username)) }
-        var challengeKey: String?
-        var options: PublicKeyCredentialRequestOptionsJSON
-        var assertion: AuthenticationResponseJSON?
-        repeat {
-            let answer = try await exchange(
-                RelyingPartyRequest(method: .get, path: "generate-authentication-options", query: query), stage: .options)
-            challengeKey = answer["challengeKey"]?.stringValue
-            do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
-                throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
-            }
-            try checkCancellation(before: .authenticator)
-            assertion = try await Self.assertion(AssertionRequest(options: options, mediation: mediation), from: authenticator)
-        } while assertion == nil
-        guard let assertion else { throw PasskeyError(.internalError, stage: .authenticator, "no assertion after the AutoFill request") }
+        let signed = try await AutoFillRenewal.sign(mediation: mediation, authenticator: authenticator) { () throws(PasskeyError) in
+            try await self.exchange(RelyingPartyRequest(method: .get, path: "generate-authentication-options", query: query), stage: .options)
+        }
+        let (options, assertion) = (signed.options, signed.assertion)
+        let challengeKey = signed.answer["challengeKey"]?.stringValue
         try checkCancellation(before: .verification)
 
         var body = JSONObject()
@@ -177,66 +168,6 @@ public actor PasskeyAuthClient {
         return PasskeyAuthenticationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
             isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData)
-    }
-
-    /// How long before its options expire an AutoFill request is renewed: 5 seconds, or a tenth of a shorter
-    /// lifetime.
-    static func conditionalRenewal(timeoutMilliseconds: Int) -> Duration? {
-        guard timeoutMilliseconds > 0 else { return nil }
-        let lifetime = Duration.milliseconds(timeoutMilliseconds)
-        return lifetime - min(.seconds(5), lifetime / 10)
-    }
-
-    /// The authenticator's assertion for `request`; `nil` when an AutoFill request (`mediation` `.conditional`) was
-    /// still waiting for the person as its options were about to expire, and was cancelled so that the caller asks
-    /// for new ones. An AutoFill request waits for as long as the sign-in screen stays open, far longer than the
-    /// server keeps a challenge (60 s by default): without this, a passkey picked after that would pass Face ID only
-    /// to be refused with `challenge_invalid`, and the person would have to pick it again.
-    /// `optionsAge` is how long ago the server issued the options (options fetched earlier, as `PasskeyConnect`'s
-    /// AutoFill options are): options already too old are not shown at all.
-    static func assertion(_ request: AssertionRequest, from authenticator: any Authenticator, optionsAge: Duration = .zero)
-        async throws(PasskeyError) -> AuthenticationResponseJSON?
-    {
-        guard request.mediation == .conditional, let timeout = request.options.timeout,
-            let lifetime = conditionalRenewal(timeoutMilliseconds: timeout)
-        else { return try await authenticator.getAssertion(request) }
-        let renewAfter = lifetime - optionsAge
-        guard renewAfter > .zero else { return nil }
-        enum Outcome: Sendable {
-            case finished(Result<AuthenticationResponseJSON, PasskeyError>)
-            case renew
-        }
-        let outcome = await withTaskGroup(of: Outcome.self) { group -> Outcome in
-            group.addTask {
-                do throws(PasskeyError) { return .finished(.success(try await authenticator.getAssertion(request))) } catch {
-                    return .finished(.failure(error))
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: renewAfter)
-                return .renew
-            }
-            let first = await group.next() ?? .renew
-            group.cancelAll()
-            guard case .renew = first else { return first }
-            // The request stops once cancelled; an answer that arrived at the same moment is kept, and so is an error
-            // other than the cancellation itself.
-            if case .finished(let result)? = await group.next() {
-                switch result {
-                case .success: return .finished(result)
-                case .failure(let error) where error.code != .cancelled: return .finished(result)
-                case .failure: break
-                }
-            }
-            return .renew
-        }
-        switch outcome {
-        case .finished(let result): return try result.get()
-        case .renew:
-            // The caller's own task was cancelled (the screen went away): that ends the request, it is not renewed.
-            if Task.isCancelled { throw .cancelled(stage: .authenticator, "the task was cancelled while the AutoFill request waited") }
-            return nil
-        }
     }
 
     // MARK: Low level: the ceremonies alone, for any backend
