@@ -230,6 +230,10 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("--require-trusted-attestation needs at least one --attestation-root: without roots no attestation can be trusted")
             }
         }
+        if requireTrustedAttestation, connect.rollout.autoAppend {
+            throw ConfigurationError(
+                "--auto-append cannot go with --require-trusted-attestation: passkeys created automatically come from the platform's password manager, which sends no attestation, so every one would be refused")
+        }
         for aaguid in allowedAAGUIDs where AAGUID(aaguid) == nil {
             throw ConfigurationError("--allowed-aaguid \(aaguid) must be an AAGUID such as cb69481e-8ff7-4039-93ec-0a2729a154a8")
         }
@@ -302,8 +306,8 @@ public struct ServerConfiguration: Sendable {
                 "--apple-app-id is set, but the origin iOS and macOS apps report, \(appOrigin), is not among the accepted origins: "
                     + "sign-ins from the app will fail with origin_mismatch. Add --origin \(appOrigin).")
         }
-        // WebAuthn L3 §5.1.4 / §5.10: a browser lets a page use an RP ID only when it is the page's host or a parent of
-        // it, or when the RP ID's /.well-known/webauthn lists the page's origin (related origins).
+        // WebAuthn L3 §5.1.3 / §5.1.4 (with §5.11): a browser lets a page use an RP ID only when it is the page's host or
+        // a parent of it, or when the RP ID's /.well-known/webauthn lists the page's origin (related origins).
         for origin in origins where origin.hasPrefix("http") && !relatedOrigins.contains(origin) {
             let host = Self.host(ofWebOrigin: origin)
             guard host != rpID, !host.hasSuffix("." + rpID) else { continue }
@@ -311,6 +315,22 @@ public struct ServerConfiguration: Sendable {
                 "--origin \(origin) is not on RP ID \(rpID) or one of its subdomains: browsers there refuse passkeys for \(rpID) "
                     + "unless https://\(rpID)/.well-known/webauthn lists the origin. Give it as --related-origin instead, "
                     + "or choose an RP ID that \(host) is under.")
+        }
+        let rootedFormats = attestationTrustAnchors.roots.filter { !$0.value.isEmpty }.keys.map(\.rawValue).sorted()
+        if !rootedFormats.isEmpty, attestation == .none {
+            warnings.append("--attestation-root has no effect with --attestation none: browsers then send no attestation. Add --attestation direct.")
+        } else if !rootedFormats.isEmpty, !requireTrustedAttestation {
+            warnings.append(
+                "--attestation-root without --require-trusted-attestation: \(rootedFormats.joined(separator: ", ")) attestations that reach none of the roots are refused, "
+                    + "while passkeys that send no attestation (synced passkeys) still register. Give roots per format (FORMAT=PATH), or require trusted attestation.")
+        }
+        // An android-key, SafetyNet or TPM chain vouches for the device, not for what the app or platform wrote in the
+        // authenticator data: any app on a genuine device can claim any AAGUID under those roots.
+        let deviceRooted = rootedFormats.filter { ["android-key", "android-safetynet", "tpm"].contains($0) }
+        if !allowedAAGUIDs.isEmpty, !deviceRooted.isEmpty {
+            warnings.append(
+                "--allowed-aaguid with roots for \(deviceRooted.joined(separator: ", ")): those chains vouch for the device, not for the AAGUID, "
+                    + "which any app on such a device can choose. The list pins models only under packed and fido-u2f roots of security-key vendors.")
         }
         // WebAuthn L3 §5.11.1: clients need honour only five labels of /.well-known/webauthn (the web origins, in order).
         let ignored = RelatedOriginLabels.beyondHonoured(webOrigins)

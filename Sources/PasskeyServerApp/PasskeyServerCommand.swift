@@ -46,9 +46,9 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Attestation: none (default) or direct.") var attestation: String?
     @Option(help: "Trust root for attestation certificate chains, repeatable: PATH of a PEM file (every certificate format) or FORMAT=PATH (packed, fido-u2f, tpm, android-key, android-safetynet, apple). A format with roots refuses chains that reach none of them (default: none; chains are recorded, not judged).")
     var attestationRoot: [String] = []
-    @Flag(help: "Refuse registrations whose attestation does not reach an --attestation-root (none and self attestation included): for deployments that admit only the security keys they issue. Needs --attestation direct (default off).")
+    @Flag(help: "Refuse registrations whose attestation does not reach an --attestation-root (none and self attestation included): for deployments that admit only the security keys they issue. Needs --attestation direct and at least one --attestation-root; not with --auto-append (default off).")
     var requireTrustedAttestation = false
-    @Option(help: "Authenticator model (AAGUID) that may register, repeatable; needs --require-trusted-attestation (default: any model).")
+    @Option(help: "Authenticator model (AAGUID) that may register, repeatable; needs --require-trusted-attestation, and pins models only under packed and fido-u2f roots of security-key vendors (default: any model).")
     var allowedAaguid: [String] = []
     // Unconditional: COSE numbers are negative (`--algorithm -7`), which would otherwise read as another flag.
     @Option(
@@ -216,7 +216,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 return match
             }
         }
-        c.attestationTrustAnchors = try Self.attestationRoots(settings.list(attestationRoot, "attestation-root"))
+        c.attestationTrustAnchors = try Self.attestationRoots(
+            settings.list(attestationRoot, "attestation-root"), name: attestationRoot.isEmpty ? settings.name("attestation-root") : "--attestation-root")
         c.requireTrustedAttestation = try requireTrustedAttestation || settings.bool("require-trusted-attestation")
         c.allowedAAGUIDs = settings.list(allowedAaguid, "allowed-aaguid")
         c.appleAppIDs = settings.list(appleAppId, "apple-app-id")
@@ -318,40 +319,41 @@ struct StartFailure: Error, CustomStringConvertible {
 }
 
 extension PasskeyServerCommand {
-    /// Android apps from `--android-app` values, or from the one comma-separated value of `PASSKEY_ANDROID_APP` or the
-    /// settings file, where commas also separate apps: an item with `=` starts an app (`PACKAGE=FINGERPRINT`), an item
-    /// without one is another fingerprint of the app before it. A fingerprint may carry keytool's `SHA256:` label.
     /// The formats whose statements carry certificate chains: what an `--attestation-root` without `FORMAT=` covers.
     static let certificateFormats: [AttestationFormat] = [.packed, .fidoU2F, .tpm, .androidKey, .androidSafetyNet, .apple]
 
     /// `--attestation-root` values, `PATH` or `FORMAT=PATH`, read into trust anchors.
-    static func attestationRoots(_ specs: [String]) throws -> TrustAnchors {
+    /// `name`: the setting as the user gave it (`--attestation-root`, `PASSKEY_ATTESTATION_ROOT`, the settings file's line).
+    static func attestationRoots(_ specs: [String], name: String = "--attestation-root") throws -> TrustAnchors {
         var anchors = TrustAnchors.empty
         for spec in specs {
             var formats = certificateFormats
             var path = spec
             if let equals = spec.firstIndex(of: "="), !spec.hasPrefix("/"), !spec.hasPrefix(".") {
-                let name = String(spec[..<equals])
-                guard let format = certificateFormats.first(where: { $0.rawValue == name }) else {
+                let formatName = String(spec[..<equals])
+                guard let format = certificateFormats.first(where: { $0.rawValue == formatName }) else {
                     throw ValidationError(
-                        "--attestation-root \(spec): \(name) is not a format with certificates (\(certificateFormats.map(\.rawValue).joined(separator: ", ")))")
+                        "\(name) \(spec): \(formatName) is not a format with certificates (\(certificateFormats.map(\.rawValue).joined(separator: ", ")))")
                 }
                 formats = [format]
                 path = String(spec[spec.index(after: equals)...])
             }
             let pem: String
             do { pem = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw ValidationError("--attestation-root \(path): cannot read the file (\(error.localizedDescription))")
+                throw ValidationError("\(name) \(path): cannot read the file (\(error.localizedDescription))")
             }
             for format in formats {
                 do { anchors = try anchors.adding(pem: pem, for: format) } catch {
-                    throw ValidationError("--attestation-root \(path): not PEM certificates (\(error.reason))")
+                    throw ValidationError("\(name) \(path): not PEM certificates (\(error.reason))")
                 }
             }
         }
         return anchors
     }
 
+    /// Android apps from `--android-app` values, or from the one comma-separated value of `PASSKEY_ANDROID_APP` or the
+    /// settings file, where commas also separate apps: an item with `=` starts an app (`PACKAGE=FINGERPRINT`), an item
+    /// without one is another fingerprint of the app before it. A fingerprint may carry keytool's `SHA256:` label.
     static func androidApps(_ values: [String]) throws -> [ServerConfiguration.AndroidApp] {
         var apps: [(package: String, fingerprints: [String])] = []
         for item in values.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {

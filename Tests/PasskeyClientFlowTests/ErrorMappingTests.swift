@@ -97,6 +97,29 @@ struct ErrorMappingTests {
         }
     }
 
+    @Test("a passkey the server refused to register is forgotten by the device; one the server may hold is kept")
+    func refusedRegistration() async throws {
+        let server = FlowServer()
+        try await server.run { (transport: RouterTransport) async throws in
+            // The options expire between the authenticator's step and verification: 400 challenge_invalid.
+            var late = transport
+            late.beforeSend = { request in if request.path == "verify-registration" { server.clock.advance(120) } }
+            let authenticator = server.authenticator()
+            let client = PasskeyAuthClient(transport: late, authenticator: authenticator)
+            let refused = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
+            #expect(refused?.code == .invalidChallenge)
+            #expect(try await authenticator.store.allCredentials().isEmpty, "the orphan passkey is gone from the device")
+
+            // A network failure on the way back says nothing about what the server stored: the passkey stays.
+            let offline = FlakyRegistration(inner: transport)
+            let kept = server.authenticator()
+            let keeping = PasskeyAuthClient(transport: offline, authenticator: kept)
+            let failed = await expectPasskeyError { () async throws(PasskeyError) in try await keeping.register(username: "bo") }
+            #expect(failed?.code == .network)
+            #expect(try await kept.store.allCredentials().count == 1)
+        }
+    }
+
     @Test("authenticator errors pass through with their own code and stage")
     func authenticatorErrors() async throws {
         let server = FlowServer()
@@ -259,5 +282,15 @@ struct RedactedDescriptionTests {
         for text in [String(describing: result), String(reflecting: result)] {
             #expect(!text.contains("eyJ") && text.contains("redacted") && text.contains("AbC"), "\(text)")
         }
+    }
+}
+
+/// Passes requests on, but reports a network failure for `verify-registration` after the server answered it.
+struct FlakyRegistration: RelyingPartyTransport {
+    let inner: any RelyingPartyTransport
+    func send(_ request: RelyingPartyRequest) async throws(PasskeyError) -> RelyingPartyResponse {
+        let response = try await inner.send(request)
+        if request.path == "verify-registration" { throw PasskeyError(.network, stage: .network, "connection lost (scripted)") }
+        return response
     }
 }

@@ -127,6 +127,32 @@ struct AttestationPolicyTests {
         }
     }
 
+    static func strict(_ root: String) -> (inout ServerConfiguration) -> Void {
+        { c in
+            c.attestation = .direct
+            c.attestationTrustAnchors = (try? TrustAnchors(pem: root, for: .packed)) ?? .empty
+            c.requireTrustedAttestation = true
+        }
+    }
+
+    @Test("the policy covers passkeys added through connect tokens, not the dashboard's admin passkeys")
+    func otherPaths() async throws {
+        let issued = try Vendor(name: "Issued")
+        // Connect append: a passkey without attestation is refused, with nothing stored.
+        let connect = try await ConnectHarness(Self.strict(issued.rootPEM))
+        try await connect.server.run { client in
+            let device = try Device(server: connect.server, credentialID: 3)
+            let refused = try await connect.append(client, device: device)
+            #expect(refused.status == .badRequest && refused["error"] == "attestation_not_allowed", "\(refused.json)")
+            #expect(await connect.server.repository.credential(id: device.authenticator.credentialID) == nil)
+        }
+        // The dashboard: an admin's passkey registers without attestation all the same.
+        let dashboard = try DashboardHarness(Self.strict(issued.rootPEM))
+        try await dashboard.server.run { client in
+            _ = try await dashboard.setUp(client)
+        }
+    }
+
     @Test("settings that cannot work are refused with a sentence")
     func validation() throws {
         let vendor = try Vendor(name: "Issued")
@@ -146,6 +172,25 @@ struct AttestationPolicyTests {
         try c.validate()
         c.requireTrustedAttestation = false
         #expect(Self.message { try c.validate() }?.contains("--allowed-aaguid needs --require-trusted-attestation") == true)
+        c.requireTrustedAttestation = true
+        c.connect.rollout.autoAppend = true
+        #expect(Self.message { try c.validate() }?.contains("--auto-append cannot go with --require-trusted-attestation") == true)
+    }
+
+    @Test("roots that do less than they seem to are warned about at start")
+    func warnings() throws {
+        let vendor = try Vendor(name: "Issued")
+        var c = ServerConfiguration()
+        c.attestationTrustAnchors = try TrustAnchors(pem: vendor.rootPEM, for: .packed)
+        #expect(c.warnings == ["--attestation-root has no effect with --attestation none: browsers then send no attestation. Add --attestation direct."])
+        c.attestation = .direct
+        #expect(c.warnings.count == 1 && c.warnings[0].hasPrefix("--attestation-root without --require-trusted-attestation: packed attestations"))
+        c.requireTrustedAttestation = true
+        #expect(c.warnings.isEmpty)
+        c.allowedAAGUIDs = [Self.model]
+        #expect(c.warnings.isEmpty)
+        c.attestationTrustAnchors = try c.attestationTrustAnchors.adding(pem: vendor.rootPEM, for: .tpm)
+        #expect(c.warnings.count == 1 && c.warnings[0].hasPrefix("--allowed-aaguid with roots for tpm"), "\(c.warnings)")
     }
 
     @Test("--attestation-root reads PEM files, PATH or FORMAT=PATH, and names what is wrong")
@@ -167,6 +212,15 @@ struct AttestationPolicyTests {
             let run = try await onOwnThread { try runProgram(ServerProcess.executable, arguments + ["--database", "memory:"]) }
             #expect(run.status != 0 && run.output.contains(words), "\(arguments): \(run.output)")
         }
+        // The same settings from the environment, named as given there.
+        let environment = ["PASSKEY_ATTESTATION_ROOT": notPEM, "PASSKEY_REQUIRE_TRUSTED_ATTESTATION": "true"]
+        let fromEnvironment = try await onOwnThread { try runProgram(ServerProcess.executable, ["--database", "memory:"], environment: environment) }
+        #expect(fromEnvironment.status != 0 && fromEnvironment.output.contains("PASSKEY_ATTESTATION_ROOT \(notPEM): not PEM certificates"), "\(fromEnvironment.output)")
+        let strict = ["PASSKEY_ATTESTATION_ROOT": "packed=" + root, "PASSKEY_REQUIRE_TRUSTED_ATTESTATION": "true", "PASSKEY_ALLOWED_AAGUID": "nope"]
+        let aaguid = try await onOwnThread {
+            try runProgram(ServerProcess.executable, ["--database", "memory:", "--attestation", "direct"], environment: strict)
+        }
+        #expect(aaguid.status != 0 && aaguid.output.contains("--allowed-aaguid nope must be an AAGUID"), "\(aaguid.output)")
     }
 
     static func message(_ body: () throws -> Void) -> String? {

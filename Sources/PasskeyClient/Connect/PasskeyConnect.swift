@@ -119,7 +119,13 @@ public actor PasskeyConnect {
             let credential = try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
             var verify: JSONObject = ["cred": credential.json]
             verify["challengeKey"] = answer["challengeKey"]
-            let verified = try await call(.post, "connect/append/verify", body: .object(verify), token: nil, stage: .verification)
+            let verified: JSONObject
+            do {
+                verified = try await call(.post, "connect/append/verify", body: .object(verify), token: nil, stage: .verification)
+            } catch {
+                await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
+                throw error
+            }
             guard let passkey = verified["passkey"].flatMap(Self.passkeyInfo) else {
                 throw PasskeyError(.invalidResponse, stage: .verification, "the append answer has no passkey")
             }

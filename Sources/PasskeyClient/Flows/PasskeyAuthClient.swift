@@ -130,8 +130,14 @@ public actor PasskeyAuthClient {
         if let username { body["username"] = .string(username) }
         if let challengeKey { body["challengeKey"] = .string(challengeKey) }
         body["cred"] = credential.json
-        let verified = try await exchange(
-            RelyingPartyRequest(method: .post, path: "verify-registration", body: JSONValue.object(body).serializedBytes), stage: .verification)
+        let verified: JSONObject
+        do {
+            verified = try await exchange(
+                RelyingPartyRequest(method: .post, path: "verify-registration", body: JSONValue.object(body).serializedBytes), stage: .verification)
+        } catch {
+            await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
+            throw error
+        }
         let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
         return PasskeyRegistrationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,

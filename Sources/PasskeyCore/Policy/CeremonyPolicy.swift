@@ -55,8 +55,10 @@ public struct AttestationPolicy: Sendable, Hashable {
     /// that could not be evaluated are refused. Default: `false` (passkeys from any provider are welcome).
     public var requireTrustedAttestation: Bool
     /// The authenticator models (AAGUIDs) that may register; `nil` (default): any. An AAGUID is what the
-    /// authenticator claims, vouched for only by a trusted attestation, so a list needs ``requireTrustedAttestation``:
-    /// without it every registration is refused with `attestation_not_allowed` rather than trusting a claim.
+    /// authenticator claims, vouched for only by a trusted attestation, so a list also requires one, as
+    /// ``requireTrustedAttestation`` does: `none` and self attestation are refused rather than trusting a claim.
+    /// Only roots of security-key vendors (packed, fido-u2f) vouch for the model; android-key, SafetyNet and TPM chains
+    /// vouch for a device, whose apps can claim any AAGUID.
     public var allowedAAGUIDs: Set<AAGUID>?
 
     public init(requireTrustedAttestation: Bool = false, allowedAAGUIDs: Set<AAGUID>? = nil) {
