@@ -207,18 +207,24 @@ struct ConnectFlowTests {
         }
     }
 
+    /// Gives the app's user a passkey on `authenticator` through the append flow; false (and an issue) if it fails.
+    static func appendPasskey(_ transport: RouterTransport, _ backend: AppBackend, _ authenticator: any Authenticator) async -> Bool {
+        let setup = PasskeyConnect(transport: transport, authenticator: authenticator, device: iPhone)
+        _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
+        guard case .completed = await setup.completeAppend() else {
+            Issue.record("append failed")
+            return false
+        }
+        return true
+    }
+
     @Test("login: AutoFill options that aged while the screen waited are not shown; a waiting request is renewed")
     func autoFillRenewal() async throws {
         // Options live 1 s: renewal is due 0.9 s after they arrive.
         let server = FlowServer { $0.challengeTTL = 1 }
         let software = server.authenticator()
         try await server.runConnect { transport, backend in
-            let setup = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
-            _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
-            guard case .completed = await setup.completeAppend() else {
-                Issue.record("append failed")
-                return
-            }
+            guard await Self.appendPasskey(transport, backend, software) else { return }
             let picker = LatePicker(inner: software, whenCancelled: { server.clock.advance(5) })
             let connect = PasskeyConnect(transport: transport, authenticator: AutoFillCapable(inner: picker), device: iPhone)
             guard case .initTextField(let decided) = await connect.isLoginAllowed() else {
@@ -243,12 +249,7 @@ struct ConnectFlowTests {
         let server = FlowServer()
         let software = server.authenticator()
         try await server.runConnect { transport, backend in
-            let setup = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
-            _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
-            guard case .completed = await setup.completeAppend() else {
-                Issue.record("append failed")
-                return
-            }
+            guard await Self.appendPasskey(transport, backend, software) else { return }
             // A fresh install: no one-tap account, AutoFill available.
             let connect = PasskeyConnect(transport: transport, authenticator: AutoFillCapable(inner: software), device: iPhone)
             guard case .initTextField(let challenge) = await connect.isLoginAllowed() else {
