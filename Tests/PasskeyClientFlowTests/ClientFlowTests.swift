@@ -127,6 +127,39 @@ struct ClientFlowTests {
         #expect(asked == 1)
     }
 
+    @Test("PRF through the flows: outputs reach the app, the same input gives the same key, and the server never sees them")
+    func prf() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator()
+        let sent = Recorder<String>()
+        try await server.run { transport in
+            var recording = transport
+            recording.beforeSend = { request in sent.append(String(decoding: request.body ?? [], as: UTF8.self)) }
+            let client = PasskeyAuthClient(transport: recording, authenticator: authenticator)
+            let salt = Array("vault key v1".utf8)
+            let registered = try await client.register(username: "ann", prf: .evaluate(PRFValues(first: salt)))
+            #expect(registered.prf?.enabled == true)
+            let atCreation = try #require(registered.prf?.first)
+            #expect(atCreation.count == 32)
+
+            let signedIn = try await client.authenticate(prf: PRFValues(first: salt, second: Array("next key".utf8)))
+            #expect(signedIn.prf?.first == atCreation, "the same passkey and input give the same output")
+            #expect(signedIn.prf?.second?.count == 32 && signedIn.prf?.second != atCreation)
+            #expect(signedIn.response.clientExtensionResults["prf"] == nil, "what was sent carries no outputs")
+
+            let other = try await client.authenticate(username: "ann", prf: PRFValues(first: Array("other".utf8)))
+            #expect(other.prf?.first != nil && other.prf?.first != atCreation)
+            let without = try await client.authenticate()
+            #expect(without.prf == nil)
+
+            // No body sent to the server holds an output, base64url or otherwise: only `enabled` at registration.
+            for output in [atCreation, signedIn.prf?.second ?? []] {
+                #expect(!sent.values.contains { $0.contains(Base64URL.encode(output)) })
+            }
+            #expect(sent.values.contains { $0.contains(#""prf":{"enabled":true}"#) })
+        }
+    }
+
     @Test("a synced passkey keeps counter 0, and the server accepts 0 after 0")
     func counterZero() async throws {
         let server = FlowServer()

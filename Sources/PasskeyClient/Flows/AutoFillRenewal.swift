@@ -29,11 +29,11 @@ enum AutoFillRenewal {
         return lifetime - min(.seconds(5), lifetime / 10)
     }
 
-    /// Options (`first`, issued `firstAge` ago, or else from `fetch`) and the authenticator's assertion for them; for
-    /// AutoFill, renewed with options from `fetch` as often as needed.
+    /// Options (`first`, issued `firstAge` ago, or else from `fetch`, with `extensions` added) and the authenticator's
+    /// assertion for them; for AutoFill, renewed with options from `fetch` as often as needed.
     static func sign(
-        first: JSONObject? = nil, firstAge: Duration = .zero, mediation: AssertionMediation, authenticator: any Authenticator,
-        isolation: isolated (any Actor)? = #isolation, fetch: () async throws(PasskeyError) -> JSONObject
+        first: JSONObject? = nil, firstAge: Duration = .zero, mediation: AssertionMediation, extensions: JSONObject = [:],
+        authenticator: any Authenticator, isolation: isolated (any Actor)? = #isolation, fetch: () async throws(PasskeyError) -> JSONObject
     ) async throws(PasskeyError) -> SignedRequest {
         var pending = first
         var renewals = 0
@@ -49,9 +49,15 @@ enum AutoFillRenewal {
             } else {
                 answer = try await fetchForRenewal(fetch)
             }
-            let options: PublicKeyCredentialRequestOptionsJSON
+            var options: PublicKeyCredentialRequestOptionsJSON
             do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
                 throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
+            }
+            // The app's own extension inputs (`prf`) join the server's.
+            if !extensions.isEmpty {
+                var merged = options.extensions ?? [:]
+                for (name, input) in extensions { merged[name] = input }
+                options.extensions = merged
             }
             if Task.isCancelled { throw .cancelled(stage: .authenticator, "the task was cancelled before the authenticator step") }
             if let assertion = try await assertion(AssertionRequest(options: options, mediation: mediation), from: authenticator, optionsAge: age) {

@@ -75,11 +75,17 @@ public actor PasskeyAuthClient {
 
     /// Creates an account with a new passkey: options from the server, a credential from the authenticator, the
     /// response back to the server. `username` `nil` (or empty) creates an anonymous account.
-    public func register(username: String?, displayName: String? = nil) async throws(PasskeyError) -> PasskeyRegistrationResult {
+    ///
+    /// `prf` asks the new passkey for PRF (WebAuthn L3 §10.1.4): `.checkForSupport`, or `.evaluate` to get outputs at
+    /// once where the authenticator can. What it gave is in the result's ``PasskeyCeremonyResult/prf``; the outputs are
+    /// taken out of the response before it is sent, so the server never sees them.
+    public func register(username: String?, displayName: String? = nil, prf: PRFRegistrationInput? = nil) async throws(PasskeyError)
+        -> PasskeyRegistrationResult
+    {
         let username = username.flatMap { $0.isEmpty ? nil : $0 }
         emit(.registrationStarted(username: username))
         do {
-            let result = try await performRegistration(username: username, displayName: displayName)
+            let result = try await performRegistration(username: username, displayName: displayName, prf: prf)
             emit(.registrationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
             return result
         } catch {
@@ -97,13 +103,17 @@ public actor PasskeyAuthClient {
     /// new options, out of sight, so a passkey picked minutes later still signs in (see `AutoFillRenewal`); start it
     /// again after ``PasskeyError/Code/invalidChallenge`` too (options that expired anyway). `.immediate` fails with
     /// ``PasskeyError/Code/noCredentials`` at once when the device has no passkey for the server.
-    public func authenticate(username: String? = nil, mediation: AssertionMediation = .modal) async throws(PasskeyError)
+    ///
+    /// `prf` evaluates the passkey's PRF with these inputs (WebAuthn L3 §10.1.4; the same inputs give the same outputs
+    /// for the same passkey): the outputs are in the result's ``PasskeyCeremonyResult/prf``, taken out of the response
+    /// before it is sent, so the server never sees them.
+    public func authenticate(username: String? = nil, mediation: AssertionMediation = .modal, prf: PRFValues? = nil) async throws(PasskeyError)
         -> PasskeyAuthenticationResult
     {
         let username = username.flatMap { $0.isEmpty ? nil : $0 }
         emit(.authenticationStarted(username: username))
         do {
-            let result = try await performAuthentication(username: username, mediation: mediation)
+            let result = try await performAuthentication(username: username, mediation: mediation, prf: prf)
             emit(.authenticationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
             return result
         } catch {
@@ -112,18 +122,28 @@ public actor PasskeyAuthClient {
         }
     }
 
-    private func performRegistration(username: String?, displayName: String?) async throws(PasskeyError) -> PasskeyRegistrationResult {
+    private func performRegistration(username: String?, displayName: String?, prf: PRFRegistrationInput?) async throws(PasskeyError)
+        -> PasskeyRegistrationResult
+    {
         var query: [RelyingPartyRequest.QueryItem] = []
         if let username { query.append(.init(name: "username", value: username)) }
         if let displayName, !displayName.isEmpty { query.append(.init(name: "displayName", value: displayName)) }
         let answer = try await exchange(RelyingPartyRequest(method: .get, path: "generate-registration-options", query: query), stage: .options)
         let challengeKey = answer["challengeKey"]?.stringValue
-        let options: PublicKeyCredentialCreationOptionsJSON
+        var options: PublicKeyCredentialCreationOptionsJSON
         do { options = try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
             throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
         }
+        if let prf {
+            let values: PRFValues? = if case .evaluate(let values) = prf { values } else { nil }
+            var extensions = options.extensions ?? [:]
+            extensions["prf"] = PRFOutputs.input(values)
+            options.extensions = extensions
+        }
         try checkCancellation(before: .authenticator)
-        let credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
+        var credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
+        let (prfOutputs, shared) = PRFOutputs.take(from: credential.clientExtensionResults)
+        credential.clientExtensionResults = shared
         try checkCancellation(before: .verification)
 
         var body = JSONObject()
@@ -141,16 +161,23 @@ public actor PasskeyAuthClient {
         let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
         return PasskeyRegistrationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-            isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData)
+            isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: prf == nil ? nil : prfOutputs)
     }
 
-    private func performAuthentication(username: String?, mediation: AssertionMediation) async throws(PasskeyError) -> PasskeyAuthenticationResult {
+    private func performAuthentication(username: String?, mediation: AssertionMediation, prf: PRFValues?) async throws(PasskeyError)
+        -> PasskeyAuthenticationResult
+    {
         var query: [RelyingPartyRequest.QueryItem] = []
         if let username { query.append(.init(name: "username", value: username)) }
-        let signed = try await AutoFillRenewal.sign(mediation: mediation, authenticator: authenticator) { () throws(PasskeyError) in
+        let extensions: JSONObject = prf.map { ["prf": PRFOutputs.input($0)] } ?? [:]
+        let signed = try await AutoFillRenewal.sign(mediation: mediation, extensions: extensions, authenticator: authenticator) {
+            () throws(PasskeyError) in
             try await self.exchange(RelyingPartyRequest(method: .get, path: "generate-authentication-options", query: query), stage: .options)
         }
-        let (options, assertion) = (signed.options, signed.assertion)
+        let options = signed.options
+        var assertion = signed.assertion
+        let (prfOutputs, shared) = PRFOutputs.take(from: assertion.clientExtensionResults)
+        assertion.clientExtensionResults = shared
         let challengeKey = signed.answer["challengeKey"]?.stringValue
         try checkCancellation(before: .verification)
 
@@ -173,7 +200,7 @@ public actor PasskeyAuthClient {
         await SignalledAccount.signalSignedIn(verified, options: options, assertion: assertion, to: authenticator)
         return PasskeyAuthenticationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-            isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData)
+            isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData, prf: prf == nil ? nil : prfOutputs)
     }
 
     // MARK: Low level: the ceremonies alone, for any backend

@@ -14,10 +14,12 @@ public struct PasskeyCeremonyResult<Response: Sendable & Hashable>: Sendable, Ha
     public var response: Response
     /// The server's short-lived signed proof of this ceremony, for the app's own backend to verify (docs/connect.md).
     public var signedPasskeyData: String?
+    /// The `prf` extension's outputs, when the flow was asked for them; never sent to the server.
+    public var prf: PRFOutputs?
 
     public init(
         verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool, response: Response,
-        signedPasskeyData: String? = nil
+        signedPasskeyData: String? = nil, prf: PRFOutputs? = nil
     ) {
         self.verified = verified
         self.username = username
@@ -26,6 +28,7 @@ public struct PasskeyCeremonyResult<Response: Sendable & Hashable>: Sendable, Ha
         self.isAnonymous = isAnonymous
         self.response = response
         self.signedPasskeyData = signedPasskeyData
+        self.prf = prf
     }
 }
 
