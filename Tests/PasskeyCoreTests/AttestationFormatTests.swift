@@ -313,6 +313,114 @@ import SwiftASN1
         #expect(try PackedAttestation(trustAnchors: elsewhere).verify(packed).trust == .noTrustAnchors)
     }
 
+    /// A packed attestation made for the purpose: a root, optionally an intermediate, and a leaf whose validity,
+    /// basic constraints and extensions a test chooses, signing the packed-self fixture's data.
+    struct PackedChain {
+        static let validationTime = Date(timeIntervalSince1970: 1_700_000_000)
+        static let from = Date(timeIntervalSince1970: 1_600_000_000)
+        static let until = Date(timeIntervalSince1970: 1_900_000_000)
+        let root: Certificate
+        let input: AttestationVerificationInput
+
+        init(
+            leafValidity: (Date, Date) = (from, until), leafIsCA: Bool = false, leafAAGUID: [UInt8]? = nil,
+            intermediateValidity: (Date, Date)? = nil
+        ) throws {
+            let rootKey = P256.Signing.PrivateKey()
+            let rootName = try DistinguishedName { CommonName("Test Packed Root") }
+            let caExtensions = try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                KeyUsage(keyCertSign: true)
+            }
+            root = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey), notValidBefore: Self.from, notValidAfter: Self.until,
+                issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256, extensions: caExtensions, issuerPrivateKey: .init(rootKey))
+            var issuerName = rootName
+            var issuerKey = rootKey
+            var chain: [Certificate] = []
+            if let (notBefore, notAfter) = intermediateValidity {
+                let key = P256.Signing.PrivateKey()
+                let name = try DistinguishedName { CommonName("Test Packed Intermediate") }
+                chain.append(
+                    try Certificate(
+                        version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey), notValidBefore: notBefore, notValidAfter: notAfter,
+                        issuer: rootName, subject: name, signatureAlgorithm: .ecdsaWithSHA256, extensions: caExtensions, issuerPrivateKey: .init(rootKey)))
+                issuerName = name
+                issuerKey = key
+            }
+            let leafKey = P256.Signing.PrivateKey()
+            let leafName = try DistinguishedName {
+                CountryName("US")
+                OrganizationName("Test Vendor")
+                OrganizationalUnitName("Authenticator Attestation")
+                CommonName("Test Packed Attestation")
+            }
+            var leafExtensions = try Certificate.Extensions {
+                Critical(leafIsCA ? BasicConstraints.isCertificateAuthority(maxPathLength: nil) : BasicConstraints.notCertificateAuthority)
+            }
+            if let leafAAGUID {
+                // id-fido-gen-ce-aaguid: an OCTET STRING of the 16 bytes.
+                try leafExtensions.append(
+                    Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 45724, 1, 1, 4], critical: false, value: [0x04, 0x10] + leafAAGUID[...]))
+            }
+            let leaf = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey), notValidBefore: leafValidity.0, notValidAfter: leafValidity.1,
+                issuer: issuerName, subject: leafName, signatureAlgorithm: .ecdsaWithSHA256, extensions: leafExtensions,
+                issuerPrivateKey: .init(issuerKey))
+            var serializer = DERSerializerBox()
+            let x5c = try ([leaf] + chain.reversed()).map { try serializer.serialize($0) }
+            let fixture = try AttestationFixtures.registration("simplewebauthn-packed-self-es256")
+            let base = try fixture.input(validationTime: Self.validationTime)
+            let sig = Array(try leafKey.signature(for: base.signedData).derRepresentation)
+            input = AttestationVerificationInput(
+                format: .packed, statement: .map([.text("alg"): .int(-7), .text("sig"): .bytes(sig), .text("x5c"): .array(x5c.map(CBORValue.bytes))]),
+                authenticatorData: base.authenticatorData, credential: base.credential, clientDataHash: base.clientDataHash,
+                validationTime: Self.validationTime)
+        }
+
+        func verify() throws -> VerifiedAttestation {
+            try PackedAttestation(trustAnchors: TrustAnchors(roots: [.packed: [root]])).verify(input)
+        }
+    }
+
+    @Test func packedChainBuiltForTheTestIsTrusted() throws {
+        #expect(try PackedChain().verify().trust == .trusted(root: try DistinguishedName { CommonName("Test Packed Root") }.description))
+        let through = try PackedChain(intermediateValidity: (PackedChain.from, PackedChain.until))
+        guard case .trusted = try through.verify().trust else {
+            Issue.record("a chain through a valid intermediate is not trusted")
+            return
+        }
+    }
+
+    @Test func packedRejectsALeafThatIsACA() throws {
+        Self.expectError(.attestationInvalid, containing: "must not be a CA") { try PackedChain(leafIsCA: true).verify() }
+    }
+
+    @Test func packedRejectsALeafNotYetValid() throws {
+        let later = PackedChain.validationTime.addingTimeInterval(86_400)
+        Self.expectError(.attestationUntrusted, containing: "does not verify to a configured root") {
+            try PackedChain(leafValidity: (later, PackedChain.until)).verify()
+        }
+    }
+
+    @Test func packedRejectsAnIntermediateExpiredOnItsOwn() throws {
+        let earlier = PackedChain.validationTime.addingTimeInterval(-86_400)
+        Self.expectError(.attestationUntrusted, containing: "does not verify to a configured root") {
+            try PackedChain(intermediateValidity: (PackedChain.from, earlier)).verify()
+        }
+    }
+
+    @Test func packedRejectsAnAAGUIDExtensionThatDiffersFromAuthenticatorData() throws {
+        let chain = try PackedChain(leafAAGUID: [UInt8](repeating: 0x5a, count: 16))
+        #expect(chain.input.credential.aaguid.bytes != [UInt8](repeating: 0x5a, count: 16))
+        Self.expectError(.attestationInvalid, containing: "AAGUID extension does not match") { try chain.verify() }
+        let matching = try PackedChain(leafAAGUID: chain.input.credential.aaguid.bytes)
+        guard case .trusted = try matching.verify().trust else {
+            Issue.record("a matching AAGUID extension is refused")
+            return
+        }
+    }
+
     // MARK: - fido-u2f
 
     @Test func fidoU2FRejectsAFlippedSignatureByte() throws {
@@ -351,6 +459,37 @@ import SwiftASN1
     }
 
     // MARK: - apple
+
+    /// `fixture`'s input with another P-256 credential public key in the credential alone: the authenticator data (and
+    /// so everything signed over it, the Apple nonce included) stays as it was, so only the check that the attestation
+    /// certificate's key is the credential's can notice.
+    static func inputWithAnotherCredentialKey(_ fixture: AttestationFixture) throws -> AttestationVerificationInput {
+        let input = try fixture.input()
+        let original = input.credential.credentialPublicKeyBytes
+        let other = P256.Signing.PrivateKey().publicKey.x963Representation.dropFirst()
+        let replacement = COSEKey(keyType: .ec2, algorithm: .es256, parameters: .ec2(curve: .p256, x: Array(other.prefix(32)), y: Array(other.suffix(32)))).encoded
+        let bytes = try #require(Self.replacing(original, with: replacement, in: input.authenticatorData.bytes), "the key is not P-256 of the same length")
+        let credential = try #require(try AuthenticatorData(bytes: bytes).attestedCredentialData)
+        return AttestationVerificationInput(
+            format: input.format, statement: input.statement, authenticatorData: input.authenticatorData, credential: credential,
+            clientDataHash: input.clientDataHash, validationTime: input.validationTime)
+    }
+
+    @Test func appleRejectsACertificateKeyThatIsNotTheCredentials() throws {
+        let fixture = try AttestationFixtures.registration("yubico-apple-ios")
+        let input = try Self.inputWithAnotherCredentialKey(fixture)
+        Self.expectError(.attestationInvalid, containing: "key is not the credential public key") {
+            try AttestationVerifiers.standard(trustAnchors: .empty).verify(input)
+        }
+    }
+
+    @Test func androidKeyRejectsACertificateKeyThatIsNotTheCredentials() throws {
+        let fixture = try AttestationFixtures.registration("simplewebauthn-android-key-galaxy-s9")
+        let input = try Self.inputWithAnotherCredentialKey(fixture)
+        Self.expectError(.attestationInvalid, containing: "key is not the credential public key") {
+            try AttestationVerifiers.standard(trustAnchors: .empty).verify(input)
+        }
+    }
 
     @Test func appleRejectsAChangedNonceExtension() throws {
         let fixture = try AttestationFixtures.registration("yubico-apple-ios")
