@@ -115,7 +115,9 @@ public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [Str
             allowedAAGUIDs: configuration.allowedAAGUIDs.isEmpty ? nil : Set(configuration.allowedAAGUIDs.compactMap { AAGUID($0) }))
     return RelyingParty(
         id: configuration.rpID, name: configuration.rpName, origins: origins ?? configuration.effectiveOrigins,
-        policy: CeremonyPolicy(userVerification: configuration.userVerification, algorithms: configuration.algorithms, attestation: attestation),
+        policy: CeremonyPolicy(
+            userVerification: configuration.userVerification, algorithms: configuration.algorithms, attestation: attestation,
+            backup: BackupPolicy(requireUnchangedBackupEligibility: forAdmins || !configuration.allowBackupEligibilityChange)),
         attestationVerifiers: .standard(trustAnchors: forAdmins ? .empty : configuration.attestationTrustAnchors))
 }
 

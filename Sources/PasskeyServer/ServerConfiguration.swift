@@ -48,6 +48,11 @@ public struct ServerConfiguration: Sendable {
     /// Authenticator models (AAGUIDs, `xxxxxxxx-xxxx-…`) that may register; empty: any. Needs
     /// ``requireTrustedAttestation``: an AAGUID is only a claim unless a trusted attestation vouches for it.
     public var allowedAAGUIDs: [String] = []
+    /// Accept a sign-in whose backup eligibility (BE) differs from the value stored at registration
+    /// (`--allow-backup-eligibility-change`). WebAuthn L3 §7.2 refuses it (`backup_eligibility_changed`): BE is fixed
+    /// when a credential is created. Some password managers have changed it on credentials they already held, which
+    /// locks their users out; this lets them in. The stored value stays the one from registration. Off by default.
+    public var allowBackupEligibilityChange = false
     /// Apple apps allowed to use the server's passkeys: `TEAMID.bundle.id` (webcredentials association).
     public var appleAppIDs: [String] = []
     /// Android apps: package name and SHA-256 signing-certificate fingerprints (`AA:BB:…`).

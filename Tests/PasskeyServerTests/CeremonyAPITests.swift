@@ -376,6 +376,40 @@ struct CeremonyAPITests {
         }
     }
 
+    @Test("backup eligibility that changed after registration: refused by default, accepted with the setting, stored value kept")
+    func backupEligibilityChange() async throws {
+        for allow in [false, true] {
+            let server = TestServer { $0.allowBackupEligibilityChange = allow }
+            let device = try Device(server: server)
+            try await server.run { client in
+                let options = try await client.call(.get, "/generate-registration-options?username=ann")
+                let registered = try await client.call(
+                    .post, "/verify-registration", json: ["username": "ann", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+                #expect(registered.status == .ok)
+                // The same passkey now says it is backup eligible (and backed up): a password manager that changed BE.
+                let request = try await client.call(.get, "/generate-authentication-options?username=ann")
+                let challenge = request["challenge"]?.stringValue ?? ""
+                let clientData = TestAuthenticator.clientData(type: "webauthn.get", challenge: challenge, origin: device.origin)
+                let rpID = device.rpID
+                let authData = device.authenticator.authData(for: "get") {
+                    $0.rpID = rpID
+                    $0.signCount = 1
+                    $0.flags.formUnion([.backupEligible, .backupState])
+                }.build()
+                let assertion = try device.authenticator.assertion(authData: authData, clientData: clientData).json
+                let answer = try await client.call(
+                    .post, "/verify-authentication", json: ["cred": assertion, "challengeKey": request["challengeKey"] ?? nil])
+                if allow {
+                    #expect(answer.status == .ok, "\(answer.json)")
+                    let stored = try #require(await server.repository.credential(id: device.authenticator.credentialID))
+                    #expect(!stored.backupEligible && stored.backupState && stored.signCount == 1)
+                } else {
+                    #expect(answer.status == .badRequest && answer["error"] == "backup_eligibility_changed", "\(answer.json)")
+                }
+            }
+        }
+    }
+
     @Test("malformed requests get 4xx JSON errors, never a 500")
     func malformed() async throws {
         let server = TestServer { $0.maximumBodySize = 2048 }
