@@ -216,10 +216,17 @@ enum DoctorChecks {
                     fix: "devices read the CDN's copy: it appears some time after the file is served at https://\(expectations.domain) from the public internet; while developing, use webcredentials:\(expectations.domain)?mode=developer")
             ]
         }
-        guard document.status == 200, !document.truncated, let json = try? JSONValue.parse(document.body) else {
-            return [DoctorFinding(check, .info, "Apple's CDN answered HTTP \(document.status) without a usable copy: not checked")]
+        guard document.status == 200 else {
+            return [DoctorFinding(check, .info, "Apple's CDN answered HTTP \(document.status) for \(document.url): not checked")]
         }
-        let cdnApps = Set(json.objectValue?["webcredentials"]?.objectValue?["apps"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        if document.truncated {
+            return [DoctorFinding(check, .warning, "Apple's CDN copy at \(document.url) is larger than \(DoctorFetch.maximumBodySize) bytes (not read further)")]
+        }
+        guard let json = try? JSONValue.parse(document.body) else {
+            return [DoctorFinding(check, .warning, "Apple's CDN copy at \(document.url) is not JSON (\(document.contentType ?? "no content type")): devices cannot read it either")]
+        }
+        let listed = json.objectValue?["webcredentials"]?.objectValue?["apps"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let cdnApps = Set(listed)
         var findings: [DoctorFinding] = []
         for appID in expectations.appIDs {
             if cdnApps.contains(appID) {
@@ -233,9 +240,10 @@ enum DoctorChecks {
             findings.append(
                 DoctorFinding(
                     check, .warning,
-                    originLists
+                    (originLists
                         ? "Apple's CDN copy does not list \(appID) yet, while the domain's own file does: devices still read the older copy"
-                        : "Apple's CDN copy does not list \(appID)",
+                        : "Apple's CDN copy does not list \(appID)")
+                        + (listed.isEmpty ? " (it lists no app)" : " (it lists \(listed.joined(separator: ", ")))"),
                     fix: originLists
                         ? "wait for Apple's CDN to refresh its copy (it can take a day), or use webcredentials:\(expectations.domain)?mode=developer on development devices"
                         : "add \(appID) to webcredentials.apps at https://\(expectations.domain); the CDN picks the change up later"))

@@ -120,7 +120,11 @@ struct DoctorCommand: AsyncParsableCommand {
             findings.append(DoctorFinding("aasa", .info, "no --app-id: apple-app-site-association is not checked"))
         } else {
             findings += DoctorChecks.appleAppSiteAssociation(fetched.aasa, expectations)
-            if let copy = await cdnCopy { findings += DoctorChecks.appleCDNCopy(copy, origin: fetched.aasa, expectations) }
+            if let copy = await cdnCopy {
+                findings += DoctorChecks.appleCDNCopy(copy, origin: fetched.aasa, expectations)
+            } else {
+                findings.append(DoctorFinding("aasa-cdn", .info, "Apple's CDN copy not checked (a local --base-url check; --apple-cdn URL asks it)"))
+            }
         }
         findings += DoctorChecks.assetLinks(fetched.links, expectations)
         findings += DoctorChecks.relatedOrigins(fetched.related, expectations)

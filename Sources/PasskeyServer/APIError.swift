@@ -89,9 +89,13 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         let detail = secretValues.contains(error.code) ? "\(error.code.rawValue): \(error.reason)" : error.description
         let shown: Set<WebAuthnError.Code> = [.originMismatch, .topOriginMismatch, .rpIDHashMismatch]
         let showValues = shown.contains(error.code)
+        // An attestation policy's refusal names what the client brought (its model, its format or attestation type, why
+        // its chain failed) in the dashboard's event log; what the policy expects is on the dashboard's settings page.
+        let policy: Set<WebAuthnError.Code> = [.aaguidNotAllowed, .attestationUntrusted, .attestationNotAllowed]
         self.init(
             status: 400, code: error.code.rawValue, message: error.code.explanation, logDetail: detail,
-            expected: showValues ? error.expected.map(Self.clipped) : nil, received: showValues ? error.received.map(Self.clipped) : nil)
+            expected: showValues ? error.expected.map(Self.clipped) : nil,
+            received: showValues || policy.contains(error.code) ? error.received.map(Self.clipped) : nil)
     }
 
     /// Longest value shown back to the client and kept in the event log. A client's origin can be any length: a

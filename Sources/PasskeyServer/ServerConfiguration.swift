@@ -301,7 +301,10 @@ public struct ServerConfiguration: Sendable {
 
     /// Settings that are valid but cannot do what they were most likely given for, said in words: printed at start
     /// (standard error) so the mistake shows before the first sign-in fails with `origin_mismatch`.
-    public var warnings: [String] {
+    public var warnings: [String] { warnings(now: Date()) }
+
+    /// ``warnings`` as of `now` (roots that expired by then).
+    public func warnings(now: Date) -> [String] {
         var warnings: [String] = []
         // What Apple's platforms report as the origin of an app's ceremony: https:// and the RP ID (the app's
         // webcredentials association names the domain; the port and subdomain are never part of it).
@@ -313,13 +316,21 @@ public struct ServerConfiguration: Sendable {
         }
         // WebAuthn L3 §5.1.3 / §5.1.4 (with §5.11): a browser lets a page use an RP ID only when it is the page's host or
         // a parent of it, or when the RP ID's /.well-known/webauthn lists the page's origin (related origins).
-        for origin in origins where origin.hasPrefix("http") && !relatedOrigins.contains(origin) {
+        for origin in origins + relatedOrigins where origin.hasPrefix("http://") {
+            let host = Self.host(ofWebOrigin: origin)
+            guard host != "localhost", !host.hasSuffix(".localhost") else { continue }
+            warnings.append(
+                "\(origins.contains(origin) ? "--origin" : "--related-origin") \(origin) is http:// on a host other than localhost: "
+                    + "browsers allow passkeys there only over https://.")
+        }
+        for origin in origins where origin.hasPrefix("https://") && !relatedOrigins.contains(origin) {
             let host = Self.host(ofWebOrigin: origin)
             guard host != rpID, !host.hasSuffix("." + rpID) else { continue }
+            let isAddress = host.split(separator: ".").allSatisfy { $0.allSatisfy(\.isNumber) }
             warnings.append(
                 "--origin \(origin) is not on RP ID \(rpID) or one of its subdomains: browsers there refuse passkeys for \(rpID) "
-                    + "unless https://\(rpID)/.well-known/webauthn lists the origin. Give it as --related-origin instead, "
-                    + "or choose an RP ID that \(host) is under.")
+                    + "unless https://\(rpID)/.well-known/webauthn lists the origin. Give it as --related-origin instead"
+                    + (isAddress ? " (a page on an IP address can use passkeys only as a related origin)." : ", or choose an RP ID that \(host) is under."))
         }
         let rootedFormats = attestationTrustAnchors.roots.filter { !$0.value.isEmpty }.keys.map(\.rawValue).sorted()
         if !rootedFormats.isEmpty, attestation == .none {
@@ -327,7 +338,19 @@ public struct ServerConfiguration: Sendable {
         } else if !rootedFormats.isEmpty, !requireTrustedAttestation {
             warnings.append(
                 "--attestation-root without --require-trusted-attestation: \(rootedFormats.joined(separator: ", ")) attestations that reach none of the roots are refused, "
-                    + "while passkeys that send no attestation (synced passkeys) still register. Give roots per format (FORMAT=PATH), or require trusted attestation.")
+                    + "while passkeys that send no attestation (synced passkeys) still register. Give roots only for the formats you mean to restrict, or require trusted attestation.")
+        }
+        // A root past its notAfter date vouches for nothing: every chain to it is refused (attestation_untrusted).
+        for (format, roots) in attestationTrustAnchors.roots.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            for root in roots where root.notValidAfter < now {
+                warnings.append(
+                    "--attestation-root for \(format.rawValue): \(root.subject) expired on \(Self.day(root.notValidAfter)): every chain to it is refused as attestation_untrusted.")
+            }
+        }
+        // U2F keys carry the all-zero AAGUID: a list without it admits none of them.
+        if rootedFormats.contains("fido-u2f"), !allowedAAGUIDs.isEmpty, !allowedAAGUIDs.contains(where: { AAGUID($0)?.isZero == true }) {
+            warnings.append(
+                "--allowed-aaguid does not list 00000000-0000-0000-0000-000000000000, which every fido-u2f registration carries: no U2F key can register under the fido-u2f root.")
         }
         // An android-key, SafetyNet or TPM chain vouches for the device, not for what the app or platform wrote in the
         // authenticator data: any app on a genuine device can claim any AAGUID under those roots.
@@ -342,9 +365,17 @@ public struct ServerConfiguration: Sendable {
         if !ignored.isEmpty {
             warnings.append(
                 "/.well-known/webauthn lists origins of more than \(RelatedOriginLabels.minimumHonoured) sites (\(RelatedOriginLabels.labels(of: webOrigins).joined(separator: ", "))): "
-                    + "browsers may ignore \(ignored.joined(separator: ", ")), which come after the fifth. Keep at most five site names.")
+                    + "browsers may ignore \(ignored.joined(separator: ", ")), after the fifth site. Keep at most five site names (the count is estimated without the Public Suffix List).")
         }
         return warnings
+    }
+
+    /// `2025-10-18`, in UTC.
+    static func day(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 
     /// A lower-case DNS name: labels of letters, digits and inner hyphens, separated by single dots.

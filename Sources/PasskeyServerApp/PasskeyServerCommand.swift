@@ -341,9 +341,17 @@ extension PasskeyServerCommand {
                 formats = [format]
                 path = String(spec[spec.index(after: equals)...])
             }
-            let pem: String
-            do { pem = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw ValidationError("\(name) \(path): cannot read the file (\(error.localizedDescription))")
+            guard !path.isEmpty else { throw ValidationError("\(name) \(spec): give the path of a PEM file after \(spec)") }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw ValidationError("\(name) \(path): no such file (a PEM file of root certificates)")
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("\(name) \(path): cannot read the file (permissions?)")
+            }
+            guard let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN") else {
+                throw ValidationError(
+                    "\(name) \(path): not PEM certificates (a DER file? convert it with: openssl x509 -inform der -in \(path) -out root.pem)")
             }
             for format in formats {
                 do { anchors = try anchors.adding(pem: pem, for: format) } catch {

@@ -238,13 +238,16 @@ struct DoctorMisconfiguredServerTests {
             router.get(".well-known/apple-app-site-association") { _, _ in Self.response(.ok, "application/json", current) }
             router.get("old/example.com") { _, _ in Self.response(.ok, "application/json", #"{"webcredentials": {"apps": ["ABCDE12345.com.example.other"]}}"#) }
             router.get("fresh/example.com") { _, _ in Self.response(.ok, "application/json", current) }
+            router.get("html/example.com") { _, _ in Self.response(.ok, "text/html", "<!doctype html><p>login</p>") }
             router.get(".well-known/webauthn") { _, _ in
                 Self.response(.ok, "application/json", #"{"origins": ["https://example.com", "https://a.org", "https://b.org", "https://c.org", "https://d.org", "https://e.org"]}"#)
             }
         }) { base in
             let old = try await Self.doctor(["--base-url", base, "--apple-cdn", base + "/old", "--json"])
             #expect(old.statuses("aasa-cdn") == ["warning"])
-            #expect(old.messages("aasa-cdn") == ["Apple's CDN copy does not list \(Self.appID) yet, while the domain's own file does: devices still read the older copy"])
+            #expect(old.messages("aasa-cdn") == [
+                "Apple's CDN copy does not list \(Self.appID) yet, while the domain's own file does: devices still read the older copy (it lists ABCDE12345.com.example.other)"
+            ])
             #expect(old.findings.first { $0.check == "aasa-cdn" }?.fix?.contains("?mode=developer") == true)
             #expect(old.status == 0, "a stale copy is a warning: the domain itself is right")
             let missing = try await Self.doctor(["--base-url", base, "--apple-cdn", base + "/none/", "--json"])
@@ -253,8 +256,12 @@ struct DoctorMisconfiguredServerTests {
             let fresh = try await Self.doctor(["--base-url", base, "--apple-cdn", base + "/fresh", "--json"])
             #expect(fresh.statuses("aasa-cdn") == ["ok"])
             // A local check (--base-url) without --apple-cdn does not ask Apple.
+            let broken = try await Self.doctor(["--base-url", base, "--apple-cdn", base + "/html", "--json"])
+            #expect(broken.statuses("aasa-cdn") == ["warning"])
+            #expect(broken.messages("aasa-cdn").first?.contains("is not JSON (text/html") == true, "\(broken.messages("aasa-cdn"))")
             let local = try await Self.doctor(["--base-url", base, "--json"])
-            #expect(local.statuses("aasa-cdn").isEmpty)
+            #expect(local.statuses("aasa-cdn") == ["info"])
+            #expect(local.messages("aasa-cdn") == ["Apple's CDN copy not checked (a local --base-url check; --apple-cdn URL asks it)"])
             #expect(local.statuses("webauthn-labels") == ["warning"])
             #expect(local.messages("webauthn-labels") == [
                 "the related origins name more than 5 sites (example, a, b, c, d, e): browsers may ignore https://e.org"

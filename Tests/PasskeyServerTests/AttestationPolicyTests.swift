@@ -4,6 +4,7 @@ import PasskeyAttestation
 import PasskeyCBOR
 import PasskeyCore
 import PasskeyServer
+import PasskeyStorage
 import PasskeyTestSupport
 import PasskeyWire
 import Testing
@@ -95,6 +96,11 @@ struct AttestationPolicyTests {
                 #expect(await server.repository.user(username: name) == nil, "\(name)")
                 #expect(await server.repository.credential(id: device.authenticator.credentialID) == nil, "\(name)")
             }
+            // The event log says what the client brought: its model, its attestation type; not the policy's lists.
+            let refusedModel = try await server.repository.events(matching: EventFilter(code: "aaguid_not_allowed"), before: nil, limit: 5)
+            #expect(refusedModel.map(\.received) == ["00000000-0000-0000-0000-000000000001"] && refusedModel.first?.expected == nil)
+            let noAttestation = try await server.repository.events(matching: EventFilter(code: "attestation_not_allowed"), before: nil, limit: 5)
+            #expect(noAttestation.map(\.received) == ["None"])
             let device = try Device(server: server, credentialID: 7)
             let options = try await client.call(.get, "/generate-registration-options?username=di")
             let answer = try await client.call(
@@ -191,6 +197,19 @@ struct AttestationPolicyTests {
         #expect(c.warnings.isEmpty)
         c.attestationTrustAnchors = try c.attestationTrustAnchors.adding(pem: vendor.rootPEM, for: .tpm)
         #expect(c.warnings.count == 1 && c.warnings[0].hasPrefix("--allowed-aaguid with roots for tpm"), "\(c.warnings)")
+
+        // A U2F root with a list that cannot match a U2F key (their AAGUID is all zero).
+        c.attestationTrustAnchors = try TrustAnchors(pem: vendor.rootPEM, for: .fidoU2F)
+        #expect(c.warnings == [
+            "--allowed-aaguid does not list 00000000-0000-0000-0000-000000000000, which every fido-u2f registration carries: no U2F key can register under the fido-u2f root."
+        ])
+        c.allowedAAGUIDs.append("00000000-0000-0000-0000-000000000000")
+        #expect(c.warnings.isEmpty)
+        // A root that expired vouches for nothing (the vendor's root is valid until 2030).
+        let later = Date(timeIntervalSince1970: 1_950_000_000)
+        #expect(c.warnings(now: later) == [
+            "--attestation-root for fido-u2f: CN=Issued Attestation Root expired on 2030-03-17: every chain to it is refused as attestation_untrusted."
+        ])
     }
 
     @Test("--attestation-root reads PEM files, PATH or FORMAT=PATH, and names what is wrong")
@@ -202,8 +221,13 @@ struct AttestationPolicyTests {
         try vendor.rootPEM.write(toFile: root, atomically: true, encoding: .utf8)
         let notPEM = folder.appendingPathComponent("key.txt").path
         try "hello".write(toFile: notPEM, atomically: true, encoding: .utf8)
+        let der = folder.appendingPathComponent("root.der").path
+        try Data(try Certificate(pemEncoded: vendor.rootPEM).serializeAsPEM().derBytes).write(to: URL(fileURLWithPath: der))
         let cases: [([String], String)] = [
-            (["--attestation-root", folder.appendingPathComponent("missing.pem").path], "cannot read the file"),
+            (["--attestation-root", folder.appendingPathComponent("missing.pem").path], "no such file"),
+            (["--attestation-root", folder.path], "no such file"),
+            (["--attestation-root", der], "not PEM certificates (a DER file? convert it with: openssl x509 -inform der"),
+            (["--attestation-root", "packed="], "give the path of a PEM file after packed="),
             (["--attestation-root", notPEM], "not PEM certificates"),
             (["--attestation-root", "jwt=" + root], "jwt is not a format with certificates"),
             (["--attestation-root", "packed=" + root, "--require-trusted-attestation"], "needs --attestation direct"),

@@ -99,9 +99,15 @@ struct ConfigurationValidationTests {
         c.origins = ["https://example.com", "https://shop.example.org", "http://192.168.1.20:8080"]
         #expect(c.warnings.count == 2, "\(c.warnings)")
         #expect(c.warnings.contains { $0.hasPrefix("--origin https://shop.example.org is not on RP ID example.com") })
-        #expect(c.warnings.contains { $0.hasPrefix("--origin http://192.168.1.20:8080 is not on RP ID example.com") })
+        #expect(c.warnings.contains { $0.hasPrefix("--origin http://192.168.1.20:8080 is http:// on a host other than localhost") })
         c.relatedOrigins = ["https://shop.example.org"]
         #expect(c.warnings.count == 1, "\(c.warnings)")
+        // A page on an IP address can use the RP ID only as a related origin.
+        c.origins = ["https://example.com", "https://10.0.0.2:8443"]
+        #expect(c.warnings.first?.hasSuffix("(a page on an IP address can use passkeys only as a related origin).") == true, "\(c.warnings)")
+        c.relatedOrigins = ["http://shop.example.org"]
+        #expect(c.warnings.contains("--related-origin http://shop.example.org is http:// on a host other than localhost: browsers allow passkeys there only over https://."))
+        c.relatedOrigins = []
         // Android origins are not web origins: no host to compare.
         c.origins = ["https://example.com", "android:apk-key-hash:AbCdEf0123456789"]
         #expect(c.warnings.isEmpty, "\(c.warnings)")

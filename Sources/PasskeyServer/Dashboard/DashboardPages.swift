@@ -234,7 +234,7 @@ enum DashboardPages {
         }.joined()
         return layout(title: "Settings", page: "settings", principal: principal, body: """
             <h1>Settings</h1>
-            <p>Read-only: these come from flags and PASSKEY_ environment variables at start.</p>
+            <p>Read-only: these come from flags, PASSKEY_ environment variables and the settings file (--config) at start.</p>
             <dl class="facts">\(list)</dl>
             <h2>.well-known files</h2>
             <p>What apps and browsers fetch from <code>https://\(escape(configuration.rpID))</code>. An iOS app whose ID is missing from
