@@ -17,8 +17,12 @@ public enum RelatedOriginLabels {
         return origins.filter { origin in label(ofOrigin: origin).map { !honoured.contains($0) } ?? false }
     }
 
-    /// Two-part public suffixes common enough to matter for the estimate.
+    /// Two-part public suffixes common enough to matter for the estimate: country second levels, and the hosting
+    /// platforms whose customers each get a site of their own (`shop.github.io` and `blog.github.io` are two sites).
     static let twoPartSuffixes: Set<String> = [
+        "github.io", "gitlab.io", "vercel.app", "netlify.app", "pages.dev", "workers.dev", "web.app", "firebaseapp.com",
+        "herokuapp.com", "azurewebsites.net", "azurestaticapps.net", "cloudfront.net", "appspot.com", "blogspot.com",
+        "fly.dev", "onrender.com", "glitch.me", "ngrok.io", "ngrok.app", "repl.co",
         "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "com.au", "net.au", "org.au", "co.nz", "org.nz", "co.jp", "ne.jp", "or.jp",
         "com.br", "com.cn", "com.mx", "com.tr", "com.tw", "com.sg", "com.hk", "co.in", "co.za", "co.kr", "com.ar", "co.il",
     ]

@@ -6,6 +6,7 @@ struct RelatedOriginLabelsTests {
     @Test("an origin's label is its registrable domain without the public suffix", arguments: [
         ("https://example.com", "example"), ("https://shop.example.com:8443", "example"), ("https://www.example.co.uk", "example"),
         ("https://example.com.au", "example"), ("https://a.b.example.org", "example"), ("https://example-shop.de", "example-shop"),
+        ("https://shop.github.io", "shop"), ("https://www.blog.vercel.app", "blog"),
     ])
     func label(origin: String, expected: String) {
         #expect(RelatedOriginLabels.label(ofOrigin: origin) == expected)
