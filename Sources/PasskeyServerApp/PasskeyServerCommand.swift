@@ -283,7 +283,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
                 passkey-server serving \(scheme)://\(shownHost):\(port)
                   RP ID     \(configuration.rpID)
                   origins   \(configuration.effectiveOrigins.joined(separator: ", "))
-                  data      \(configuration.databaseDescription)\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")
+                  data      \(configuration.databaseDescription)\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")\(configuration.attestation == .none && configuration.attestationTrustAnchors.roots.isEmpty ? "" : "\n  attestation \(configuration.attestationDescription.replacingOccurrences(of: "\n", with: "; "))")
                   dashboard \(configuration.linkBase)/dashboard\(configuration.linkBaseIsGuessed ? " (from the first --origin: give --public-url if this server is reached elsewhere)" : "")
 
                 """
