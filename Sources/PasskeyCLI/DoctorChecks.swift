@@ -194,6 +194,11 @@ enum DoctorChecks {
         return findings
     }
 
+    /// The app IDs an apple-app-site-association lists under `webcredentials.apps` (strings only); nil without the array.
+    static func webcredentialsApps(_ json: JSONValue) -> [String]? {
+        json.objectValue?["webcredentials"]?.objectValue?["apps"]?.arrayValue?.compactMap(\.stringValue)
+    }
+
     /// Apple's CDN, where devices fetch association files from (`/<domain>` below it).
     static let appleCDN = "https://app-site-association.cdn-apple.com/a/v1"
 
@@ -225,18 +230,16 @@ enum DoctorChecks {
         guard let json = try? JSONValue.parse(document.body) else {
             return [DoctorFinding(check, .warning, "Apple's CDN copy at \(document.url) is not JSON (\(document.contentType ?? "no content type")): devices cannot read it either")]
         }
-        let listed = json.objectValue?["webcredentials"]?.objectValue?["apps"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let cdnApps = Set(listed)
+        let listed = webcredentialsApps(json) ?? []
+        var ownApps: [String] = []
+        if case .success(let own) = origin, let ownJSON = try? JSONValue.parse(own.body) { ownApps = webcredentialsApps(ownJSON) ?? [] }
         var findings: [DoctorFinding] = []
         for appID in expectations.appIDs {
-            if cdnApps.contains(appID) {
+            if listed.contains(appID) {
                 findings.append(DoctorFinding(check, .ok, "Apple's CDN copy lists \(appID)"))
                 continue
             }
-            var originLists = false
-            if case .success(let own) = origin, let ownJSON = try? JSONValue.parse(own.body) {
-                originLists = ownJSON.objectValue?["webcredentials"]?.objectValue?["apps"]?.arrayValue?.contains(.string(appID)) == true
-            }
+            let originLists = ownApps.contains(appID)
             findings.append(
                 DoctorFinding(
                     check, .warning,

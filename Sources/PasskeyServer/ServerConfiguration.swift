@@ -231,7 +231,7 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError(
                     "--require-trusted-attestation needs --attestation direct: with none, browsers send no attestation to check, and every registration would be refused")
             }
-            guard !attestationTrustAnchors.roots.values.allSatisfy(\.isEmpty) else {
+            guard !rootedFormats.isEmpty else {
                 throw ConfigurationError("--require-trusted-attestation needs at least one --attestation-root: without roots no attestation can be trusted")
             }
         }
@@ -285,14 +285,19 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
+    /// The formats that have `--attestation-root`s, by name.
+    var rootedFormats: [AttestationFormat] {
+        attestationTrustAnchors.roots.filter { !$0.value.isEmpty }.keys.sorted { $0.rawValue < $1.rawValue }
+    }
+
     /// The attestation settings in a few words, for the dashboard's settings page.
     public var attestationDescription: String {
         var lines = [attestation.rawValue]
-        let rooted = attestationTrustAnchors.roots.filter { !$0.value.isEmpty }
-        if !rooted.isEmpty {
+        if !rootedFormats.isEmpty {
             lines.append(
-                "roots: " + rooted.sorted { $0.key.rawValue < $1.key.rawValue }
-                    .map { "\($0.key.rawValue) (\($0.value.map { $0.subject.description }.joined(separator: "; ")))" }.joined(separator: ", "))
+                "roots: " + rootedFormats.map { format in
+                    "\(format.rawValue) (\(attestationTrustAnchors.roots(for: format).map(\.subject.description).joined(separator: "; ")))"
+                }.joined(separator: ", "))
         }
         if requireTrustedAttestation { lines.append("trusted attestation required") }
         if !allowedAAGUIDs.isEmpty { lines.append("models: " + allowedAAGUIDs.joined(separator: ", ")) }
@@ -332,32 +337,34 @@ public struct ServerConfiguration: Sendable {
                     + "unless https://\(rpID)/.well-known/webauthn lists the origin. Give it as --related-origin instead"
                     + (isAddress ? " (a page on an IP address can use passkeys only as a related origin)." : ", or choose an RP ID that \(host) is under."))
         }
-        let rootedFormats = attestationTrustAnchors.roots.filter { !$0.value.isEmpty }.keys.map(\.rawValue).sorted()
+        let rootedFormats = self.rootedFormats
         if !rootedFormats.isEmpty, attestation == .none {
             warnings.append("--attestation-root has no effect with --attestation none: browsers then send no attestation. Add --attestation direct.")
         } else if !rootedFormats.isEmpty, !requireTrustedAttestation {
             warnings.append(
-                "--attestation-root without --require-trusted-attestation: \(rootedFormats.joined(separator: ", ")) attestations that reach none of the roots are refused, "
+                "--attestation-root without --require-trusted-attestation: \(rootedFormats.map(\.rawValue).joined(separator: ", ")) attestations that reach none of the roots are refused, "
                     + "while passkeys that send no attestation (synced passkeys) still register. Give roots only for the formats you mean to restrict, or require trusted attestation.")
         }
         // A root past its notAfter date vouches for nothing: every chain to it is refused (attestation_untrusted).
-        for (format, roots) in attestationTrustAnchors.roots.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            for root in roots where root.notValidAfter < now {
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        for format in rootedFormats {
+            for root in attestationTrustAnchors.roots(for: format) where root.notValidAfter < now {
                 warnings.append(
-                    "--attestation-root for \(format.rawValue): \(root.subject) expired on \(Self.day(root.notValidAfter)): every chain to it is refused as attestation_untrusted.")
+                    "--attestation-root for \(format.rawValue): \(root.subject) expired on \(day.string(from: root.notValidAfter)): every chain to it is refused as attestation_untrusted.")
             }
         }
         // U2F keys carry the all-zero AAGUID: a list without it admits none of them.
-        if rootedFormats.contains("fido-u2f"), !allowedAAGUIDs.isEmpty, !allowedAAGUIDs.contains(where: { AAGUID($0)?.isZero == true }) {
+        if rootedFormats.contains(.fidoU2F), !allowedAAGUIDs.isEmpty, !allowedAAGUIDs.contains(where: { AAGUID($0)?.isZero == true }) {
             warnings.append(
                 "--allowed-aaguid does not list 00000000-0000-0000-0000-000000000000, which every fido-u2f registration carries: no U2F key can register under the fido-u2f root.")
         }
         // An android-key, SafetyNet or TPM chain vouches for the device, not for what the app or platform wrote in the
         // authenticator data: any app on a genuine device can claim any AAGUID under those roots.
-        let deviceRooted = rootedFormats.filter { ["android-key", "android-safetynet", "tpm"].contains($0) }
+        let deviceRooted = rootedFormats.filter { [.androidKey, .androidSafetyNet, .tpm].contains($0) }
         if !allowedAAGUIDs.isEmpty, !deviceRooted.isEmpty {
             warnings.append(
-                "--allowed-aaguid with roots for \(deviceRooted.joined(separator: ", ")): those chains vouch for the device, not for the AAGUID, "
+                "--allowed-aaguid with roots for \(deviceRooted.map(\.rawValue).joined(separator: ", ")): those chains vouch for the device, not for the AAGUID, "
                     + "which any app on such a device can choose. The list pins models only under packed and fido-u2f roots of security-key vendors.")
         }
         // WebAuthn L3 §5.11.1: clients need honour only five labels of /.well-known/webauthn (the web origins, in order).
@@ -368,14 +375,6 @@ public struct ServerConfiguration: Sendable {
                     + "browsers may ignore \(ignored.joined(separator: ", ")), after the fifth site. Keep at most five site names (the count is estimated without the Public Suffix List).")
         }
         return warnings
-    }
-
-    /// `2025-10-18`, in UTC.
-    static func day(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 
     /// A lower-case DNS name: labels of letters, digits and inner hyphens, separated by single dots.

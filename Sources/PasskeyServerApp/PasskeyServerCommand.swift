@@ -353,11 +353,12 @@ extension PasskeyServerCommand {
                 throw ValidationError(
                     "\(name) \(path): not PEM certificates (a DER file? convert it with: openssl x509 -inform der -in \(path) -out root.pem)")
             }
-            for format in formats {
-                do { anchors = try anchors.adding(pem: pem, for: format) } catch {
-                    throw ValidationError("\(name) \(path): not PEM certificates (\(error.reason))")
-                }
+            // Read once, then trusted for each format it covers.
+            let parsed: TrustAnchors
+            do { parsed = try TrustAnchors(pem: pem, for: .packed) } catch {
+                throw ValidationError("\(name) \(path): not PEM certificates (\(error.reason))")
             }
+            for format in formats { anchors = anchors.adding(parsed.roots(for: .packed), for: format) }
         }
         return anchors
     }

@@ -42,6 +42,23 @@ struct ScriptedTransportTests {
         #expect(body.objectValue?["cred"]?.objectValue?["id"] == .string(assertion.id))
     }
 
+    @Test("PRF results the app did not ask for are the backend's: sent on unchanged, not in the result")
+    func prfForTheBackend() async throws {
+        let (options, fixture) = try await Self.signInFixture()
+        var assertion = fixture
+        let output = Base64URL.encode([UInt8](repeating: 7, count: 32))
+        assertion.clientExtensionResults["prf"] = ["results": ["first": .string(output)]]
+        let server = ScriptedTransport()
+        await server.script("generate-authentication-options", .json(options))
+        await server.script(
+            "verify-authentication", .json(["verified": true, "userId": "u1", "isAnonymous": true, "credentialId": .string(assertion.id)]))
+        let client = PasskeyAuthClient(transport: server, authenticator: ScriptedAuthenticator(assertion: .respond(assertion)))
+        let signedIn = try await client.authenticate()
+        #expect(signedIn.prf == nil)
+        let sent = try JSONValue.parse(try #require(await server.requests(to: "verify-authentication").first?.body))
+        #expect(sent.objectValue?["cred"]?.objectValue?["clientExtensionResults"]?.objectValue?["prf"] == ["results": ["first": .string(output)]])
+    }
+
     @Test("offline and unscripted paths are errors that say so")
     func failures() async throws {
         let server = ScriptedTransport(["generate-authentication-options": [.offline]])

@@ -142,8 +142,9 @@ public actor PasskeyAuthClient {
         }
         try checkCancellation(before: .authenticator)
         var credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
-        let (prfOutputs, shared) = PRFOutputs.take(from: credential.clientExtensionResults)
-        credential.clientExtensionResults = shared
+        // Only outputs the app asked for are the app's to keep from the server.
+        var prfOutputs: PRFOutputs?
+        if prf != nil { (prfOutputs, credential.clientExtensionResults) = PRFOutputs.take(from: credential.clientExtensionResults) }
         try checkCancellation(before: .verification)
 
         var body = JSONObject()
@@ -161,7 +162,7 @@ public actor PasskeyAuthClient {
         let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
         return PasskeyRegistrationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-            isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: prf == nil ? nil : prfOutputs)
+            isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: prfOutputs)
     }
 
     private func performAuthentication(username: String?, mediation: AssertionMediation, prf: PRFValues?) async throws(PasskeyError)
@@ -176,8 +177,8 @@ public actor PasskeyAuthClient {
         }
         let options = signed.options
         var assertion = signed.assertion
-        let (prfOutputs, shared) = PRFOutputs.take(from: assertion.clientExtensionResults)
-        assertion.clientExtensionResults = shared
+        var prfOutputs: PRFOutputs?
+        if prf != nil { (prfOutputs, assertion.clientExtensionResults) = PRFOutputs.take(from: assertion.clientExtensionResults) }
         let challengeKey = signed.answer["challengeKey"]?.stringValue
         try checkCancellation(before: .verification)
 
@@ -200,7 +201,7 @@ public actor PasskeyAuthClient {
         await SignalledAccount.signalSignedIn(verified, options: options, assertion: assertion, to: authenticator)
         return PasskeyAuthenticationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-            isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData, prf: prf == nil ? nil : prfOutputs)
+            isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData, prf: prfOutputs)
     }
 
     // MARK: Low level: the ceremonies alone, for any backend
