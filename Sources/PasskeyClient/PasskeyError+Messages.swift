@@ -23,6 +23,7 @@ extension PasskeyError {
         case .storageFailed: "Saved passkeys could not be read or written."
         case .storageCorrupted: "Saved passkeys are damaged and could not be read."
         case .connectTokenUnavailable: "Passkeys cannot be managed right now."
+        case .accountDisabled: "This account is disabled."
         default: "Something went wrong with the passkey request."
         }
     }

@@ -51,6 +51,9 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The app's own backend gave no connect token (its ``ConnectTokenProvider`` threw): nothing reached the passkey
         /// server.
         public static let connectTokenUnavailable: Code = "connect_token_unavailable"
+        /// The server refused because the account is disabled (its `account_disabled`): the passkey is fine, but the
+        /// service has suspended the account. Retrying does not help; the person needs the service's support.
+        public static let accountDisabled: Code = "account_disabled"
     }
 
     /// Where in the ceremony the error happened.
@@ -165,7 +168,7 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
         case .ceremonyInProgress: .finishOtherCeremony
         case .network: .checkConnection
         case .server: .retry
-        case .storageFailed, .storageCorrupted, .invalidResponse, .internalError: .contactSupport
+        case .storageFailed, .storageCorrupted, .invalidResponse, .internalError, .accountDisabled: .contactSupport
         default: .retry
         }
     }

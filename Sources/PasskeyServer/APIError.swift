@@ -17,6 +17,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public let received: String?
     /// For 429: whole seconds until the client may try again (the `Retry-After` header).
     public internal(set) var retryAfterSeconds: Int?
+    /// The account a refusal concerns, for the dashboard's event log only, when the request did not name it but proved
+    /// it (a disabled account's passkey signing in without a username). Never in the answer.
+    public internal(set) var account: String?
 
     public init(status: Int, code: String, message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
         statusCode = status
@@ -62,6 +65,13 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     static let registrationClosed = APIError(
         status: 403, code: "registration_closed",
         message: "New accounts are not made here: this server adds passkeys to the app's own accounts (connect). Sign in, then add a passkey.")
+
+    /// The account is disabled (``PasskeyStorage/UserRecord/disabledAt``): it neither signs in nor gains passkeys, and
+    /// the connect tokens and signed tokens that name it are refused, until it is enabled again. Only a caller that
+    /// proved it holds the account's passkey, or the app's backend, learns this: a sign-in is refused so only after its
+    /// signature verified.
+    static let accountDisabled = APIError(
+        status: 403, code: "account_disabled", message: "This account is disabled. Contact the service to have it enabled again.")
 
     /// A passkey was being added to an account that was deleted before the registration completed: nothing is stored,
     /// and the account is not created again.

@@ -75,7 +75,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error,
                 // Only a name that passes the username checks: a refused one may carry direction overrides or
                 // invisible characters that would disguise it in the dashboard.
-                requestedUsername: (try? CeremonyService<Repository>.normalizeUsername(note.username)) ?? nil),
+                requestedUsername: ((try? CeremonyService<Repository>.normalizeUsername(note.username)) ?? nil) ?? error?.account),
             logger: context.logger)
     }
 
@@ -267,6 +267,10 @@ struct JSONObjectReaderAPI {
 
     func requiredString(_ name: String) throws(APIError) -> String {
         do { return try reader.string(name) } catch { throw APIError(error) }
+    }
+
+    func requiredBool(_ name: String) throws(APIError) -> Bool {
+        do { return try reader.bool(name) } catch { throw APIError(error) }
     }
 
     func optionalInt(_ name: String) throws(APIError) -> Int? {

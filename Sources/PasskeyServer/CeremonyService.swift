@@ -199,6 +199,12 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
             }
             guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
+            // A passkey for an existing account: the account may have been disabled since its options were made.
+            if record.forExistingUser {
+                let stored: UserRecord?
+                do { stored = try await repository.user(id: userID) } catch { throw APIError(error) }
+                if stored?.isDisabled == true { throw APIError.accountDisabled }
+            }
             let verified: VerifiedRegistration
             do {
                 // WebAuthn L3 §7.1 step 14: a conditional create has no prompt, so neither presence nor verification.
@@ -376,6 +382,13 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
                 allowedCredentialIDs: record.allowedCredentialIDs)
         } catch { return (.burn, .refused(APIError(error))) }
+        // A disabled account: refused once the passkey proved itself, so that only its holder learns why. Nothing is
+        // recorded (the counter stays), and the challenge is spent.
+        if owner.isDisabled {
+            var refusal = APIError.accountDisabled
+            refusal.account = owner.username
+            return (.burn, .refused(refusal))
+        }
         let time = now()
         var updated = stored
         updated.signCount = verified.newSignCount
@@ -412,6 +425,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false) async throws(APIError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String)
     {
+        guard !user.isDisabled else { throw APIError.accountDisabled }
         try await ensureCapacity()
         let existing: [CredentialRecordEntry]
         do { existing = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }

@@ -49,6 +49,13 @@ public actor InMemoryRepository: PasskeyRepository {
         connectTokensByHash = connectTokensByHash.filter { $0.value.userID != id }
     }
 
+    public func setUserDisabled(id: String, disabledAt: Date?) throws(StorageError) -> UserRecord {
+        guard var user = usersByID[id] else { throw StorageError(.notFound, "no user \(id)") }
+        user.disabledAt = disabledAt.map { user.disabledAt ?? $0 }
+        usersByID[id] = user
+        return user
+    }
+
     // MARK: Credentials
 
     public func credential(id: [UInt8]) -> CredentialRecordEntry? { credentialsByID[id] }

@@ -11,10 +11,14 @@ public struct UserRecord: Sendable, Hashable, Identifiable {
     public var isAnonymous: Bool
     public var createdAt: Date
     public var lastSignInAt: Date?
+    /// When an administrator (or the app's backend) disabled the account, `nil` while it is enabled. A disabled account
+    /// keeps its passkeys and its name, but nothing signs in to it or adds a passkey to it until it is enabled again:
+    /// the reversible alternative to deleting it (a suspected compromise, a departed employee, a chargeback).
+    public var disabledAt: Date?
 
     public init(
         id: String = UUID().uuidString.lowercased(), userHandle: [UInt8], username: String?, displayName: String,
-        isAnonymous: Bool, createdAt: Date, lastSignInAt: Date? = nil
+        isAnonymous: Bool, createdAt: Date, lastSignInAt: Date? = nil, disabledAt: Date? = nil
     ) {
         self.id = id
         self.userHandle = userHandle
@@ -23,7 +27,10 @@ public struct UserRecord: Sendable, Hashable, Identifiable {
         self.isAnonymous = isAnonymous
         self.createdAt = createdAt
         self.lastSignInAt = lastSignInAt
+        self.disabledAt = disabledAt
     }
+
+    public var isDisabled: Bool { disabledAt != nil }
 }
 
 /// A registered credential: the WebAuthn credential record (L3 §7.1 step 27) plus what management screens show.

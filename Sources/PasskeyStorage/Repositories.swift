@@ -9,6 +9,9 @@ public protocol UserRepository: Sendable {
     /// Newest first, optionally filtered by a username substring.
     func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord]
     func deleteUser(id: String) async throws(StorageError)
+    /// Disables the account from `disabledAt` on, or enables it again with `nil`; returns the account as stored.
+    /// Disabling an account that is already disabled keeps its first time. `notFound` when there is no such account.
+    func setUserDisabled(id: String, disabledAt: Date?) async throws(StorageError) -> UserRecord
 }
 
 /// Credentials, registered and used in atomic steps.

@@ -1,5 +1,6 @@
 public import PasskeyStorage
 import PostgresNIO
+public import Foundation
 
 /// Users: looked up by ID, by username (by its ``UsernameKey``: case-insensitive in every script) and by user handle.
 extension PostgresRepository: UserRepository {
@@ -55,5 +56,18 @@ extension PostgresRepository: UserRepository {
             return try await connection.rows("DELETE FROM users WHERE id = \(id) RETURNING 1", logger).count
         }
         guard deleted > 0 else { throw StorageError(.notFound, "no such user") }
+    }
+
+    public func setUserDisabled(id: String, disabledAt: Date?) async throws(StorageError) -> UserRecord {
+        let milliseconds = disabledAt.map(PostgresTime.milliseconds)
+        // coalesce: disabling a disabled account keeps the time it was first disabled.
+        let user = try await fetchUser(
+            "disable user",
+            """
+            UPDATE users SET disabled_at = CASE WHEN \(milliseconds)::bigint IS NULL THEN NULL ELSE coalesce(disabled_at, \(milliseconds)::bigint) END
+            WHERE id = \(id) RETURNING \(unescaped: PostgresSchema.userColumns)
+            """)
+        guard let user else { throw StorageError(.notFound, "no such user") }
+        return user
     }
 }

@@ -208,6 +208,8 @@ enum PostgresSchema {
                 "ALTER TABLE connect_tokens ADD COLUMN api_key_id TEXT",
                 "CREATE INDEX connect_tokens_api_key_id ON connect_tokens (api_key_id)",
             ]),
+        PostgresMigration(
+            version: 10, name: "accounts can be disabled", statements: ["ALTER TABLE users ADD COLUMN disabled_at BIGINT"]),
     ]
 
     /// The migration that adds `users.username_key`.
@@ -309,7 +311,7 @@ enum PostgresSchema {
     }
 
     // Column lists in the order the row decoders read them (rows are decoded by position).
-    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at"
+    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at"
     static let credentialColumns = """
         id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible, backup_state, aaguid, \
         attestation_format, attestation_type, name, created_at, last_used_at

@@ -152,6 +152,18 @@ public final class SQLiteRepository: PasskeyRepository {
         guard deleted > 0 else { throw StorageError(.notFound, "no user \(id)") }
     }
 
+    public func setUserDisabled(id: String, disabledAt: Date?) async throws(StorageError) -> UserRecord {
+        let user = try await write { db in
+            // coalesce: disabling a disabled account keeps the time it was first disabled.
+            try db.cachedStatement(sql: "UPDATE users SET disabled_at = CASE WHEN ? IS NULL THEN NULL ELSE coalesce(disabled_at, ?) END WHERE id = ?")
+                .execute(arguments: [disabledAt.map(SQLiteSchema.milliseconds), disabledAt.map(SQLiteSchema.milliseconds), id])
+            return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [id])
+                .map(UserRecord.init(row:))
+        }
+        guard let user else { throw StorageError(.notFound, "no user \(id)") }
+        return user
+    }
+
     // MARK: Credentials
 
     public func credential(id: [UInt8]) async throws(StorageError) -> CredentialRecordEntry? {

@@ -98,6 +98,11 @@ public struct JSONObjectReader: Sendable {
         return b
     }
 
+    public func bool(_ name: String) throws(WireError) -> Bool {
+        guard let b = try optionalBool(name) else { throw WireError(.fieldMissing, field: fieldPath(name), "required member is missing") }
+        return b
+    }
+
     public func optionalObject(_ name: String) throws(WireError) -> JSONObject? {
         guard let v = value(name) else { return nil }
         guard case .object(let o) = v else {

@@ -56,6 +56,21 @@ struct ErrorMappingTests {
         }
     }
 
+    @Test("a disabled account's sign-in is accountDisabled, recovery contactSupport, with the server problem kept")
+    func accountDisabled() async throws {
+        let server = FlowServer()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: server.authenticator())
+            let registered = try await client.register(username: "ann")
+            _ = try await server.repository.setUserDisabled(id: registered.userId, disabledAt: server.clock.now)
+            let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
+            #expect(error?.code == .accountDisabled && error?.stage == .verification)
+            #expect(error?.recovery == .contactSupport)
+            #expect(error?.userMessage == "This account is disabled.")
+            #expect(error?.server?.code == "account_disabled" && error?.server?.httpStatus == 403)
+        }
+    }
+
     @Test("a verification failure keeps the verifier's code (origin_mismatch)")
     func verificationFailure() async throws {
         let server = FlowServer()

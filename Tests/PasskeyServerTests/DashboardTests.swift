@@ -141,7 +141,8 @@ struct DashboardTests {
     static let dataEndpoints: Set<String> = [
         "GET /dashboard/api/events", "GET /dashboard/events/stream", "GET /dashboard/api/stats", "GET /dashboard/api/users",
         "GET /dashboard/api/users/{id}", "PATCH /dashboard/api/users/{id}/passkeys/{credentialId}",
-        "DELETE /dashboard/api/users/{id}/passkeys/{credentialId}", "DELETE /dashboard/api/users/{id}", "POST /dashboard/api/recheck/options",
+        "DELETE /dashboard/api/users/{id}/passkeys/{credentialId}", "DELETE /dashboard/api/users/{id}", "PATCH /dashboard/api/users/{id}",
+        "POST /dashboard/api/recheck/options",
         "POST /dashboard/api/recheck/verify", "POST /dashboard/api/logout",
     ]
 

@@ -643,6 +643,38 @@ extension RepositoryConformanceTests {
         }
     }
 
+    @Test("an account is disabled and enabled again; every read of it, the sign-in's included, says so", arguments: Backend.available)
+    func disableUser(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            let bob = makeUser("bob", handle: 2)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            try await repo.register(makeCredential(2, user: bob), for: bob)
+            let disabled = try await repo.setUserDisabled(id: ann.id, disabledAt: t0.addingTimeInterval(5))
+            #expect(disabled.disabledAt == t0.addingTimeInterval(5))
+            #expect(disabled.username == "ann" && disabled.userHandle == ann.userHandle)
+            // Disabling again keeps the first time.
+            #expect(try await repo.setUserDisabled(id: ann.id, disabledAt: t0.addingTimeInterval(60)).disabledAt == t0.addingTimeInterval(5))
+            #expect(try await repo.user(id: ann.id)?.disabledAt == t0.addingTimeInterval(5))
+            #expect(try await repo.user(username: "ANN")?.isDisabled == true)
+            #expect(try await repo.user(userHandle: ann.userHandle)?.isDisabled == true)
+            #expect(try await repo.users(matching: nil, limit: 10, offset: 0).map(\.isDisabled).sorted { !$0 && $1 } == [false, true])
+            try await repo.saveChallenge(makeChallenge("s"))
+            #expect(try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0).owner?.disabledAt == t0.addingTimeInterval(5))
+            // The whole sign-in's storage work reads it too (SQLite: on its writer connection).
+            let seen = try await repo.completeSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0) { lookup in (.burn, lookup.owner?.disabledAt) }
+            #expect(seen == t0.addingTimeInterval(5))
+            // The other account and the passkeys are untouched.
+            #expect(try await repo.user(id: bob.id)?.isDisabled == false)
+            #expect(try await repo.credentials(userID: ann.id).count == 1)
+
+            let enabled = try await repo.setUserDisabled(id: ann.id, disabledAt: nil)
+            #expect(enabled.disabledAt == nil)
+            #expect(try await repo.user(id: ann.id)?.isDisabled == false)
+            #expect(await storageCode { _ = try await repo.setUserDisabled(id: "nobody", disabledAt: t0) } == .notFound)
+        }
+    }
+
     @Test("peeking at a challenge does not consume it, and respects ceremony and expiry", arguments: Backend.available)
     func peek(backend: Backend) async throws {
         try await backend.withRepository { repo in

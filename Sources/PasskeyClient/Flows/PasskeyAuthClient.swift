@@ -305,6 +305,9 @@ public actor PasskeyAuthClient {
                 .invalidChallenge, stage: stage, "\(path): the server no longer knows this challenge (\(message))",
                 recovery: .requestNewOptions, server: problem)
         }
+        if code == "account_disabled" {
+            throw PasskeyError(.accountDisabled, stage: stage, "\(path): the account is disabled (\(message))", server: problem)
+        }
         var error = PasskeyError.server(code: code, message: message, httpStatus: response.status)
         error.stage = stage
         throw error

@@ -6,7 +6,7 @@ import PasskeyWire
 
 /// Routes of the connect API (docs/connect.md):
 /// - the app's backend, with an API key: `POST /connect/tokens`, `POST /connect/verify`, `GET /users/{id}/passkeys`,
-///   `DELETE /users/{id}/passkeys/{credentialId}`, `DELETE /users/{id}`;
+///   `DELETE /users/{id}/passkeys/{credentialId}`, `PATCH /users/{id}` (disable, enable), `DELETE /users/{id}`;
 /// - the app, with a connect token: `POST /connect/append/decision|options|verify`, `GET /connect/passkeys`,
 ///   `PATCH|DELETE /connect/passkeys/{credentialId}`, `POST /connect/login/options`;
 /// - the app, without a token: `POST /connect/login/decision`;
@@ -71,6 +71,16 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
                 try await service.deletePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")))
                 return .object(["deleted": true])
+            }
+        }
+        router.patch("users/:id") { request, context in
+            var request = request
+            return await ceremonies.observed("manage", "update-user", request, context) { _ throws(APIError) in
+                _ = try await service.authenticateBackend(Self.authorization(request))
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let disabled = try body.requiredBool("disabled")
+                let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
+                return ConnectService<Repository>.accountJSON(try await service.setDisabled(user, disabled))
             }
         }
         router.delete("users/:id") { request, context in

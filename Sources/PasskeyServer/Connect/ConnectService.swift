@@ -82,6 +82,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         } catch {
             throw APIError(mapping: error)
         }
+        // Nothing the app's user does with a token is allowed on a disabled account; the backend hears it here.
+        guard !user.isDisabled else { throw APIError.accountDisabled }
         let token = BearerSecrets.make(prefix: BearerSecrets.connectTokenPrefix, random: ceremonies.random)
         let expiresAt = time.addingTimeInterval(settings.connectTokenLifetime)
         let record = ConnectTokenRecord(
@@ -143,6 +145,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                 guard try await repository.consumeConnectToken(hash: hash, now: time) != nil else { throw Self.tokenInvalid }
             }
             guard let user = try await repository.user(id: record.userID) else { throw Self.tokenInvalid }
+            // Disabled after the token was minted.
+            guard !user.isDisabled else { throw APIError.accountDisabled }
             return user
         } catch {
             throw APIError(mapping: error)
@@ -170,9 +174,11 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         let claims = try await issuer.verify(token, consume: true)
         // A token for an account or passkey deleted since it was issued proves nothing any more.
         do {
-            guard try await repository.user(id: claims.sub) != nil else {
+            guard let user = try await repository.user(id: claims.sub) else {
                 throw APIError(status: 404, code: "user_not_found", message: "The account this token names was deleted.")
             }
+            // Disabled since the sign-in: the token no longer admits anyone.
+            guard !user.isDisabled else { throw APIError.accountDisabled }
             if let id = Base64URL.decode(claims.credentialID), try await repository.credential(id: id) == nil {
                 throw APIError.badRequest("passkey_deleted_on_server", "The passkey this token names was deleted.")
             }
@@ -250,6 +256,20 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         let updated: CredentialRecordEntry?
         do { updated = try await repository.credential(id: id) } catch { throw APIError(error) }
         return updated.map(PasskeyListing.json) ?? .null
+    }
+
+    /// Disables the account (from now) or enables it again: a disabled account keeps its passkeys, but nothing signs in
+    /// to it or changes it through the app until it is enabled (``APIError/accountDisabled``).
+    func setDisabled(_ user: UserRecord, _ disabled: Bool) async throws(APIError) -> UserRecord {
+        do { return try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil) } catch { throw APIError(error) }
+    }
+
+    /// The backend's view of an account's state.
+    static func accountJSON(_ user: UserRecord) -> JSONValue {
+        .object([
+            "userId": .string(user.id), "username": user.username.map(JSONValue.string) ?? .null, "disabled": .bool(user.isDisabled),
+            "disabledAt": user.disabledAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
+        ])
     }
 
     func deleteUser(_ user: UserRecord) async throws(APIError) {

@@ -405,6 +405,22 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 return .object(["deleted": true])
             }
         }
+        router.patch("dashboard/api/users/:id") { request, context in
+            var request = request
+            return await data(request) { principal throws(APIError) in
+                let (user, _) = try await findUser(context.parameters.get("id"))
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let disabled = try body.requiredBool("disabled")
+                let updated: UserRecord
+                do throws(StorageError) {
+                    updated = try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil)
+                } catch { throw APIError(error) }
+                await recordAdmin(
+                    disabled ? "disable_user" : "enable_user", request, context, principal: principal, user: user,
+                    detail: disabled ? "user disabled" : "user enabled")
+                return DashboardJSON.user(updated, passkeys: nil)
+            }
+        }
         router.delete("dashboard/api/users/:id") { request, context in
             await data(request, fresh: true) { principal throws(APIError) in
                 let (user, _) = try await findUser(context.parameters.get("id"))

@@ -28,12 +28,14 @@ enum DashboardJSON {
         ])
     }
 
-    static func user(_ user: UserRecord, passkeys: Int) -> JSONValue {
-        .object([
+    static func user(_ user: UserRecord, passkeys: Int?) -> JSONValue {
+        var object: JSONObject = [
             "id": .string(user.id), "username": text(user.username), "displayName": .string(user.displayName),
             "isAnonymous": .bool(user.isAnonymous), "createdAt": time(user.createdAt), "lastSignInAt": time(user.lastSignInAt),
-            "passkeyCount": .number(Double(passkeys)),
-        ])
+            "disabled": .bool(user.isDisabled), "disabledAt": time(user.disabledAt),
+        ]
+        if let passkeys { object["passkeyCount"] = .number(Double(passkeys)) }
+        return .object(object)
     }
 
     /// A passkey as the user page shows it. The full credential ID is here (admins act on it); events never hold it.

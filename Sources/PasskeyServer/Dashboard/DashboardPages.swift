@@ -154,7 +154,8 @@ enum DashboardPages {
         let rows: String = users.map { (user: UserRecord, count: Int) -> String in
             """
             <tr><td><a href="/dashboard/users/\(escape(user.id))">\(escape(user.username ?? user.displayName))</a></td>
-            <td>\(user.isAnonymous ? "yes" : "no")</td><td>\(date(user.createdAt))</td><td>\(date(user.lastSignInAt))</td><td>\(count)</td></tr>
+            <td>\(user.isAnonymous ? "yes" : "no")</td><td>\(user.isDisabled ? "disabled" : "active")</td>
+            <td>\(date(user.createdAt))</td><td>\(date(user.lastSignInAt))</td><td>\(count)</td></tr>
             """
         }.joined(separator: "\n")
         let query = search.map { "&search=" + (escape($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")) } ?? ""
@@ -168,8 +169,8 @@ enum DashboardPages {
             <button type="submit">Search</button>
             </form>
             <div class="table-wrap"><table class="users">
-            <thead><tr><th>Username</th><th>Anonymous</th><th>Created</th><th>Last sign-in</th><th>Passkeys</th></tr></thead>
-            <tbody>\(rows.isEmpty ? "<tr><td colspan=\"5\">No users.</td></tr>" : rows)</tbody>
+            <thead><tr><th>Username</th><th>Anonymous</th><th>Status</th><th>Created</th><th>Last sign-in</th><th>Passkeys</th></tr></thead>
+            <tbody>\(rows.isEmpty ? "<tr><td colspan=\"6\">No users.</td></tr>" : rows)</tbody>
             </table></div>
             <p class="pager">Page \(page) \(pager)</p>
             """)
@@ -199,6 +200,7 @@ enum DashboardPages {
             <dt>User id</dt><dd><code>\(escape(user.id))</code></dd>
             <dt>Created</dt><dd>\(date(user.createdAt))</dd>
             <dt>Last sign-in</dt><dd>\(date(user.lastSignInAt))</dd>
+            <dt>Status</dt><dd id="account-status">\(user.disabledAt.map { "disabled since \(date($0)): no sign-in, no new passkey" } ?? "active")</dd>
             </dl>
             <h2>Passkeys</h2>
             <div class="table-wrap"><table class="passkeys">
@@ -206,7 +208,8 @@ enum DashboardPages {
             <th>Created</th><th>Last used</th><th></th></tr></thead>
             <tbody>\(rows.isEmpty ? "<tr><td colspan=\"10\">No passkeys.</td></tr>" : rows)</tbody>
             </table></div>
-            <p><button type="button" id="delete-user" class="danger">Delete this user</button></p>
+            <p><button type="button" id="toggle-user" data-disabled="\(user.isDisabled)">\(user.isDisabled ? "Enable this user" : "Disable this user")</button>
+            <button type="button" id="delete-user" class="danger">Delete this user</button></p>
             <p id="status" class="status" role="status"></p>
             """)
     }
