@@ -17,9 +17,10 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public let received: String?
     /// For 429: whole seconds until the client may try again (the `Retry-After` header).
     public internal(set) var retryAfterSeconds: Int?
-    /// The account a refusal concerns, for the dashboard's event log only, when the request did not name it but proved
-    /// it (a disabled account's passkey signing in without a username). Never in the answer.
-    public internal(set) var account: String?
+    /// The account a refusal concerns (our user id and its username), for the dashboard's event log only, when the
+    /// request did not name it but proved it (a disabled account's passkey signing in). Never in the answer.
+    public internal(set) var accountID: String?
+    public internal(set) var accountUsername: String?
 
     public init(status: Int, code: String, message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
         statusCode = status
@@ -67,9 +68,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         message: "New accounts are not made here: this server adds passkeys to the app's own accounts (connect). Sign in, then add a passkey.")
 
     /// The account is disabled (``PasskeyStorage/UserRecord/disabledAt``): it neither signs in nor gains passkeys, and
-    /// the connect tokens and signed tokens that name it are refused, until it is enabled again. Only a caller that
-    /// proved it holds the account's passkey, or the app's backend, learns this: a sign-in is refused so only after its
-    /// signature verified.
+    /// the connect tokens and signed tokens that name it are refused, until it is enabled again. Only callers the
+    /// account already trusted learn this: the holder of its passkey (a sign-in is refused so only after its signature
+    /// verified), the app's backend, and an app holding a connect token the backend minted for it.
     static let accountDisabled = APIError(
         status: 403, code: "account_disabled", message: "This account is disabled. Contact the service to have it enabled again.")
 
@@ -145,6 +146,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
                 logDetail: error.reason)
         case .notFound:
             self.init(status: 404, code: "not_found", message: "Not found.", logDetail: error.reason)
+        case .accountDisabled:
+            self = .accountDisabled
         case .unavailable:
             self.init(status: 503, code: "storage_unavailable", message: "The server cannot reach its database. Try again shortly.", logDetail: error.reason)
         default:

@@ -75,7 +75,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error,
                 // Only a name that passes the username checks: a refused one may carry direction overrides or
                 // invisible characters that would disguise it in the dashboard.
-                requestedUsername: ((try? CeremonyService<Repository>.normalizeUsername(note.username)) ?? nil) ?? error?.account),
+                requestedUsername: ((try? CeremonyService<Repository>.normalizeUsername(note.username)) ?? nil) ?? error?.accountUsername),
             logger: context.logger)
     }
 

@@ -230,6 +230,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 switch error.code {
                 case .challengeConsumed: throw APIError.challengeInvalid
                 case .notFound: throw APIError.accountDeleted(error)
+                case .accountDisabled: throw APIError.accountDisabled
                 default: throw APIError(error)
                 }
             }
@@ -386,7 +387,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         // recorded (the counter stays), and the challenge is spent.
         if owner.isDisabled {
             var refusal = APIError.accountDisabled
-            refusal.account = owner.username
+            refusal.accountID = owner.id
+            refusal.accountUsername = owner.username
             return (.burn, .refused(refusal))
         }
         let time = now()

@@ -53,6 +53,7 @@ public actor InMemoryRepository: PasskeyRepository {
         guard var user = usersByID[id] else { throw StorageError(.notFound, "no user \(id)") }
         user.disabledAt = disabledAt.map { user.disabledAt ?? $0 }
         usersByID[id] = user
+        if disabledAt != nil { connectTokensByHash = connectTokensByHash.filter { $0.value.userID != id } }
         return user
     }
 
@@ -81,8 +82,9 @@ public actor InMemoryRepository: PasskeyRepository {
         throws(StorageError)
     {
         try checkChallenge(challengeKey, now: now)
-        if challengesByKey[challengeKey]?.forExistingUser == true, usersByID[user.id] == nil {
-            throw StorageError(.notFound, "the account was deleted during this registration")
+        if challengesByKey[challengeKey]?.forExistingUser == true {
+            guard let stored = usersByID[user.id] else { throw StorageError(.notFound, "the account was deleted during this registration") }
+            if stored.isDisabled { throw StorageError(.accountDisabled, "the account was disabled during this registration") }
         }
         try register(credential, for: user)
         if let replaced = challengesByKey[challengeKey]?.replacesCredentialID, credentialsByID[replaced]?.userID == credential.userID {

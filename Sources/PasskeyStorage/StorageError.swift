@@ -12,6 +12,8 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let usernameTaken: Code = "username_taken"
         /// The record does not exist.
         public static let notFound: Code = "not_found"
+        /// The account was disabled before this write (a passkey being added to it).
+        public static let accountDisabled: Code = "account_disabled"
         /// The signature counter was changed by a concurrent sign-in (compare-and-set lost).
         public static let counterConflict: Code = "counter_conflict"
         /// The ceremony's challenge was consumed (or expired) before this write: another request used it first.

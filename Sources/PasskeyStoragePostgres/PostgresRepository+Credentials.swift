@@ -48,10 +48,12 @@ extension PostgresRepository: CredentialRepository {
             // An existing account must still exist, and stays until this commits (the lock its foreign key would take):
             // a deletion that came first wins and the registration fails; one that comes later waits, then removes the
             // new passkey with the account.
-            if taken.forExistingUser,
-                try await connection.rows("SELECT 1 FROM users WHERE id = \(credential.userID) FOR KEY SHARE", logger).isEmpty
-            {
-                throw StorageError(.notFound, "the account was deleted during this registration")
+            if taken.forExistingUser {
+                let rows = try await connection.rows("SELECT disabled_at IS NULL FROM users WHERE id = \(credential.userID) FOR KEY SHARE", logger)
+                guard let row = rows.first else { throw StorageError(.notFound, "the account was deleted during this registration") }
+                guard try PostgresRowReader(row).value(0, Bool.self) else {
+                    throw StorageError(.accountDisabled, "the account was disabled during this registration")
+                }
             }
             try await Self.register(connection, credential: credential, user: user, logger: logger)
             // A reset: the replaced passkey goes in the transaction that stores the new one (the owner's only).

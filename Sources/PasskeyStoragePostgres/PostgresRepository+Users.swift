@@ -60,14 +60,18 @@ extension PostgresRepository: UserRepository {
 
     public func setUserDisabled(id: String, disabledAt: Date?) async throws(StorageError) -> UserRecord {
         let milliseconds = disabledAt.map(PostgresTime.milliseconds)
-        // coalesce: disabling a disabled account keeps the time it was first disabled.
-        let user = try await fetchUser(
-            "disable user",
-            """
-            UPDATE users SET disabled_at = CASE WHEN \(milliseconds)::bigint IS NULL THEN NULL ELSE coalesce(disabled_at, \(milliseconds)::bigint) END
-            WHERE id = \(id) RETURNING \(unescaped: PostgresSchema.userColumns)
-            """)
-        guard let user else { throw StorageError(.notFound, "no such user") }
-        return user
+        let logger = self.logger
+        let rows = try await transaction("disable user") { connection in
+            // coalesce: disabling a disabled account keeps the time it was first disabled.
+            let rows = try await connection.rows(
+                """
+                UPDATE users SET disabled_at = CASE WHEN \(milliseconds)::bigint IS NULL THEN NULL ELSE coalesce(disabled_at, \(milliseconds)::bigint) END
+                WHERE id = \(id) RETURNING \(unescaped: PostgresSchema.userColumns)
+                """, logger)
+            if milliseconds != nil { try await connection.query("DELETE FROM connect_tokens WHERE user_id = \(id)", logger: logger) }
+            return rows
+        }
+        guard let row = rows.first else { throw StorageError(.notFound, "no such user") }
+        return try UserRecord(PostgresRowReader(row))
     }
 }

@@ -157,6 +157,7 @@ public final class SQLiteRepository: PasskeyRepository {
             // coalesce: disabling a disabled account keeps the time it was first disabled.
             try db.cachedStatement(sql: "UPDATE users SET disabled_at = CASE WHEN ? IS NULL THEN NULL ELSE coalesce(disabled_at, ?) END WHERE id = ?")
                 .execute(arguments: [disabledAt.map(SQLiteSchema.milliseconds), disabledAt.map(SQLiteSchema.milliseconds), id])
+            if disabledAt != nil { try db.cachedStatement(sql: "DELETE FROM connect_tokens WHERE user_id = ?").execute(arguments: [id]) }
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [id])
                 .map(UserRecord.init(row:))
         }
@@ -207,8 +208,13 @@ public final class SQLiteRepository: PasskeyRepository {
         do {
             try await writer.write { db, raw in
                 let taken = try Self.takeChallenge(raw, key: challengeKey, now: now)
-                if taken.forExistingUser, try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?"), arguments: [user.id]) != true {
-                    throw StorageError(.notFound, "the account was deleted during this registration")
+                if taken.forExistingUser {
+                    // nil: no such account; false: disabled.
+                    switch try Bool.fetchOne(db.cachedStatement(sql: "SELECT disabled_at IS NULL FROM users WHERE id = ?"), arguments: [user.id]) {
+                    case nil: throw StorageError(.notFound, "the account was deleted during this registration")
+                    case false?: throw StorageError(.accountDisabled, "the account was disabled during this registration")
+                    case true?: break
+                    }
                 }
                 try Self.register(db, credential: credential, user: user)
                 if let replaced = taken.replacesCredentialID {

@@ -275,6 +275,30 @@ struct ConnectFlowTests {
         }
     }
 
+    @Test("login: a disabled account is account_disabled, not counted as the passkey's failure")
+    func disabledAccount() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let software = server.authenticator()
+            let setup = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
+            _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
+            _ = await setup.completeAppend()
+            let user = try #require(try await server.repository.user(username: "ann@example.com"))
+            _ = try await server.repository.setUserDisabled(id: user.id, disabledAt: server.clock.now)
+            let state = MemoryConnectStateStore(ConnectState(lastIdentifier: "ann@example.com"))
+            let connect = PasskeyConnect(transport: transport, authenticator: software, stateStore: state, device: iPhone)
+            for _ in 1...3 {
+                guard case .error(let error, let triggerFallback) = await connect.loginWithIdentifier("ann@example.com") else {
+                    Issue.record("a disabled account's sign-in should fail")
+                    return
+                }
+                #expect(error.code == .accountDisabled && error.recovery == .contactSupport && !triggerFallback)
+            }
+            #expect(await connect.state().recentFailures == 0)
+            #expect(await connect.isLoginAllowed() != .initFallback(reason: "too_many_failures"))
+        }
+    }
+
     @Test("login: repeated failures and a disabled rollout fall back to the old login")
     func fallbacks() async throws {
         let server = FlowServer()

@@ -92,15 +92,20 @@ struct DisabledAccountTests {
             #expect(try await Self.setDisabled(harness, client, "app-user-1", true).status == .ok)
 
             for type in ["passkey-append", "passkey-list", "passkey-delete", "passkey-login"] {
+                // With new names: a refused mint does not rename the account either.
                 let minted = try await client.call(
-                    .post, "/connect/tokens", json: ["type": .string(type), "user": ["id": "app-user-1", "name": "ann@example.com"]],
+                    .post, "/connect/tokens",
+                    json: ["type": .string(type), "user": ["id": "app-user-1", "name": "mallory@example.com", "displayName": "Mallory"]],
                     headers: harness.backend)
                 #expect(minted.status == .forbidden && minted["error"] == "account_disabled", "\(type): \(minted.json)")
             }
+            let stored = try #require(try await harness.server.repository.user(externalID: "app-user-1"))
+            #expect(stored.username == "ann@example.com" && stored.displayName == "Ann")
+            // The tokens minted before went with the disable.
             let listed = try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(listToken))
-            #expect(listed.status == .forbidden && listed["error"] == "account_disabled", "\(listed.json)")
+            #expect(listed.status == .unauthorized && listed["error"] == "connect_token_invalid", "\(listed.json)")
             let options = try await client.call(.post, "/connect/append/options", json: [:], headers: ConnectHarness.bearer(appendToken))
-            #expect(options.status == .forbidden && options["error"] == "account_disabled", "\(options.json)")
+            #expect(options.status == .unauthorized && options["error"] == "connect_token_invalid", "\(options.json)")
             let second = try Device(server: harness.server, credentialID: 0xc2)
             let completed = try await client.call(
                 .post, "/connect/append/verify", json: ["challengeKey": pending["challengeKey"] ?? nil, "cred": second.create(pending.json)])
@@ -110,9 +115,37 @@ struct DisabledAccountTests {
                 .post, "/connect/verify", json: ["signedPasskeyData": .string(signedData)], headers: harness.backend)
             #expect(verified.status == .forbidden && verified["error"] == "account_disabled", "\(verified.json)")
 
-            // The backend still manages the account: its passkeys are listed, and it can be deleted.
+            // The backend still manages the account: its passkeys are listed.
             let passkeys = try await client.call(.get, "/users/app-user-1/passkeys", headers: harness.backend)
             #expect(passkeys.status == .ok && passkeys["passkeys"]?.arrayValue?.count == 1, "\(passkeys.json)")
+
+            // Enabled again: the tokens minted before the disable stay gone; new ones work.
+            #expect(try await Self.setDisabled(harness, client, "app-user-1", false).status == .ok)
+            let old = try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(listToken))
+            #expect(old.status == .unauthorized && old["error"] == "connect_token_invalid", "\(old.json)")
+            let fresh = try await harness.token(client, "passkey-list")
+            #expect(try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(fresh)).status == .ok)
+        }
+    }
+
+    @Test("an anonymous account's refused sign-in is in the event log under its user id")
+    func anonymousEvent() async throws {
+        let harness = try DashboardHarness()
+        try await harness.server.run { client in
+            let session = try await harness.setUp(client)
+            let device = try Device(server: harness.server, credentialID: 0x12)
+            let options = try await client.call(.get, "/generate-registration-options")
+            let registered = try await client.call(
+                .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            let userID = try #require(registered["userId"]?.stringValue)
+            #expect(registered["isAnonymous"] == true)
+            _ = try await harness.server.repository.setUserDisabled(id: userID, disabledAt: harness.server.clock.now)
+            let signIn = try await client.call(.get, "/generate-authentication-options")
+            let refused = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(signIn.json, signCount: 1)])
+            #expect(refused["error"] == "account_disabled", "\(refused.json)")
+            let events = try await client.call(.get, "/dashboard/api/events?result=failure", headers: session.headers)
+            let event = events["events"]?.arrayValue?.first { $0.objectValue?["code"] == "account_disabled" }?.objectValue
+            #expect(event?["userId"]?.stringValue == userID && event?["kind"] == "authentication.verify", "\(events.json)")
         }
     }
 
@@ -160,12 +193,17 @@ struct DisabledAccountTests {
             let refused = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(options.json, signCount: 1)])
             #expect(refused["error"] == "account_disabled", "\(refused.json)")
 
-            let enabled = try await client.call(.patch, "/dashboard/api/users/\(userID)", json: ["disabled": false], headers: session.withCSRF)
-            #expect(enabled.status == .ok && enabled["disabled"] == false, "\(enabled.json)")
-            let events = try await client.call(.get, "/dashboard/api/events?user=ann", headers: session.headers)
+            // Both ways need a recent passkey check of the admin: enabling lets the account sign in again.
+            harness.server.clock.advance(301)
+            let stale = try await client.call(.patch, "/dashboard/api/users/\(userID)", json: ["disabled": false], headers: session.withCSRF)
+            #expect(stale.status == .forbidden && stale["error"] == "fresh_check_required", "\(stale.json)")
+            let fresh = try await harness.signIn(client, signCount: 1)
+            let enabled = try await client.call(.patch, "/dashboard/api/users/\(userID)", json: ["disabled": false], headers: fresh.withCSRF)
+            #expect(enabled.status == .ok && enabled["disabled"] == false && enabled["passkeyCount"] == 1, "\(enabled.json)")
+            let events = try await client.call(.get, "/dashboard/api/events?user=ann", headers: fresh.headers)
             let kinds = events["events"]?.arrayValue?.compactMap { $0.objectValue?["kind"]?.stringValue } ?? []
             #expect(kinds.contains("admin.disable_user") && kinds.contains("admin.enable_user"), "\(kinds)")
-            #expect(events["events"]?.arrayValue?.contains { $0.objectValue?["code"] == "account_disabled" } == true)
+            #expect(events["events"]?.arrayValue?.contains { $0.objectValue?["code"] == "account_disabled" && $0.objectValue?["userId"]?.stringValue == userID } == true)
 
             let again = try await client.call(.get, "/generate-authentication-options")
             let signedIn = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(again.json, signCount: 2)])

@@ -104,6 +104,37 @@ struct ConnectStorageConformanceTests {
         }
     }
 
+    @Test("disabling an account deletes its connect tokens (enabling does not bring them back) and stops a passkey being added to it", arguments: Backend.available)
+    func disablingEndsTokensAndAppends(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            let bob = makeUser("bob", handle: 2)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            try await repo.register(makeCredential(2, user: bob), for: bob)
+            for (hash, user) in [(UInt8(1), ann), (2, bob)] {
+                try await repo.saveConnectToken(
+                    ConnectTokenRecord(hash: [hash], type: "passkey-list", userID: user.id, singleUse: false, createdAt: t0, expiresAt: t0.addingTimeInterval(300)))
+            }
+            // Options to add a passkey to ann, made before she is disabled.
+            var append = makeChallenge("append", .registration)
+            append.userID = ann.id
+            append.forExistingUser = true
+            try await repo.saveChallenge(append)
+
+            _ = try await repo.setUserDisabled(id: ann.id, disabledAt: t0)
+            #expect(try await repo.connectToken(hash: [1], now: t0) == nil)
+            #expect(try await repo.connectToken(hash: [2], now: t0) != nil, "another account's tokens stay")
+            let added = await storageCode { try await repo.register(makeCredential(3, user: ann), for: ann, consumingChallenge: "append", now: t0) }
+            #expect(added == .accountDisabled)
+            #expect(try await repo.credential(id: [3, 3, 3]) == nil)
+
+            _ = try await repo.setUserDisabled(id: ann.id, disabledAt: nil)
+            #expect(try await repo.connectToken(hash: [1], now: t0) == nil)
+            // Enabling does not delete anything.
+            #expect(try await repo.connectToken(hash: [2], now: t0) != nil)
+        }
+    }
+
     @Test("connect tokens: read without consuming, consumed once under concurrency, expire, go with their user", arguments: Backend.available)
     func connectTokens(backend: Backend) async throws {
         try await backend.withRepository { repo in

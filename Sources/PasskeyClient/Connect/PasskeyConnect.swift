@@ -291,14 +291,17 @@ public actor PasskeyConnect {
     }
 
     /// Whether a failed sign-in says something about passkeys on this device (the server refused the assertion, the
-    /// authenticator failed, passkeys are not set up for the app): those are counted towards the fallback. A server
+    /// authenticator failed, passkeys are not set up for the app): those are counted towards the fallback. A disabled
+    /// account is not counted either. A server
     /// that is overloaded or down (429, 5xx), options that could not be fetched, a ceremony already running or an app
     /// mistake (no presentation anchor) say nothing about the passkey and are not counted: three of them during a
     /// deploy would otherwise switch passkey sign-in off on the device.
     static func countsAsPasskeyFailure(_ error: PasskeyError) -> Bool {
         if let status = error.server?.httpStatus, status == 429 || status >= 500 { return false }
         if error.stage == .options || error.stage == .network { return false }
-        return error.code != .ceremonyInProgress && error.code != .internalError
+        // A disabled account is the service's decision about the account, not a failing passkey: counting it would
+        // keep passkey sign-in off on the device for a day after the account is enabled again.
+        return error.code != .ceremonyInProgress && error.code != .internalError && error.code != .accountDisabled
     }
 
     // MARK: Manage

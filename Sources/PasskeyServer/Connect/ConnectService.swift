@@ -72,6 +72,8 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                     displayName: CeremonyService<Repository>.sanitizeDisplayName(displayName, fallback: username ?? Self.unnamedDisplayName),
                     isAnonymous: false, createdAt: time)
                 let linked = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
+                // Refused before the names follow the app's: a disabled account changes in nothing.
+                guard !linked.isDisabled else { throw APIError.accountDisabled }
                 user = linked.id == candidate.id ? linked : try await followNames(of: linked, username: username, displayName: displayName)
             } else {
                 guard let linked = try await repository.user(externalID: externalID) else {
@@ -145,7 +147,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                 guard try await repository.consumeConnectToken(hash: hash, now: time) != nil else { throw Self.tokenInvalid }
             }
             guard let user = try await repository.user(id: record.userID) else { throw Self.tokenInvalid }
-            // Disabled after the token was minted.
+            // Disabling deletes the account's tokens; one minted while the disable committed can still arrive here.
             guard !user.isDisabled else { throw APIError.accountDisabled }
             return user
         } catch {
@@ -261,10 +263,15 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// Disables the account (from now) or enables it again: a disabled account keeps its passkeys, but nothing signs in
     /// to it or changes it through the app until it is enabled (``APIError/accountDisabled``).
     func setDisabled(_ user: UserRecord, _ disabled: Bool) async throws(APIError) -> UserRecord {
-        do { return try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil) } catch { throw APIError(error) }
+        do { return try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil) } catch {
+            // Deleted since it was looked up.
+            if error.code == .notFound { throw APIError(status: 404, code: "user_not_found", message: "No such user.") }
+            throw APIError(error)
+        }
     }
 
-    /// The backend's view of an account's state.
+    /// The backend's view of an account's state: what `PATCH /users/{id}` answers, so the backend can store the state
+    /// the server now enforces (and show when the account was disabled).
     static func accountJSON(_ user: UserRecord) -> JSONValue {
         .object([
             "userId": .string(user.id), "username": user.username.map(JSONValue.string) ?? .null, "disabled": .bool(user.isDisabled),

@@ -405,20 +405,22 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 return .object(["deleted": true])
             }
         }
+        // A fresh check both ways: enabling lets an account sign in again (after a suspected takeover, say), and a
+        // stolen session should not switch accounts off either.
         router.patch("dashboard/api/users/:id") { request, context in
             var request = request
-            return await data(request) { principal throws(APIError) in
-                let (user, _) = try await findUser(context.parameters.get("id"))
+            return await data(request, fresh: true) { principal throws(APIError) in
+                let (user, passkeys) = try await findUser(context.parameters.get("id"))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let disabled = try body.requiredBool("disabled")
                 let updated: UserRecord
                 do throws(StorageError) {
                     updated = try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil)
-                } catch { throw APIError(error) }
+                } catch { throw error.code == .notFound ? DashboardErrors.userNotFound : APIError(error) }
                 await recordAdmin(
                     disabled ? "disable_user" : "enable_user", request, context, principal: principal, user: user,
                     detail: disabled ? "user disabled" : "user enabled")
-                return DashboardJSON.user(updated, passkeys: nil)
+                return DashboardJSON.user(updated, passkeys: passkeys.count)
             }
         }
         router.delete("dashboard/api/users/:id") { request, context in

@@ -28,14 +28,12 @@ enum DashboardJSON {
         ])
     }
 
-    static func user(_ user: UserRecord, passkeys: Int?) -> JSONValue {
-        var object: JSONObject = [
+    static func user(_ user: UserRecord, passkeys: Int) -> JSONValue {
+        .object([
             "id": .string(user.id), "username": text(user.username), "displayName": .string(user.displayName),
             "isAnonymous": .bool(user.isAnonymous), "createdAt": time(user.createdAt), "lastSignInAt": time(user.lastSignInAt),
-            "disabled": .bool(user.isDisabled), "disabledAt": time(user.disabledAt),
-        ]
-        if let passkeys { object["passkeyCount"] = .number(Double(passkeys)) }
-        return .object(object)
+            "disabled": .bool(user.isDisabled), "disabledAt": time(user.disabledAt), "passkeyCount": .number(Double(passkeys)),
+        ])
     }
 
     /// A passkey as the user page shows it. The full credential ID is here (admins act on it); events never hold it.

@@ -83,7 +83,7 @@ public struct EventRecorder: Sendable {
         kind: String, rpID: String, metadata: RequestMetadata, answer: JSONValue?, error: APIError?, requestedUsername: String? = nil
     ) -> EventRecord {
         let object = answer?.objectValue
-        let userID = object?["userId"]?.stringValue ?? object?["id"]?.stringValue
+        let userID = object?["userId"]?.stringValue ?? object?["id"]?.stringValue ?? error?.accountID
         let requested = requestedUsername.map { APIError.clipped($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         return EventRecord(
             time: now(), kind: kind, result: error == nil ? .success : .failure, code: error?.code, explanation: error?.message,
