@@ -21,11 +21,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             (PASSKEY_RP_ID, PASSKEY_ORIGIN as a comma-separated list, ...), or in a settings file given with --config
             (PASSKEY_CONFIG): name = value lines with the flag names. Flags win over environment variables, which win over the file.
             Several instances can share one PostgreSQL database (--database postgres://…): see docs/deploy.md.
-            Subcommands migrate the database and manage backend API keys, token signing keys and dashboard admin invites in it.
+            Subcommands migrate the database and manage backend API keys, token signing keys, dashboard admin invites and accounts in it.
             The admin dashboard is at /dashboard; with no admin yet, the server prints a one-time setup link at start.
             PASSKEY_ADMIN_TOKEN (environment only, 32+ characters) is a break-glass bearer token for the dashboard's API.
             """,
-        subcommands: [MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self]
+        subcommands: [MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self, UsersCommand.self]
     )
 
     @Option(help: "Settings file: name = value lines with these flags' names (see docs/deploy.md); flags and PASSKEY_ variables win over it.")

@@ -1,4 +1,6 @@
 import Foundation
+import PasskeyStorage
+import PasskeyStorageSQLite
 import PasskeyTestSupport
 import Testing
 
@@ -44,7 +46,10 @@ struct ServerSubcommandTests {
 
     @Test("every subcommand's help shows the --database it acts on, its default, and where else it comes from")
     func usageShowsDatabase() async throws {
-        for command in [["api-keys", "create"], ["api-keys", "list"], ["api-keys", "revoke"], ["keys", "rotate"], ["keys", "list"], ["admin", "invite"], ["migrate"]] {
+        for command in [
+            ["api-keys", "create"], ["api-keys", "list"], ["api-keys", "revoke"], ["keys", "rotate"], ["keys", "list"], ["admin", "invite"], ["migrate"],
+            ["users", "list"], ["users", "disable"], ["users", "enable"],
+        ] {
             let answer = try await run(command + ["--help"])
             #expect(answer.status == 0, "\(command)")
             #expect(answer.output.contains("USAGE: passkey-server \(command.joined(separator: " "))"), "\(command): \(answer.output)")
@@ -55,6 +60,48 @@ struct ServerSubcommandTests {
             #expect(words.contains("PASSKEY_DATABASE"), "\(command)")
             #expect(words.contains("--config"), "\(command)")
         }
+    }
+
+    @Test("users: listed with their state, disabled and enabled by user id or username; unknown names and limits are refused")
+    func users() async throws {
+        let path = try folder() + "/passkey.sqlite"
+        let database = "sqlite:" + path
+        #expect(try await run(["users", "list", "--database", database]).output.contains("no database at"))
+        let created = Date(timeIntervalSince1970: 1_800_000_000)
+        do {
+            let repository = try SQLiteRepository(path: path)
+            for (index, name) in ["ann", "bob\u{202E}evil", nil].enumerated() {
+                let user = UserRecord(
+                    id: "user-\(index)", userHandle: [UInt8(index + 1)], username: name, displayName: name ?? "Anonymous", isAnonymous: name == nil,
+                    createdAt: created.addingTimeInterval(Double(index)))
+                try await repository.register(
+                    CredentialRecordEntry(
+                        id: [UInt8(index + 1)], userID: user.id, publicKey: [1], algorithm: -7, signCount: 0, uvInitialized: true, transports: [],
+                        backupEligible: true, backupState: true, aaguid: "00000000-0000-0000-0000-000000000000", attestationFormat: "none",
+                        attestationType: "none", createdAt: created),
+                    for: user)
+            }
+        }
+        let listed = try await run(["users", "list", "--database", database])
+        #expect(listed.status == 0, "\(listed.output)")
+        let lines = listed.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3 && lines.allSatisfy { $0.hasSuffix("active") }, "\(listed.output)")
+        #expect(lines.first?.hasPrefix("user-2  (anonymous)  created 2027-01-15T08:00:02Z  last sign-in never") == true, "newest first: \(listed.output)")
+        #expect(listed.output.contains("bob\\u{202e}evil"), "a direction override is shown escaped: \(listed.output)")
+
+        let disabled = try await run(["users", "disable", "ANN", "--database", database])
+        #expect(disabled.status == 0 && disabled.output.hasPrefix("user-0  ann  ") && disabled.output.contains("  disabled 20"), "\(disabled.output)")
+        let searched = try await run(["users", "list", "--search", "an", "--database", database])
+        #expect(searched.output.split(separator: "\n").count == 1 && searched.output.contains("disabled"), "\(searched.output)")
+        #expect(try await SQLiteRepository(path: path).user(id: "user-0")?.isDisabled == true)
+        let enabled = try await run(["users", "enable", "user-0", "--database", database])
+        #expect(enabled.status == 0 && enabled.output.hasSuffix("active\n"), "\(enabled.output)")
+        #expect(try await SQLiteRepository(path: path).user(id: "user-0")?.isDisabled == false)
+
+        let unknown = try await run(["users", "disable", "nobody", "--database", database])
+        #expect(unknown.status != 0 && unknown.output.contains("no account with the user id or username nobody"), "\(unknown.output)")
+        let tooMany = try await run(["users", "list", "--limit", "0", "--database", database])
+        #expect(tooMany.status != 0 && tooMany.output.contains("--limit must be 1 to 10000"), "\(tooMany.output)")
     }
 
     @Test("an empty list says it is empty; a created key is listed")

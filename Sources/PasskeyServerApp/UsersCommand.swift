@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import PasskeyStorage
+
+/// `passkey-server users`: find accounts and disable or enable them from a shell, for an operator without the dashboard
+/// (none set up, or locked out of it) or a script. The same change as `PATCH /users/{id}` and the dashboard's button.
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users", abstract: "List accounts, and disable or enable one.", subcommands: [List.self, Disable.self, Enable.self])
+
+    /// One line per account, with the fields an operator decides on.
+    static func line(_ user: UserRecord) -> String {
+        let formatter = ISO8601DateFormatter()
+        let state = user.disabledAt.map { "disabled \(formatter.string(from: $0))" } ?? "active"
+        let lastSignIn = user.lastSignInAt.map { formatter.string(from: $0) } ?? "never"
+        // Names come from users: shown escaped, so a name cannot forge another line or move the terminal's cursor.
+        let name = user.username.map { visible($0) } ?? "(anonymous)"
+        return "\(user.id)  \(name)  created \(formatter.string(from: user.createdAt))  last sign-in \(lastSignIn)  \(state)"
+    }
+
+    /// `text` with control and format characters written as `\u{…}`.
+    static func visible(_ text: String) -> String {
+        String(
+            text.unicodeScalars.map { scalar -> String in
+                let category = scalar.properties.generalCategory
+                return category == .control || category == .format ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            }.joined())
+    }
+
+    /// The account `reference` names: our user id first, then a username (case-insensitive, as sign-in finds it).
+    static func account(_ reference: String, in repository: any PasskeyRepository) async throws -> UserRecord {
+        if let user = try await repository.user(id: reference) { return user }
+        if let user = try await repository.user(username: reference) { return user }
+        throw ValidationError("no account with the user id or username \(visible(reference)) (see: passkey-server users list)")
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List accounts, newest first: user id, username, created, last sign-in, active or disabled.",
+            usage: databaseUsage("users list [--search <text>] [--limit <n>]"), discussion: databaseDiscussion())
+        @ParentCommand var root: PasskeyServerCommand
+        @Option(help: "Only usernames that contain this text (case-insensitive).") var search: String?
+        @Option(help: "At most this many accounts, 1 to 10000 (default 100).") var limit: Int = 100
+
+        func run() async throws {
+            guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be 1 to 10000") }
+            let users = try await openStorage(root, mustExist: true).users(matching: search, limit: limit, offset: 0)
+            if users.isEmpty { say(search == nil ? "no accounts" : "no account's username contains \(visible(search ?? ""))") }
+            for user in users { say(UsersCommand.line(user)) }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Disable an account: it keeps its passkeys, but nothing signs in to it or adds a passkey until it is enabled.",
+            usage: databaseUsage("users disable <user>"),
+            discussion: databaseDiscussion("Its connect tokens are deleted. Running servers refuse its next sign-in at once: they read the account with each one."))
+        @ParentCommand var root: PasskeyServerCommand
+        @Argument(help: "The account's user id, or its username.") var user: String
+
+        func run() async throws {
+            let repository = try await openStorage(root, mustExist: true)
+            let account = try await UsersCommand.account(user, in: repository)
+            say(UsersCommand.line(try await repository.setUserDisabled(id: account.id, disabledAt: Date())))
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Enable a disabled account again.", usage: databaseUsage("users enable <user>"), discussion: databaseDiscussion())
+        @ParentCommand var root: PasskeyServerCommand
+        @Argument(help: "The account's user id, or its username.") var user: String
+
+        func run() async throws {
+            let repository = try await openStorage(root, mustExist: true)
+            let account = try await UsersCommand.account(user, in: repository)
+            say(UsersCommand.line(try await repository.setUserDisabled(id: account.id, disabledAt: nil)))
+        }
+    }
+}
