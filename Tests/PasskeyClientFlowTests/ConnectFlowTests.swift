@@ -280,9 +280,7 @@ struct ConnectFlowTests {
         let server = FlowServer()
         try await server.runConnect { transport, backend in
             let software = server.authenticator()
-            let setup = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
-            _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
-            _ = await setup.completeAppend()
+            guard await Self.appendPasskey(transport, backend, software) else { return }
             let user = try #require(try await server.repository.user(username: "ann@example.com"))
             _ = try await server.repository.setUserDisabled(id: user.id, disabledAt: server.clock.now)
             let state = MemoryConnectStateStore(ConnectState(lastIdentifier: "ann@example.com"))
@@ -304,9 +302,7 @@ struct ConnectFlowTests {
         let server = FlowServer()
         try await server.runConnect { transport, backend in
             let software = server.authenticator()
-            let setup = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
-            _ = await setup.isAppendAllowed(connectTokenProvider: backend.tokens)
-            _ = await setup.completeAppend()
+            guard await Self.appendPasskey(transport, backend, software) else { return }
             // Every sign-in fails the server's verification (a broken signature).
             let misconfigured = Tampering(inner: software)
             let state = MemoryConnectStateStore(ConnectState(lastIdentifier: "ann@example.com"))
