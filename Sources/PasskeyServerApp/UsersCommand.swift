@@ -13,25 +13,44 @@ struct UsersCommand: AsyncParsableCommand {
         let formatter = ISO8601DateFormatter()
         let state = user.disabledAt.map { "disabled \(formatter.string(from: $0))" } ?? "active"
         let lastSignIn = user.lastSignInAt.map { formatter.string(from: $0) } ?? "never"
-        // Names come from users: shown escaped, so a name cannot forge another line or move the terminal's cursor.
-        let name = user.username.map { visible($0) } ?? "(anonymous)"
+        // Names come from users: quoted and escaped, so a name cannot forge another line, pass for an anonymous
+        // account or move the terminal's cursor.
+        let name = user.username.map { "\"" + visible($0) + "\"" } ?? "(anonymous)"
         return "\(user.id)  \(name)  created \(formatter.string(from: user.createdAt))  last sign-in \(lastSignIn)  \(state)"
     }
 
-    /// `text` with control and format characters written as `\u{…}`.
+    /// `text` with control and format characters written as `\u{…}`, and `"` and `\` escaped.
     static func visible(_ text: String) -> String {
         String(
             text.unicodeScalars.map { scalar -> String in
                 let category = scalar.properties.generalCategory
+                if scalar == "\"" || scalar == "\\" { return "\\" + String(scalar) }
                 return category == .control || category == .format ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
             }.joined())
     }
 
-    /// The account `reference` names: our user id first, then a username (case-insensitive, as sign-in finds it).
-    static func account(_ reference: String, in repository: any PasskeyRepository) async throws -> UserRecord {
-        if let user = try await repository.user(id: reference) { return user }
-        if let user = try await repository.user(username: reference) { return user }
-        throw ValidationError("no account with the user id or username \(visible(reference)) (see: passkey-server users list)")
+    /// How the account is named on the command line.
+    enum Reference: String, ExpressibleByArgument, CaseIterable {
+        case id
+        case username
+    }
+
+    /// The account `reference` names: by `by`, or when it is not given, by user id or by username (case-insensitive,
+    /// as sign-in finds it) as long as it names one account. Anyone may register a username that is another account's
+    /// user id: such an argument is refused rather than guessed, as `PATCH /users/{id}` refuses an ambiguous id.
+    static func account(_ reference: String, by: Reference?, in repository: any PasskeyRepository) async throws -> UserRecord {
+        let byID = by == .username ? nil : try await repository.user(id: reference)
+        let byName = by == .id ? nil : try await repository.user(username: reference)
+        switch (byID, byName) {
+        case (let id?, let name?) where id.id != name.id:
+            throw ValidationError(
+                "\(visible(reference)) is one account's user id and another account's username: say which with --by id or --by username")
+        case (let user?, _), (nil, let user?):
+            return user
+        case (nil, nil):
+            let what = by.map { $0 == .id ? "user id" : "username" } ?? "user id or username"
+            throw ValidationError("no account with the \(what) \(visible(reference)) (see: passkey-server users list)")
+        }
     }
 
     struct List: AsyncParsableCommand {
@@ -53,27 +72,29 @@ struct UsersCommand: AsyncParsableCommand {
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Disable an account: it keeps its passkeys, but nothing signs in to it or adds a passkey until it is enabled.",
-            usage: databaseUsage("users disable <user>"),
+            usage: databaseUsage("users disable <user> [--by id|username]"),
             discussion: databaseDiscussion("Its connect tokens are deleted. Running servers refuse its next sign-in at once: they read the account with each one."))
         @ParentCommand var root: PasskeyServerCommand
         @Argument(help: "The account's user id, or its username.") var user: String
+        @Option(help: "Whether <user> is a user id or a username (needed when it is one account's id and another's name).") var by: Reference?
 
         func run() async throws {
             let repository = try await openStorage(root, mustExist: true)
-            let account = try await UsersCommand.account(user, in: repository)
+            let account = try await UsersCommand.account(user, by: by, in: repository)
             say(UsersCommand.line(try await repository.setUserDisabled(id: account.id, disabledAt: Date())))
         }
     }
 
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Enable a disabled account again.", usage: databaseUsage("users enable <user>"), discussion: databaseDiscussion())
+            abstract: "Enable a disabled account again.", usage: databaseUsage("users enable <user> [--by id|username]"), discussion: databaseDiscussion())
         @ParentCommand var root: PasskeyServerCommand
         @Argument(help: "The account's user id, or its username.") var user: String
+        @Option(help: "Whether <user> is a user id or a username (needed when it is one account's id and another's name).") var by: Reference?
 
         func run() async throws {
             let repository = try await openStorage(root, mustExist: true)
-            let account = try await UsersCommand.account(user, in: repository)
+            let account = try await UsersCommand.account(user, by: by, in: repository)
             say(UsersCommand.line(try await repository.setUserDisabled(id: account.id, disabledAt: nil)))
         }
     }

@@ -51,9 +51,17 @@ public actor InMemoryRepository: PasskeyRepository {
 
     public func setUserDisabled(id: String, disabledAt: Date?) throws(StorageError) -> UserRecord {
         guard var user = usersByID[id] else { throw StorageError(.notFound, "no user \(id)") }
-        user.disabledAt = disabledAt.map { user.disabledAt ?? $0 }
+        if let disabledAt, user.disabledAt == nil {
+            user.disabledAt = disabledAt
+            user.tokensRevokedAt = disabledAt
+        } else if disabledAt == nil {
+            user.disabledAt = nil
+        }
         usersByID[id] = user
-        if disabledAt != nil { connectTokensByHash = connectTokensByHash.filter { $0.value.userID != id } }
+        if disabledAt != nil {
+            connectTokensByHash = connectTokensByHash.filter { $0.value.userID != id }
+            challengesByKey = challengesByKey.filter { $0.value.userID != id }
+        }
         return user
     }
 

@@ -15,10 +15,14 @@ public struct UserRecord: Sendable, Hashable, Identifiable {
     /// keeps its passkeys and its name, but nothing signs in to it or adds a passkey to it until it is enabled again:
     /// the reversible alternative to deleting it (a suspected compromise, a departed employee, a chargeback).
     public var disabledAt: Date?
+    /// The last time the account was disabled, kept when it is enabled again: sign-in tokens (signedPasskeyData)
+    /// issued up to then are refused, so that a sign-in made before a disable (a suspected takeover's) does not count
+    /// once the account is enabled.
+    public var tokensRevokedAt: Date?
 
     public init(
         id: String = UUID().uuidString.lowercased(), userHandle: [UInt8], username: String?, displayName: String,
-        isAnonymous: Bool, createdAt: Date, lastSignInAt: Date? = nil, disabledAt: Date? = nil
+        isAnonymous: Bool, createdAt: Date, lastSignInAt: Date? = nil, disabledAt: Date? = nil, tokensRevokedAt: Date? = nil
     ) {
         self.id = id
         self.userHandle = userHandle
@@ -28,6 +32,7 @@ public struct UserRecord: Sendable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.lastSignInAt = lastSignInAt
         self.disabledAt = disabledAt
+        self.tokensRevokedAt = tokensRevokedAt
     }
 
     public var isDisabled: Bool { disabledAt != nil }

@@ -10,8 +10,9 @@ public protocol UserRepository: Sendable {
     func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord]
     func deleteUser(id: String) async throws(StorageError)
     /// Disables the account from `disabledAt` on, or enables it again with `nil`; returns the account as stored.
-    /// Disabling an account that is already disabled keeps its first time. Disabling also deletes the account's connect
-    /// tokens in the same transaction, so that enabling it again does not bring back tokens minted before (a suspected
+    /// Disabling an account that is already disabled keeps its first time. Disabling also, in the same transaction,
+    /// deletes the account's connect tokens and spends its pending ceremonies (options to add a passkey, above all), and
+    /// sets ``UserRecord/tokensRevokedAt``: enabling the account again brings back nothing made before (a suspected
     /// takeover's). `notFound` when there is no such account.
     func setUserDisabled(id: String, disabledAt: Date?) async throws(StorageError) -> UserRecord
 }

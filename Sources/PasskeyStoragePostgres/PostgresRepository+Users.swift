@@ -62,13 +62,18 @@ extension PostgresRepository: UserRepository {
         let milliseconds = disabledAt.map(PostgresTime.milliseconds)
         let logger = self.logger
         let rows = try await transaction("disable user") { connection in
-            // coalesce: disabling a disabled account keeps the time it was first disabled.
+            guard let milliseconds else {
+                return try await connection.rows(
+                    "UPDATE users SET disabled_at = NULL WHERE id = \(id) RETURNING \(unescaped: PostgresSchema.userColumns)", logger)
+            }
+            // Disabling a disabled account keeps the time it was first disabled.
             let rows = try await connection.rows(
                 """
-                UPDATE users SET disabled_at = CASE WHEN \(milliseconds)::bigint IS NULL THEN NULL ELSE coalesce(disabled_at, \(milliseconds)::bigint) END
+                UPDATE users SET disabled_at = coalesce(disabled_at, \(milliseconds)), tokens_revoked_at = coalesce(disabled_at, \(milliseconds))
                 WHERE id = \(id) RETURNING \(unescaped: PostgresSchema.userColumns)
                 """, logger)
-            if milliseconds != nil { try await connection.query("DELETE FROM connect_tokens WHERE user_id = \(id)", logger: logger) }
+            try await connection.query("DELETE FROM connect_tokens WHERE user_id = \(id)", logger: logger)
+            try await connection.query("DELETE FROM challenges WHERE user_id = \(id)", logger: logger)
             return rows
         }
         guard let row = rows.first else { throw StorageError(.notFound, "no such user") }

@@ -57,13 +57,13 @@ extension ByteBuffer {
 }
 
 extension UserRecord {
-    static let columnCount = 8
+    static let columnCount = 9
 
     init(_ row: PostgresRowReader) throws(StorageError) {
         self.init(
             id: try row.value(0, String.self), userHandle: try row.bytes(1), username: try row.optional(2, String.self),
             displayName: try row.value(3, String.self), isAnonymous: try row.value(4, Bool.self), createdAt: try row.date(5),
-            lastSignInAt: try row.optionalDate(6), disabledAt: try row.optionalDate(7))
+            lastSignInAt: try row.optionalDate(6), disabledAt: try row.optionalDate(7), tokensRevokedAt: try row.optionalDate(8))
     }
 }
 

@@ -210,6 +210,9 @@ enum PostgresSchema {
             ]),
         PostgresMigration(
             version: 10, name: "accounts can be disabled", statements: ["ALTER TABLE users ADD COLUMN disabled_at BIGINT"]),
+        PostgresMigration(
+            version: 11, name: "a disable revokes the sign-in tokens issued before it",
+            statements: ["ALTER TABLE users ADD COLUMN tokens_revoked_at BIGINT"]),
     ]
 
     /// The migration that adds `users.username_key`.
@@ -311,7 +314,7 @@ enum PostgresSchema {
     }
 
     // Column lists in the order the row decoders read them (rows are decoded by position).
-    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at"
+    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at, tokens_revoked_at"
     static let credentialColumns = """
         id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible, backup_state, aaguid, \
         attestation_format, attestation_type, name, created_at, last_used_at

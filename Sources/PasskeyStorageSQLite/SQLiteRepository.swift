@@ -154,10 +154,17 @@ public final class SQLiteRepository: PasskeyRepository {
 
     public func setUserDisabled(id: String, disabledAt: Date?) async throws(StorageError) -> UserRecord {
         let user = try await write { db in
-            // coalesce: disabling a disabled account keeps the time it was first disabled.
-            try db.cachedStatement(sql: "UPDATE users SET disabled_at = CASE WHEN ? IS NULL THEN NULL ELSE coalesce(disabled_at, ?) END WHERE id = ?")
-                .execute(arguments: [disabledAt.map(SQLiteSchema.milliseconds), disabledAt.map(SQLiteSchema.milliseconds), id])
-            if disabledAt != nil { try db.cachedStatement(sql: "DELETE FROM connect_tokens WHERE user_id = ?").execute(arguments: [id]) }
+            // Disabling a disabled account keeps the time it was first disabled.
+            if let disabledAt {
+                let time = SQLiteSchema.milliseconds(disabledAt)
+                try db.cachedStatement(
+                    sql: "UPDATE users SET disabled_at = ?, tokens_revoked_at = ? WHERE id = ? AND disabled_at IS NULL"
+                ).execute(arguments: [time, time, id])
+                try db.cachedStatement(sql: "DELETE FROM connect_tokens WHERE user_id = ?").execute(arguments: [id])
+                try db.cachedStatement(sql: "UPDATE challenges SET consumed = 1 WHERE user_id = ? AND consumed = 0").execute(arguments: [id])
+            } else {
+                try db.cachedStatement(sql: "UPDATE users SET disabled_at = NULL WHERE id = ?").execute(arguments: [id])
+            }
             return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [id])
                 .map(UserRecord.init(row:))
         }

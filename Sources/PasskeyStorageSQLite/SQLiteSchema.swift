@@ -182,6 +182,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v11: accounts can be disabled") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN disabled_at INTEGER")
         }
+        migrator.registerMigration("v12: a disable revokes the sign-in tokens issued before it") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN tokens_revoked_at INTEGER")
+        }
         return migrator
     }
 
@@ -245,7 +248,7 @@ enum SQLiteSchema {
 
     // Column lists in the order the row decoders read them: rows are decoded by position, not by name (a lookup by name
     // folds case on every call, which showed in the sign-in profile).
-    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at"
+    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at, tokens_revoked_at"
     static let credentialColumns = """
         id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible, backup_state, aaguid, \
         attestation_format, attestation_type, name, created_at, last_used_at
@@ -294,7 +297,8 @@ extension UserRecord {
         self.init(
             id: try row.text(offset), userHandle: try row.blob(offset + 1), username: try row.optionalText(offset + 2),
             displayName: try row.text(offset + 3), isAnonymous: try row.bool(offset + 4), createdAt: try row.date(offset + 5),
-            lastSignInAt: try row.optionalDate(offset + 6), disabledAt: try row.optionalDate(offset + 7))
+            lastSignInAt: try row.optionalDate(offset + 6), disabledAt: try row.optionalDate(offset + 7),
+            tokensRevokedAt: try row.optionalDate(offset + 8))
     }
 
     func insert(_ db: Database) throws {

@@ -83,6 +83,8 @@ struct DisabledAccountTests {
             #expect(try await harness.append(client, device: device).status == .ok)
             let signedIn = try await harness.signIn(client, device: device, signCount: 1)
             let signedData = try #require(signedIn["signedPasskeyData"]?.stringValue)
+            // A second sign-in whose token the backend verifies only after the account is enabled again.
+            let later = try #require(try await harness.signIn(client, device: device, signCount: 2)["signedPasskeyData"]?.stringValue)
             let listToken = try await harness.token(client, "passkey-list")
             let appendToken = try await harness.token(client, "passkey-append")
             // Options made before the account was disabled.
@@ -106,10 +108,11 @@ struct DisabledAccountTests {
             #expect(listed.status == .unauthorized && listed["error"] == "connect_token_invalid", "\(listed.json)")
             let options = try await client.call(.post, "/connect/append/options", json: [:], headers: ConnectHarness.bearer(appendToken))
             #expect(options.status == .unauthorized && options["error"] == "connect_token_invalid", "\(options.json)")
+            // Options made before the disable were spent by it.
             let second = try Device(server: harness.server, credentialID: 0xc2)
             let completed = try await client.call(
                 .post, "/connect/append/verify", json: ["challengeKey": pending["challengeKey"] ?? nil, "cred": second.create(pending.json)])
-            #expect(completed.status == .forbidden && completed["error"] == "account_disabled", "\(completed.json)")
+            #expect(completed.status == .badRequest && completed["error"] == "challenge_invalid", "\(completed.json)")
             #expect(try await harness.server.repository.credential(id: [UInt8](repeating: 0xc2, count: 32)) == nil)
             let verified = try await client.call(
                 .post, "/connect/verify", json: ["signedPasskeyData": .string(signedData)], headers: harness.backend)
@@ -125,6 +128,14 @@ struct DisabledAccountTests {
             #expect(old.status == .unauthorized && old["error"] == "connect_token_invalid", "\(old.json)")
             let fresh = try await harness.token(client, "passkey-list")
             #expect(try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(fresh)).status == .ok)
+            // A sign-in from before the disable does not count after it.
+            let revoked = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(later)], headers: harness.backend)
+            #expect(revoked.status == .badRequest && revoked["error"] == "token_revoked", "\(revoked.json)")
+            // One from after the enable does (a second later: iat is in whole seconds).
+            harness.server.clock.advance(1)
+            let renewed = try #require(try await harness.signIn(client, device: device, signCount: 3)["signedPasskeyData"]?.stringValue)
+            let accepted = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(renewed)], headers: harness.backend)
+            #expect(accepted.status == .ok && accepted["success"] == true, "\(accepted.json)")
         }
     }
 

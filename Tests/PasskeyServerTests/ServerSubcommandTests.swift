@@ -87,16 +87,34 @@ struct ServerSubcommandTests {
         let lines = listed.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 3 && lines.allSatisfy { $0.hasSuffix("active") }, "\(listed.output)")
         #expect(lines.first?.hasPrefix("user-2  (anonymous)  created 2027-01-15T08:00:02Z  last sign-in never") == true, "newest first: \(listed.output)")
-        #expect(listed.output.contains("bob\\u{202e}evil"), "a direction override is shown escaped: \(listed.output)")
+        #expect(listed.output.contains("\"bob\\u{202e}evil\""), "a direction override is shown escaped: \(listed.output)")
 
         let disabled = try await run(["users", "disable", "ANN", "--database", database])
-        #expect(disabled.status == 0 && disabled.output.hasPrefix("user-0  ann  ") && disabled.output.contains("  disabled 20"), "\(disabled.output)")
+        #expect(disabled.status == 0 && disabled.output.hasPrefix("user-0  \"ann\"  ") && disabled.output.contains("  disabled 20"), "\(disabled.output)")
         let searched = try await run(["users", "list", "--search", "an", "--database", database])
         #expect(searched.output.split(separator: "\n").count == 1 && searched.output.contains("disabled"), "\(searched.output)")
         #expect(try await SQLiteRepository(path: path).user(id: "user-0")?.isDisabled == true)
         let enabled = try await run(["users", "enable", "user-0", "--database", database])
         #expect(enabled.status == 0 && enabled.output.hasSuffix("active\n"), "\(enabled.output)")
         #expect(try await SQLiteRepository(path: path).user(id: "user-0")?.isDisabled == false)
+
+        // A username that is another account's user id names two accounts: refused unless --by says which.
+        do {
+            let repository = try SQLiteRepository(path: path)
+            let impostor = UserRecord(id: "user-9", userHandle: [9], username: "user-0", displayName: "x", isAnonymous: false, createdAt: created)
+            try await repository.register(
+                CredentialRecordEntry(
+                    id: [9], userID: impostor.id, publicKey: [1], algorithm: -7, signCount: 0, uvInitialized: true, transports: [],
+                    backupEligible: true, backupState: true, aaguid: "00000000-0000-0000-0000-000000000000", attestationFormat: "none",
+                    attestationType: "none", createdAt: created),
+                for: impostor)
+        }
+        let ambiguous = try await run(["users", "disable", "user-0", "--database", database])
+        #expect(ambiguous.status != 0 && ambiguous.output.contains("user-0 is one account's user id and another account's username: say which with --by id or --by username"), "\(ambiguous.output)")
+        let byName = try await run(["users", "disable", "USER-0", "--by", "username", "--database", database])
+        #expect(byName.status == 0 && byName.output.hasPrefix("user-9  \"user-0\"  "), "\(byName.output)")
+        let byID = try await run(["users", "disable", "user-0", "--by", "id", "--database", database])
+        #expect(byID.status == 0 && byID.output.hasPrefix("user-0  \"ann\"  "), "\(byID.output)")
 
         let unknown = try await run(["users", "disable", "nobody", "--database", database])
         #expect(unknown.status != 0 && unknown.output.contains("no account with the user id or username nobody"), "\(unknown.output)")

@@ -121,10 +121,21 @@ struct ConnectStorageConformanceTests {
             append.forExistingUser = true
             try await repo.saveChallenge(append)
 
+            var bobs = makeChallenge("bobs", .registration)
+            bobs.userID = bob.id
+            try await repo.saveChallenge(bobs)
+
             _ = try await repo.setUserDisabled(id: ann.id, disabledAt: t0)
             #expect(try await repo.connectToken(hash: [1], now: t0) == nil)
             #expect(try await repo.connectToken(hash: [2], now: t0) != nil, "another account's tokens stay")
-            let added = await storageCode { try await repo.register(makeCredential(3, user: ann), for: ann, consumingChallenge: "append", now: t0) }
+            // Her pending ceremonies are spent; another account's stay.
+            #expect(try await repo.challenge(key: "append", ceremony: .registration, now: t0) == nil)
+            #expect(try await repo.challenge(key: "bobs", ceremony: .registration, now: t0) != nil)
+            // Options stored after the disable (as a ceremony racing it could) still add nothing.
+            append.key = "append-2"
+            append.challenge = "challenge-append-2"
+            try await repo.saveChallenge(append)
+            let added = await storageCode { try await repo.register(makeCredential(3, user: ann), for: ann, consumingChallenge: "append-2", now: t0) }
             #expect(added == .accountDisabled)
             #expect(try await repo.credential(id: [3, 3, 3]) == nil)
 

@@ -650,8 +650,9 @@ extension RepositoryConformanceTests {
             let bob = makeUser("bob", handle: 2)
             try await repo.register(makeCredential(1, user: ann), for: ann)
             try await repo.register(makeCredential(2, user: bob), for: bob)
+            #expect(try await repo.user(id: ann.id)?.tokensRevokedAt == nil)
             let disabled = try await repo.setUserDisabled(id: ann.id, disabledAt: t0.addingTimeInterval(5))
-            #expect(disabled.disabledAt == t0.addingTimeInterval(5))
+            #expect(disabled.disabledAt == t0.addingTimeInterval(5) && disabled.tokensRevokedAt == t0.addingTimeInterval(5))
             #expect(disabled.username == "ann" && disabled.userHandle == ann.userHandle)
             // Disabling again keeps the first time.
             #expect(try await repo.setUserDisabled(id: ann.id, disabledAt: t0.addingTimeInterval(60)).disabledAt == t0.addingTimeInterval(5))
@@ -670,6 +671,10 @@ extension RepositoryConformanceTests {
 
             let enabled = try await repo.setUserDisabled(id: ann.id, disabledAt: nil)
             #expect(enabled.disabledAt == nil)
+            #expect(enabled.tokensRevokedAt == t0.addingTimeInterval(5), "the last disable is remembered")
+            #expect(try await repo.user(id: ann.id)?.tokensRevokedAt == t0.addingTimeInterval(5))
+            #expect(try await repo.setUserDisabled(id: ann.id, disabledAt: t0.addingTimeInterval(90)).tokensRevokedAt == t0.addingTimeInterval(90))
+            _ = try await repo.setUserDisabled(id: ann.id, disabledAt: nil)
             #expect(try await repo.user(id: ann.id)?.isDisabled == false)
             #expect(await storageCode { _ = try await repo.setUserDisabled(id: "nobody", disabledAt: t0) } == .notFound)
         }

@@ -181,6 +181,12 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             }
             // Disabled since the sign-in: the token no longer admits anyone.
             guard !user.isDisabled else { throw APIError.accountDisabled }
+            // A sign-in from before the account's last disable does not count once it is enabled again (iat is in whole
+            // seconds: a token of the disable's own second is refused too).
+            if let revoked = user.tokensRevokedAt, Double(claims.iat) <= revoked.timeIntervalSince1970 {
+                throw APIError.badRequest(
+                    "token_revoked", "This sign-in happened before the account was disabled; it no longer counts. Sign in again.")
+            }
             if let id = Base64URL.decode(claims.credentialID), try await repository.credential(id: id) == nil {
                 throw APIError.badRequest("passkey_deleted_on_server", "The passkey this token names was deleted.")
             }

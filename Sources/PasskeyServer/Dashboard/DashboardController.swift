@@ -405,8 +405,8 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 return .object(["deleted": true])
             }
         }
-        // A fresh check both ways: enabling lets an account sign in again (after a suspected takeover, say), and a
-        // stolen session should not switch accounts off either.
+        // A fresh check both ways (the page asks for it when the session's is older than 5 minutes): enabling lets an
+        // account sign in again (after a suspected takeover, say), and a stolen session should not switch accounts off.
         router.patch("dashboard/api/users/:id") { request, context in
             var request = request
             return await data(request, fresh: true) { principal throws(APIError) in

@@ -209,7 +209,7 @@ function startUser() {
   toggle.addEventListener("click", async () => {
     const disable = toggle.dataset.disabled !== "true";
     if (disable && !window.confirm("Disable this user? They keep their passkeys but cannot sign in or add one until enabled again.")) return;
-    const result = await api("PATCH", "/dashboard/api/users/" + encodeURIComponent(userID), { disabled: disable });
+    const result = await withFreshCheck(() => api("PATCH", "/dashboard/api/users/" + encodeURIComponent(userID), { disabled: disable }));
     if (result.status === 200) window.location.reload(); else status(result.json.message || "The change failed.", false);
   });
   document.getElementById("delete-user").addEventListener("click", async () => {
