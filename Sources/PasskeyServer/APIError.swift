@@ -74,6 +74,14 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     static let accountDisabled = APIError(
         status: 403, code: "account_disabled", message: "This account is disabled. Contact the service to have it enabled again.")
 
+    /// ``accountDisabled`` naming `user` for the event log (never in the answer).
+    static func accountDisabled(_ user: UserRecord) -> APIError {
+        var error = accountDisabled
+        error.accountID = user.id
+        error.accountUsername = user.username
+        return error
+    }
+
     /// A passkey was being added to an account that was deleted before the registration completed: nothing is stored,
     /// and the account is not created again.
     static func accountDeleted(_ error: StorageError) -> APIError {

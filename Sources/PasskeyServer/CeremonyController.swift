@@ -75,7 +75,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error,
                 // Only a name that passes the username checks: a refused one may carry direction overrides or
                 // invisible characters that would disguise it in the dashboard.
-                requestedUsername: ((try? CeremonyService<Repository>.normalizeUsername(note.username)) ?? nil) ?? error?.accountUsername),
+                requestedUsername: ((try? CeremonyService<Repository>.normalizeUsername(note.username)) ?? nil) ?? error?.accountUsername,
+                detail: note.detail),
             logger: context.logger)
     }
 
@@ -311,4 +312,6 @@ struct JSONObjectReaderAPI {
 /// named (a failed step's answer has none). One per request, used by that request's task only.
 final class CeremonyNote {
     var username: String?
+    /// What a successful step did, when its kind does not say it (a backend's `PATCH /users/{id}`: disabled or enabled).
+    var detail: String?
 }

@@ -203,7 +203,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             if record.forExistingUser {
                 let stored: UserRecord?
                 do { stored = try await repository.user(id: userID) } catch { throw APIError(error) }
-                if stored?.isDisabled == true { throw APIError.accountDisabled }
+                if let stored, stored.isDisabled { throw APIError.accountDisabled(stored) }
             }
             let verified: VerifiedRegistration
             do {
@@ -386,10 +386,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         // A disabled account: refused once the passkey proved itself, so that only its holder learns why. Nothing is
         // recorded (the counter stays), and the challenge is spent.
         if owner.isDisabled {
-            var refusal = APIError.accountDisabled
-            refusal.accountID = owner.id
-            refusal.accountUsername = owner.username
-            return (.burn, .refused(refusal))
+            return (.burn, .refused(.accountDisabled(owner)))
         }
         let time = now()
         var updated = stored
@@ -427,7 +424,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false) async throws(APIError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String)
     {
-        guard !user.isDisabled else { throw APIError.accountDisabled }
+        guard !user.isDisabled else { throw APIError.accountDisabled(user) }
         try await ensureCapacity()
         let existing: [CredentialRecordEntry]
         do { existing = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }

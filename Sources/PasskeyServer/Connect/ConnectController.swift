@@ -75,10 +75,11 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.patch("users/:id") { request, context in
             var request = request
-            return await ceremonies.observed("manage", "update-user", request, context) { _ throws(APIError) in
+            return await ceremonies.observed("manage", "update-user", request, context) { note throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let disabled = try body.requiredBool("disabled")
+                note.detail = disabled ? "user disabled" : "user enabled"
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
                 return ConnectService<Repository>.accountJSON(try await service.setDisabled(user, disabled))
             }

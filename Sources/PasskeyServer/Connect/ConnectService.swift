@@ -73,7 +73,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                     isAnonymous: false, createdAt: time)
                 let linked = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
                 // Refused before the names follow the app's: a disabled account changes in nothing.
-                guard !linked.isDisabled else { throw APIError.accountDisabled }
+                guard !linked.isDisabled else { throw APIError.accountDisabled(linked) }
                 user = linked.id == candidate.id ? linked : try await followNames(of: linked, username: username, displayName: displayName)
             } else {
                 guard let linked = try await repository.user(externalID: externalID) else {
@@ -85,7 +85,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             throw APIError(mapping: error)
         }
         // Nothing the app's user does with a token is allowed on a disabled account; the backend hears it here.
-        guard !user.isDisabled else { throw APIError.accountDisabled }
+        guard !user.isDisabled else { throw APIError.accountDisabled(user) }
         let token = BearerSecrets.make(prefix: BearerSecrets.connectTokenPrefix, random: ceremonies.random)
         let expiresAt = time.addingTimeInterval(settings.connectTokenLifetime)
         let record = ConnectTokenRecord(
@@ -148,7 +148,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             }
             guard let user = try await repository.user(id: record.userID) else { throw Self.tokenInvalid }
             // Disabling deletes the account's tokens; one minted while the disable committed can still arrive here.
-            guard !user.isDisabled else { throw APIError.accountDisabled }
+            guard !user.isDisabled else { throw APIError.accountDisabled(user) }
             return user
         } catch {
             throw APIError(mapping: error)
@@ -180,7 +180,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                 throw APIError(status: 404, code: "user_not_found", message: "The account this token names was deleted.")
             }
             // Disabled since the sign-in: the token no longer admits anyone.
-            guard !user.isDisabled else { throw APIError.accountDisabled }
+            guard !user.isDisabled else { throw APIError.accountDisabled(user) }
             // A sign-in from before the account's last disable does not count once it is enabled again (iat is in whole
             // seconds: a token of the disable's own second is refused too).
             if let revoked = user.tokensRevokedAt, Double(claims.iat) <= revoked.timeIntervalSince1970 {
