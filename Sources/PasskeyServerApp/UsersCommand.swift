@@ -75,27 +75,29 @@ struct UsersCommand: AsyncParsableCommand {
             usage: databaseUsage("users disable <user> [--by id|username]"),
             discussion: databaseDiscussion("Its connect tokens are deleted. Running servers refuse its next sign-in at once: they read the account with each one."))
         @ParentCommand var root: PasskeyServerCommand
-        @Argument(help: "The account's user id, or its username.") var user: String
-        @Option(help: "Whether <user> is a user id or a username (needed when it is one account's id and another's name).") var by: Reference?
+        @OptionGroup var account: AccountArguments
 
-        func run() async throws {
-            let repository = try await openStorage(root, mustExist: true)
-            let account = try await UsersCommand.account(user, by: by, in: repository)
-            say(UsersCommand.line(try await repository.setUserDisabled(id: account.id, disabledAt: Date())))
-        }
+        func run() async throws { try await account.set(disabled: true, root: root) }
     }
 
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Enable a disabled account again.", usage: databaseUsage("users enable <user> [--by id|username]"), discussion: databaseDiscussion())
         @ParentCommand var root: PasskeyServerCommand
+        @OptionGroup var account: AccountArguments
+
+        func run() async throws { try await account.set(disabled: false, root: root) }
+    }
+
+    /// The account `disable` and `enable` act on.
+    struct AccountArguments: ParsableArguments {
         @Argument(help: "The account's user id, or its username.") var user: String
         @Option(help: "Whether <user> is a user id or a username (needed when it is one account's id and another's name).") var by: Reference?
 
-        func run() async throws {
+        func set(disabled: Bool, root: PasskeyServerCommand) async throws {
             let repository = try await openStorage(root, mustExist: true)
             let account = try await UsersCommand.account(user, by: by, in: repository)
-            say(UsersCommand.line(try await repository.setUserDisabled(id: account.id, disabledAt: nil)))
+            say(UsersCommand.line(try await repository.setUserDisabled(id: account.id, disabledAt: disabled ? Date() : nil)))
         }
     }
 }

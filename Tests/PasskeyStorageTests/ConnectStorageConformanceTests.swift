@@ -107,10 +107,7 @@ struct ConnectStorageConformanceTests {
     @Test("disabling an account deletes its connect tokens (enabling does not bring them back) and stops a passkey being added to it", arguments: Backend.available)
     func disablingEndsTokensAndAppends(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            let ann = makeUser("ann", handle: 1)
-            let bob = makeUser("bob", handle: 2)
-            try await repo.register(makeCredential(1, user: ann), for: ann)
-            try await repo.register(makeCredential(2, user: bob), for: bob)
+            let (ann, bob) = try await registerAnnAndBob(repo)
             for (hash, user) in [(UInt8(1), ann), (2, bob)] {
                 try await repo.saveConnectToken(
                     ConnectTokenRecord(hash: [hash], type: "passkey-list", userID: user.id, singleUse: false, createdAt: t0, expiresAt: t0.addingTimeInterval(300)))
@@ -228,10 +225,7 @@ struct ConnectStorageConformanceTests {
     @Test("a registration that replaces a passkey deletes the old one in its transaction, and only the owner's", arguments: Backend.available)
     func replacingRegistration(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            let ann = makeUser("ann", handle: 1)
-            let bob = makeUser("bob", handle: 2)
-            try await repo.register(makeCredential(1, user: ann), for: ann)
-            try await repo.register(makeCredential(2, user: bob), for: bob)
+            let (ann, bob) = try await registerAnnAndBob(repo)
             var reset = makeChallenge("reset", .registration)
             reset.replacesCredentialID = [1, 1, 1]
             try await repo.saveChallenge(reset)

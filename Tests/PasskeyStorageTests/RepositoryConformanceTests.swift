@@ -61,6 +61,15 @@ func makeChallenge(_ key: String, _ ceremony: ChallengeRecord.Ceremony = .authen
         userHandle: [1, 2], allowedCredentialIDs: [[1, 1, 1], [2]], createdAt: t0, expiresAt: t0.addingTimeInterval(expires))
 }
 
+/// Two accounts, ann and bob, with a passkey each (credential ids `[1, 1, 1]` and `[2, 2, 2]`).
+func registerAnnAndBob(_ repo: any PasskeyRepository) async throws -> (ann: UserRecord, bob: UserRecord) {
+    let ann = makeUser("ann", handle: 1)
+    let bob = makeUser("bob", handle: 2)
+    try await repo.register(makeCredential(1, user: ann), for: ann)
+    try await repo.register(makeCredential(2, user: bob), for: bob)
+    return (ann, bob)
+}
+
 func storageCode(_ body: () async throws -> Void) async -> StorageError.Code? {
     do {
         try await body()
@@ -173,10 +182,7 @@ struct RepositoryConformanceTests {
     @Test("rename and delete only touch the owner's credentials", arguments: Backend.available)
     func manage(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            let ann = makeUser("ann", handle: 1)
-            let bob = makeUser("bob", handle: 2)
-            try await repo.register(makeCredential(1, user: ann), for: ann)
-            try await repo.register(makeCredential(2, user: bob), for: bob)
+            let (ann, bob) = try await registerAnnAndBob(repo)
             try await repo.renameCredential(id: [1, 1, 1], userID: ann.id, name: "Ann's iPhone")
             #expect(try await repo.credential(id: [1, 1, 1])?.name == "Ann's iPhone")
             #expect(await storageCode { try await repo.renameCredential(id: [2, 2, 2], userID: ann.id, name: "mine now") } == .notFound)
@@ -646,10 +652,7 @@ extension RepositoryConformanceTests {
     @Test("an account is disabled and enabled again; every read of it, the sign-in's included, says so", arguments: Backend.available)
     func disableUser(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            let ann = makeUser("ann", handle: 1)
-            let bob = makeUser("bob", handle: 2)
-            try await repo.register(makeCredential(1, user: ann), for: ann)
-            try await repo.register(makeCredential(2, user: bob), for: bob)
+            let (ann, bob) = try await registerAnnAndBob(repo)
             #expect(try await repo.user(id: ann.id)?.tokensRevokedAt == nil)
             let disabled = try await repo.setUserDisabled(id: ann.id, disabledAt: t0.addingTimeInterval(5))
             #expect(disabled.disabledAt == t0.addingTimeInterval(5) && disabled.tokensRevokedAt == t0.addingTimeInterval(5))
