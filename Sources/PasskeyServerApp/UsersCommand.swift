@@ -73,7 +73,8 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Disable an account: it keeps its passkeys, but nothing signs in to it or adds a passkey until it is enabled.",
             usage: databaseUsage("users disable <user> [--by id|username]"),
-            discussion: databaseDiscussion("Its connect tokens are deleted. Running servers refuse its next sign-in at once: they read the account with each one."))
+            discussion: databaseDiscussion(
+                "Its connect tokens are deleted, its pending ceremonies are spent, and its earlier sign-in tokens (signedPasskeyData) stop verifying at /connect/verify, also once it is enabled again. Running servers refuse its next sign-in at once: they read the account with each one."))
         @ParentCommand var root: PasskeyServerCommand
         @OptionGroup var account: AccountArguments
 
