@@ -117,6 +117,7 @@ public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [Str
         id: configuration.rpID, name: configuration.rpName, origins: origins ?? configuration.effectiveOrigins,
         policy: CeremonyPolicy(
             userVerification: configuration.userVerification, algorithms: configuration.algorithms, attestation: attestation,
+            counter: forAdmins || !configuration.allowCounterRegression ? .rejectRegression : .reportRegression,
             backup: BackupPolicy(requireUnchangedBackupEligibility: forAdmins || !configuration.allowBackupEligibilityChange)),
         attestationVerifiers: .standard(trustAnchors: forAdmins ? .empty : configuration.attestationTrustAnchors))
 }
@@ -187,10 +188,10 @@ public func buildRouter<Repository: PasskeyRepository>(
     let ceremonies = CeremonyController<Repository, PasskeyRequestContext>(
         service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
         clientAddress: clientAddress,
-        signer: { user, credentialID, ceremony, userVerified, externalID throws(APIError) in
+        signer: { user, credentialID, ceremony, userVerified, externalID, counterRegressed throws(APIError) in
             try await connect.issuer.sign(
                 userID: user.id, username: user.username, externalUserID: externalID, credentialID: credentialID, ceremony: ceremony,
-                userVerified: userVerified
+                userVerified: userVerified, counterRegressed: counterRegressed
             ).token
         }, events: events)
     ceremonies.addRoutes(to: router)

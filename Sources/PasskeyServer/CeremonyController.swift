@@ -10,15 +10,16 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     let limiter: RateLimiter
     let metrics: CeremonyMetrics
     let clientAddress: @Sendable (Request, Context) -> String
-    /// Signs `signedPasskeyData` for a verified ceremony (user, credential ID, ceremony, user verified, the app's user id).
-    let signer: @Sendable (UserRecord, [UInt8], String, Bool, String?) async throws(APIError) -> String
+    /// Signs `signedPasskeyData` for a verified ceremony (user, credential ID, ceremony, user verified, the app's user id,
+    /// a counter regression accepted).
+    let signer: @Sendable (UserRecord, [UInt8], String, Bool, String?, Bool) async throws(APIError) -> String
     /// The dashboard's event log; `nil` records nothing.
     let events: EventRecorder?
 
     public init(
         service: CeremonyService<Repository>, limiter: RateLimiter, metrics: CeremonyMetrics,
         clientAddress: @escaping @Sendable (Request, Context) -> String,
-        signer: @escaping @Sendable (UserRecord, [UInt8], String, Bool, String?) async throws(APIError) -> String,
+        signer: @escaping @Sendable (UserRecord, [UInt8], String, Bool, String?, Bool) async throws(APIError) -> String,
         events: EventRecorder? = nil
     ) {
         self.events = events
@@ -124,7 +125,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     credential, challengeKey: try body.optionalString("challengeKey"), username: note.username)
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
                 // A new account: not linked to an app user yet.
-                let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized, nil)
+                let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized, nil, false)
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
@@ -150,17 +151,20 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("verify-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify", request, context) { _ throws(APIError) in
+            return await observed("authentication", "verify", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
-                let token = try await signer(result.user, result.credential.id, "authentication", result.userVerified, result.externalUserID)
+                if result.counterRegressed { Self.flagCounterRegression(note, context) }
+                let token = try await signer(
+                    result.user, result.credential.id, "authentication", result.userVerified, result.externalUserID, result.counterRegressed)
                 var answer: JSONObject = [
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
                     "signedPasskeyData": .string(token),
                 ]
+                if result.counterRegressed { answer["counterRegressed"] = true }
                 // The account's current names, for the device's passkey manager.
                 for member in service.signalMembers(for: result.user) { answer[member.name] = member.value }
                 return .object(answer)
@@ -216,9 +220,17 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 note.username = try body.optionalString("username")
                 let username = try CeremonyService<Repository>.normalizeUsername(note.username)
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
+                if result.counterRegressed { Self.flagCounterRegression(note, context) }
                 return Self.userObject(result.user)
             }
         }
+    }
+
+    /// A sign-in accepted under `--allow-counter-regression` although its counter did not increase: a warning in the log
+    /// and the explanation of its event, so an operator can see which passkeys may have been cloned.
+    static func flagCounterRegression(_ note: CeremonyNote, _ context: Context) {
+        note.detail = "counter did not increase (accepted: --allow-counter-regression)"
+        context.logger.warning("sign-in accepted with a signature counter that did not increase (--allow-counter-regression)")
     }
 
     func throttle(_ request: Request, _ context: Context) async throws(APIError) {

@@ -309,7 +309,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// - Parameter expectedUsername: when the caller says who is signing in (the app-backend `/api` paths), the
     ///   passkey's account must have that username; checked before anything is recorded (`username_mismatch`).
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?, expectedUsername: String? = nil)
-        async throws(APIError) -> (user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?)
+        async throws(APIError) -> (
+            user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?, counterRegressed: Bool
+        )
     {
         // One read gathers the ceremony, the credential and its owner.
         let credentialID: [UInt8]
@@ -341,7 +343,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             }
         }
         switch outcome {
-        case .verified(let user, let updated, let userVerified, let externalUserID): return (user, updated, userVerified, externalUserID)
+        case .verified(let user, let updated, let userVerified, let externalUserID, let counterRegressed):
+            return (user, updated, userVerified, externalUserID, counterRegressed)
         case .unknownCredential: throw await unknownCredentialError(credential)
         case .refused(let error): throw error
         }
@@ -349,7 +352,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     /// What a sign-in's checks concluded, inside its storage work.
     enum SignInOutcome: Sendable {
-        case verified(user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?)
+        /// `counterRegressed`: accepted under ``CounterPolicy/reportRegression`` although the counter did not increase.
+        case verified(user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?, counterRegressed: Bool)
         /// The passkey is not stored: which answer fits needs another read (``unknownCredentialError(_:)``).
         case unknownCredential
         case refused(APIError)
@@ -397,7 +401,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         user.lastSignInAt = time
         return (
             .record(expectedSignCount: stored.signCount, newSignCount: verified.newSignCount, backupState: verified.backupState, at: time),
-            .verified(user: user, credential: updated, userVerified: verified.userVerified, externalUserID: lookup.externalUserID)
+            .verified(
+                user: user, credential: updated, userVerified: verified.userVerified, externalUserID: lookup.externalUserID,
+                counterRegressed: verified.counterRegressed)
         )
     }
 

@@ -53,6 +53,12 @@ public struct ServerConfiguration: Sendable {
     /// when a credential is created. Some password managers have changed it on credentials they already held, which
     /// locks their users out; this lets them in. The stored value stays the one from registration. Off by default.
     public var allowBackupEligibilityChange = false
+    /// Accept a sign-in whose signature counter did not increase (`--allow-counter-regression`). WebAuthn L3 §7.2
+    /// step 22 treats that as a sign of a cloned authenticator and this server refuses it (`counter_regressed`) by
+    /// default; some authenticators' counters are unreliable, which locks their users out. With this, the sign-in is
+    /// accepted and flagged: `counterRegressed` in the answer and in signedPasskeyData (for the app's backend to ask for
+    /// more), a warning in the log and the event. The stored counter stays. Off by default.
+    public var allowCounterRegression = false
     /// Apple apps allowed to use the server's passkeys: `TEAMID.bundle.id` (webcredentials association).
     public var appleAppIDs: [String] = []
     /// Android apps: package name and SHA-256 signing-certificate fingerprints (`AA:BB:…`).

@@ -50,6 +50,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var requireTrustedAttestation = false
     @Flag(help: "Accept a sign-in whose backup eligibility (BE flag) differs from the one stored at registration, which WebAuthn refuses (backup_eligibility_changed): for password managers known to change it on passkeys they already hold. The stored value is kept (default off).")
     var allowBackupEligibilityChange = false
+    @Flag(help: "Accept a sign-in whose signature counter did not increase, which WebAuthn treats as a possibly cloned authenticator (counter_regressed): for authenticators with unreliable counters. The sign-in is flagged counterRegressed in its answer and its signedPasskeyData, and logged; the stored counter stays (default off).")
+    var allowCounterRegression = false
     @Option(help: "Authenticator model (AAGUID) that may register, repeatable; needs --require-trusted-attestation, and pins models only under packed and fido-u2f roots of security-key vendors (default: any model).")
     var allowedAaguid: [String] = []
     // Unconditional: COSE numbers are negative (`--algorithm -7`), which would otherwise read as another flag.
@@ -87,7 +89,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     /// The settings a file given with `--config` may hold: every flag above but `--config` itself.
     static let settingNames: Set<String> = [
         "host", "port", "rp-id", "rp-name", "origin", "related-origin", "public-url", "database", "challenge-ttl", "user-verification",
-        "attestation", "attestation-root", "require-trusted-attestation", "allowed-aaguid", "allow-backup-eligibility-change", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "token-audience",
+        "attestation", "attestation-root", "require-trusted-attestation", "allowed-aaguid", "allow-backup-eligibility-change", "allow-counter-regression", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "token-audience",
         "token-issuer", "signed-data-ttl", "connect-token-ttl", "rollout", "rollout-percentage", "rollout-platform",
         "rollout-minimum-os", "decline-cooldown-days", "failure-limit", "auto-append", "event-retention-days",
         "admin-idle-minutes", "tls-cert", "tls-key", "log-level",
@@ -223,6 +225,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         c.requireTrustedAttestation = try requireTrustedAttestation || settings.bool("require-trusted-attestation")
         c.allowedAAGUIDs = settings.list(allowedAaguid, "allowed-aaguid")
         c.allowBackupEligibilityChange = try allowBackupEligibilityChange || settings.bool("allow-backup-eligibility-change")
+        c.allowCounterRegression = try allowCounterRegression || settings.bool("allow-counter-regression")
         c.appleAppIDs = settings.list(appleAppId, "apple-app-id")
         c.androidApps = try Self.androidApps(androidApp.isEmpty ? settings.value("android-app").map { [$0] } ?? [] : androidApp)
         c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")

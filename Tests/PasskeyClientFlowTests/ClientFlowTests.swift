@@ -42,6 +42,22 @@ struct ClientFlowTests {
             ])
     }
 
+    @Test("a sign-in the server accepted although the counter went back (--allow-counter-regression) says counterRegressed")
+    func counterRegressed() async throws {
+        let server = FlowServer { $0.allowCounterRegression = true }
+        try await server.run { transport in
+            // Two authenticators holding the same passkey: one counts, the other always says 0.
+            let store = InMemoryCredentialStore()
+            let counting = PasskeyAuthClient(transport: transport, authenticator: server.authenticator({ $0.counter = .incrementing }, store: store))
+            _ = try await counting.register(username: "ann")
+            let first = try await counting.authenticate()
+            #expect(!first.counterRegressed)
+            let zero = PasskeyAuthClient(transport: transport, authenticator: server.authenticator({ $0.counter = .alwaysZero }, store: store))
+            let regressed = try await zero.authenticate()
+            #expect(regressed.counterRegressed && regressed.userId == first.userId)
+        }
+    }
+
     @Test("anonymous account: no username at registration or sign-in")
     func anonymous() async throws {
         let server = FlowServer()

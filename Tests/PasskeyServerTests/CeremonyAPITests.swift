@@ -410,6 +410,54 @@ struct CeremonyAPITests {
         }
     }
 
+    @Test("a counter that did not increase: refused by default; with the setting accepted and flagged in the answer, the token and the event, the stored counter kept")
+    func counterRegression() async throws {
+        for allow in [false, true] {
+            let server = TestServer { $0.allowCounterRegression = allow }
+            let device = try Device(server: server)
+            try await server.run { client in
+                let options = try await client.call(.get, "/generate-registration-options?username=ann")
+                let registered = try await client.call(
+                    .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+                #expect(registered.status == .ok)
+                let first = try await client.call(.get, "/generate-authentication-options")
+                let moved = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(first.json, signCount: 5)])
+                #expect(moved.status == .ok && moved["counterRegressed"] == nil, "an increasing counter is not flagged: \(moved.json)")
+
+                let second = try await client.call(.get, "/generate-authentication-options")
+                let regressed = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(second.json, signCount: 3)])
+                let stored = try #require(await server.repository.credential(id: device.authenticator.credentialID))
+                #expect(stored.signCount == 5, "the stored counter is not moved back")
+                guard allow else {
+                    #expect(regressed.status == .badRequest && regressed["error"] == "counter_regressed", "\(regressed.json)")
+                    return
+                }
+                #expect(regressed.status == .ok && regressed["counterRegressed"] == true, "\(regressed.json)")
+                let jwks = try await client.call(.get, "/.well-known/jwks.json")
+                let claims = try #require(verifyJWS(regressed["signedPasskeyData"]?.stringValue ?? "", jwks: jwks.json))
+                #expect(claims["counter_regressed"] == true)
+                let earlier = try #require(verifyJWS(moved["signedPasskeyData"]?.stringValue ?? "", jwks: jwks.json))
+                #expect(earlier["counter_regressed"] == nil, "absent from ordinary sign-ins")
+                let events = try await server.repository.events(matching: EventFilter(result: .success), before: nil, limit: 10)
+                #expect(events.contains { $0.kind == "authentication.verify" && $0.explanation?.contains("counter did not increase") == true })
+            }
+        }
+    }
+
+    @Test("--allow-counter-regression does not cover the dashboard's admin passkeys")
+    func counterRegressionNotForAdmins() async throws {
+        let harness = try DashboardHarness { $0.allowCounterRegression = true }
+        try await harness.server.run { client in
+            _ = try await harness.setUp(client)
+            _ = try await harness.signIn(client, signCount: 4)
+            let options = try await client.call(.post, "/dashboard/api/login/options")
+            let refused = try await client.call(
+                .post, "/dashboard/api/login/verify",
+                json: ["challengeKey": options["challengeKey"] ?? nil, "cred": try harness.admin.get(options.json, signCount: 2)])
+            #expect(refused.status == .badRequest && refused["error"] == "counter_regressed", "\(refused.json)")
+        }
+    }
+
     @Test("malformed requests get 4xx JSON errors, never a 500")
     func malformed() async throws {
         let server = TestServer { $0.maximumBodySize = 2048 }

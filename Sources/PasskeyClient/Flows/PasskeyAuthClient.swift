@@ -201,7 +201,8 @@ public actor PasskeyAuthClient {
         await SignalledAccount.signalSignedIn(verified, options: options, assertion: assertion, to: authenticator)
         return PasskeyAuthenticationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-            isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData, prf: prfOutputs)
+            isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData, prf: prfOutputs,
+            counterRegressed: fields.counterRegressed)
     }
 
     // MARK: Low level: the ceremonies alone, for any backend
@@ -322,6 +323,7 @@ struct VerifiedFields {
     var credentialId: String
     var isAnonymous: Bool
     var signedPasskeyData: String?
+    var counterRegressed: Bool
 
     init(_ object: JSONObject, expectedCredentialId: String) throws(PasskeyError) {
         guard object["verified"]?.boolValue == true, let userId = object["userId"]?.stringValue else {
@@ -333,5 +335,6 @@ struct VerifiedFields {
         credentialId = object["credentialId"]?.stringValue ?? expectedCredentialId
         isAnonymous = object["isAnonymous"]?.boolValue ?? (username == nil)
         signedPasskeyData = object["signedPasskeyData"]?.stringValue
+        counterRegressed = object["counterRegressed"]?.boolValue ?? false
     }
 }

@@ -16,10 +16,14 @@ public struct PasskeyCeremonyResult<Response: Sendable & Hashable>: Sendable, Ha
     public var signedPasskeyData: String?
     /// The `prf` extension's outputs, when the flow was asked for them; never sent to the server.
     public var prf: PRFOutputs?
+    /// The server accepted a sign-in whose signature counter did not increase (it runs with
+    /// `--allow-counter-regression`): the passkey may have been cloned. The app's backend sees it in signedPasskeyData
+    /// too; `false` otherwise.
+    public var counterRegressed: Bool
 
     public init(
         verified: Bool, username: String?, userId: String, credentialId: String, isAnonymous: Bool, response: Response,
-        signedPasskeyData: String? = nil, prf: PRFOutputs? = nil
+        signedPasskeyData: String? = nil, prf: PRFOutputs? = nil, counterRegressed: Bool = false
     ) {
         self.verified = verified
         self.username = username
@@ -29,6 +33,7 @@ public struct PasskeyCeremonyResult<Response: Sendable & Hashable>: Sendable, Ha
         self.response = response
         self.signedPasskeyData = signedPasskeyData
         self.prf = prf
+        self.counterRegressed = counterRegressed
     }
 }
 

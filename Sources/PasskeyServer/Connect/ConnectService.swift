@@ -197,6 +197,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             "success": true, "userId": .string(claims.sub), "externalUserId": claims.externalUserID.map(JSONValue.string) ?? .null,
             "username": claims.username.map(JSONValue.string) ?? .null, "credentialId": .string(claims.credentialID),
             "ceremony": .string(claims.ceremony), "amr": .array(claims.amr.map(JSONValue.string)),
+            "counterRegressed": .bool(claims.counterRegressed == true),
         ])
     }
 

@@ -23,11 +23,16 @@ struct SignedPasskeyClaims: JWTPayload, Equatable {
     var externalUserID: String?
     /// The passkey used, base64url.
     var credentialID: String
+    /// `true` when the sign-in was accepted although the signature counter did not increase (`--allow-counter-regression`):
+    /// the authenticator may have been cloned, so the backend may ask for more before it trusts the session. Absent
+    /// otherwise.
+    var counterRegressed: Bool?
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, exp, jti, amr, ceremony, username
         case externalUserID = "external_user_id"
         case credentialID = "credential_id"
+        case counterRegressed = "counter_regressed"
     }
 
     /// Time and audience are checked by ``TokenIssuer`` with the server's clock, not here.

@@ -68,7 +68,8 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
 
     /// Signs claims for a verified ceremony; returns the token and its expiry.
     public func sign(
-        userID: String, username: String?, externalUserID: String?, credentialID: [UInt8], ceremony: String, userVerified: Bool
+        userID: String, username: String?, externalUserID: String?, credentialID: [UInt8], ceremony: String, userVerified: Bool,
+        counterRegressed: Bool = false
     ) async throws(APIError) -> (token: String, expiresAt: Date) {
         try await load()
         guard let current = keys.first(where: { $0.retiresAt == nil }) else {
@@ -79,7 +80,8 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
         let claims = SignedPasskeyClaims(
             iss: issuer, sub: userID, aud: audience, iat: Int(issuedAt.timeIntervalSince1970), exp: Int(expiresAt.timeIntervalSince1970),
             jti: Base64URL.encode(random.bytes(16)), amr: userVerified ? ["fido", "mfa"] : ["fido"], ceremony: ceremony,
-            username: username, externalUserID: externalUserID, credentialID: Base64URL.encode(credentialID))
+            username: username, externalUserID: externalUserID, credentialID: Base64URL.encode(credentialID),
+            counterRegressed: counterRegressed ? true : nil)
         do {
             let token = try await collection.sign(claims, kid: JWKIdentifier(string: current.id))
             return (token, expiresAt)
