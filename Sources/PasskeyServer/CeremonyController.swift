@@ -156,7 +156,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
-                if result.counterRegressed { Self.flagCounterRegression(note, context) }
+                if result.counterRegressed { Self.flagCounterRegression(note, context, result.user, result.credential) }
                 let token = try await signer(
                     result.user, result.credential.id, "authentication", result.userVerified, result.externalUserID, result.counterRegressed)
                 var answer: JSONObject = [
@@ -220,17 +220,27 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 note.username = try body.optionalString("username")
                 let username = try CeremonyService<Repository>.normalizeUsername(note.username)
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
-                if result.counterRegressed { Self.flagCounterRegression(note, context) }
-                return Self.userObject(result.user)
+                guard result.counterRegressed else { return Self.userObject(result.user) }
+                Self.flagCounterRegression(note, context, result.user, result.credential)
+                // The guide's answer is the user object; the flag rides along for the backend that receives it.
+                guard case .object(var object) = Self.userObject(result.user) else { return Self.userObject(result.user) }
+                object["counterRegressed"] = true
+                return .object(object)
             }
         }
     }
 
     /// A sign-in accepted under `--allow-counter-regression` although its counter did not increase: a warning in the log
     /// and the explanation of its event, so an operator can see which passkeys may have been cloned.
-    static func flagCounterRegression(_ note: CeremonyNote, _ context: Context) {
+    static func flagCounterRegression(_ note: CeremonyNote, _ context: Context, _ user: UserRecord, _ credential: CredentialRecordEntry) {
         note.detail = "counter did not increase (accepted: --allow-counter-regression)"
-        context.logger.warning("sign-in accepted with a signature counter that did not increase (--allow-counter-regression)")
+        context.logger.warning(
+            "sign-in accepted with a signature counter that did not increase (--allow-counter-regression)",
+            metadata: [
+                "user": "\(user.id)",
+                // The ID's first characters, as the event log shows them: enough to find the passkey, not the whole ID.
+                "credential": "\(String(Base64URL.encode(credential.id).prefix(EventRecord.credentialIDPrefixLength)))",
+            ])
     }
 
     func throttle(_ request: Request, _ context: Context) async throws(APIError) {

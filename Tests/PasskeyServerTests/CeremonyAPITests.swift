@@ -440,6 +440,15 @@ struct CeremonyAPITests {
                 #expect(earlier["counter_regressed"] == nil, "absent from ordinary sign-ins")
                 let events = try await server.repository.events(matching: EventFilter(result: .success), before: nil, limit: 10)
                 #expect(events.contains { $0.kind == "authentication.verify" && $0.explanation?.contains("counter did not increase") == true })
+                // The boundary: the same value again is no increase either.
+                let third = try await client.call(.get, "/generate-authentication-options")
+                let equal = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(third.json, signCount: 5)])
+                #expect(equal.status == .ok && equal["counterRegressed"] == true, "\(equal.json)")
+                // The app-backend guide's path says it in its user object.
+                let guide = try await client.call(.post, "/api/authentication-challenge", json: ["username": "ann"])
+                let completed = try await client.call(
+                    .post, "/api/complete-authentication", json: ["assertion": try device.get(guide.json, signCount: 2), "username": "ann"])
+                #expect(completed.status == .ok && completed["username"] == "ann" && completed["counterRegressed"] == true, "\(completed.json)")
             }
         }
     }
@@ -449,6 +458,14 @@ struct CeremonyAPITests {
         let harness = try DashboardHarness { $0.allowCounterRegression = true }
         try await harness.server.run { client in
             _ = try await harness.setUp(client)
+            // The setting is in force for users: a user's passkey whose counter went back signs in.
+            let device = try Device(server: harness.server, credentialID: 0x21)
+            #expect(try await harness.registerUser(client, "ann", device: device).status == .ok)
+            for count: UInt32 in [3, 1] {
+                let options = try await client.call(.get, "/generate-authentication-options")
+                let answer = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(options.json, signCount: count)])
+                #expect(answer.status == .ok && (count == 3 || answer["counterRegressed"] == true), "\(answer.json)")
+            }
             _ = try await harness.signIn(client, signCount: 4)
             let options = try await client.call(.post, "/dashboard/api/login/options")
             let refused = try await client.call(
