@@ -220,12 +220,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 note.username = try body.optionalString("username")
                 let username = try CeremonyService<Repository>.normalizeUsername(note.username)
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
-                guard result.counterRegressed else { return Self.userObject(result.user) }
-                Self.flagCounterRegression(note, context, result.user, result.credential)
-                // The guide's answer is the user object; the flag rides along for the backend that receives it.
-                guard case .object(var object) = Self.userObject(result.user) else { return Self.userObject(result.user) }
-                object["counterRegressed"] = true
-                return .object(object)
+                if result.counterRegressed { Self.flagCounterRegression(note, context, result.user, result.credential) }
+                return Self.userObject(result.user, counterRegressed: result.counterRegressed)
             }
         }
     }
@@ -262,12 +258,15 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     }
 
     /// The user object of the app-backend guide: `{id, username, displayName, email, createdAt}`.
-    static func userObject(_ user: UserRecord) -> JSONValue {
+    /// `counterRegressed`: a sign-in accepted under `--allow-counter-regression` says so, for the backend receiving it.
+    static func userObject(_ user: UserRecord, counterRegressed: Bool = false) -> JSONValue {
         let email = user.username.flatMap { $0.contains("@") ? $0 : nil }
-        return .object([
+        var object: JSONObject = [
             "id": .string(user.id), "username": user.username.map(JSONValue.string) ?? .null, "displayName": .string(user.displayName),
             "email": email.map(JSONValue.string) ?? .null, "createdAt": .string(ISO8601DateFormatter().string(from: user.createdAt)),
-        ])
+        ]
+        if counterRegressed { object["counterRegressed"] = true }
+        return .object(object)
     }
 }
 

@@ -199,12 +199,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
             }
             guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
-            // A passkey for an existing account: the account may have been disabled since its options were made.
-            if record.forExistingUser {
-                let stored: UserRecord?
-                do { stored = try await repository.user(id: userID) } catch { throw APIError(error) }
-                if let stored, stored.isDisabled { throw APIError.accountDisabled(stored) }
-            }
+            // An account disabled since its options were made: a disable spends the account's pending ceremonies, and the
+            // registration's transaction refuses one that raced it (`StorageError.accountDisabled`, below).
             let verified: VerifiedRegistration
             do {
                 // WebAuthn L3 §7.1 step 14: a conditional create has no prompt, so neither presence nor verification.
@@ -230,7 +226,6 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 switch error.code {
                 case .challengeConsumed: throw APIError.challengeInvalid
                 case .notFound: throw APIError.accountDeleted(error)
-                case .accountDisabled: throw APIError.accountDisabled
                 default: throw APIError(error)
                 }
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PasskeyStorage
+import PasskeyWire
 
 /// `passkey-server users`: find accounts and disable or enable them from a shell, for an operator without the dashboard
 /// (none set up, or locked out of it) or a script. The same change as `PATCH /users/{id}` and the dashboard's button.
@@ -19,14 +20,10 @@ struct UsersCommand: AsyncParsableCommand {
         return "\(user.id)  \(name)  created \(formatter.string(from: user.createdAt))  last sign-in \(lastSignIn)  \(state)"
     }
 
-    /// `text` with control and format characters written as `\u{…}`, and `"` and `\` escaped.
+    /// `text` safe on one terminal line (``DisplayEscaping``), with `"` and `\` escaped so that a quoted name cannot
+    /// close its quotes early.
     static func visible(_ text: String) -> String {
-        String(
-            text.unicodeScalars.map { scalar -> String in
-                let category = scalar.properties.generalCategory
-                if scalar == "\"" || scalar == "\\" { return "\\" + String(scalar) }
-                return category == .control || category == .format ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-            }.joined())
+        DisplayEscaping.escape(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
     }
 
     /// How the account is named on the command line.

@@ -316,9 +316,9 @@ import SwiftASN1
     /// A packed attestation made for the purpose: a root, optionally an intermediate, and a leaf whose validity,
     /// basic constraints and extensions a test chooses, signing the packed-self fixture's data.
     struct PackedChain {
-        static let validationTime = Date(timeIntervalSince1970: 1_700_000_000)
-        static let from = Date(timeIntervalSince1970: 1_600_000_000)
-        static let until = Date(timeIntervalSince1970: 1_900_000_000)
+        static let validationTime = TestCertificateAuthority.validationTime
+        static let from = TestCertificateAuthority.from
+        static let until = TestCertificateAuthority.until
         let root: Certificate
         let input: AttestationVerificationInput
 
@@ -326,27 +326,13 @@ import SwiftASN1
             leafValidity: (Date, Date) = (from, until), leafIsCA: Bool = false, leafAAGUID: [UInt8]? = nil,
             intermediateValidity: (Date, Date)? = nil
         ) throws {
-            let rootKey = P256.Signing.PrivateKey()
-            let rootName = try DistinguishedName { CommonName("Test Packed Root") }
-            let caExtensions = try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                KeyUsage(keyCertSign: true)
-            }
-            root = try Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey), notValidBefore: Self.from, notValidAfter: Self.until,
-                issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256, extensions: caExtensions, issuerPrivateKey: .init(rootKey))
-            var issuerName = rootName
-            var issuerKey = rootKey
-            var chain: [Certificate] = []
-            if let (notBefore, notAfter) = intermediateValidity {
-                let key = P256.Signing.PrivateKey()
-                let name = try DistinguishedName { CommonName("Test Packed Intermediate") }
-                chain.append(
-                    try Certificate(
-                        version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey), notValidBefore: notBefore, notValidAfter: notAfter,
-                        issuer: rootName, subject: name, signatureAlgorithm: .ecdsaWithSHA256, extensions: caExtensions, issuerPrivateKey: .init(rootKey)))
-                issuerName = name
-                issuerKey = key
+            let rootAuthority = try TestCertificateAuthority("Test Packed Root")
+            root = rootAuthority.certificate
+            var issuer = rootAuthority
+            var intermediates: [[UInt8]] = []
+            if let intermediateValidity {
+                issuer = try TestCertificateAuthority("Test Packed Intermediate", issuer: rootAuthority, validity: intermediateValidity)
+                intermediates.append(try issuer.der())
             }
             let leafKey = P256.Signing.PrivateKey()
             let leafName = try DistinguishedName {
@@ -363,12 +349,8 @@ import SwiftASN1
                 try leafExtensions.append(
                     Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 45724, 1, 1, 4], critical: false, value: [0x04, 0x10] + leafAAGUID[...]))
             }
-            let leaf = try Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey), notValidBefore: leafValidity.0, notValidAfter: leafValidity.1,
-                issuer: issuerName, subject: leafName, signatureAlgorithm: .ecdsaWithSHA256, extensions: leafExtensions,
-                issuerPrivateKey: .init(issuerKey))
-            var serializer = DERSerializerBox()
-            let x5c = try ([leaf] + chain.reversed()).map { try serializer.serialize($0) }
+            let leaf = try issuer.issue(subject: leafName, key: leafKey.publicKey, extensions: leafExtensions, validity: leafValidity)
+            let x5c = [leaf] + intermediates
             let fixture = try AttestationFixtures.registration("simplewebauthn-packed-self-es256")
             let base = try fixture.input(validationTime: Self.validationTime)
             let sig = Array(try leafKey.signature(for: base.signedData).derRepresentation)

@@ -13,39 +13,7 @@ import SwiftASN1
 /// statement with its key. Everything else (the credential, the TPM's certInfo and pubArea, the client data hash)
 /// comes from a real fixture.
 @Suite struct BuiltAttestationTests {
-    static let validationTime = Date(timeIntervalSince1970: 1_700_000_000)
-    static let from = Date(timeIntervalSince1970: 1_600_000_000)
-    static let until = Date(timeIntervalSince1970: 1_900_000_000)
-
-    /// A test CA, trusted by the verifiers of a test unless it says otherwise.
-    struct TestRoot {
-        let key = P256.Signing.PrivateKey()
-        let name: DistinguishedName
-        let certificate: Certificate
-
-        init(_ commonName: String) throws {
-            name = try DistinguishedName { CommonName(commonName) }
-            let extensions = try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                KeyUsage(keyCertSign: true)
-            }
-            certificate = try Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey), notValidBefore: BuiltAttestationTests.from,
-                notValidAfter: BuiltAttestationTests.until, issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: extensions, issuerPrivateKey: .init(key))
-        }
-
-        func issue(
-            version: Certificate.Version = .v3, subject: DistinguishedName, key: P256.Signing.PublicKey, extensions: Certificate.Extensions
-        ) throws -> [UInt8] {
-            let certificate = try Certificate(
-                version: version, serialNumber: .init(), publicKey: .init(key), notValidBefore: BuiltAttestationTests.from,
-                notValidAfter: BuiltAttestationTests.until, issuer: name, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: extensions, issuerPrivateKey: .init(self.key))
-            var serializer = DERSerializerBox()
-            return try serializer.serialize(certificate)
-        }
-    }
+    static let validationTime = TestCertificateAuthority.validationTime
 
     static func expectError(
         _ code: WebAuthnError.Code, containing text: String, _ body: () throws -> VerifiedAttestation,
@@ -69,7 +37,7 @@ import SwiftASN1
     /// A `tpm` statement over a real Windows Hello TPM's certInfo and pubArea, signed again by an AIK made here, whose
     /// certificate a test shapes. The defaults give a certificate that meets every requirement of §8.3.1.
     struct TPMStatement {
-        let root: TestRoot
+        let root: TestCertificateAuthority
         let input: AttestationVerificationInput
 
         init(
@@ -77,7 +45,7 @@ import SwiftASN1
             subjectAltName: DistinguishedName? = tpmDevice(), extendedKeyUsage: [ASN1ObjectIdentifier]? = [AttestationOID.tcgAIKCertificate],
             basicConstraints: BasicConstraints? = .notCertificateAuthority, aaguid: [UInt8]? = nil
         ) throws {
-            root = try TestRoot("Test TPM Root")
+            root = try TestCertificateAuthority("Test TPM Root")
             let aikKey = P256.Signing.PrivateKey()
             var extensions = Certificate.Extensions()
             if let subjectAltName {
@@ -177,7 +145,7 @@ import SwiftASN1
     }
 
     @Test func tpmRejectsAChainToAnotherRoot() throws {
-        let other = try TestRoot("Another TPM Root")
+        let other = try TestCertificateAuthority("Another TPM Root")
         Self.expectError(.attestationUntrusted, containing: "does not verify to a configured root") {
             try TPMStatement().verify(trusting: [other.certificate])
         }
@@ -219,13 +187,13 @@ import SwiftASN1
     /// authenticator data), with a leaf certificate for that key whose key description a test shapes. The defaults
     /// describe a key generated in the TEE for signing, bound to this ceremony.
     struct AndroidKeyStatement {
-        let root: TestRoot
+        let root: TestCertificateAuthority
         let input: AttestationVerificationInput
 
         init(
             softwareEnforced: [[UInt8]] = [], teeEnforced: [[UInt8]] = DERBytes.generatedSigningKey, challenge: [UInt8]? = nil
         ) throws {
-            root = try TestRoot("Test Android Root")
+            root = try TestCertificateAuthority("Test Android Root")
             let fixture = try AttestationFixtures.registration("simplewebauthn-android-key-galaxy-s9")
             let base = try fixture.input(validationTime: BuiltAttestationTests.validationTime)
             let credentialKey = P256.Signing.PrivateKey()
@@ -310,7 +278,7 @@ import SwiftASN1
     }
 
     @Test func androidKeyRejectsAChainToAnotherRoot() throws {
-        let other = try TestRoot("Another Android Root")
+        let other = try TestCertificateAuthority("Another Android Root")
         Self.expectError(.attestationUntrusted, containing: "does not verify to a configured root") {
             try AndroidKeyStatement().verify(trusting: [other.certificate])
         }
