@@ -25,7 +25,9 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             The admin dashboard is at /dashboard; with no admin yet, the server prints a one-time setup link at start.
             PASSKEY_ADMIN_TOKEN (environment only, 32+ characters) is a break-glass bearer token for the dashboard's API.
             """,
-        subcommands: [MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self, UsersCommand.self]
+        subcommands: [
+            MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self, UsersCommand.self, ExportCommand.self, ImportCommand.self,
+        ]
     )
 
     @Option(help: "Settings file: name = value lines with these flags' names (see docs/deploy.md); flags and PASSKEY_ variables win over it.")
@@ -186,6 +188,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     /// default.
     func databaseSetting() throws -> String {
         try database ?? loadSettings().value("database") ?? ServerConfiguration().database
+    }
+
+    /// The RP ID the server runs with: `--rp-id`, `PASSKEY_RP_ID`, the settings file, or the default.
+    func rpIDSetting() throws -> String {
+        try rpId ?? loadSettings().value("rp-id") ?? ServerConfiguration().rpID
     }
 
     func loadSettings() throws -> Settings {

@@ -2,10 +2,10 @@ public import Foundation
 
 /// Keeps everything in memory: for tests and for trying things out. An actor, so every operation is atomic.
 public actor InMemoryRepository: PasskeyRepository {
-    private var usersByID: [String: UserRecord] = [:]
-    private var credentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
+    var usersByID: [String: UserRecord] = [:]
+    var credentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
     private var challengesByKey: [String: ChallengeRecord] = [:]
-    private var secrets: [String: [UInt8]] = [:]
+    var secrets: [String: [UInt8]] = [:]
     // Connect state (InMemoryRepository+Connect.swift).
     var signingKeysByID: [String: SigningKeyRecord] = [:]
     var apiKeysByID: [String: APIKeyRecord] = [:]

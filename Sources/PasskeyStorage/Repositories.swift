@@ -178,4 +178,4 @@ extension SignInReader where Self: CredentialRepository & ChallengeRepository {
 /// Everything the relying-party server stores.
 public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader
     & SigningKeyRepository & APIKeyRepository & ConnectTokenRepository & ExternalUserRepository & EventRepository & AdminRepository
-    & TotalsRepository
+    & TotalsRepository & TransferRepository

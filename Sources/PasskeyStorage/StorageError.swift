@@ -12,6 +12,8 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let usernameTaken: Code = "username_taken"
         /// The record does not exist.
         public static let notFound: Code = "not_found"
+        /// A record with the same key is stored already (an import never replaces one).
+        public static let recordExists: Code = "record_exists"
         /// The account was disabled before this write (a passkey being added to it).
         public static let accountDisabled: Code = "account_disabled"
         /// The signature counter was changed by a concurrent sign-in (compare-and-set lost).

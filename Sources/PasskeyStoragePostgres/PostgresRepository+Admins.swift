@@ -52,21 +52,16 @@ extension PostgresRepository: AdminRepository {
             if try await connection.rows("SELECT 1 FROM admins LIMIT 1", logger).isEmpty {
                 try await connection.query("DELETE FROM admin_invites", logger: logger)
             }
-            try await connection.query(
-                """
-                INSERT INTO admins (id, user_handle, name, created_at)
-                VALUES (\(admin.id), \(ByteBuffer(admin.userHandle)), \(admin.name), \(PostgresTime.milliseconds(admin.createdAt)))
-                """, logger: logger)
-            try await connection.query(
-                """
-                INSERT INTO admin_credentials (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible,
-                    backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at)
-                VALUES (\(ByteBuffer(credential.id)), \(credential.userID), \(ByteBuffer(credential.publicKey)), \(Int64(credential.algorithm)),
-                    \(Int64(credential.signCount)), \(credential.uvInitialized), \(credential.transports), \(credential.backupEligible),
-                    \(credential.backupState), \(credential.aaguid), \(credential.attestationFormat), \(credential.attestationType),
-                    \(credential.name), \(PostgresTime.milliseconds(credential.createdAt)), \(credential.lastUsedAt.map(PostgresTime.milliseconds)))
-                """, logger: logger)
+            try await connection.query(Self.insertAdmin(admin), logger: logger)
+            try await connection.query(Self.insertCredential(credential, table: "admin_credentials"), logger: logger)
         }
+    }
+
+    static func insertAdmin(_ admin: AdminRecord) -> PostgresQuery {
+        """
+        INSERT INTO admins (id, user_handle, name, created_at)
+        VALUES (\(admin.id), \(ByteBuffer(admin.userHandle)), \(admin.name), \(PostgresTime.milliseconds(admin.createdAt)))
+        """
     }
 
     /// The advisory lock key of ``addAdmin(_:credential:consumingInvite:now:)``: "passkey3" as ASCII.

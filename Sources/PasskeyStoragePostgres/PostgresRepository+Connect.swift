@@ -81,14 +81,15 @@ extension PostgresRepository: APIKeyRepository {
 
     public func addAPIKey(_ key: APIKeyRecord) async throws(StorageError) {
         let logger = self.logger
-        try await withConnection("add API key") { connection in
-            try await connection.query(
-                """
-                INSERT INTO api_keys (id, name, prefix, secret_hash, created_at, last_used_at, revoked_at)
-                VALUES (\(key.id), \(key.name), \(key.prefix), \(ByteBuffer(key.secretHash)), \(PostgresTime.milliseconds(key.createdAt)),
-                    \(key.lastUsedAt.map(PostgresTime.milliseconds)), \(key.revokedAt.map(PostgresTime.milliseconds)))
-                """, logger: logger)
-        }
+        try await withConnection("add API key") { connection in try await connection.query(Self.insertAPIKey(key), logger: logger) }
+    }
+
+    static func insertAPIKey(_ key: APIKeyRecord) -> PostgresQuery {
+        """
+        INSERT INTO api_keys (id, name, prefix, secret_hash, created_at, last_used_at, revoked_at)
+        VALUES (\(key.id), \(key.name), \(key.prefix), \(ByteBuffer(key.secretHash)), \(PostgresTime.milliseconds(key.createdAt)),
+            \(key.lastUsedAt.map(PostgresTime.milliseconds)), \(key.revokedAt.map(PostgresTime.milliseconds)))
+        """
     }
 
     public func apiKeys() async throws(StorageError) -> [APIKeyRecord] {

@@ -74,15 +74,19 @@ extension PostgresRepository: CredentialRepository {
         if try await connection.rows("SELECT 1 FROM users WHERE id = \(user.id)", logger).isEmpty {
             try await insertNewUser(connection, user, logger: logger)
         }
-        try await connection.query(
-            """
-            INSERT INTO credentials (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible,
-                backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at)
-            VALUES (\(ByteBuffer(credential.id)), \(credential.userID), \(ByteBuffer(credential.publicKey)), \(Int64(credential.algorithm)),
-                \(Int64(credential.signCount)), \(credential.uvInitialized), \(credential.transports), \(credential.backupEligible),
-                \(credential.backupState), \(credential.aaguid), \(credential.attestationFormat), \(credential.attestationType),
-                \(credential.name), \(PostgresTime.milliseconds(credential.createdAt)), \(credential.lastUsedAt.map(PostgresTime.milliseconds)))
-            """, logger: logger)
+        try await connection.query(insertCredential(credential, table: "credentials"), logger: logger)
+    }
+
+    /// Inserts into `table`: `credentials`, or `admin_credentials` (same columns).
+    static func insertCredential(_ credential: CredentialRecordEntry, table: String) -> PostgresQuery {
+        """
+        INSERT INTO \(unescaped: table) (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible,
+            backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at)
+        VALUES (\(ByteBuffer(credential.id)), \(credential.userID), \(ByteBuffer(credential.publicKey)), \(Int64(credential.algorithm)),
+            \(Int64(credential.signCount)), \(credential.uvInitialized), \(credential.transports), \(credential.backupEligible),
+            \(credential.backupState), \(credential.aaguid), \(credential.attestationFormat), \(credential.attestationType),
+            \(credential.name), \(PostgresTime.milliseconds(credential.createdAt)), \(credential.lastUsedAt.map(PostgresTime.milliseconds)))
+        """
     }
 
     /// Creates an account inside the caller's transaction: `username_taken` when its name (ASCII case folded) belongs to

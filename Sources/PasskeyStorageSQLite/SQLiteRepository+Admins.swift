@@ -45,11 +45,15 @@ extension SQLiteRepository {
             if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM admins LIMIT 1")) != true {
                 try db.cachedStatement(sql: "DELETE FROM admin_invites").execute()
             }
-            try db.cachedStatement(sql: "INSERT INTO admins (\(Self.adminColumns)) VALUES (?, ?, ?, ?)").execute(arguments: [
-                admin.id, Data(admin.userHandle), admin.name, SQLiteSchema.milliseconds(admin.createdAt),
-            ])
+            try Self.insert(admin, db)
             try credential.insert(db, table: "admin_credentials")
         }
+    }
+
+    static func insert(_ admin: AdminRecord, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT INTO admins (\(adminColumns)) VALUES (?, ?, ?, ?)").execute(arguments: [
+            admin.id, Data(admin.userHandle), admin.name, SQLiteSchema.milliseconds(admin.createdAt),
+        ])
     }
 
     public func adminCredential(id: [UInt8]) async throws(StorageError) -> CredentialRecordEntry? {

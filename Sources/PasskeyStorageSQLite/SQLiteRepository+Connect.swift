@@ -69,12 +69,14 @@ extension SQLiteRepository {
     }
 
     public func addAPIKey(_ key: APIKeyRecord) async throws(StorageError) {
-        try await write { db in
-            try db.cachedStatement(sql: "INSERT INTO api_keys (\(Self.apiKeyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [
-                key.id, key.name, key.prefix, Data(key.secretHash), SQLiteSchema.milliseconds(key.createdAt),
-                key.lastUsedAt.map(SQLiteSchema.milliseconds), key.revokedAt.map(SQLiteSchema.milliseconds),
-            ])
-        }
+        try await write { db in try Self.insert(key, db) }
+    }
+
+    static func insert(_ key: APIKeyRecord, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT INTO api_keys (\(apiKeyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(arguments: [
+            key.id, key.name, key.prefix, Data(key.secretHash), SQLiteSchema.milliseconds(key.createdAt),
+            key.lastUsedAt.map(SQLiteSchema.milliseconds), key.revokedAt.map(SQLiteSchema.milliseconds),
+        ])
     }
 
     public func apiKeys() async throws(StorageError) -> [APIKeyRecord] {

@@ -48,7 +48,7 @@ struct ServerSubcommandTests {
     func usageShowsDatabase() async throws {
         for command in [
             ["api-keys", "create"], ["api-keys", "list"], ["api-keys", "revoke"], ["keys", "rotate"], ["keys", "list"], ["admin", "invite"], ["migrate"],
-            ["users", "list"], ["users", "disable"], ["users", "enable"],
+            ["users", "list"], ["users", "disable"], ["users", "enable"], ["export"], ["import"],
         ] {
             let answer = try await run(command + ["--help"])
             #expect(answer.status == 0, "\(command)")

@@ -1,0 +1,331 @@
+import Crypto
+public import Foundation
+import PasskeyCore
+public import PasskeyStorage
+import PasskeyWire
+
+/// The file `passkey-server export` writes and `passkey-server import` reads: JSON Lines (one JSON object per line,
+/// UTF-8). The first line says what the file is; every other line is one ``TransferRecord``, with a `"type"`: `user`,
+/// `passkey`, `admin`, `adminPasskey`, `apiKey`, `signingKey` or `secret`. Bytes are base64url without padding, as on
+/// the wire; times are ISO 8601 (`2026-11-21T10:00:00.123Z`). docs/deploy.md lists every field.
+///
+/// The same file brings passkeys in from another server: only a user's `id` and `userHandle` and a passkey's `id`,
+/// `userId` and `publicKey` (the COSE key the authenticator made) are required; the rest has defaults. Every line is
+/// checked as the server checks what it registers, so that an import cannot store a passkey that could never sign in
+/// or an account name sign-in could not find.
+public enum TransferFile {
+    /// The first line's `format`.
+    public static let format = "passkey-server-export"
+    public static let version = 1
+
+    /// What the first line says.
+    public struct Header: Sendable, Hashable {
+        /// The RP ID the passkeys were made for: a passkey signs in only where the server keeps that RP ID.
+        public var rpID: String?
+        public var exportedAt: Date?
+        public var includesSecrets: Bool
+
+        public init(rpID: String?, exportedAt: Date?, includesSecrets: Bool) {
+            self.rpID = rpID
+            self.exportedAt = exportedAt
+            self.includesSecrets = includesSecrets
+        }
+    }
+
+    /// A line that cannot be imported: its number (from 1) and why.
+    public struct LineError: Error, Hashable, Sendable, CustomStringConvertible {
+        public let line: Int
+        public let reason: String
+        public var description: String { "line \(line): \(reason)" }
+    }
+
+    // MARK: Writing
+
+    public static func headerLine(_ header: Header) -> String {
+        var object: JSONObject = ["format": .string(format), "version": .number(Double(version))]
+        object["rpId"] = header.rpID.map(JSONValue.string)
+        object["exportedAt"] = header.exportedAt.map { .string(time($0)) }
+        object["includesSecrets"] = .bool(header.includesSecrets)
+        return JSONValue.object(object).serialized()
+    }
+
+    public static func line(_ record: TransferRecord) -> String {
+        var object = JSONObject()
+        switch record {
+        case .user(let user, let externalID):
+            object["type"] = "user"
+            object["id"] = .string(user.id)
+            object["userHandle"] = .string(Base64URL.encode(user.userHandle))
+            object["username"] = user.username.map(JSONValue.string) ?? .null
+            object["displayName"] = .string(user.displayName)
+            object["isAnonymous"] = .bool(user.isAnonymous)
+            object["createdAt"] = .string(time(user.createdAt))
+            object["lastSignInAt"] = optionalTime(user.lastSignInAt)
+            object["disabledAt"] = optionalTime(user.disabledAt)
+            object["tokensRevokedAt"] = optionalTime(user.tokensRevokedAt)
+            object["externalUserId"] = externalID.map(JSONValue.string) ?? .null
+        case .credential(let credential):
+            object["type"] = "passkey"
+            write(credential, owner: "userId", into: &object)
+        case .admin(let admin):
+            object["type"] = "admin"
+            object["id"] = .string(admin.id)
+            object["userHandle"] = .string(Base64URL.encode(admin.userHandle))
+            object["name"] = .string(admin.name)
+            object["createdAt"] = .string(time(admin.createdAt))
+        case .adminCredential(let credential):
+            object["type"] = "adminPasskey"
+            write(credential, owner: "adminId", into: &object)
+        case .apiKey(let key):
+            object["type"] = "apiKey"
+            object["id"] = .string(key.id)
+            object["name"] = .string(key.name)
+            object["prefix"] = .string(key.prefix)
+            object["secretHash"] = .string(Base64URL.encode(key.secretHash))
+            object["createdAt"] = .string(time(key.createdAt))
+            object["lastUsedAt"] = optionalTime(key.lastUsedAt)
+            object["revokedAt"] = optionalTime(key.revokedAt)
+        case .signingKey(let key):
+            object["type"] = "signingKey"
+            object["id"] = .string(key.id)
+            object["algorithm"] = .string(key.algorithm)
+            object["privateKeyPem"] = .string(key.privateKeyPEM)
+            object["createdAt"] = .string(time(key.createdAt))
+            object["retiresAt"] = optionalTime(key.retiresAt)
+        case .secret(let name, let value):
+            object["type"] = "secret"
+            object["name"] = .string(name)
+            object["value"] = .string(Base64URL.encode(value))
+        }
+        return JSONValue.object(object).serialized()
+    }
+
+    static func write(_ credential: CredentialRecordEntry, owner: String, into object: inout JSONObject) {
+        object["id"] = .string(Base64URL.encode(credential.id))
+        object[owner] = .string(credential.userID)
+        object["publicKey"] = .string(Base64URL.encode(credential.publicKey))
+        object["algorithm"] = .number(Double(credential.algorithm))
+        object["signCount"] = .number(Double(credential.signCount))
+        object["uvInitialized"] = .bool(credential.uvInitialized)
+        object["transports"] = .array(credential.transports.map(JSONValue.string))
+        object["backupEligible"] = .bool(credential.backupEligible)
+        object["backupState"] = .bool(credential.backupState)
+        object["aaguid"] = .string(credential.aaguid)
+        object["attestationFormat"] = .string(credential.attestationFormat)
+        object["attestationType"] = .string(credential.attestationType)
+        object["name"] = credential.name.map(JSONValue.string) ?? .null
+        object["createdAt"] = .string(time(credential.createdAt))
+        object["lastUsedAt"] = optionalTime(credential.lastUsedAt)
+    }
+
+    static func time(_ date: Date) -> String { fractionalFormatter().string(from: date) }
+    static func optionalTime(_ date: Date?) -> JSONValue { date.map { .string(time($0)) } ?? .null }
+
+    static func fractionalFormatter() -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+
+    // MARK: Reading
+
+    /// Reads the first line. A file without one (a hand-made file from another server) has no header: the caller
+    /// passes its first line to ``record(_:line:now:)`` instead when this returns nil.
+    public static func header(_ text: String, line: Int = 1) throws(LineError) -> Header? {
+        let fields = try Fields(text, line: line)
+        guard fields.object["type"] == nil else { return nil }
+        guard try fields.string("format") == format else {
+            throw LineError(line: line, reason: "\"format\" is not \"\(format)\": this is not a passkey-server export")
+        }
+        let fileVersion = try fields.integer("version", in: 1...Int(Int32.max))
+        guard fileVersion == version else {
+            throw LineError(line: line, reason: "the file is version \(fileVersion) of the format; this server reads version \(version): use a newer passkey-server")
+        }
+        return Header(
+            rpID: try fields.optionalString("rpId"), exportedAt: try fields.optionalTime("exportedAt"),
+            includesSecrets: try fields.optionalBool("includesSecrets") ?? false)
+    }
+
+    /// Reads one record line, with the defaults and checks described above.
+    public static func record(_ text: String, line: Int, now: Date) throws(LineError) -> TransferRecord {
+        let fields = try Fields(text, line: line)
+        let type = try fields.string("type")
+        switch type {
+        case "user":
+            let id = try fields.identifier("id")
+            let userHandle = try fields.bytes("userHandle", count: 1...64)
+            let rawName = try fields.optionalString("username")
+            let username: String?
+            do { username = try CeremonyService<InMemoryRepository>.normalizeUsername(rawName) } catch {
+                throw fields.invalid("username", error.message)
+            }
+            let displayName = try fields.optionalString("displayName")
+            let disabledAt = try fields.optionalTime("disabledAt")
+            let externalID = try fields.optionalString("externalUserId")
+            if let externalID {
+                guard externalID.count <= 256, externalID.utf8.count <= 1_024, ConnectService<InMemoryRepository>.isExactUserID(externalID) else {
+                    throw fields.invalid(
+                        "externalUserId",
+                        "1 to 256 characters (at most 1024 UTF-8 bytes), no white space or invisible character at either end, no control or direction-changing characters")
+                }
+            }
+            let user = UserRecord(
+                id: id, userHandle: userHandle, username: username,
+                displayName: CeremonyService<InMemoryRepository>.sanitizeDisplayName(displayName, fallback: username ?? "Anonymous"),
+                isAnonymous: try fields.optionalBool("isAnonymous") ?? (username == nil), createdAt: try fields.optionalTime("createdAt") ?? now,
+                lastSignInAt: try fields.optionalTime("lastSignInAt"), disabledAt: disabledAt,
+                tokensRevokedAt: try fields.optionalTime("tokensRevokedAt") ?? disabledAt)
+            return .user(user, externalID: externalID)
+        case "passkey":
+            return .credential(try credential(fields, owner: "userId", now: now))
+        case "admin":
+            return .admin(
+                AdminRecord(
+                    id: try fields.identifier("id"), userHandle: try fields.bytes("userHandle", count: 1...64),
+                    name: CeremonyService<InMemoryRepository>.sanitizeDisplayName(try fields.optionalString("name"), fallback: "Admin"),
+                    createdAt: try fields.optionalTime("createdAt") ?? now))
+        case "adminPasskey":
+            return .adminCredential(try credential(fields, owner: "adminId", now: now))
+        case "apiKey":
+            return .apiKey(
+                APIKeyRecord(
+                    id: try fields.identifier("id"), name: try fields.string("name"), prefix: try fields.string("prefix"),
+                    secretHash: try fields.bytes("secretHash", count: 32...32), createdAt: try fields.optionalTime("createdAt") ?? now,
+                    lastUsedAt: try fields.optionalTime("lastUsedAt"), revokedAt: try fields.optionalTime("revokedAt")))
+        case "signingKey":
+            let pem = try fields.string("privateKeyPem")
+            let algorithm = try fields.optionalString("algorithm") ?? "ES256"
+            guard algorithm == "ES256" else { throw fields.invalid("algorithm", "this server signs with ES256 only") }
+            guard (try? P256.Signing.PrivateKey(pemRepresentation: pem)) != nil else {
+                throw fields.invalid("privateKeyPem", "not a P-256 private key in PEM")
+            }
+            return .signingKey(
+                SigningKeyRecord(
+                    id: try fields.identifier("id"), algorithm: algorithm, privateKeyPEM: pem, createdAt: try fields.optionalTime("createdAt") ?? now,
+                    retiresAt: try fields.optionalTime("retiresAt")))
+        case "secret":
+            return .secret(name: try fields.identifier("name"), value: try fields.bytes("value", count: 1...1_024))
+        default:
+            throw fields.invalid("type", "\(DisplayEscaping.escape(String(type.prefix(40)))) is not user, passkey, admin, adminPasskey, apiKey, signingKey or secret")
+        }
+    }
+
+    /// A passkey line: `owner` names its account (`userId`) or admin (`adminId`).
+    static func credential(_ fields: Fields, owner: String, now: Date) throws(LineError) -> CredentialRecordEntry {
+        // WebAuthn L3 §7.1 step 18: a credential ID is at most 1023 bytes.
+        let id = try fields.bytes("id", count: 1...1_023)
+        let publicKey = try fields.bytes("publicKey", count: 1...16_384)
+        let key: COSEKey
+        do { key = try COSEKey(bytes: publicKey) } catch {
+            throw fields.invalid("publicKey", "not a COSE key as authenticators make them (\(error.reason))")
+        }
+        let algorithm = try fields.optionalInteger("algorithm", in: Int(Int32.min)...Int(Int32.max)) ?? key.algorithm.rawValue
+        guard algorithm == key.algorithm.rawValue else {
+            throw fields.invalid("algorithm", "\(algorithm) is not the key's own algorithm \(key.algorithm.rawValue)")
+        }
+        let backupEligible = try fields.optionalBool("backupEligible") ?? false
+        let backupState = try fields.optionalBool("backupState") ?? false
+        // WebAuthn L3 §6.1.3: a credential that is backed up is backup eligible.
+        guard backupEligible || !backupState else { throw fields.invalid("backupState", "true while backupEligible is false") }
+        let aaguid = try fields.optionalString("aaguid")?.lowercased() ?? "00000000-0000-0000-0000-000000000000"
+        guard let parsed = UUID(uuidString: aaguid), parsed.uuidString.lowercased() == aaguid else {
+            throw fields.invalid("aaguid", "not a UUID such as fbfc3007-154e-4ecc-8c0b-6e020557d7bd")
+        }
+        let signCount = try fields.optionalInteger("signCount", in: 0...Int(UInt32.max)) ?? 0
+        return CredentialRecordEntry(
+            id: id, userID: try fields.identifier(owner), publicKey: publicKey, algorithm: algorithm, signCount: UInt32(clamping: signCount),
+            uvInitialized: try fields.optionalBool("uvInitialized") ?? false, transports: try fields.optionalStrings("transports") ?? [],
+            backupEligible: backupEligible, backupState: backupState, aaguid: aaguid,
+            attestationFormat: try fields.optionalString("attestationFormat") ?? "none",
+            attestationType: try fields.optionalString("attestationType") ?? "None",
+            name: try fields.optionalString("name").map { CeremonyService<InMemoryRepository>.sanitizeDisplayName($0, fallback: "Passkey") },
+            createdAt: try fields.optionalTime("createdAt") ?? now, lastUsedAt: try fields.optionalTime("lastUsedAt"))
+    }
+
+    /// One line's object, read field by field; every error names the line and the field.
+    struct Fields {
+        let object: JSONObject
+        let line: Int
+
+        init(_ text: String, line: Int) throws(LineError) {
+            self.line = line
+            let value: JSONValue
+            do { value = try JSONValue.parse(text, maximumDepth: 4) } catch { throw LineError(line: line, reason: error.description) }
+            guard let object = value.objectValue else { throw LineError(line: line, reason: "not a JSON object") }
+            self.object = object
+        }
+
+        func invalid(_ name: String, _ reason: String) -> LineError { LineError(line: line, reason: "\"\(name)\": \(reason)") }
+
+        /// The field's value; nil when it is absent or null.
+        func value(_ name: String) -> JSONValue? {
+            guard let value = object[name], !value.isNull else { return nil }
+            return value
+        }
+
+        func optionalString(_ name: String) throws(LineError) -> String? {
+            guard let value = value(name) else { return nil }
+            guard let string = value.stringValue else { throw invalid(name, "a string was expected, not \(value.typeName)") }
+            return string
+        }
+
+        func string(_ name: String) throws(LineError) -> String {
+            guard let string = try optionalString(name), !string.isEmpty else { throw invalid(name, "missing") }
+            return string
+        }
+
+        /// An id (of an account, admin, key or secret): 1 to 256 characters, none of them control or invisible.
+        func identifier(_ name: String) throws(LineError) -> String {
+            let text = try string(name)
+            guard text.count <= 256, ConnectService<InMemoryRepository>.isExactUserID(text) else {
+                throw invalid(name, "1 to 256 characters, no white space or invisible character at either end, no control characters")
+            }
+            return text
+        }
+
+        func optionalBool(_ name: String) throws(LineError) -> Bool? {
+            guard let value = value(name) else { return nil }
+            guard let bool = value.boolValue else { throw invalid(name, "true or false was expected, not \(value.typeName)") }
+            return bool
+        }
+
+        func optionalInteger(_ name: String, in range: ClosedRange<Int>) throws(LineError) -> Int? {
+            guard let value = value(name) else { return nil }
+            guard let integer = value.intValue, range.contains(integer) else { throw invalid(name, "an integer from \(range.lowerBound) to \(range.upperBound) was expected") }
+            return integer
+        }
+
+        func integer(_ name: String, in range: ClosedRange<Int>) throws(LineError) -> Int {
+            guard let integer = try optionalInteger(name, in: range) else { throw invalid(name, "missing") }
+            return integer
+        }
+
+        func optionalStrings(_ name: String) throws(LineError) -> [String]? {
+            guard let value = value(name) else { return nil }
+            guard let array = value.arrayValue else { throw invalid(name, "an array of strings was expected, not \(value.typeName)") }
+            var strings: [String] = []
+            for element in array {
+                guard let string = element.stringValue else { throw invalid(name, "an array of strings was expected") }
+                strings.append(string)
+            }
+            return strings
+        }
+
+        func bytes(_ name: String, count: ClosedRange<Int>) throws(LineError) -> [UInt8] {
+            let text = try string(name)
+            guard let bytes = Base64URL.decode(text) else { throw invalid(name, "not base64url") }
+            guard count.contains(bytes.count) else {
+                throw invalid(name, count.count == 1 ? "\(count.lowerBound) bytes were expected, not \(bytes.count)" : "\(count.lowerBound) to \(count.upperBound) bytes were expected, not \(bytes.count)")
+            }
+            return bytes
+        }
+
+        func optionalTime(_ name: String) throws(LineError) -> Date? {
+            guard let text = try optionalString(name) else { return nil }
+            guard let date = TransferFile.fractionalFormatter().date(from: text) ?? ISO8601DateFormatter().date(from: text) else {
+                throw invalid(name, "an ISO 8601 time such as 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.123Z was expected")
+            }
+            return date
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import ArgumentParser
+import Foundation
+import PasskeyServer
+import PasskeyStorage
+import Synchronization
+
+/// `passkey-server export`: the database's lasting records as a JSON Lines file (``TransferFile``), to move a
+/// deployment to another database (SQLite to PostgreSQL when one machine is not enough) or keep a copy.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the accounts, passkeys, admins and API keys to a file, to move them to another database.",
+        usage: databaseUsage("export [--output <file>] [--include-secrets]"),
+        discussion: databaseDiscussion(
+            """
+            The file is JSON Lines, read by passkey-server import (docs/deploy.md, "Moving to another database"). \
+            The copy is one consistent snapshot, also while servers keep serving. Ceremonies in progress, sessions, \
+            connect tokens and the event log are not copied.
+
+            Example, SQLite to PostgreSQL:
+              passkey-server export --include-secrets --output passkeys.jsonl
+              passkey-server import passkeys.jsonl --database postgres://…
+            """))
+
+    @ParentCommand var server: PasskeyServerCommand
+    @Option(name: .shortAndLong, help: "The file to write: created with mode 0600, never overwritten (default: standard output).")
+    var output: String?
+    @Flag(
+        help: """
+            Also write the keys that sign signedPasskeyData and the server's secrets, so that backends and tokens work on \
+            unchanged after the move. The file is then as secret as the database.
+            """)
+    var includeSecrets = false
+
+    func run() async throws {
+        let repository = try await openStorage(server, mustExist: true)
+        let sink = try LineSink(path: output)
+        let counts = Mutex(TransferCounts())
+        do {
+            try sink.write(TransferFile.headerLine(.init(rpID: try server.rpIDSetting(), exportedAt: Date(), includesSecrets: includeSecrets)))
+            try await repository.exportRecords(includingSecrets: includeSecrets) { record in
+                try sink.write(TransferFile.line(record))
+                counts.withLock { $0.add(record) }
+            }
+            try sink.finish()
+        } catch {
+            sink.abandon()
+            throw ValidationError("nothing was exported: \(error)")
+        }
+        note("exported \(counts.withLock { $0.summary })\(output.map { " to \($0)" } ?? "")")
+        if !includeSecrets {
+            note("signing keys and server secrets were left out: the new database's server makes its own (see --include-secrets)")
+        }
+    }
+}
+
+/// `passkey-server import`: writes a ``TransferFile`` into the server's database, all of it or nothing.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Add the accounts and passkeys of an export file (or of another server's data) to the database.",
+        usage: databaseUsage("import <file> [--dry-run] [--ignore-rp-id]"),
+        discussion: databaseDiscussion(
+            """
+            Every line is checked first, and the import is one transaction: on any problem (a bad line, an account or \
+            passkey the database has already, a username another account holds) nothing is written, and each problem is \
+            named with its line. Nothing stored is ever changed or replaced. The file's format, and how to make one from \
+            another server's data, are in docs/deploy.md ("Moving to another database").
+            """))
+
+    @ParentCommand var server: PasskeyServerCommand
+    @Argument(help: "The file to read; - for standard input.") var file: String
+    @Flag(help: "Check every line and say what would be imported, without writing anything.") var dryRun = false
+    @Flag(help: "Import even when the file says its passkeys were made for another RP ID than this server's.") var ignoreRpId = false
+
+    /// At most this many line errors are listed.
+    static let reportedErrors = 20
+
+    func run() async throws {
+        let data: Data
+        do {
+            data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw ValidationError("cannot read \(file): \((error as NSError).localizedDescription)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("\(file) is not UTF-8 text") }
+        let (header, records) = try Self.parse(text, now: Date())
+        let rpID = try server.rpIDSetting()
+        if let fileRPID = header?.rpID, fileRPID != rpID, !ignoreRpId {
+            throw ValidationError(
+                """
+                the file's passkeys were made for the RP ID \(fileRPID), and this server's is \(rpID): they would not sign in here. \
+                Pass --rp-id \(fileRPID) (as the server will run), or --ignore-rp-id to import them all the same.
+                """)
+        }
+        var counts = TransferCounts()
+        for record in records { counts.add(record) }
+        if dryRun {
+            say("would import \(counts.summary): every line is valid")
+            note("records the database holds already are found by the import itself, which then writes nothing")
+            return
+        }
+        let repository = try await openStorage(server)
+        do { try await repository.importRecords(records) } catch {
+            throw ValidationError("nothing was imported: \(error.reason)")
+        }
+        say("imported \(counts.summary)")
+    }
+
+    /// The header (when the file has one) and the records in import order: accounts before their passkeys, admins
+    /// before theirs, whatever order a hand-made file has. Blank lines are skipped; every bad line is reported.
+    static func parse(_ text: String, now: Date) throws -> (TransferFile.Header?, [TransferRecord]) {
+        var header: TransferFile.Header?
+        var records: [(index: Int, record: TransferRecord)] = []
+        var errors: [TransferFile.LineError] = []
+        var first = true
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.hasSuffix("\r") ? String(rawLine.dropLast()) : String(rawLine)
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            do {
+                if first {
+                    first = false
+                    if let found = try TransferFile.header(line, line: offset + 1) {
+                        header = found
+                        continue
+                    }
+                }
+                records.append((records.count, try TransferFile.record(line, line: offset + 1, now: now)))
+            } catch {
+                errors.append(error)
+            }
+        }
+        guard errors.isEmpty else {
+            let listed = errors.prefix(reportedErrors).map { "  \($0)" }.joined(separator: "\n")
+            let more = errors.count > reportedErrors ? "\n  … and \(errors.count - reportedErrors) more" : ""
+            throw ValidationError("nothing was imported: \(errors.count) line\(errors.count == 1 ? "" : "s") cannot be imported:\n\(listed)\(more)")
+        }
+        guard !records.isEmpty else { throw ValidationError("nothing was imported: the file holds no records") }
+        return (header, records.sorted { ($0.record.rank, $0.index) < ($1.record.rank, $1.index) }.map(\.record))
+    }
+}
+
+/// How many records of each kind, for the commands' last line.
+struct TransferCounts {
+    var counts: [Int] = Array(repeating: 0, count: 7)
+
+    mutating func add(_ record: TransferRecord) { counts[record.rank] += 1 }
+
+    var summary: String {
+        let names = [
+            ("account", "accounts"), ("passkey", "passkeys"), ("admin", "admins"), ("admin passkey", "admin passkeys"),
+            ("API key", "API keys"), ("signing key", "signing keys"), ("secret", "secrets"),
+        ]
+        return zip(counts, names).enumerated().compactMap { index, pair in
+            let (count, (one, many)) = pair
+            // Accounts and passkeys always; the rest when there are any.
+            guard count > 0 || index < 2 else { return nil }
+            return "\(count) \(count == 1 ? one : many)"
+        }.joined(separator: ", ")
+    }
+}
+
+/// Where an export goes: a new file (mode 0600, removed again when the export fails) or standard output. Lines are
+/// buffered and written in blocks; the file is synced before the export says it is done.
+final class LineSink: Sendable {
+    let path: String?
+    let descriptor: Int32
+    let buffer = Mutex<[UInt8]>([])
+
+    init(path: String?) throws {
+        self.path = path
+        guard let path else {
+            descriptor = FileHandle.standardOutput.fileDescriptor
+            return
+        }
+        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = errno == EEXIST ? "it exists already (an export never overwrites a file)" : String(cString: strerror(errno))
+            throw ValidationError("cannot create \(path): \(reason)")
+        }
+    }
+
+    func write(_ line: String) throws {
+        let full = buffer.withLock { bytes -> [UInt8]? in
+            bytes.append(contentsOf: line.utf8)
+            bytes.append(UInt8(ascii: "\n"))
+            guard bytes.count >= 1 << 16 else { return nil }
+            defer { bytes.removeAll(keepingCapacity: true) }
+            return bytes
+        }
+        if let full { try writeAll(full) }
+    }
+
+    func finish() throws {
+        try writeAll(buffer.withLock { bytes in
+            defer { bytes.removeAll() }
+            return bytes
+        })
+        guard path != nil else { return }
+        guard fsync(descriptor) == 0, close(descriptor) == 0 else { throw ValidationError("cannot write \(path ?? ""): \(String(cString: strerror(errno)))") }
+    }
+
+    /// After a failure: the partial file goes, so that no half export is taken for a whole one.
+    func abandon() {
+        guard let path else { return }
+        close(descriptor)
+        unlink(path)
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw ValidationError("cannot write \(path ?? "standard output"): \(String(cString: strerror(errno)))")
+            }
+            written += result
+        }
+    }
+}
+
+/// A note for the person at the terminal, on standard error: standard output may be the export itself.
+func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }

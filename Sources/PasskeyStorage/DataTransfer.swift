@@ -1,0 +1,72 @@
+public import Foundation
+
+/// One lasting record of a deployment: what `passkey-server export` writes and `import` reads, so that a deployment
+/// can move from SQLite to PostgreSQL (or in from another passkey server) with every passkey still signing in.
+///
+/// Only lasting state is carried. Ceremonies in progress, connect tokens, used-token ids, admin sessions and invites
+/// live minutes to hours and are left behind, as is the dashboard's event log.
+public enum TransferRecord: Sendable, Hashable {
+    /// An account, with the app's own user id it is linked to (connect), if any.
+    case user(UserRecord, externalID: String?)
+    /// A passkey of an account: its `userID` names a ``user(_:externalID:)`` record.
+    case credential(CredentialRecordEntry)
+    case admin(AdminRecord)
+    /// A dashboard admin's passkey: its `userID` names an ``admin(_:)`` record.
+    case adminCredential(CredentialRecordEntry)
+    /// A backend API key: only its hash, as stored.
+    case apiKey(APIKeyRecord)
+    /// A key that signs `signedPasskeyData`, private key included: a secret.
+    case signingKey(SigningKeyRecord)
+    /// A server secret (the key that derives fake credential IDs for unknown usernames): a secret.
+    case secret(name: String, value: [UInt8])
+
+    /// Whether the record holds secret material (a private key or a server secret), exported only when asked for.
+    public var isSecret: Bool {
+        switch self {
+        case .signingKey, .secret: true
+        default: false
+        }
+    }
+
+    /// The order records are written in, and must be imported in: an account before its passkeys, an admin before theirs.
+    public var rank: Int {
+        switch self {
+        case .user: 0
+        case .credential: 1
+        case .admin: 2
+        case .adminCredential: 3
+        case .apiKey: 4
+        case .signingKey: 5
+        case .secret: 6
+        }
+    }
+}
+
+/// Copies a deployment's lasting records out and in.
+public protocol TransferRepository: Sendable {
+    /// Calls `body` with every lasting record, in ``TransferRecord/rank`` order, all read in one snapshot: the copy is
+    /// consistent even while servers keep serving. Records are handed over one at a time, so a large deployment is
+    /// never held in memory. Signing keys and secrets only when `includingSecrets`. A `body` that throws ends the export
+    /// with that error.
+    func exportRecords(includingSecrets: Bool, _ body: @escaping @Sendable (TransferRecord) throws -> Void) async throws
+    /// Writes `records` in one transaction: every one of them, or on the first conflict none. Records must come in
+    /// ``TransferRecord/rank`` order (a passkey after its account, which may also be stored already).
+    ///
+    /// Nothing stored is ever changed or replaced. A secret of the same name and value as the stored one is skipped, so
+    /// that an import into a database whose server started once already still succeeds when it carries the same
+    /// secret; any other record whose key is taken is a conflict.
+    /// - Throws: `record_exists` when an account, admin, API key, app user id, signing key or secret (with another
+    ///   value) is stored under the same key; `credential_exists` for a passkey ID registered already; `username_taken`
+    ///   for an account name another account has (compared as sign-in compares them); `not_found` for a passkey whose
+    ///   account (or admin) is neither stored nor imported before it. The reason names the record.
+    func importRecords(_ records: [TransferRecord]) async throws(StorageError)
+}
+
+extension TransferRecord {
+    /// A passkey's ID in an import's reasons: base64url without padding, as the export file writes it, so that the
+    /// line can be found.
+    public static func displayID(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+extension InMemoryRepository {
+    public func exportRecords(includingSecrets: Bool, _ body: @escaping @Sendable (TransferRecord) throws -> Void) throws {
+        // The actor runs nothing else meanwhile: the copy is a snapshot.
+        for user in usersByID.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
+            try body(.user(user, externalID: externalIDsByUserID[user.id]))
+        }
+        for credential in Self.ordered(credentialsByID.values) { try body(.credential(credential)) }
+        for admin in adminsByID.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { try body(.admin(admin)) }
+        for credential in Self.ordered(adminCredentialsByID.values) { try body(.adminCredential(credential)) }
+        for key in apiKeysByID.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { try body(.apiKey(key)) }
+        guard includingSecrets else { return }
+        for key in signingKeysByID.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { try body(.signingKey(key)) }
+        for (name, value) in secrets.sorted(by: { $0.key < $1.key }) { try body(.secret(name: name, value: value)) }
+    }
+
+    static func ordered(_ credentials: some Sequence<CredentialRecordEntry>) -> [CredentialRecordEntry] {
+        credentials.sorted { $0.createdAt != $1.createdAt ? $0.createdAt < $1.createdAt : $0.id.lexicographicallyPrecedes($1.id) }
+    }
+
+    public func importRecords(_ records: [TransferRecord]) throws(StorageError) {
+        // Checked and applied on copies: on a conflict nothing changes.
+        var users = usersByID
+        var credentials = credentialsByID
+        var externalIDs = externalIDsByUserID
+        var admins = adminsByID
+        var adminCredentials = adminCredentialsByID
+        var apiKeys = apiKeysByID
+        var signingKeys = signingKeysByID
+        var secrets = self.secrets
+        for record in records {
+            switch record {
+            case .user(let user, let externalID):
+                guard users[user.id] == nil else { throw StorageError(.recordExists, "an account with the user id \(user.id) exists") }
+                guard !users.values.contains(where: { $0.userHandle == user.userHandle }) else {
+                    throw StorageError(.recordExists, "the user handle of account \(user.id) belongs to another account")
+                }
+                if let name = user.username, let other = users.values.first(where: { $0.username.map(UsernameKey.of) == UsernameKey.of(name) }) {
+                    throw StorageError(.usernameTaken, "the username of account \(user.id) belongs to account \(other.id)")
+                }
+                if let externalID {
+                    guard !externalIDs.values.contains(where: { $0.utf8.elementsEqual(externalID.utf8) }) else {
+                        throw StorageError(.recordExists, "the app user id of account \(user.id) is linked to another account")
+                    }
+                    externalIDs[user.id] = externalID
+                }
+                users[user.id] = user
+            case .credential(let credential):
+                guard credentials[credential.id] == nil else {
+                    throw StorageError(.credentialExists, "the passkey \(TransferRecord.displayID(credential.id)) is registered already")
+                }
+                guard users[credential.userID] != nil else {
+                    throw StorageError(.notFound, "the passkey \(TransferRecord.displayID(credential.id)) belongs to account \(credential.userID), which does not exist")
+                }
+                credentials[credential.id] = credential
+            case .admin(let admin):
+                guard admins[admin.id] == nil, !admins.values.contains(where: { $0.userHandle == admin.userHandle }) else {
+                    throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
+                }
+                admins[admin.id] = admin
+            case .adminCredential(let credential):
+                guard adminCredentials[credential.id] == nil else {
+                    throw StorageError(.credentialExists, "the admin passkey \(TransferRecord.displayID(credential.id)) is registered already")
+                }
+                guard admins[credential.userID] != nil else {
+                    throw StorageError(.notFound, "the admin passkey \(TransferRecord.displayID(credential.id)) belongs to admin \(credential.userID), who does not exist")
+                }
+                adminCredentials[credential.id] = credential
+            case .apiKey(let key):
+                guard apiKeys[key.id] == nil, !apiKeys.values.contains(where: { $0.secretHash == key.secretHash }) else {
+                    throw StorageError(.recordExists, "an API key with the id or secret of \(key.id) exists")
+                }
+                apiKeys[key.id] = key
+            case .signingKey(let key):
+                guard signingKeys[key.id] == nil else { throw StorageError(.recordExists, "a signing key with the id \(key.id) exists") }
+                signingKeys[key.id] = key
+            case .secret(let name, let value):
+                if let stored = secrets[name] {
+                    guard stored == value else { throw StorageError(.recordExists, "the secret \(name) exists with another value") }
+                } else {
+                    secrets[name] = value
+                }
+            }
+        }
+        usersByID = users
+        credentialsByID = credentials
+        externalIDsByUserID = externalIDs
+        adminsByID = admins
+        adminCredentialsByID = adminCredentials
+        apiKeysByID = apiKeys
+        signingKeysByID = signingKeys
+        self.secrets = secrets
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+public import PasskeyStorage
+import PostgresNIO
+
+extension PostgresRepository: TransferRepository {
+    /// An export or import may take minutes on a large deployment: it gets this long instead of the query timeout.
+    static let transferTimeout: Duration = .seconds(3_600)
+
+    public func exportRecords(includingSecrets: Bool, _ body: @escaping @Sendable (TransferRecord) throws -> Void) async throws {
+        let logger = self.logger
+        let client = self.client
+        /// Tells the caller's own error (a full disk) from the database's.
+        struct BodyError: Error { let underlying: any Error }
+        @Sendable func each(_ connection: PostgresConnection, _ query: PostgresQuery, _ make: (PostgresRow) throws -> TransferRecord) async throws {
+            for try await row in try await connection.query(query, logger: logger) {
+                let record = try make(row)
+                do { try body(record) } catch { throw BodyError(underlying: error) }
+            }
+        }
+        do {
+            try await Deadline.run(Self.transferTimeout, what: "export", watch: deadlines) {
+                try await client.withConnection { connection in
+                    // One snapshot for every table: servers may go on writing meanwhile.
+                    try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+                    do {
+                        try await each(
+                            connection,
+                            """
+                            SELECT \(unescaped: PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id FROM users u
+                            LEFT JOIN external_users e ON e.user_id = u.id ORDER BY u.created_at, u.id
+                            """
+                        ) { row in
+                            let reader = PostgresRowReader(row)
+                            return .user(try UserRecord(reader), externalID: try reader.optional(UserRecord.columnCount, String.self))
+                        }
+                        try await each(connection, "SELECT \(unescaped: PostgresSchema.credentialColumns) FROM credentials ORDER BY created_at, id") {
+                            .credential(try CredentialRecordEntry(PostgresRowReader($0)))
+                        }
+                        try await each(connection, "SELECT \(unescaped: Self.adminColumns) FROM admins ORDER BY created_at, id") {
+                            .admin(try Self.admin(PostgresRowReader($0)))
+                        }
+                        try await each(
+                            connection, "SELECT \(unescaped: PostgresSchema.credentialColumns) FROM admin_credentials ORDER BY created_at, id"
+                        ) { .adminCredential(try CredentialRecordEntry(PostgresRowReader($0))) }
+                        try await each(connection, "SELECT \(unescaped: Self.apiKeyColumns) FROM api_keys ORDER BY created_at, id") {
+                            .apiKey(try Self.apiKey(PostgresRowReader($0)))
+                        }
+                        if includingSecrets {
+                            try await each(connection, "SELECT \(unescaped: Self.signingKeyColumns) FROM signing_keys ORDER BY created_at, id") {
+                                .signingKey(try Self.signingKey(PostgresRowReader($0)))
+                            }
+                            try await each(connection, "SELECT name, value FROM secrets ORDER BY name") { row in
+                                let reader = PostgresRowReader(row)
+                                return .secret(name: try reader.value(0, String.self), value: try reader.bytes(1))
+                            }
+                        }
+                        try await connection.query("COMMIT", logger: logger)
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
+                }
+            }
+        } catch let error as BodyError {
+            throw error.underlying
+        } catch {
+            throw PostgresErrorMapping.map(error, "export")
+        }
+    }
+
+    public func importRecords(_ records: [TransferRecord]) async throws(StorageError) {
+        let logger = self.logger
+        let client = self.client
+        do {
+            try await Deadline.run(Self.transferTimeout, what: "import", watch: deadlines) {
+                try await client.withConnection { connection in
+                    try await connection.withTransaction(logger: logger) { connection in
+                        for record in records { try await Self.importRecord(record, connection, logger: logger) }
+                    }
+                }
+            }
+        } catch {
+            throw PostgresErrorMapping.map(error, "import")
+        }
+    }
+
+    static func importRecord(_ record: TransferRecord, _ connection: PostgresConnection, logger: Logger) async throws {
+        func exists(_ query: PostgresQuery) async throws -> Bool { try await !connection.rows(query, logger).isEmpty }
+        switch record {
+        case .user(let user, let externalID):
+            if try await exists("SELECT 1 FROM users WHERE id = \(user.id)") {
+                throw StorageError(.recordExists, "an account with the user id \(user.id) exists")
+            }
+            if try await exists("SELECT 1 FROM users WHERE user_handle = \(ByteBuffer(user.userHandle))") {
+                throw StorageError(.recordExists, "the user handle of account \(user.id) belongs to another account")
+            }
+            if let name = user.username, let other = try await connection.rows(PostgresSchema.userNamed(name, columns: "id"), logger).first {
+                throw StorageError(.usernameTaken, "the username of account \(user.id) belongs to account \(try PostgresRowReader(other).value(0, String.self))")
+            }
+            try await connection.query(
+                """
+                INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at,
+                    disabled_at, tokens_revoked_at)
+                VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.username.map(UsernameKey.of)), \(user.displayName),
+                    \(user.isAnonymous), \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)),
+                    \(user.disabledAt.map(PostgresTime.milliseconds)), \(user.tokensRevokedAt.map(PostgresTime.milliseconds)))
+                """, logger: logger)
+            if let externalID {
+                if try await exists("SELECT 1 FROM external_users WHERE external_id = \(externalID)") {
+                    throw StorageError(.recordExists, "the app user id of account \(user.id) is linked to another account")
+                }
+                try await connection.query("INSERT INTO external_users (external_id, user_id) VALUES (\(externalID), \(user.id))", logger: logger)
+            }
+        case .credential(let credential):
+            try await importCredential(credential, connection, table: "credentials", owners: "users", what: "passkey", owner: "account", logger: logger)
+        case .admin(let admin):
+            if try await exists("SELECT 1 FROM admins WHERE id = \(admin.id) OR user_handle = \(ByteBuffer(admin.userHandle))") {
+                throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
+            }
+            try await connection.query(insertAdmin(admin), logger: logger)
+        case .adminCredential(let credential):
+            try await importCredential(
+                credential, connection, table: "admin_credentials", owners: "admins", what: "admin passkey", owner: "admin", logger: logger)
+        case .apiKey(let key):
+            if try await exists("SELECT 1 FROM api_keys WHERE id = \(key.id) OR secret_hash = \(ByteBuffer(key.secretHash))") {
+                throw StorageError(.recordExists, "an API key with the id or secret of \(key.id) exists")
+            }
+            try await connection.query(insertAPIKey(key), logger: logger)
+        case .signingKey(let key):
+            if try await exists("SELECT 1 FROM signing_keys WHERE id = \(key.id)") {
+                throw StorageError(.recordExists, "a signing key with the id \(key.id) exists")
+            }
+            try await connection.query(insertKey(key), logger: logger)
+        case .secret(let name, let value):
+            if let stored = try await connection.rows("SELECT value FROM secrets WHERE name = \(name)", logger).first {
+                guard try PostgresRowReader(stored).bytes(0) == value else {
+                    throw StorageError(.recordExists, "the secret \(name) exists with another value")
+                }
+            } else {
+                try await connection.query("INSERT INTO secrets (name, value) VALUES (\(name), \(ByteBuffer(value)))", logger: logger)
+            }
+        }
+    }
+
+    /// A passkey of an account (`credentials`, owned by `users`) or of an admin (`admin_credentials`, owned by `admins`).
+    static func importCredential(
+        _ credential: CredentialRecordEntry, _ connection: PostgresConnection, table: String, owners: String, what: String, owner: String,
+        logger: Logger
+    ) async throws {
+        if try await !connection.rows("SELECT 1 FROM \(unescaped: table) WHERE id = \(ByteBuffer(credential.id))", logger).isEmpty {
+            throw StorageError(.credentialExists, "the \(what) \(TransferRecord.displayID(credential.id)) is registered already")
+        }
+        if try await connection.rows("SELECT 1 FROM \(unescaped: owners) WHERE id = \(credential.userID)", logger).isEmpty {
+            throw StorageError(.notFound, "the \(what) \(TransferRecord.displayID(credential.id)) belongs to \(owner) \(credential.userID), who does not exist")
+        }
+        try await connection.query(insertCredential(credential, table: table), logger: logger)
+    }
+}

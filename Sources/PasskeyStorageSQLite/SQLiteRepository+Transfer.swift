@@ -1,0 +1,110 @@
+import Foundation
+public import PasskeyStorage
+import GRDB
+
+extension SQLiteRepository {
+    public func exportRecords(includingSecrets: Bool, _ body: @escaping @Sendable (TransferRecord) throws -> Void) async throws {
+        // A read of a pool runs in a transaction of its own: one snapshot of the file while the writer goes on.
+        try await pool.read { db in
+            let users = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "users")), external_users.external_id FROM users
+                    LEFT JOIN external_users ON external_users.user_id = users.id ORDER BY users.created_at, users.id
+                    """)
+            while let row = try users.next() {
+                try body(.user(try UserRecord(row: row), externalID: try row.optionalText(SQLiteSchema.columnCount(SQLiteSchema.userColumns))))
+            }
+            let credentials = try Row.fetchCursor(db, sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials ORDER BY created_at, id")
+            while let row = try credentials.next() { try body(.credential(try CredentialRecordEntry(row: row))) }
+            let admins = try Row.fetchCursor(db, sql: "SELECT \(Self.adminColumns) FROM admins ORDER BY created_at, id")
+            while let row = try admins.next() { try body(.admin(try Self.admin(row))) }
+            let adminCredentials = try Row.fetchCursor(
+                db, sql: "SELECT \(SQLiteSchema.credentialColumns) FROM admin_credentials ORDER BY created_at, id")
+            while let row = try adminCredentials.next() { try body(.adminCredential(try CredentialRecordEntry(row: row))) }
+            let apiKeys = try Row.fetchCursor(db, sql: "SELECT \(Self.apiKeyColumns) FROM api_keys ORDER BY created_at, id")
+            while let row = try apiKeys.next() { try body(.apiKey(try Self.apiKey(row))) }
+            guard includingSecrets else { return }
+            let signingKeys = try Row.fetchCursor(db, sql: "SELECT \(Self.signingKeyColumns) FROM signing_keys ORDER BY created_at, id")
+            while let row = try signingKeys.next() { try body(.signingKey(try Self.signingKey(row))) }
+            let secrets = try Row.fetchCursor(db, sql: "SELECT name, value FROM secrets ORDER BY name")
+            while let row = try secrets.next() { try body(.secret(name: try row.text(0), value: try row.blob(1))) }
+        }
+    }
+
+    public func importRecords(_ records: [TransferRecord]) async throws(StorageError) {
+        // One savepoint of the writer: a conflict rolls back every record of the import and nothing else.
+        try await write { db in
+            for record in records { try Self.importRecord(record, db) }
+        }
+    }
+
+    static func importRecord(_ record: TransferRecord, _ db: Database) throws {
+        func exists(_ sql: String, _ arguments: StatementArguments) throws -> Bool {
+            try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) == true
+        }
+        switch record {
+        case .user(let user, let externalID):
+            if try exists("SELECT 1 FROM users WHERE id = ?", [user.id]) {
+                throw StorageError(.recordExists, "an account with the user id \(user.id) exists")
+            }
+            if try exists("SELECT 1 FROM users WHERE user_handle = ?", [Data(user.userHandle)]) {
+                throw StorageError(.recordExists, "the user handle of account \(user.id) belongs to another account")
+            }
+            if let name = user.username,
+                let other = try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM users WHERE \(SQLiteSchema.usernameMatch)"), arguments: [UsernameKey.of(name), name])
+            {
+                throw StorageError(.usernameTaken, "the username of account \(user.id) belongs to account \(other)")
+            }
+            try user.insert(db)
+            try db.cachedStatement(sql: "UPDATE users SET disabled_at = ?, tokens_revoked_at = ? WHERE id = ?").execute(arguments: [
+                user.disabledAt.map(SQLiteSchema.milliseconds), user.tokensRevokedAt.map(SQLiteSchema.milliseconds), user.id,
+            ])
+            if let externalID {
+                if try exists("SELECT 1 FROM external_users WHERE external_id = ?", [externalID]) {
+                    throw StorageError(.recordExists, "the app user id of account \(user.id) is linked to another account")
+                }
+                try db.cachedStatement(sql: "INSERT INTO external_users (external_id, user_id) VALUES (?, ?)").execute(arguments: [externalID, user.id])
+            }
+        case .credential(let credential):
+            try importCredential(credential, db, table: "credentials", owners: "users", what: "passkey", owner: "account")
+        case .admin(let admin):
+            if try exists("SELECT 1 FROM admins WHERE id = ? OR user_handle = ?", [admin.id, Data(admin.userHandle)]) {
+                throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
+            }
+            try insert(admin, db)
+        case .adminCredential(let credential):
+            try importCredential(credential, db, table: "admin_credentials", owners: "admins", what: "admin passkey", owner: "admin")
+        case .apiKey(let key):
+            if try exists("SELECT 1 FROM api_keys WHERE id = ? OR secret_hash = ?", [key.id, Data(key.secretHash)]) {
+                throw StorageError(.recordExists, "an API key with the id or secret of \(key.id) exists")
+            }
+            try insert(key, db)
+        case .signingKey(let key):
+            if try exists("SELECT 1 FROM signing_keys WHERE id = ?", [key.id]) {
+                throw StorageError(.recordExists, "a signing key with the id \(key.id) exists")
+            }
+            try insert(key, db)
+        case .secret(let name, let value):
+            if let stored = try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM secrets WHERE name = ?"), arguments: [name]) {
+                guard [UInt8](stored) == value else { throw StorageError(.recordExists, "the secret \(name) exists with another value") }
+            } else {
+                try db.cachedStatement(sql: "INSERT INTO secrets (name, value) VALUES (?, ?)").execute(arguments: [name, Data(value)])
+            }
+        }
+    }
+
+    /// A passkey of an account (`credentials`, owned by `users`) or of an admin (`admin_credentials`, owned by `admins`).
+    static func importCredential(
+        _ credential: CredentialRecordEntry, _ db: Database, table: String, owners: String, what: String, owner: String
+    ) throws {
+        if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [Data(credential.id)]) == true {
+            throw StorageError(.credentialExists, "the \(what) \(TransferRecord.displayID(credential.id)) is registered already")
+        }
+        if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(owners) WHERE id = ?"), arguments: [credential.userID]) != true {
+            throw StorageError(.notFound, "the \(what) \(TransferRecord.displayID(credential.id)) belongs to \(owner) \(credential.userID), who does not exist")
+        }
+        try credential.insert(db, table: table)
+    }
+}

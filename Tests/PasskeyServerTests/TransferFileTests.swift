@@ -1,0 +1,123 @@
+import Foundation
+import PasskeyServer
+import PasskeyStorage
+import PasskeyTestSupport
+import PasskeyWire
+import Testing
+
+@Suite("Export file: lines, defaults and checks")
+struct TransferFileTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let key = (try? TestKey.make(.es256).coseKey.encoded) ?? []
+    static let pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgevZzL1gdAFr88hb2\nOF/2NxApJCzGCEDdfSp6VQO30hyhRANCAAQRWz+jn65BtOMvdyHKcvjBeBSDZH2r\n1RTwjmYSi9R/zpBnuQ4EiMnCqfMPWiZqB4QdbAd0E7oH50VpuZ1P087G\n-----END PRIVATE KEY-----"
+
+    func record(_ line: String) throws -> TransferRecord { try TransferFile.record(line, line: 2, now: Self.now) }
+
+    /// The line's error, `nil` when it was accepted.
+    func refusal(_ object: JSONObject) -> String? {
+        do {
+            _ = try TransferFile.record(JSONValue.object(object).serialized(), line: 7, now: Self.now)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("every kind of record comes back from its line as it was written")
+    func roundTrip() throws {
+        let user = UserRecord(
+            id: "u1", userHandle: [1, 2, 3], username: "ann", displayName: "Ann", isAnonymous: false, createdAt: Self.now,
+            lastSignInAt: Self.now.addingTimeInterval(1.234), disabledAt: Self.now.addingTimeInterval(2), tokensRevokedAt: Self.now.addingTimeInterval(2))
+        let credential = CredentialRecordEntry(
+            id: [7, 7], userID: "u1", publicKey: Self.key, algorithm: -7, signCount: 42, uvInitialized: true, transports: ["internal", "hybrid"],
+            backupEligible: true, backupState: true, aaguid: "fbfc3007-154e-4ecc-8c0b-6e020557d7bd", attestationFormat: "packed",
+            attestationType: "Self", name: "iPhone", createdAt: Self.now, lastUsedAt: Self.now.addingTimeInterval(3))
+        var adminCredential = credential
+        adminCredential.userID = "a1"
+        let records: [TransferRecord] = [
+            .user(user, externalID: "app-42"), .credential(credential), .admin(AdminRecord(id: "a1", userHandle: [9], name: "Op", createdAt: Self.now)),
+            .adminCredential(adminCredential),
+            .apiKey(APIKeyRecord(id: "k1", name: "shop", prefix: "pks_a", secretHash: Array(repeating: 1, count: 32), createdAt: Self.now, lastUsedAt: Self.now)),
+            .signingKey(SigningKeyRecord(id: "kid", privateKeyPEM: Self.pem, createdAt: Self.now, retiresAt: Self.now.addingTimeInterval(60))),
+            .secret(name: "fake-credential-key", value: [1, 2]),
+        ]
+        for original in records {
+            let line = TransferFile.line(original)
+            #expect(!line.contains("\n"), "one line per record")
+            #expect(try record(line) == original, "\(line)")
+        }
+        let header = TransferFile.Header(rpID: "example.com", exportedAt: Self.now, includesSecrets: true)
+        #expect(try TransferFile.header(TransferFile.headerLine(header)) == header)
+        #expect(try TransferFile.header(TransferFile.line(records[0])) == nil, "a file without a header starts with a record")
+    }
+
+    @Test("a hand-made file from another server needs only ids, the user handle and the COSE key; the rest has defaults")
+    func minimalLines() throws {
+        let user = try record(#"{"type":"user","id":"42","userHandle":"AQID","username":" Ann "}"#)
+        guard case .user(let account, let externalID) = user else { Issue.record("not a user: \(user)"); return }
+        #expect(account.username == "Ann" && account.displayName == "Ann" && !account.isAnonymous && account.createdAt == Self.now && externalID == nil)
+        let anonymous = try record(#"{"type":"user","id":"43","userHandle":"BA"}"#)
+        if case .user(let account, _) = anonymous { #expect(account.isAnonymous && account.username == nil && account.displayName == "Anonymous") }
+
+        let passkey = try record(#"{"type":"passkey","id":"BwcH","userId":"42","publicKey":""# + Base64URL.encode(Self.key) + #""}"#)
+        guard case .credential(let credential) = passkey else { Issue.record("not a passkey: \(passkey)"); return }
+        #expect(credential.algorithm == -7, "taken from the COSE key")
+        #expect(credential.signCount == 0 && !credential.backupEligible && !credential.backupState && credential.transports.isEmpty)
+        #expect(credential.aaguid == "00000000-0000-0000-0000-000000000000" && credential.attestationFormat == "none")
+    }
+
+    @Test("each bad field is refused with its line and name, one thing wrong at a time")
+    func refusals() {
+        let user: JSONObject = ["type": "user", "id": "u1", "userHandle": "AQID", "username": "ann"]
+        #expect(refusal(user) == nil, "the control line is accepted")
+        func with(_ base: JSONObject, _ name: String, _ value: JSONValue?) -> JSONObject {
+            var object = base
+            object[name] = value
+            return object
+        }
+        #expect(refusal(with(user, "userHandle", nil)) == "line 7: \"userHandle\": missing")
+        #expect(refusal(with(user, "userHandle", .string(Base64URL.encode([UInt8](repeating: 1, count: 65))))) == "line 7: \"userHandle\": 1 to 64 bytes were expected, not 65")
+        #expect(refusal(with(user, "userHandle", "a+b/")) == "line 7: \"userHandle\": not base64url")
+        #expect(refusal(with(user, "username", "ann\u{7}"))?.hasPrefix("line 7: \"username\": A username has 1 to 64 characters") == true)
+        #expect(refusal(with(user, "id", " u1"))?.hasPrefix("line 7: \"id\": 1 to 256 characters") == true)
+        #expect(refusal(with(user, "createdAt", "yesterday"))?.hasPrefix("line 7: \"createdAt\": an ISO 8601 time") == true)
+        #expect(refusal(with(user, "isAnonymous", "no")) == "line 7: \"isAnonymous\": true or false was expected, not string")
+        #expect(refusal(with(user, "externalUserId", "app\u{202E}1"))?.hasPrefix("line 7: \"externalUserId\": 1 to 256 characters") == true)
+        #expect(refusal(with(user, "type", "robot"))?.hasPrefix("line 7: \"type\": robot is not user, passkey") == true)
+
+        let passkey: JSONObject = ["type": "passkey", "id": "BwcH", "userId": "u1", "publicKey": .string(Base64URL.encode(Self.key))]
+        #expect(refusal(passkey) == nil, "the control line is accepted")
+        #expect(refusal(with(passkey, "publicKey", .string(Base64URL.encode([0x04] + Array(repeating: 1, count: 64)))))?.hasPrefix("line 7: \"publicKey\": not a COSE key") == true)
+        #expect(refusal(with(passkey, "algorithm", -257)) == "line 7: \"algorithm\": -257 is not the key's own algorithm -7")
+        #expect(refusal(with(passkey, "backupState", true)) == "line 7: \"backupState\": true while backupEligible is false")
+        #expect(refusal(with(passkey, "signCount", -1)) == "line 7: \"signCount\": an integer from 0 to 4294967295 was expected")
+        #expect(refusal(with(passkey, "aaguid", "not-a-uuid"))?.hasPrefix("line 7: \"aaguid\": not a UUID") == true)
+        #expect(refusal(with(passkey, "id", .string(Base64URL.encode([UInt8](repeating: 1, count: 1_024))))) == "line 7: \"id\": 1 to 1023 bytes were expected, not 1024")
+        #expect(refusal(with(passkey, "transports", [1])) == "line 7: \"transports\": an array of strings was expected")
+
+        let signingKey: JSONObject = ["type": "signingKey", "id": "kid", "privateKeyPem": .string(Self.pem)]
+        #expect(refusal(signingKey) == nil, "the control line is accepted")
+        #expect(refusal(with(signingKey, "privateKeyPem", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----")) == "line 7: \"privateKeyPem\": not a P-256 private key in PEM")
+        #expect(refusal(with(signingKey, "algorithm", "RS256")) == "line 7: \"algorithm\": this server signs with ES256 only")
+        let apiKey: JSONObject = ["type": "apiKey", "id": "k1", "name": "shop", "prefix": "pks_a", "secretHash": .string(Base64URL.encode(Array(repeating: 1, count: 32)))]
+        #expect(refusal(apiKey) == nil, "the control line is accepted")
+        #expect(refusal(with(apiKey, "secretHash", "AQ")) == "line 7: \"secretHash\": 32 bytes were expected, not 1")
+    }
+
+    @Test("a first line that is not this format's header, or of a later version, is refused")
+    func headers() {
+        func headerError(_ line: String) -> String? {
+            do {
+                _ = try TransferFile.header(line)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(headerError(#"{"format":"passkey-server-export","version":1}"#) == nil)
+        #expect(headerError(#"{"format":"passkey-server-export","version":2}"#) == "line 1: the file is version 2 of the format; this server reads version 1: use a newer passkey-server")
+        #expect(headerError(#"{"format":"other","version":1}"#) == "line 1: \"format\" is not \"passkey-server-export\": this is not a passkey-server export")
+        #expect(headerError("[1]") == "line 1: not a JSON object")
+        #expect(headerError("{") != nil)
+    }
+}
