@@ -59,7 +59,9 @@ struct APIKeysCommand: AsyncParsableCommand {
         func run() async throws {
             let trimmed: String
             do { trimmed = try Administration.apiKeyName(name) } catch { throw ValidationError(error.description) }
-            let (record, secret) = try await Administration.createAPIKey(name: trimmed, repository: try await openStorage(root))
+            let repository = try await openStorage(root)
+            let (record, secret) = try await Administration.createAPIKey(name: trimmed, repository: repository)
+            await recordCommand("create_api_key", "API key \(record.id) (\(record.name)) created", in: repository)
             say(secret)
             FileHandle.standardError.write(Data("API key \(record.id) (\(record.name)) created. Store it now: it is not shown again.\n".utf8))
         }
@@ -87,9 +89,13 @@ struct APIKeysCommand: AsyncParsableCommand {
         @Argument(help: "The key's id (from api-keys list).") var id: String
 
         func run() async throws {
-            do { try await openStorage(root, mustExist: true).revokeAPIKey(id: id, at: Date()) } catch let error as StorageError where error.code == .notFound {
-                throw ValidationError("no API key \(id)")
+            let repository = try await openStorage(root, mustExist: true)
+            // `revokeAPIKey` throws StorageError only: a pattern-matching catch of it made the compiler loop.
+            do { try await repository.revokeAPIKey(id: id, at: Date()) } catch {
+                if error.code == .notFound { throw ValidationError("no API key \(id)") }
+                throw error
             }
+            await recordCommand("revoke_api_key", "API key \(id) revoked", in: repository)
             say("revoked \(id)")
         }
     }
@@ -116,7 +122,10 @@ struct KeysCommand: AsyncParsableCommand {
             guard overlap >= 0, overlap.isFinite, overlap <= 366 * 86_400 else {
                 throw ValidationError("--overlap must be 0 to 31622400 seconds (a year)")
             }
-            let key = try await Administration.rotateSigningKey(repository: try await openStorage(root), overlap: overlap)
+            let repository = try await openStorage(root)
+            let key = try await Administration.rotateSigningKey(repository: repository, overlap: overlap)
+            let seconds: Int = Int(overlap)
+            await recordCommand("rotate_signing_key", "signing key \(key.id) made; earlier keys retire in \(seconds) s", in: repository)
             say("new signing key \(key.id); running servers switch within 30 seconds")
             // Running servers sign with the old key for up to 30 s more; a token signed then lives its lifetime after
             // that, and backends may hold the key set for 5 minutes (the JWKS answer's max-age). The lifetime is the one
@@ -168,6 +177,8 @@ struct AdminCommand: AsyncParsableCommand {
             let configuration = try root.makeConfiguration()
             let repository = try await openStorage(root)
             let token = try await Administration.createAdminInvite(repository: repository, lifetime: hours * 3600)
+            let validity: String = String(format: "%g", hours)
+            await recordCommand("invite_admin", "admin invite made, valid " + validity + " h", in: repository)
             let base = configuration.linkBase
             say("\(base)/dashboard/setup?token=\(token)")
             let shown = hours == hours.rounded() ? String(Int(hours)) : String(hours)

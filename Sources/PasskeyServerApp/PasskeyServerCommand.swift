@@ -192,7 +192,12 @@ struct PasskeyServerCommand: AsyncParsableCommand {
 
     /// The RP ID the server runs with: `--rp-id`, `PASSKEY_RP_ID`, the settings file, or the default.
     func rpIDSetting() throws -> String {
-        try rpId ?? loadSettings().value("rp-id") ?? ServerConfiguration().rpID
+        try configuredRPID() ?? ServerConfiguration().rpID
+    }
+
+    /// The RP ID when one is set (`--rp-id`, `PASSKEY_RP_ID`, the settings file), nil for the default.
+    func configuredRPID() throws -> String? {
+        try rpId ?? loadSettings().value("rp-id")
     }
 
     func loadSettings() throws -> Settings {

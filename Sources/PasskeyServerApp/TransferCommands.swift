@@ -23,7 +23,7 @@ struct ExportCommand: AsyncParsableCommand {
             """))
 
     @ParentCommand var server: PasskeyServerCommand
-    @Option(name: .shortAndLong, help: "The file to write: created with mode 0600, never overwritten (default: standard output).")
+    @Option(name: .shortAndLong, help: "The file to write: created with mode 0600, never overwritten (default, or -: standard output).")
     var output: String?
     @Flag(
         help: """
@@ -33,21 +33,35 @@ struct ExportCommand: AsyncParsableCommand {
     var includeSecrets = false
 
     func run() async throws {
+        let path = output == "-" ? nil : output
+        if includeSecrets, path == nil, isatty(STDOUT_FILENO) == 1 {
+            throw ValidationError("--include-secrets writes private keys: give a file with --output, or send standard output to a pipe or a file")
+        }
+        // The RP ID the passkeys were made for, when this command knows it: a default here says nothing of the server's.
+        let rpID = try server.configuredRPID()
         let repository = try await openStorage(server, mustExist: true)
-        let sink = try LineSink(path: output)
+        let sink = try LineSink(path: path)
         let counts = Mutex(TransferCounts())
         do {
-            try sink.write(TransferFile.headerLine(.init(rpID: try server.rpIDSetting(), exportedAt: Date(), includesSecrets: includeSecrets)))
+            try sink.write(TransferFile.headerLine(.init(rpID: rpID, exportedAt: Date(), includesSecrets: includeSecrets)))
             try await repository.exportRecords(includingSecrets: includeSecrets) { record in
                 try sink.write(TransferFile.line(record))
                 counts.withLock { $0.add(record) }
             }
+            // Last, so that a file without it is known to be cut short.
+            try sink.write(TransferFile.endLine(records: counts.withLock { $0.total }))
             try sink.finish()
         } catch {
             sink.abandon()
-            throw ValidationError("nothing was exported: \(error)")
+            throw ValidationError(path == nil ? "the export failed, and its output has no end line: \(error)" : "nothing was exported: \(error)")
         }
-        note("exported \(counts.withLock { $0.summary })\(output.map { " to \($0)" } ?? "")")
+        let summary = counts.withLock { $0.summary }
+        let secrets: String = includeSecrets ? ", signing keys and secrets included" : ""
+        await recordCommand("export", "exported " + summary + secrets, in: repository)
+        note("exported \(summary)\(path.map { " to \($0)" } ?? "")")
+        if rpID == nil {
+            note("the file does not say the RP ID its passkeys were made for (no --rp-id, PASSKEY_RP_ID or settings file here): import checks none")
+        }
         if !includeSecrets {
             note("signing keys and server secrets were left out: the new database's server makes its own (see --include-secrets)")
         }
@@ -79,12 +93,23 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         let data: Data
         do {
-            data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: file))
+            if file == "-" {
+                data = try FileHandle.standardInput.readToEnd() ?? Data()
+            } else {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: file, isDirectory: &isFolder), isFolder.boolValue {
+                    throw ValidationError("cannot read \(file): it is a folder")
+                }
+                data = try Data(contentsOf: URL(fileURLWithPath: file))
+            }
+        } catch let error as ValidationError {
+            throw error
         } catch {
-            throw ValidationError("cannot read \(file): \((error as NSError).localizedDescription)")
+            let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
+            throw ValidationError("cannot read \(file): \(posix.map { String(cString: strerror(Int32($0))) } ?? (error as NSError).localizedDescription)")
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw ValidationError("\(file) is not UTF-8 text") }
-        let (header, records) = try Self.parse(text, now: Date())
+        let contents = try Self.parse([UInt8](data), now: Date())
+        let (header, records) = (contents.header, contents.records)
         let rpID = try server.rpIDSetting()
         if let fileRPID = header?.rpID, fileRPID != rpID, !ignoreRpId {
             throw ValidationError(
@@ -96,47 +121,31 @@ struct ImportCommand: AsyncParsableCommand {
         var counts = TransferCounts()
         for record in records { counts.add(record) }
         if dryRun {
-            say("would import \(counts.summary): every line is valid")
+            say("would import \(counts.summary): the file has no problems")
             note("records the database holds already are found by the import itself, which then writes nothing")
             return
         }
         let repository = try await openStorage(server)
         do { try await repository.importRecords(records) } catch {
+            guard error.code != .unavailable else {
+                // A deadline or a lost connection while committing: the outcome is not known.
+                throw ValidationError(
+                    "the import may or may not have been written: \(error.reason). Run it again: if it was written, it stops at its first account with \"exists\", and writes nothing")
+            }
             throw ValidationError("nothing was imported: \(error.reason)")
         }
+        await recordCommand("import", "imported \(counts.summary)", in: repository)
         say("imported \(counts.summary)")
     }
 
-    /// The header (when the file has one) and the records in import order: accounts before their passkeys, admins
-    /// before theirs, whatever order a hand-made file has. Blank lines are skipped; every bad line is reported.
-    static func parse(_ text: String, now: Date) throws -> (TransferFile.Header?, [TransferRecord]) {
-        var header: TransferFile.Header?
-        var records: [(index: Int, record: TransferRecord)] = []
-        var errors: [TransferFile.LineError] = []
-        var first = true
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.hasSuffix("\r") ? String(rawLine.dropLast()) : String(rawLine)
-            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-            do {
-                if first {
-                    first = false
-                    if let found = try TransferFile.header(line, line: offset + 1) {
-                        header = found
-                        continue
-                    }
-                }
-                records.append((records.count, try TransferFile.record(line, line: offset + 1, now: now)))
-            } catch {
-                errors.append(error)
-            }
+    /// The file's lines, read and checked (``TransferFile/read(_:now:)``); every problem is listed with its line.
+    static func parse(_ bytes: [UInt8], now: Date) throws -> TransferFile.Contents {
+        do throws(TransferFile.Problems) { return try TransferFile.read(bytes, now: now) } catch {
+            let count = error.lines.count
+            let listed = error.lines.prefix(reportedErrors).map { "  \($0)" }.joined(separator: "\n")
+            let more = count > reportedErrors ? "\n  … and \(count - reportedErrors) more" : ""
+            throw ValidationError("nothing was imported: \(count) problem\(count == 1 ? "" : "s") in the file:\n\(listed)\(more)")
         }
-        guard errors.isEmpty else {
-            let listed = errors.prefix(reportedErrors).map { "  \($0)" }.joined(separator: "\n")
-            let more = errors.count > reportedErrors ? "\n  … and \(errors.count - reportedErrors) more" : ""
-            throw ValidationError("nothing was imported: \(errors.count) line\(errors.count == 1 ? "" : "s") cannot be imported:\n\(listed)\(more)")
-        }
-        guard !records.isEmpty else { throw ValidationError("nothing was imported: the file holds no records") }
-        return (header, records.sorted { ($0.record.rank, $0.index) < ($1.record.rank, $1.index) }.map(\.record))
     }
 }
 
@@ -145,6 +154,8 @@ struct TransferCounts {
     var counts: [Int] = Array(repeating: 0, count: 7)
 
     mutating func add(_ record: TransferRecord) { counts[record.rank] += 1 }
+
+    var total: Int { counts.reduce(0, +) }
 
     var summary: String {
         let names = [
@@ -222,3 +233,14 @@ final class LineSink: Sendable {
 
 /// A note for the person at the terminal, on standard error: standard output may be the export itself.
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+/// Puts a subcommand's change in the dashboard's event log, as an admin's change made there: `admin.<action>`, said to
+/// come from the command line. Best effort: the change is made, and a log that cannot be written does not undo it.
+func recordCommand(_ action: String, _ detail: String, user: UserRecord? = nil, in repository: any PasskeyRepository) async {
+    let host = ProcessInfo.processInfo.hostName
+    let explanation = detail + " — from the command line (passkey-server on " + host + ")"
+    let event = EventRecord(
+        time: Date(), kind: "admin." + action, result: .success, explanation: explanation, userID: user?.id, username: user?.username,
+        userAgent: "passkey-server command line")
+    _ = try? await repository.appendEvent(event)
+}

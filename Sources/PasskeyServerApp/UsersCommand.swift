@@ -95,7 +95,11 @@ struct UsersCommand: AsyncParsableCommand {
         func set(disabled: Bool, root: PasskeyServerCommand) async throws {
             let repository = try await openStorage(root, mustExist: true)
             let account = try await UsersCommand.account(user, by: by, in: repository)
-            say(UsersCommand.line(try await repository.setUserDisabled(id: account.id, disabledAt: disabled ? Date() : nil)))
+            let changed = try await repository.setUserDisabled(id: account.id, disabledAt: disabled ? Date() : nil)
+            let action: String = disabled ? "disable_user" : "enable_user"
+            let detail: String = disabled ? "user disabled" : "user enabled"
+            await recordCommand(action, detail, user: changed, in: repository)
+            say(UsersCommand.line(changed))
         }
     }
 }

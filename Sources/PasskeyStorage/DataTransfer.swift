@@ -50,19 +50,31 @@ public protocol TransferRepository: Sendable {
     /// with that error.
     func exportRecords(includingSecrets: Bool, _ body: @escaping @Sendable (TransferRecord) throws -> Void) async throws
     /// Writes `records` in one transaction: every one of them, or on the first conflict none. Records must come in
-    /// ``TransferRecord/rank`` order (a passkey after its account, which may also be stored already).
+    /// ``TransferRecord/rank`` order (a passkey after its account).
     ///
-    /// Nothing stored is ever changed or replaced. A secret of the same name and value as the stored one is skipped, so
-    /// that an import into a database whose server started once already still succeeds when it carries the same
-    /// secret; any other record whose key is taken is a conflict.
+    /// Nothing stored is ever changed or replaced, and nothing is added to a stored account: a passkey's account (an
+    /// admin passkey's admin) must come in the same import, so that a file cannot give itself a way into an existing
+    /// account. Signing keys are imported only into a database that has none (no server has signed with it yet):
+    /// otherwise two keys would both be current. A secret of the same name and value as the stored one is skipped;
+    /// with another value it is a conflict. The first admin imported into a database without admins revokes its
+    /// pending admin invites, as the first admin's setup does (``AdminRepository/addAdmin(_:credential:consumingInvite:now:)``).
     /// - Throws: `record_exists` when an account, admin, API key, app user id, signing key or secret (with another
-    ///   value) is stored under the same key; `credential_exists` for a passkey ID registered already; `username_taken`
-    ///   for an account name another account has (compared as sign-in compares them); `not_found` for a passkey whose
-    ///   account (or admin) is neither stored nor imported before it. The reason names the record.
+    ///   value) is stored under the same key, or signing keys come into a database that has its own;
+    ///   `credential_exists` for a passkey ID registered already; `username_taken` for an account name another account
+    ///   has (compared as sign-in compares them); `not_found` for a passkey whose account (or admin) is not in the
+    ///   import. The reason names the record.
     func importRecords(_ records: [TransferRecord]) async throws(StorageError)
 }
 
 extension TransferRecord {
+    /// Why an import's signing keys were refused.
+    public static let ownSigningKeys =
+        "the database has signing keys of its own (a server has run on it): import into a database no server has started on, or leave the signing keys out (export without --include-secrets)"
+    /// Why an import's secret was refused.
+    public static func otherSecret(_ name: String) -> String {
+        "the secret \(name) exists with another value (a server has run on this database): import into a database no server has started on, or leave the secrets out (export without --include-secrets)"
+    }
+
     /// A passkey's ID in an import's reasons: base64url without padding, as the export file writes it, so that the
     /// line can be found.
     public static func displayID(_ bytes: [UInt8]) -> String {

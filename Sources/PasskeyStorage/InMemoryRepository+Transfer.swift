@@ -29,6 +29,10 @@ extension InMemoryRepository {
         var apiKeys = apiKeysByID
         var signingKeys = signingKeysByID
         var secrets = self.secrets
+        var importedUsers: Set<String> = []
+        var importedAdmins: Set<String> = []
+        let hadSigningKeys = !signingKeysByID.isEmpty
+        let hadAdmins = !adminsByID.isEmpty
         for record in records {
             switch record {
             case .user(let user, let externalID):
@@ -46,12 +50,13 @@ extension InMemoryRepository {
                     externalIDs[user.id] = externalID
                 }
                 users[user.id] = user
+                importedUsers.insert(user.id)
             case .credential(let credential):
                 guard credentials[credential.id] == nil else {
                     throw StorageError(.credentialExists, "the passkey \(TransferRecord.displayID(credential.id)) is registered already")
                 }
-                guard users[credential.userID] != nil else {
-                    throw StorageError(.notFound, "the passkey \(TransferRecord.displayID(credential.id)) belongs to account \(credential.userID), which does not exist")
+                guard importedUsers.contains(credential.userID) else {
+                    throw StorageError(.notFound, "the passkey \(TransferRecord.displayID(credential.id)) belongs to account \(credential.userID), which is not in the import")
                 }
                 credentials[credential.id] = credential
             case .admin(let admin):
@@ -59,12 +64,13 @@ extension InMemoryRepository {
                     throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
                 }
                 admins[admin.id] = admin
+                importedAdmins.insert(admin.id)
             case .adminCredential(let credential):
                 guard adminCredentials[credential.id] == nil else {
                     throw StorageError(.credentialExists, "the admin passkey \(TransferRecord.displayID(credential.id)) is registered already")
                 }
-                guard admins[credential.userID] != nil else {
-                    throw StorageError(.notFound, "the admin passkey \(TransferRecord.displayID(credential.id)) belongs to admin \(credential.userID), who does not exist")
+                guard importedAdmins.contains(credential.userID) else {
+                    throw StorageError(.notFound, "the admin passkey \(TransferRecord.displayID(credential.id)) belongs to admin \(credential.userID), who is not in the import")
                 }
                 adminCredentials[credential.id] = credential
             case .apiKey(let key):
@@ -73,11 +79,12 @@ extension InMemoryRepository {
                 }
                 apiKeys[key.id] = key
             case .signingKey(let key):
+                guard !hadSigningKeys else { throw StorageError(.recordExists, TransferRecord.ownSigningKeys) }
                 guard signingKeys[key.id] == nil else { throw StorageError(.recordExists, "a signing key with the id \(key.id) exists") }
                 signingKeys[key.id] = key
             case .secret(let name, let value):
                 if let stored = secrets[name] {
-                    guard stored == value else { throw StorageError(.recordExists, "the secret \(name) exists with another value") }
+                    guard stored == value else { throw StorageError(.recordExists, TransferRecord.otherSecret(name)) }
                 } else {
                     secrets[name] = value
                 }
@@ -91,5 +98,6 @@ extension InMemoryRepository {
         apiKeysByID = apiKeys
         signingKeysByID = signingKeys
         self.secrets = secrets
+        if !hadAdmins, !importedAdmins.isEmpty { adminInvitesByHash = [:] }
     }
 }

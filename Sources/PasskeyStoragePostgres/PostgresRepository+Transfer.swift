@@ -23,6 +23,8 @@ extension PostgresRepository: TransferRepository {
                     // One snapshot for every table: servers may go on writing meanwhile.
                     try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
                     do {
+                        // Pooled connections carry the query timeout as statement_timeout: a large table's read may take longer.
+                        try await connection.query(Self.transferStatementTimeout, logger: logger)
                         try await each(
                             connection,
                             """
@@ -75,7 +77,12 @@ extension PostgresRepository: TransferRepository {
             try await Deadline.run(Self.transferTimeout, what: "import", watch: deadlines) {
                 try await client.withConnection { connection in
                     try await connection.withTransaction(logger: logger) { connection in
-                        for record in records { try await Self.importRecord(record, connection, logger: logger) }
+                        try await connection.query(Self.transferStatementTimeout, logger: logger)
+                        let hadAdmins = try await !connection.rows("SELECT 1 FROM admins LIMIT 1", logger).isEmpty
+                        var imported = ImportedOwners(hadSigningKeys: try await !connection.rows("SELECT 1 FROM signing_keys LIMIT 1", logger).isEmpty)
+                        for record in records { try await Self.importRecord(record, connection, &imported, logger: logger) }
+                        // The first admins: pending setup links go, as when the first admin sets up (AdminRepository.addAdmin).
+                        if !hadAdmins, !imported.admins.isEmpty { try await connection.query("DELETE FROM admin_invites", logger: logger) }
                     }
                 }
             }
@@ -84,7 +91,19 @@ extension PostgresRepository: TransferRepository {
         }
     }
 
-    static func importRecord(_ record: TransferRecord, _ connection: PostgresConnection, logger: Logger) async throws {
+    /// Lifts the pool's statement timeout for the rest of the transaction (the call's own deadline still applies).
+    static let transferStatementTimeout: PostgresQuery = "SET LOCAL statement_timeout = 0"
+
+    /// What an import has written so far: the owners its passkeys may belong to.
+    struct ImportedOwners {
+        let hadSigningKeys: Bool
+        var users: Set<String> = []
+        var admins: Set<String> = []
+    }
+
+    static func importRecord(
+        _ record: TransferRecord, _ connection: PostgresConnection, _ imported: inout ImportedOwners, logger: Logger
+    ) async throws {
         func exists(_ query: PostgresQuery) async throws -> Bool { try await !connection.rows(query, logger).isEmpty }
         switch record {
         case .user(let user, let externalID):
@@ -111,22 +130,26 @@ extension PostgresRepository: TransferRepository {
                 }
                 try await connection.query("INSERT INTO external_users (external_id, user_id) VALUES (\(externalID), \(user.id))", logger: logger)
             }
+            imported.users.insert(user.id)
         case .credential(let credential):
-            try await importCredential(credential, connection, table: "credentials", owners: "users", what: "passkey", owner: "account", logger: logger)
+            try await importCredential(
+                credential, connection, table: "credentials", owners: imported.users, what: "passkey", owner: "account", logger: logger)
         case .admin(let admin):
             if try await exists("SELECT 1 FROM admins WHERE id = \(admin.id) OR user_handle = \(ByteBuffer(admin.userHandle))") {
                 throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
             }
             try await connection.query(insertAdmin(admin), logger: logger)
+            imported.admins.insert(admin.id)
         case .adminCredential(let credential):
             try await importCredential(
-                credential, connection, table: "admin_credentials", owners: "admins", what: "admin passkey", owner: "admin", logger: logger)
+                credential, connection, table: "admin_credentials", owners: imported.admins, what: "admin passkey", owner: "admin", logger: logger)
         case .apiKey(let key):
             if try await exists("SELECT 1 FROM api_keys WHERE id = \(key.id) OR secret_hash = \(ByteBuffer(key.secretHash))") {
                 throw StorageError(.recordExists, "an API key with the id or secret of \(key.id) exists")
             }
             try await connection.query(insertAPIKey(key), logger: logger)
         case .signingKey(let key):
+            if imported.hadSigningKeys { throw StorageError(.recordExists, TransferRecord.ownSigningKeys) }
             if try await exists("SELECT 1 FROM signing_keys WHERE id = \(key.id)") {
                 throw StorageError(.recordExists, "a signing key with the id \(key.id) exists")
             }
@@ -134,7 +157,7 @@ extension PostgresRepository: TransferRepository {
         case .secret(let name, let value):
             if let stored = try await connection.rows("SELECT value FROM secrets WHERE name = \(name)", logger).first {
                 guard try PostgresRowReader(stored).bytes(0) == value else {
-                    throw StorageError(.recordExists, "the secret \(name) exists with another value")
+                    throw StorageError(.recordExists, TransferRecord.otherSecret(name))
                 }
             } else {
                 try await connection.query("INSERT INTO secrets (name, value) VALUES (\(name), \(ByteBuffer(value)))", logger: logger)
@@ -142,16 +165,16 @@ extension PostgresRepository: TransferRepository {
         }
     }
 
-    /// A passkey of an account (`credentials`, owned by `users`) or of an admin (`admin_credentials`, owned by `admins`).
+    /// A passkey of an account (`credentials`) or of an admin (`admin_credentials`), whose owner the import wrote.
     static func importCredential(
-        _ credential: CredentialRecordEntry, _ connection: PostgresConnection, table: String, owners: String, what: String, owner: String,
-        logger: Logger
+        _ credential: CredentialRecordEntry, _ connection: PostgresConnection, table: String, owners: Set<String>, what: String,
+        owner: String, logger: Logger
     ) async throws {
         if try await !connection.rows("SELECT 1 FROM \(unescaped: table) WHERE id = \(ByteBuffer(credential.id))", logger).isEmpty {
             throw StorageError(.credentialExists, "the \(what) \(TransferRecord.displayID(credential.id)) is registered already")
         }
-        if try await connection.rows("SELECT 1 FROM \(unescaped: owners) WHERE id = \(credential.userID)", logger).isEmpty {
-            throw StorageError(.notFound, "the \(what) \(TransferRecord.displayID(credential.id)) belongs to \(owner) \(credential.userID), who does not exist")
+        guard owners.contains(credential.userID) else {
+            throw StorageError(.notFound, "the \(what) \(TransferRecord.displayID(credential.id)) belongs to \(owner) \(credential.userID), who is not in the import")
         }
         try await connection.query(insertCredential(credential, table: table), logger: logger)
     }

@@ -35,11 +35,22 @@ extension SQLiteRepository {
     public func importRecords(_ records: [TransferRecord]) async throws(StorageError) {
         // One savepoint of the writer: a conflict rolls back every record of the import and nothing else.
         try await write { db in
-            for record in records { try Self.importRecord(record, db) }
+            let hadAdmins = try Bool.fetchOne(db, sql: "SELECT 1 FROM admins LIMIT 1") == true
+            var imported = ImportedOwners(hadSigningKeys: try Bool.fetchOne(db, sql: "SELECT 1 FROM signing_keys LIMIT 1") == true)
+            for record in records { try Self.importRecord(record, db, &imported) }
+            // The first admins: pending setup links go, as when the first admin sets up (AdminRepository.addAdmin).
+            if !hadAdmins, !imported.admins.isEmpty { try db.execute(sql: "DELETE FROM admin_invites") }
         }
     }
 
-    static func importRecord(_ record: TransferRecord, _ db: Database) throws {
+    /// What an import has written so far: the owners its passkeys may belong to.
+    struct ImportedOwners {
+        let hadSigningKeys: Bool
+        var users: Set<String> = []
+        var admins: Set<String> = []
+    }
+
+    static func importRecord(_ record: TransferRecord, _ db: Database, _ imported: inout ImportedOwners) throws {
         func exists(_ sql: String, _ arguments: StatementArguments) throws -> Bool {
             try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) == true
         }
@@ -67,43 +78,46 @@ extension SQLiteRepository {
                 }
                 try db.cachedStatement(sql: "INSERT INTO external_users (external_id, user_id) VALUES (?, ?)").execute(arguments: [externalID, user.id])
             }
+            imported.users.insert(user.id)
         case .credential(let credential):
-            try importCredential(credential, db, table: "credentials", owners: "users", what: "passkey", owner: "account")
+            try importCredential(credential, db, table: "credentials", owners: imported.users, what: "passkey", owner: "account")
         case .admin(let admin):
             if try exists("SELECT 1 FROM admins WHERE id = ? OR user_handle = ?", [admin.id, Data(admin.userHandle)]) {
                 throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
             }
             try insert(admin, db)
+            imported.admins.insert(admin.id)
         case .adminCredential(let credential):
-            try importCredential(credential, db, table: "admin_credentials", owners: "admins", what: "admin passkey", owner: "admin")
+            try importCredential(credential, db, table: "admin_credentials", owners: imported.admins, what: "admin passkey", owner: "admin")
         case .apiKey(let key):
             if try exists("SELECT 1 FROM api_keys WHERE id = ? OR secret_hash = ?", [key.id, Data(key.secretHash)]) {
                 throw StorageError(.recordExists, "an API key with the id or secret of \(key.id) exists")
             }
             try insert(key, db)
         case .signingKey(let key):
+            if imported.hadSigningKeys { throw StorageError(.recordExists, TransferRecord.ownSigningKeys) }
             if try exists("SELECT 1 FROM signing_keys WHERE id = ?", [key.id]) {
                 throw StorageError(.recordExists, "a signing key with the id \(key.id) exists")
             }
             try insert(key, db)
         case .secret(let name, let value):
             if let stored = try Data.fetchOne(db.cachedStatement(sql: "SELECT value FROM secrets WHERE name = ?"), arguments: [name]) {
-                guard [UInt8](stored) == value else { throw StorageError(.recordExists, "the secret \(name) exists with another value") }
+                guard [UInt8](stored) == value else { throw StorageError(.recordExists, TransferRecord.otherSecret(name)) }
             } else {
                 try db.cachedStatement(sql: "INSERT INTO secrets (name, value) VALUES (?, ?)").execute(arguments: [name, Data(value)])
             }
         }
     }
 
-    /// A passkey of an account (`credentials`, owned by `users`) or of an admin (`admin_credentials`, owned by `admins`).
+    /// A passkey of an account (`credentials`) or of an admin (`admin_credentials`), whose owner the import wrote.
     static func importCredential(
-        _ credential: CredentialRecordEntry, _ db: Database, table: String, owners: String, what: String, owner: String
+        _ credential: CredentialRecordEntry, _ db: Database, table: String, owners: Set<String>, what: String, owner: String
     ) throws {
         if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [Data(credential.id)]) == true {
             throw StorageError(.credentialExists, "the \(what) \(TransferRecord.displayID(credential.id)) is registered already")
         }
-        if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(owners) WHERE id = ?"), arguments: [credential.userID]) != true {
-            throw StorageError(.notFound, "the \(what) \(TransferRecord.displayID(credential.id)) belongs to \(owner) \(credential.userID), who does not exist")
+        guard owners.contains(credential.userID) else {
+            throw StorageError(.notFound, "the \(what) \(TransferRecord.displayID(credential.id)) belongs to \(owner) \(credential.userID), who is not in the import")
         }
         try credential.insert(db, table: table)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyCBOR
 import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport
@@ -39,7 +40,7 @@ struct TransferFileTests {
             .adminCredential(adminCredential),
             .apiKey(APIKeyRecord(id: "k1", name: "shop", prefix: "pks_a", secretHash: Array(repeating: 1, count: 32), createdAt: Self.now, lastUsedAt: Self.now)),
             .signingKey(SigningKeyRecord(id: "kid", privateKeyPEM: Self.pem, createdAt: Self.now, retiresAt: Self.now.addingTimeInterval(60))),
-            .secret(name: "fake-credential-key", value: [1, 2]),
+            .secret(name: "fake-credential-key", value: Array(repeating: 3, count: 32)),
         ]
         for original in records {
             let line = TransferFile.line(original)
@@ -51,7 +52,7 @@ struct TransferFileTests {
         #expect(try TransferFile.header(TransferFile.line(records[0])) == nil, "a file without a header starts with a record")
     }
 
-    @Test("a hand-made file from another server needs only ids, the user handle and the COSE key; the rest has defaults")
+    @Test("a hand-made file from another server needs only ids, the user handle, the COSE key and backup eligibility; the rest has defaults")
     func minimalLines() throws {
         let user = try record(#"{"type":"user","id":"42","userHandle":"AQID","username":" Ann "}"#)
         guard case .user(let account, let externalID) = user else { Issue.record("not a user: \(user)"); return }
@@ -59,10 +60,10 @@ struct TransferFileTests {
         let anonymous = try record(#"{"type":"user","id":"43","userHandle":"BA"}"#)
         if case .user(let account, _) = anonymous { #expect(account.isAnonymous && account.username == nil && account.displayName == "Anonymous") }
 
-        let passkey = try record(#"{"type":"passkey","id":"BwcH","userId":"42","publicKey":""# + Base64URL.encode(Self.key) + #""}"#)
+        let passkey = try record(#"{"type":"passkey","id":"BwcH","userId":"42","backupEligible":true,"publicKey":""# + Base64URL.encode(Self.key) + #""}"#)
         guard case .credential(let credential) = passkey else { Issue.record("not a passkey: \(passkey)"); return }
         #expect(credential.algorithm == -7, "taken from the COSE key")
-        #expect(credential.signCount == 0 && !credential.backupEligible && !credential.backupState && credential.transports.isEmpty)
+        #expect(credential.signCount == 0 && credential.backupEligible && !credential.backupState && credential.transports.isEmpty)
         #expect(credential.aaguid == "00000000-0000-0000-0000-000000000000" && credential.attestationFormat == "none")
     }
 
@@ -79,15 +80,25 @@ struct TransferFileTests {
         #expect(refusal(with(user, "userHandle", .string(Base64URL.encode([UInt8](repeating: 1, count: 65))))) == "line 7: \"userHandle\": 1 to 64 bytes were expected, not 65")
         #expect(refusal(with(user, "userHandle", "a+b/")) == "line 7: \"userHandle\": not base64url")
         #expect(refusal(with(user, "username", "ann\u{7}"))?.hasPrefix("line 7: \"username\": A username has 1 to 64 characters") == true)
-        #expect(refusal(with(user, "id", " u1"))?.hasPrefix("line 7: \"id\": 1 to 256 characters") == true)
+        #expect(refusal(with(user, "id", " u1")) == "line 7: \"id\": 1 to 128 ASCII letters, digits and - . _ ~ @ : + were expected")
+        #expect(refusal(with(user, "id", "a/b")) != nil, "ids go into paths")
+        #expect(refusal(with(user, "isAnonymous", true)) == "line 7: \"isAnonymous\": true for an account with a username")
+        #expect(refusal(with(with(user, "username", nil), "isAnonymous", false)) == "line 7: \"username\": missing for an account that is not anonymous")
+        #expect(refusal(with(user, "username", "ann\u{3164}"))?.hasPrefix("line 7: \"username\":") == true, "new-account name rules for another server's data")
         #expect(refusal(with(user, "createdAt", "yesterday"))?.hasPrefix("line 7: \"createdAt\": an ISO 8601 time") == true)
         #expect(refusal(with(user, "isAnonymous", "no")) == "line 7: \"isAnonymous\": true or false was expected, not string")
         #expect(refusal(with(user, "externalUserId", "app\u{202E}1"))?.hasPrefix("line 7: \"externalUserId\": 1 to 256 characters") == true)
         #expect(refusal(with(user, "type", "robot"))?.hasPrefix("line 7: \"type\": robot is not user, passkey") == true)
 
-        let passkey: JSONObject = ["type": "passkey", "id": "BwcH", "userId": "u1", "publicKey": .string(Base64URL.encode(Self.key))]
+        let passkey: JSONObject = [
+            "type": "passkey", "id": "BwcH", "userId": "u1", "backupEligible": false, "publicKey": .string(Base64URL.encode(Self.key)),
+        ]
         #expect(refusal(passkey) == nil, "the control line is accepted")
-        #expect(refusal(with(passkey, "publicKey", .string(Base64URL.encode([0x04] + Array(repeating: 1, count: 64)))))?.hasPrefix("line 7: \"publicKey\": not a COSE key") == true)
+        #expect(refusal(with(passkey, "backupEligible", nil))?.hasPrefix("line 7: \"backupEligible\": missing") == true)
+        #expect(refusal(with(passkey, "publicKey", .string(Base64URL.encode([0x04] + Array(repeating: 1, count: 64)))))?.hasPrefix("line 7: \"publicKey\": not a usable COSE key") == true)
+        // A P-256 key whose point is not on the curve parses, but could never verify a signature.
+        let offCurve = CBOREncoder().encode(.map([.int(1): .int(2), .int(3): .int(-7), .int(-1): .int(1), .int(-2): .bytes(Array(repeating: 1, count: 32)), .int(-3): .bytes(Array(repeating: 2, count: 32))]))
+        #expect(refusal(with(passkey, "publicKey", .string(Base64URL.encode(offCurve))))?.hasPrefix("line 7: \"publicKey\": not a usable COSE key") == true)
         #expect(refusal(with(passkey, "algorithm", -257)) == "line 7: \"algorithm\": -257 is not the key's own algorithm -7")
         #expect(refusal(with(passkey, "backupState", true)) == "line 7: \"backupState\": true while backupEligible is false")
         #expect(refusal(with(passkey, "signCount", -1)) == "line 7: \"signCount\": an integer from 0 to 4294967295 was expected")
@@ -102,6 +113,10 @@ struct TransferFileTests {
         let apiKey: JSONObject = ["type": "apiKey", "id": "k1", "name": "shop", "prefix": "pks_a", "secretHash": .string(Base64URL.encode(Array(repeating: 1, count: 32)))]
         #expect(refusal(apiKey) == nil, "the control line is accepted")
         #expect(refusal(with(apiKey, "secretHash", "AQ")) == "line 7: \"secretHash\": 32 bytes were expected, not 1")
+        let secret: JSONObject = ["type": "secret", "name": "fake-credential-key", "value": .string(Base64URL.encode(Array(repeating: 1, count: 32)))]
+        #expect(refusal(secret) == nil, "the control line is accepted")
+        #expect(refusal(with(secret, "value", "AQ")) == "line 7: \"value\": 32 bytes were expected, not 1", "a short key could be guessed")
+        #expect(refusal(with(secret, "name", "other"))?.hasPrefix("line 7: \"name\": other is not a secret this server keeps") == true)
     }
 
     @Test("a first line that is not this format's header, or of a later version, is refused")
@@ -119,5 +134,45 @@ struct TransferFileTests {
         #expect(headerError(#"{"format":"other","version":1}"#) == "line 1: \"format\" is not \"passkey-server-export\": this is not a passkey-server export")
         #expect(headerError("[1]") == "line 1: not a JSON object")
         #expect(headerError("{") != nil)
+    }
+
+    /// A whole file's problems, as the command lists them.
+    func problems(_ lines: [String], separator: String = "\n") -> [String] {
+        do {
+            _ = try TransferFile.read(Array((lines.joined(separator: separator) + separator).utf8), now: Self.now)
+            return []
+        } catch {
+            return error.lines.map(\.description)
+        }
+    }
+
+    @Test("a whole file: CRLF and a byte order mark are read; a header needs the end line with the right count; keys come once; passkeys come with their owners")
+    func wholeFiles() throws {
+        let header = TransferFile.headerLine(.init(rpID: "example.com", exportedAt: Self.now, includesSecrets: false))
+        let user = #"{"type":"user","id":"u1","userHandle":"AQID","username":"ann"}"#
+        let passkey = #"{"type":"passkey","id":"BwcH","userId":"u1","backupEligible":true,"publicKey":""# + Base64URL.encode(Self.key) + #""}"#
+        let end = TransferFile.endLine(records: 2)
+        #expect(problems([header, passkey, user, end]) == [])
+        let read = try TransferFile.read(Array(("\u{FEFF}" + [header, passkey, "", user, end].joined(separator: "\r\n") + "\r\n").utf8), now: Self.now)
+        #expect(read.header?.rpID == "example.com" && read.records.map(\.rank) == [0, 1], "CRLF and BOM; the account comes first")
+
+        #expect(problems([header, user, passkey]) == ["line 3: the file ends without the end line an export writes last: it was cut short (an export that failed, or a copy not finished); export again"])
+        #expect(problems([header, user, TransferFile.endLine(records: 3)]) == ["line 3: the end line counts 3 records, and the file holds 1"])
+        #expect(problems([header, user, end, passkey]).first == "line 4: a line after the end line (line 3)")
+        #expect(problems([user, passkey]) == [], "a hand-made file needs neither header nor end line")
+        #expect(problems([user, user.replacingOccurrences(of: "u1", with: "u2").replacingOccurrences(of: "ann", with: "ANN")]) == [
+            "line 2: the user handle of this line is on line 1 too", "line 2: the username of this line is on line 1 too",
+        ])
+        #expect(problems([user, passkey, passkey]) == ["line 3: the passkey id of this line is on line 2 too"])
+        #expect(problems([passkey]) == ["line 1: the passkey's account u1 is not in the file: a passkey comes with its account"])
+        #expect(problems([user, "{\"type\":", passkey.replacingOccurrences(of: "true", with: "1")]).count == 2, "every bad line is listed")
+        #expect(problems([header, end]) == ["line 2: the file holds no records"] || problems([header, TransferFile.endLine(records: 0)]) == ["line 2: the file holds no records"])
+        #expect(problems([user + "\u{0}"]).count == 1)
+        do {
+            _ = try TransferFile.read([0xff, 0xfe, 0x0a], now: Self.now)
+            Issue.record("bytes that are not UTF-8 were read")
+        } catch {
+            #expect(error.lines.map(\.description) == ["line 1: not UTF-8 text"])
+        }
     }
 }

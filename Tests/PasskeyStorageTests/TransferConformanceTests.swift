@@ -74,6 +74,7 @@ struct TransferConformanceTests {
             #expect(await attempt(.user(makeUser("dee", handle: 5), externalID: nil)) == .usernameTaken, "the newcomer's own name, earlier in the file")
             #expect(await attempt(.credential(makeCredential(1, user: newcomer))) == .credentialExists)
             #expect(await attempt(.credential(makeCredential(7, user: makeUser("ghost", handle: 6)))) == .notFound)
+            #expect(await attempt(.credential(makeCredential(7, user: ann))) == .notFound, "nothing is added to a stored account")
             #expect(await attempt(.secret(name: "fake-credential-key", value: [9])) == .recordExists)
             #expect(try await repo.user(id: newcomer.id) == nil, "nothing of a failed import is stored")
             #expect(try await repo.user(username: "dee") == nil)
@@ -123,6 +124,22 @@ struct TransferConformanceTests {
             let hasUser = exported.contains { if case .user(let user, _) = $0 { return user.id == late.id } else { return false } }
             let hasPasskey = exported.contains { if case .credential(let credential) = $0 { return credential.userID == late.id } else { return false } }
             #expect(hasUser == hasPasskey)
+        }
+    }
+
+    @Test("signing keys go only into a database without its own; the first admins revoke pending setup links", arguments: Backend.available)
+    func secretsAndSetup(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let invite = AdminInviteRecord(hash: [1, 2, 3], createdAt: t0, expiresAt: t0.addingTimeInterval(3_600))
+            #expect(try await repo.saveSetupInvite(invite))
+            _ = try await repo.ensureSigningKey { SigningKeyRecord(id: "own", privateKeyPEM: "pem", createdAt: t0) }
+            let imported = SigningKeyRecord(id: "moved", privateKeyPEM: "pem", createdAt: t0)
+            #expect(await storageCode { try await repo.importRecords([.signingKey(imported)]) } == .recordExists, "two current keys")
+            #expect(try await repo.signingKeys().map(\.id) == ["own"])
+
+            #expect(try await repo.adminInvite(hash: [1, 2, 3], now: t0) != nil)
+            try await repo.importRecords([.admin(AdminRecord(id: "a1", userHandle: [1], name: "Op", createdAt: t0))])
+            #expect(try await repo.adminInvite(hash: [1, 2, 3], now: t0) == nil, "a setup link printed before must not make a second admin")
         }
     }
 }

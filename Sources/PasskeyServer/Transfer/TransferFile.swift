@@ -146,8 +146,28 @@ public enum TransferFile {
             includesSecrets: try fields.optionalBool("includesSecrets") ?? false)
     }
 
+    /// The secrets a server keeps, and their sizes: an import takes no others.
+    static let knownSecrets = ["fake-credential-key": 32]
+
+    /// The last line of an export: how many records came before it, so that a file cut short (an export that failed
+    /// half-way into a pipe) is refused rather than imported in part.
+    public static func endLine(records: Int) -> String {
+        JSONValue.object(["type": "end", "records": .number(Double(records))]).serialized()
+    }
+
+    /// The record count of an end line (``endLine(records:)``); nil for any other line.
+    public static func end(_ text: String, line: Int) throws(LineError) -> Int? {
+        let fields = try Fields(text, line: line)
+        guard try fields.optionalString("type") == "end" else { return nil }
+        return try fields.integer("records", in: 0...Int(Int32.max))
+    }
+
     /// Reads one record line, with the defaults and checks described above.
-    public static func record(_ text: String, line: Int, now: Date) throws(LineError) -> TransferRecord {
+    ///
+    /// - Parameter newNames: apply the rules for names of new accounts (``CeremonyService/normalizeUsername(_:newAccount:)``):
+    ///   for files made from another server's data. Names this server exported were accepted by it already, under the
+    ///   rules of their time, and keep the rule lookups use.
+    public static func record(_ text: String, line: Int, now: Date, newNames: Bool = true) throws(LineError) -> TransferRecord {
         let fields = try Fields(text, line: line)
         let type = try fields.string("type")
         switch type {
@@ -156,9 +176,14 @@ public enum TransferFile {
             let userHandle = try fields.bytes("userHandle", count: 1...64)
             let rawName = try fields.optionalString("username")
             let username: String?
-            do { username = try CeremonyService<InMemoryRepository>.normalizeUsername(rawName) } catch {
+            do { username = try CeremonyService<InMemoryRepository>.normalizeUsername(rawName, newAccount: newNames) } catch {
                 throw fields.invalid("username", error.message)
             }
+            let isAnonymous = try fields.optionalBool("isAnonymous") ?? (username == nil)
+            // An anonymous account has no name, and a named one has one: a name lost on the way would otherwise make
+            // the account anonymous without a word.
+            if isAnonymous, username != nil { throw fields.invalid("isAnonymous", "true for an account with a username") }
+            if !isAnonymous, username == nil { throw fields.invalid("username", "missing for an account that is not anonymous") }
             let displayName = try fields.optionalString("displayName")
             let disabledAt = try fields.optionalTime("disabledAt")
             let externalID = try fields.optionalString("externalUserId")
@@ -172,7 +197,7 @@ public enum TransferFile {
             let user = UserRecord(
                 id: id, userHandle: userHandle, username: username,
                 displayName: CeremonyService<InMemoryRepository>.sanitizeDisplayName(displayName, fallback: username ?? "Anonymous"),
-                isAnonymous: try fields.optionalBool("isAnonymous") ?? (username == nil), createdAt: try fields.optionalTime("createdAt") ?? now,
+                isAnonymous: isAnonymous, createdAt: try fields.optionalTime("createdAt") ?? now,
                 lastSignInAt: try fields.optionalTime("lastSignInAt"), disabledAt: disabledAt,
                 tokensRevokedAt: try fields.optionalTime("tokensRevokedAt") ?? disabledAt)
             return .user(user, externalID: externalID)
@@ -204,7 +229,11 @@ public enum TransferFile {
                     id: try fields.identifier("id"), algorithm: algorithm, privateKeyPEM: pem, createdAt: try fields.optionalTime("createdAt") ?? now,
                     retiresAt: try fields.optionalTime("retiresAt")))
         case "secret":
-            return .secret(name: try fields.identifier("name"), value: try fields.bytes("value", count: 1...1_024))
+            let name = try fields.string("name")
+            guard let size = knownSecrets[name] else {
+                throw fields.invalid("name", "\(DisplayEscaping.escape(String(name.prefix(40)))) is not a secret this server keeps (\(knownSecrets.keys.sorted().joined(separator: ", ")))")
+            }
+            return .secret(name: name, value: try fields.bytes("value", count: size...size))
         default:
             throw fields.invalid("type", "\(DisplayEscaping.escape(String(type.prefix(40)))) is not user, passkey, admin, adminPasskey, apiKey, signingKey or secret")
         }
@@ -216,14 +245,23 @@ public enum TransferFile {
         let id = try fields.bytes("id", count: 1...1_023)
         let publicKey = try fields.bytes("publicKey", count: 1...16_384)
         let key: COSEKey
-        do { key = try COSEKey(bytes: publicKey) } catch {
-            throw fields.invalid("publicKey", "not a COSE key as authenticators make them (\(error.reason))")
+        do {
+            key = try COSEKey(bytes: publicKey)
+            // A key that parses but cannot check a signature (a point off its curve, a short RSA modulus, an unknown
+            // algorithm) would never sign in. Legacy algorithms pass here: whether they may sign in is the server's setting.
+            _ = try key.makeVerifier(allowLegacyAlgorithms: true)
+        } catch {
+            throw fields.invalid("publicKey", "not a usable COSE key as authenticators make them (\(error.reason))")
         }
         let algorithm = try fields.optionalInteger("algorithm", in: Int(Int32.min)...Int(Int32.max)) ?? key.algorithm.rawValue
         guard algorithm == key.algorithm.rawValue else {
             throw fields.invalid("algorithm", "\(algorithm) is not the key's own algorithm \(key.algorithm.rawValue)")
         }
-        let backupEligible = try fields.optionalBool("backupEligible") ?? false
+        // Required: sign-in refuses a passkey whose backup eligibility differs from the stored one (WebAuthn L3 §6.1.3),
+        // so a wrong default would lock out every synced passkey (iCloud Keychain, Google Password Manager).
+        guard let backupEligible = try fields.optionalBool("backupEligible") else {
+            throw fields.invalid("backupEligible", "missing: true for a synced passkey (the BE flag of its authenticator data), false for a device-bound one")
+        }
         let backupState = try fields.optionalBool("backupState") ?? false
         // WebAuthn L3 §6.1.3: a credential that is backed up is backup eligible.
         guard backupEligible || !backupState else { throw fields.invalid("backupState", "true while backupEligible is false") }
@@ -274,13 +312,21 @@ public enum TransferFile {
             return string
         }
 
-        /// An id (of an account, admin, key or secret): 1 to 256 characters, none of them control or invisible.
+        /// An id (of an account, admin or key): 1 to 128 ASCII letters, digits and `-._~@:+`. Ids go into the
+        /// dashboard's and the API's paths (`/users/{id}`), so they hold nothing a path would have to escape.
         func identifier(_ name: String) throws(LineError) -> String {
             let text = try string(name)
-            guard text.count <= 256, ConnectService<InMemoryRepository>.isExactUserID(text) else {
-                throw invalid(name, "1 to 256 characters, no white space or invisible character at either end, no control characters")
+            guard text.utf8.count <= 128, text.utf8.allSatisfy(Self.isIdentifierByte) else {
+                throw invalid(name, "1 to 128 ASCII letters, digits and - . _ ~ @ : + were expected")
             }
             return text
+        }
+
+        static func isIdentifierByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: Array("-._~@:+".utf8).contains(byte)
+            }
         }
 
         func optionalBool(_ name: String) throws(LineError) -> Bool? {
