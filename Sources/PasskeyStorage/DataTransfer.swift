@@ -67,6 +67,19 @@ public protocol TransferRepository: Sendable {
 }
 
 extension TransferRecord {
+    /// The checks every store makes of an imported passkey (an admin's when `ofAdmin`): its ID is not `registered`
+    /// already, and its owner is among `importedOwners`, the accounts (admins) the same import wrote.
+    public static func checkPasskey(
+        _ credential: CredentialRecordEntry, ofAdmin: Bool, registered: Bool, importedOwners: Set<String>
+    ) throws(StorageError) {
+        let what = ofAdmin ? "admin passkey" : "passkey"
+        guard !registered else { throw StorageError(.credentialExists, "the \(what) \(displayID(credential.id)) is registered already") }
+        guard importedOwners.contains(credential.userID) else {
+            throw StorageError(
+                .notFound, "the \(what) \(displayID(credential.id)) belongs to \(ofAdmin ? "admin" : "account") \(credential.userID), which is not in the import")
+        }
+    }
+
     /// Why an import's signing keys were refused.
     public static let ownSigningKeys =
         "the database has signing keys of its own (a server has run on it): import into a database no server has started on, or leave the signing keys out (export without --include-secrets)"

@@ -52,12 +52,7 @@ extension InMemoryRepository {
                 users[user.id] = user
                 importedUsers.insert(user.id)
             case .credential(let credential):
-                guard credentials[credential.id] == nil else {
-                    throw StorageError(.credentialExists, "the passkey \(TransferRecord.displayID(credential.id)) is registered already")
-                }
-                guard importedUsers.contains(credential.userID) else {
-                    throw StorageError(.notFound, "the passkey \(TransferRecord.displayID(credential.id)) belongs to account \(credential.userID), which is not in the import")
-                }
+                try TransferRecord.checkPasskey(credential, ofAdmin: false, registered: credentials[credential.id] != nil, importedOwners: importedUsers)
                 credentials[credential.id] = credential
             case .admin(let admin):
                 guard admins[admin.id] == nil, !admins.values.contains(where: { $0.userHandle == admin.userHandle }) else {
@@ -66,12 +61,8 @@ extension InMemoryRepository {
                 admins[admin.id] = admin
                 importedAdmins.insert(admin.id)
             case .adminCredential(let credential):
-                guard adminCredentials[credential.id] == nil else {
-                    throw StorageError(.credentialExists, "the admin passkey \(TransferRecord.displayID(credential.id)) is registered already")
-                }
-                guard importedAdmins.contains(credential.userID) else {
-                    throw StorageError(.notFound, "the admin passkey \(TransferRecord.displayID(credential.id)) belongs to admin \(credential.userID), who is not in the import")
-                }
+                try TransferRecord.checkPasskey(
+                    credential, ofAdmin: true, registered: adminCredentials[credential.id] != nil, importedOwners: importedAdmins)
                 adminCredentials[credential.id] = credential
             case .apiKey(let key):
                 guard apiKeys[key.id] == nil, !apiKeys.values.contains(where: { $0.secretHash == key.secretHash }) else {

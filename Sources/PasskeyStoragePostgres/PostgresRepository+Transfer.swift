@@ -132,8 +132,7 @@ extension PostgresRepository: TransferRepository {
             }
             imported.users.insert(user.id)
         case .credential(let credential):
-            try await importCredential(
-                credential, connection, table: "credentials", owners: imported.users, what: "passkey", owner: "account", logger: logger)
+            try await importCredential(credential, connection, ofAdmin: false, owners: imported.users, logger: logger)
         case .admin(let admin):
             if try await exists("SELECT 1 FROM admins WHERE id = \(admin.id) OR user_handle = \(ByteBuffer(admin.userHandle))") {
                 throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
@@ -141,8 +140,7 @@ extension PostgresRepository: TransferRepository {
             try await connection.query(insertAdmin(admin), logger: logger)
             imported.admins.insert(admin.id)
         case .adminCredential(let credential):
-            try await importCredential(
-                credential, connection, table: "admin_credentials", owners: imported.admins, what: "admin passkey", owner: "admin", logger: logger)
+            try await importCredential(credential, connection, ofAdmin: true, owners: imported.admins, logger: logger)
         case .apiKey(let key):
             if try await exists("SELECT 1 FROM api_keys WHERE id = \(key.id) OR secret_hash = \(ByteBuffer(key.secretHash))") {
                 throw StorageError(.recordExists, "an API key with the id or secret of \(key.id) exists")
@@ -167,15 +165,11 @@ extension PostgresRepository: TransferRepository {
 
     /// A passkey of an account (`credentials`) or of an admin (`admin_credentials`), whose owner the import wrote.
     static func importCredential(
-        _ credential: CredentialRecordEntry, _ connection: PostgresConnection, table: String, owners: Set<String>, what: String,
-        owner: String, logger: Logger
+        _ credential: CredentialRecordEntry, _ connection: PostgresConnection, ofAdmin: Bool, owners: Set<String>, logger: Logger
     ) async throws {
-        if try await !connection.rows("SELECT 1 FROM \(unescaped: table) WHERE id = \(ByteBuffer(credential.id))", logger).isEmpty {
-            throw StorageError(.credentialExists, "the \(what) \(TransferRecord.displayID(credential.id)) is registered already")
-        }
-        guard owners.contains(credential.userID) else {
-            throw StorageError(.notFound, "the \(what) \(TransferRecord.displayID(credential.id)) belongs to \(owner) \(credential.userID), who is not in the import")
-        }
+        let table = ofAdmin ? "admin_credentials" : "credentials"
+        let registered = try await !connection.rows("SELECT 1 FROM \(unescaped: table) WHERE id = \(ByteBuffer(credential.id))", logger).isEmpty
+        try TransferRecord.checkPasskey(credential, ofAdmin: ofAdmin, registered: registered, importedOwners: owners)
         try await connection.query(insertCredential(credential, table: table), logger: logger)
     }
 }

@@ -80,7 +80,7 @@ extension SQLiteRepository {
             }
             imported.users.insert(user.id)
         case .credential(let credential):
-            try importCredential(credential, db, table: "credentials", owners: imported.users, what: "passkey", owner: "account")
+            try importCredential(credential, db, ofAdmin: false, owners: imported.users)
         case .admin(let admin):
             if try exists("SELECT 1 FROM admins WHERE id = ? OR user_handle = ?", [admin.id, Data(admin.userHandle)]) {
                 throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
@@ -88,7 +88,7 @@ extension SQLiteRepository {
             try insert(admin, db)
             imported.admins.insert(admin.id)
         case .adminCredential(let credential):
-            try importCredential(credential, db, table: "admin_credentials", owners: imported.admins, what: "admin passkey", owner: "admin")
+            try importCredential(credential, db, ofAdmin: true, owners: imported.admins)
         case .apiKey(let key):
             if try exists("SELECT 1 FROM api_keys WHERE id = ? OR secret_hash = ?", [key.id, Data(key.secretHash)]) {
                 throw StorageError(.recordExists, "an API key with the id or secret of \(key.id) exists")
@@ -110,15 +110,10 @@ extension SQLiteRepository {
     }
 
     /// A passkey of an account (`credentials`) or of an admin (`admin_credentials`), whose owner the import wrote.
-    static func importCredential(
-        _ credential: CredentialRecordEntry, _ db: Database, table: String, owners: Set<String>, what: String, owner: String
-    ) throws {
-        if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [Data(credential.id)]) == true {
-            throw StorageError(.credentialExists, "the \(what) \(TransferRecord.displayID(credential.id)) is registered already")
-        }
-        guard owners.contains(credential.userID) else {
-            throw StorageError(.notFound, "the \(what) \(TransferRecord.displayID(credential.id)) belongs to \(owner) \(credential.userID), who is not in the import")
-        }
+    static func importCredential(_ credential: CredentialRecordEntry, _ db: Database, ofAdmin: Bool, owners: Set<String>) throws {
+        let table = ofAdmin ? "admin_credentials" : "credentials"
+        let registered = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table) WHERE id = ?"), arguments: [Data(credential.id)]) == true
+        try TransferRecord.checkPasskey(credential, ofAdmin: ofAdmin, registered: registered, importedOwners: owners)
         try credential.insert(db, table: table)
     }
 }
