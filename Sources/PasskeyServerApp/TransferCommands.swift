@@ -118,8 +118,15 @@ struct ImportCommand: AsyncParsableCommand {
                 Pass --rp-id \(fileRPID) (as the server will run), or --ignore-rp-id to import them all the same.
                 """)
         }
+        if header?.rpID == nil {
+            note("the file does not say the RP ID its passkeys were made for: they sign in only if it is \(rpID), this server's")
+        }
         var counts = TransferCounts()
         for record in records { counts.add(record) }
+        guard !records.isEmpty else {
+            say("nothing to import: the file is the export of an empty database")
+            return
+        }
         if dryRun {
             say("would import \(counts.summary): the file has no problems")
             note("records the database holds already are found by the import itself, which then writes nothing")

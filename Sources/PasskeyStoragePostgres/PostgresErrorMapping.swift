@@ -45,6 +45,12 @@ enum PostgresErrorMapping {
         }
     }
 
+    /// The SQLSTATE of a server error, also inside a failed transaction's closure.
+    static func sqlState(of error: any Error) -> String? {
+        if let transaction = error as? PostgresTransactionError, let inner = transaction.closureError { return sqlState(of: inner) }
+        return (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
     static func describe(_ error: any Error) -> String {
         guard let psql = error as? PSQLError else { return "\(String(describing: type(of: error)))" }
         var parts = ["\(psql.code)"]

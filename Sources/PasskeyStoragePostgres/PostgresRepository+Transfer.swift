@@ -87,6 +87,11 @@ extension PostgresRepository: TransferRepository {
                 }
             }
         } catch {
+            // Another writer stored a record with one of the import's keys after the import checked for it: the
+            // transaction rolled back, and the outcome is known.
+            if PostgresErrorMapping.sqlState(of: error) == "23505" {
+                throw StorageError(.recordExists, "another writer stored a record with one of the import's keys meanwhile: run the import again to see which")
+            }
             throw PostgresErrorMapping.map(error, "import")
         }
     }

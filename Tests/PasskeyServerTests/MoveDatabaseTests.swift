@@ -131,6 +131,15 @@ struct MoveDatabaseTests {
         let imported = try await run(["import", file, "--database", database])
         #expect(imported.status == 0 && imported.output.contains("imported 1 account, 1 passkey"), "\(imported.output)")
 
+        // An empty database's export imports as nothing, successfully: a scripted move of a new deployment goes on.
+        let empty = try DurableStore.sqlite.makeDatabase()
+        #expect(try await run(["migrate", "--database", empty]).status == 0)
+        let emptyFile = file + ".empty"
+        let exported = try await run(["export", "--output", emptyFile, "--database", empty])
+        #expect(exported.status == 0 && exported.output.contains("the file does not say the RP ID"), "\(exported.output)")
+        let nothing = try await run(["import", emptyFile, "--database", try DurableStore.sqlite.makeDatabase()])
+        #expect(nothing.status == 0 && nothing.output.contains("nothing to import: the file is the export of an empty database"), "\(nothing.output)")
+
         let server = try await ServerProcess.start(database: database, port: try LocalPorts.free())
         defer { server.stop() }
         let signedIn = try await signIn(device, signCount: 1, port: server.port)

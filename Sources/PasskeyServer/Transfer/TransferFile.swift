@@ -168,7 +168,7 @@ public enum TransferFile {
     ///   for files made from another server's data. Names this server exported were accepted by it already, under the
     ///   rules of their time, and keep the rule lookups use.
     public static func record(_ text: String, line: Int, now: Date, newNames: Bool = true) throws(LineError) -> TransferRecord {
-        let fields = try Fields(text, line: line)
+        let fields = try Fields(text, line: line, now: now)
         let type = try fields.string("type")
         switch type {
         case "user":
@@ -227,7 +227,7 @@ public enum TransferFile {
             return .signingKey(
                 SigningKeyRecord(
                     id: try fields.identifier("id"), algorithm: algorithm, privateKeyPEM: pem, createdAt: try fields.optionalTime("createdAt") ?? now,
-                    retiresAt: try fields.optionalTime("retiresAt")))
+                    retiresAt: try fields.optionalTime("retiresAt", future: true)))
         case "secret":
             let name = try fields.string("name")
             guard let size = knownSecrets[name] else {
@@ -284,9 +284,13 @@ public enum TransferFile {
     struct Fields {
         let object: JSONObject
         let line: Int
+        /// When set, times later than this (and an hour's leeway for clocks that differ) are refused: a revocation
+        /// or a disable in the future would act on sign-ins that have not happened yet.
+        let now: Date?
 
-        init(_ text: String, line: Int) throws(LineError) {
+        init(_ text: String, line: Int, now: Date? = nil) throws(LineError) {
             self.line = line
+            self.now = now
             let value: JSONValue
             do { value = try JSONValue.parse(text, maximumDepth: 4) } catch { throw LineError(line: line, reason: error.description) }
             guard let object = value.objectValue else { throw LineError(line: line, reason: "not a JSON object") }
@@ -312,12 +316,13 @@ public enum TransferFile {
             return string
         }
 
-        /// An id (of an account, admin or key): 1 to 128 ASCII letters, digits and `-._~@:+`. Ids go into the
-        /// dashboard's and the API's paths (`/users/{id}`), so they hold nothing a path would have to escape.
+        /// An id (of an account, admin or key): 1 to 128 ASCII letters, digits and `-._~@:+`, not only dots. Ids go
+        /// into the dashboard's and the API's paths (`/users/{id}`), so they hold nothing a path would have to escape
+        /// or that clients resolve (`..`).
         func identifier(_ name: String) throws(LineError) -> String {
             let text = try string(name)
-            guard text.utf8.count <= 128, text.utf8.allSatisfy(Self.isIdentifierByte) else {
-                throw invalid(name, "1 to 128 ASCII letters, digits and - . _ ~ @ : + were expected")
+            guard text.utf8.count <= 128, text.utf8.allSatisfy(Self.isIdentifierByte), text.utf8.contains(where: { $0 != UInt8(ascii: ".") }) else {
+                throw invalid(name, "1 to 128 ASCII letters, digits and - . _ ~ @ : + (not only dots) were expected")
             }
             return text
         }
@@ -366,11 +371,13 @@ public enum TransferFile {
             return bytes
         }
 
-        func optionalTime(_ name: String) throws(LineError) -> Date? {
+        /// - Parameter future: the time may be later than now (a signing key's retirement).
+        func optionalTime(_ name: String, future: Bool = false) throws(LineError) -> Date? {
             guard let text = try optionalString(name) else { return nil }
             guard let date = TransferFile.fractionalFormatter().date(from: text) ?? ISO8601DateFormatter().date(from: text) else {
                 throw invalid(name, "an ISO 8601 time such as 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.123Z was expected")
             }
+            if !future, let now, date > now.addingTimeInterval(3_600) { throw invalid(name, "\(text) is in the future") }
             return date
         }
     }

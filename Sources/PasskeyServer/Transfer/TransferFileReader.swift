@@ -1,5 +1,6 @@
 public import Foundation
 public import PasskeyStorage
+import PasskeyWire
 
 extension TransferFile {
     /// A whole file, read and checked: its header, when it has one, and its records in import order (accounts before
@@ -28,6 +29,7 @@ extension TransferFile {
         var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var number = 0
         var sawFirst = false
+        var ownersOnBadLines: Set<String> = []
         while start < bytes.count {
             number += 1
             let newline = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
@@ -58,6 +60,12 @@ extension TransferFile {
                 records.append((number, try record(text, line: number, now: now, newNames: header == nil)))
             } catch {
                 problems.append(error)
+                // An owner on a bad line is reported there: its passkeys are not reported again as without one.
+                if let object = try? JSONValue.parse(text, maximumDepth: 4).objectValue, let id = object["id"]?.stringValue,
+                    let type = object["type"]?.stringValue, type == "user" || type == "admin"
+                {
+                    ownersOnBadLines.insert(id)
+                }
             }
         }
         if let end, end.count != records.count + problems.count {
@@ -68,15 +76,16 @@ extension TransferFile {
                     line: number,
                     reason: "the file ends without the end line an export writes last: it was cut short (an export that failed, or a copy not finished); export again"))
         }
-        problems += fileWideProblems(records)
+        problems += fileWideProblems(records, ownersOnBadLines: ownersOnBadLines)
         guard problems.isEmpty else { throw Problems(lines: problems.sorted { $0.line < $1.line }) }
-        guard !records.isEmpty else { throw Problems(lines: [LineError(line: max(number, 1), reason: "the file holds no records")]) }
+        // An export of an empty database is a whole file; anything else without records is a mistake.
+        guard !records.isEmpty || end != nil else { throw Problems(lines: [LineError(line: max(number, 1), reason: "the file holds no records")]) }
         let ordered = records.enumerated().sorted { ($0.element.record.rank, $0.offset) < ($1.element.record.rank, $1.offset) }
         return Contents(header: header, records: ordered.map(\.element.record))
     }
 
     /// Keys that come twice, and passkeys whose owner is not in the file.
-    static func fileWideProblems(_ records: [(line: Int, record: TransferRecord)]) -> [LineError] {
+    static func fileWideProblems(_ records: [(line: Int, record: TransferRecord)], ownersOnBadLines: Set<String>) -> [LineError] {
         var problems: [LineError] = []
         var seen: [String: Int] = [:]
         /// `what` must be unique in the file; `key` is how it compares.
@@ -116,9 +125,9 @@ extension TransferFile {
         }
         for (line, record) in records {
             switch record {
-            case .credential(let credential) where !users.contains(credential.userID):
+            case .credential(let credential) where !users.contains(credential.userID) && !ownersOnBadLines.contains(credential.userID):
                 problems.append(LineError(line: line, reason: "the passkey's account \(credential.userID) is not in the file: a passkey comes with its account"))
-            case .adminCredential(let credential) where !admins.contains(credential.userID):
+            case .adminCredential(let credential) where !admins.contains(credential.userID) && !ownersOnBadLines.contains(credential.userID):
                 problems.append(LineError(line: line, reason: "the admin passkey's admin \(credential.userID) is not in the file: a passkey comes with its admin"))
             default:
                 break
