@@ -156,7 +156,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let credential = try body.authenticationCredential("cred")
                 let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
-                if result.counterRegressed { Self.flagCounterRegression(note, context, result.user, result.credential) }
+                if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 let token = try await signer(
                     result.user, result.credential.id, "authentication", result.userVerified, result.externalUserID, result.counterRegressed)
                 var answer: JSONObject = [
@@ -220,7 +220,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 note.username = try body.optionalString("username")
                 let username = try CeremonyService<Repository>.normalizeUsername(note.username)
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
-                if result.counterRegressed { Self.flagCounterRegression(note, context, result.user, result.credential) }
+                if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 return Self.userObject(result.user, counterRegressed: result.counterRegressed)
             }
         }
@@ -228,8 +228,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
 
     /// A sign-in accepted under `--allow-counter-regression` although its counter did not increase: a warning in the log
     /// and the explanation of its event, so an operator can see which passkeys may have been cloned.
-    static func flagCounterRegression(_ note: CeremonyNote, _ context: Context, _ user: UserRecord, _ credential: CredentialRecordEntry) {
+    func flagCounterRegression(_ note: CeremonyNote, _ context: Context, _ user: UserRecord, _ credential: CredentialRecordEntry) {
         note.detail = "counter did not increase (accepted: --allow-counter-regression)"
+        metrics.recordAcceptedCounterRegression()
         context.logger.warning(
             "sign-in accepted with a signature counter that did not increase (--allow-counter-regression)",
             metadata: [

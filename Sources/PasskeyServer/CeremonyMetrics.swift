@@ -5,6 +5,8 @@ public import Prometheus
 ///
 /// - `passkey_ceremonies_total{ceremony, step, result, code}`: every options and verify call, by outcome and stable error code.
 /// - `passkey_ceremony_duration_seconds{ceremony, step}`: how long each took, server side.
+/// - `passkey_counter_regressions_accepted_total`: sign-ins accepted although their signature counter did not increase
+///   (`--allow-counter-regression`); each may be a cloned authenticator, so alert on its rate.
 public struct CeremonyMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
 
@@ -18,6 +20,9 @@ public struct CeremonyMetrics: Sendable {
     nonisolated(unsafe) static let ceremonies = MetricNameDescriptor(
         namespace: "passkey", metricName: "ceremonies", unitName: "total",
         helpText: "Ceremony calls (options and verify) by ceremony, step, result and stable error code (none on success).")
+    nonisolated(unsafe) static let counterRegressions = MetricNameDescriptor(
+        namespace: "passkey", metricName: "counter_regressions_accepted", unitName: "total",
+        helpText: "Sign-ins accepted with a signature counter that did not increase (--allow-counter-regression): possible cloned authenticators.")
     nonisolated(unsafe) static let duration = MetricNameDescriptor(
         namespace: "passkey", metricName: "ceremony_duration", unitName: "seconds",
         helpText: "Server-side time of each ceremony call, storage included.")
@@ -27,7 +32,15 @@ public struct CeremonyMetrics: Sendable {
     /// Bounded: ceremonies, steps and codes are fixed sets in the server's code.
     private let cache = MetricCache()
 
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) { self.registry = registry }
+    private let acceptedRegressions: Counter
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        acceptedRegressions = registry.makeCounter(descriptor: Self.counterRegressions)
+    }
+
+    /// Records a sign-in accepted with a counter that did not increase.
+    public func recordAcceptedCounterRegression() { acceptedRegressions.increment() }
 
     /// Records one call: `code` is nil for a success.
     public func record(ceremony: String, step: String, code: String?, duration: Duration) {

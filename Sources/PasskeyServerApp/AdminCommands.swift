@@ -41,6 +41,13 @@ func databaseDiscussion(_ more: String = "") -> String {
     """ + (more.isEmpty ? "" : "\n\n" + more)
 }
 
+/// A subcommand that could not do its work, as opposed to arguments it cannot take (`ValidationError`, which prints
+/// the usage too): printed as `Error: …` alone, with exit status 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// Prints without buffering, so scripts reading a pipe see it at once.
 func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
 
@@ -92,7 +99,7 @@ struct APIKeysCommand: AsyncParsableCommand {
             let repository = try await openStorage(root, mustExist: true)
             // `revokeAPIKey` throws StorageError only: a pattern-matching catch of it made the compiler loop.
             do { try await repository.revokeAPIKey(id: id, at: Date()) } catch {
-                if error.code == .notFound { throw ValidationError("no API key \(id)") }
+                if error.code == .notFound { throw CommandFailure("no API key \(id)") }
                 throw error
             }
             await recordCommand("revoke_api_key", "API key \(id) revoked", in: repository)

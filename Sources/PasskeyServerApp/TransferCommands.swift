@@ -53,7 +53,7 @@ struct ExportCommand: AsyncParsableCommand {
             try sink.finish()
         } catch {
             sink.abandon()
-            throw ValidationError(path == nil ? "the export failed, and its output has no end line: \(error)" : "nothing was exported: \(error)")
+            throw CommandFailure(path == nil ? "the export failed, and its output has no end line: \(error)" : "nothing was exported: \(error)")
         }
         let summary = counts.withLock { $0.summary }
         let secrets: String = includeSecrets ? ", signing keys and secrets included" : ""
@@ -98,21 +98,21 @@ struct ImportCommand: AsyncParsableCommand {
             } else {
                 var isFolder: ObjCBool = false
                 if FileManager.default.fileExists(atPath: file, isDirectory: &isFolder), isFolder.boolValue {
-                    throw ValidationError("cannot read \(file): it is a folder")
+                    throw CommandFailure("cannot read \(file): it is a folder")
                 }
                 data = try Data(contentsOf: URL(fileURLWithPath: file))
             }
-        } catch let error as ValidationError {
+        } catch let error as CommandFailure {
             throw error
         } catch {
             let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
-            throw ValidationError("cannot read \(file): \(posix.map { String(cString: strerror(Int32($0))) } ?? (error as NSError).localizedDescription)")
+            throw CommandFailure("cannot read \(file): \(posix.map { String(cString: strerror(Int32($0))) } ?? (error as NSError).localizedDescription)")
         }
         let contents = try Self.parse([UInt8](data), now: Date())
         let (header, records) = (contents.header, contents.records)
         let rpID = try server.rpIDSetting()
         if let fileRPID = header?.rpID, fileRPID != rpID, !ignoreRpId {
-            throw ValidationError(
+            throw CommandFailure(
                 """
                 the file's passkeys were made for the RP ID \(fileRPID), and this server's is \(rpID): they would not sign in here. \
                 Pass --rp-id \(fileRPID) (as the server will run), or --ignore-rp-id to import them all the same.
@@ -136,10 +136,10 @@ struct ImportCommand: AsyncParsableCommand {
         do { try await repository.importRecords(records) } catch {
             guard error.code != .unavailable else {
                 // A deadline or a lost connection while committing: the outcome is not known.
-                throw ValidationError(
+                throw CommandFailure(
                     "the import may or may not have been written: \(error.reason). Run it again: if it was written, it stops at its first account with \"exists\", and writes nothing")
             }
-            throw ValidationError("nothing was imported: \(error.reason)")
+            throw CommandFailure("nothing was imported: \(error.reason)")
         }
         await recordCommand("import", "imported \(counts.summary)", in: repository)
         say("imported \(counts.summary)")
@@ -151,7 +151,7 @@ struct ImportCommand: AsyncParsableCommand {
             let count = error.lines.count
             let listed = error.lines.prefix(reportedErrors).map { "  \($0)" }.joined(separator: "\n")
             let more = count > reportedErrors ? "\n  … and \(count - reportedErrors) more" : ""
-            throw ValidationError("nothing was imported: \(count) problem\(count == 1 ? "" : "s") in the file:\n\(listed)\(more)")
+            throw CommandFailure("nothing was imported: \(count) problem\(count == 1 ? "" : "s") in the file:\n\(listed)\(more)")
         }
     }
 }
@@ -194,7 +194,7 @@ final class LineSink: Sendable {
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let reason = errno == EEXIST ? "it exists already (an export never overwrites a file)" : String(cString: strerror(errno))
-            throw ValidationError("cannot create \(path): \(reason)")
+            throw CommandFailure("cannot create \(path): \(reason)")
         }
     }
 
@@ -215,7 +215,7 @@ final class LineSink: Sendable {
             return bytes
         })
         guard path != nil else { return }
-        guard fsync(descriptor) == 0, close(descriptor) == 0 else { throw ValidationError("cannot write \(path ?? ""): \(String(cString: strerror(errno)))") }
+        guard fsync(descriptor) == 0, close(descriptor) == 0 else { throw CommandFailure("cannot write \(path ?? ""): \(String(cString: strerror(errno)))") }
     }
 
     /// After a failure: the partial file goes, so that no half export is taken for a whole one.
@@ -231,7 +231,7 @@ final class LineSink: Sendable {
             let result = bytes[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw ValidationError("cannot write \(path ?? "standard output"): \(String(cString: strerror(errno)))")
+                throw CommandFailure("cannot write \(path ?? "standard output"): \(String(cString: strerror(errno)))")
             }
             written += result
         }

@@ -46,7 +46,7 @@ struct UsersCommand: AsyncParsableCommand {
             return user
         case (nil, nil):
             let what = by.map { $0 == .id ? "user id" : "username" } ?? "user id or username"
-            throw ValidationError("no account with the \(what) \(visible(reference)) (see: passkey-server users list)")
+            throw CommandFailure("no account with the \(what) \(visible(reference)) (see: passkey-server users list)")
         }
     }
 

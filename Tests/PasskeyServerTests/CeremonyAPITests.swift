@@ -449,6 +449,8 @@ struct CeremonyAPITests {
                 let completed = try await client.call(
                     .post, "/api/complete-authentication", json: ["assertion": try device.get(guide.json, signCount: 2), "username": "ann"])
                 #expect(completed.status == .ok && completed["username"] == "ann" && completed["counterRegressed"] == true, "\(completed.json)")
+                let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+                #expect(metrics.contains("passkey_counter_regressions_accepted_total 3"), "each accepted regression is counted: \(metrics.suffix(600))")
             }
         }
     }

@@ -117,7 +117,8 @@ struct ServerSubcommandTests {
         #expect(byID.status == 0 && byID.output.hasPrefix("user-0  \"ann\"  "), "\(byID.output)")
 
         let unknown = try await run(["users", "disable", "nobody", "--database", database])
-        #expect(unknown.status != 0 && unknown.output.contains("no account with the user id or username nobody"), "\(unknown.output)")
+        #expect(unknown.status == 1 && unknown.output.contains("no account with the user id or username nobody"), "\(unknown.output)")
+        #expect(!unknown.output.contains("Usage:"), "a failure, not a misuse: no usage text")
         let tooMany = try await run(["users", "list", "--limit", "0", "--database", database])
         #expect(tooMany.status != 0 && tooMany.output.contains("--limit must be 1 to 10000"), "\(tooMany.output)")
     }
