@@ -84,7 +84,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     @ParentCommand var server: PasskeyServerCommand
     @Argument(help: "The file to read; - for standard input.") var file: String
-    @Flag(help: "Check every line and say what would be imported, without writing anything.") var dryRun = false
+    @Flag(help: "Check the file, and its conflicts with the database in a transaction rolled back; write nothing.") var dryRun = false
     @Flag(help: "Import even when the file says its passkeys were made for another RP ID than this server's.") var ignoreRpId = false
 
     /// At most this many line errors are listed.
@@ -128,8 +128,17 @@ struct ImportCommand: AsyncParsableCommand {
             return
         }
         if dryRun {
-            say("would import \(counts.summary): the file has no problems")
-            note("records the database holds already are found by the import itself, which then writes nothing")
+            // Checked against the database too, when there is one: written in a transaction that is rolled back.
+            let database = try server.databaseSetting()
+            if database.hasPrefix("sqlite:"), !FileManager.default.fileExists(atPath: String(database.dropFirst("sqlite:".count))) {
+                say("would import \(counts.summary): the file has no problems, and there is no database yet to conflict with")
+                return
+            }
+            let repository = try await openStorage(server, mustExist: true)
+            do { try await repository.importRecords(records, dryRun: true) } catch {
+                throw CommandFailure("the import would fail, and write nothing: \(error.reason)")
+            }
+            say("would import \(counts.summary): the file has no problems, and nothing in the database conflicts with it")
             return
         }
         let repository = try await openStorage(server)

@@ -63,7 +63,19 @@ public protocol TransferRepository: Sendable {
     ///   `credential_exists` for a passkey ID registered already; `username_taken` for an account name another account
     ///   has (compared as sign-in compares them); `not_found` for a passkey whose account (or admin) is not in the
     ///   import. The reason names the record.
-    func importRecords(_ records: [TransferRecord]) async throws(StorageError)
+    ///
+    /// With `dryRun`, everything is checked and written as for real, then rolled back: conflicts with what is stored
+    /// are found, and nothing stays.
+    func importRecords(_ records: [TransferRecord], dryRun: Bool) async throws(StorageError)
+}
+
+extension TransferRepository {
+    public func importRecords(_ records: [TransferRecord]) async throws(StorageError) { try await importRecords(records, dryRun: false) }
+}
+
+/// Thrown inside a dry run's transaction, after its checks passed, to roll it back.
+package struct DryRunRollback: Error {
+    package init() {}
 }
 
 extension TransferRecord {

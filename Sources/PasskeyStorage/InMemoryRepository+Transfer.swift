@@ -19,7 +19,7 @@ extension InMemoryRepository {
         credentials.sorted { $0.createdAt != $1.createdAt ? $0.createdAt < $1.createdAt : $0.id.lexicographicallyPrecedes($1.id) }
     }
 
-    public func importRecords(_ records: [TransferRecord]) throws(StorageError) {
+    public func importRecords(_ records: [TransferRecord], dryRun: Bool) throws(StorageError) {
         // Checked and applied on copies: on a conflict nothing changes.
         var users = usersByID
         var credentials = credentialsByID
@@ -81,6 +81,7 @@ extension InMemoryRepository {
                 }
             }
         }
+        guard !dryRun else { return }
         usersByID = users
         credentialsByID = credentials
         externalIDsByUserID = externalIDs

@@ -70,7 +70,7 @@ extension PostgresRepository: TransferRepository {
         }
     }
 
-    public func importRecords(_ records: [TransferRecord]) async throws(StorageError) {
+    public func importRecords(_ records: [TransferRecord], dryRun: Bool) async throws(StorageError) {
         let logger = self.logger
         let client = self.client
         do {
@@ -83,9 +83,12 @@ extension PostgresRepository: TransferRepository {
                         for record in records { try await Self.importRecord(record, connection, &imported, logger: logger) }
                         // The first admins: pending setup links go, as when the first admin sets up (AdminRepository.addAdmin).
                         if !hadAdmins, !imported.admins.isEmpty { try await connection.query("DELETE FROM admin_invites", logger: logger) }
+                        if dryRun { throw DryRunRollback() }
                     }
                 }
             }
+        } catch let error as PostgresTransactionError where error.closureError is DryRunRollback && error.rollbackError == nil {
+            return
         } catch {
             // Another writer stored a record with one of the import's keys after the import checked for it: the
             // transaction rolled back, and the outcome is known.

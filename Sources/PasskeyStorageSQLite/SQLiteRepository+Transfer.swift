@@ -32,14 +32,22 @@ extension SQLiteRepository {
         }
     }
 
-    public func importRecords(_ records: [TransferRecord]) async throws(StorageError) {
-        // One savepoint of the writer: a conflict rolls back every record of the import and nothing else.
-        try await write { db in
+    public func importRecords(_ records: [TransferRecord], dryRun: Bool) async throws(StorageError) {
+        // One savepoint of the writer: a conflict (or a dry run's end) rolls back every record of the import and
+        // nothing else.
+        do {
+            try await writer.write { db, _ in
             let hadAdmins = try Bool.fetchOne(db, sql: "SELECT 1 FROM admins LIMIT 1") == true
             var imported = ImportedOwners(hadSigningKeys: try Bool.fetchOne(db, sql: "SELECT 1 FROM signing_keys LIMIT 1") == true)
             for record in records { try Self.importRecord(record, db, &imported) }
             // The first admins: pending setup links go, as when the first admin sets up (AdminRepository.addAdmin).
             if !hadAdmins, !imported.admins.isEmpty { try db.execute(sql: "DELETE FROM admin_invites") }
+            if dryRun { throw DryRunRollback() }
+            }
+        } catch is DryRunRollback {
+            return
+        } catch {
+            throw Self.map(error)
         }
     }
 

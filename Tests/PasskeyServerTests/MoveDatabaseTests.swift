@@ -127,9 +127,17 @@ struct MoveDatabaseTests {
 
         try ([passkey, user].joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let dry = try await run(["import", file, "--dry-run", "--database", database])
-        #expect(dry.status == 0 && dry.output.contains("would import 1 account, 1 passkey: the file has no problems"), "\(dry.output)")
+        #expect(dry.status == 0 && dry.output.contains("would import 1 account, 1 passkey: the file has no problems, and there is no database yet"), "\(dry.output)")
         let imported = try await run(["import", file, "--database", database])
         #expect(imported.status == 0 && imported.output.contains("imported 1 account, 1 passkey"), "\(imported.output)")
+        // A dry run against a database checks for conflicts too, and writes nothing.
+        let conflicting = try await run(["import", file, "--dry-run", "--database", database])
+        #expect(conflicting.status == 1 && conflicting.output.contains("the import would fail, and write nothing: an account with the user id legacy-7 exists"), "\(conflicting.output)")
+        let other = try DurableStore.sqlite.makeDatabase()
+        #expect(try await run(["migrate", "--database", other]).status == 0)
+        let clear = try await run(["import", file, "--dry-run", "--database", other])
+        #expect(clear.status == 0 && clear.output.contains("nothing in the database conflicts with it"), "\(clear.output)")
+        #expect(try await run(["users", "list", "--database", other]).output.contains("no accounts"), "a dry run writes nothing")
 
         // An empty database's export imports as nothing, successfully: a scripted move of a new deployment goes on.
         let empty = try DurableStore.sqlite.makeDatabase()

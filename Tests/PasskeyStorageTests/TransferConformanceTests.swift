@@ -94,6 +94,13 @@ struct TransferConformanceTests {
             sameSecret.id = "k2"
             #expect(await storageCode { try await repo.importRecords([.apiKey(sameSecret)]) } == .recordExists)
 
+            // A dry run finds the same conflicts, and writes nothing when there are none.
+            #expect(await storageCode { try await repo.importRecords([.user(sameID, externalID: nil)], dryRun: true) } == .recordExists)
+            let late = makeUser("late", handle: 9)
+            try await repo.importRecords([.user(late, externalID: nil), .credential(makeCredential(9, user: late))], dryRun: true)
+            #expect(try await repo.user(id: late.id) == nil)
+            #expect(try await repo.credential(id: [9, 9, 9]) == nil)
+
             // The stored secret, imported again with its own value, is skipped: an import into a database whose server
             // started once works when both come from the same deployment.
             try await repo.importRecords([.secret(name: "fake-credential-key", value: [1, 2, 3])])
