@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One lasting record of a deployment: what `passkey-server export` writes and `import` reads, so that a deployment
 /// can move from SQLite to PostgreSQL (or in from another passkey server) with every passkey still signing in.

@@ -98,6 +98,10 @@ struct TransferFileTests {
         ]
         #expect(refusal(passkey) == nil, "the control line is accepted")
         #expect(refusal(with(passkey, "backupEligible", nil))?.hasPrefix("line 7: \"backupEligible\": missing") == true)
+        #expect(
+            refusal(with(passkey, "signcount", 5)) == "line 7: \"signcount\": not a field of a passkey line (a misspelling? the fields are in docs/deploy.md, \"Moving to another database\")",
+            "a misspelt field would silently import the default")
+        #expect(refusal(with(passkey, "adminId", "a1"))?.hasPrefix("line 7: \"adminId\": not a field of a passkey line") == true)
         #expect(refusal(with(passkey, "publicKey", .string(Base64URL.encode([0x04] + Array(repeating: 1, count: 64)))))?.hasPrefix("line 7: \"publicKey\": not a usable COSE key") == true)
         // A P-256 key whose point is not on the curve parses, but could never verify a signature.
         let offCurve = CBOREncoder().encode(.map([.int(1): .int(2), .int(3): .int(-7), .int(-1): .int(1), .int(-2): .bytes(Array(repeating: 1, count: 32)), .int(-3): .bytes(Array(repeating: 2, count: 32))]))
@@ -136,6 +140,7 @@ struct TransferFileTests {
         #expect(headerError(#"{"format":"passkey-server-export","version":2}"#) == "line 1: the file is version 2 of the format; this server reads version 1: use a newer passkey-server")
         #expect(headerError(#"{"format":"other","version":1}"#) == "line 1: \"format\" is not \"passkey-server-export\": this is not a passkey-server export")
         #expect(headerError("[1]") == "line 1: not a JSON object")
+        #expect(headerError(#"{"format":"passkey-server-export","version":1,"rpID":"example.com"}"#)?.hasPrefix("line 1: \"rpID\": not a field of the header") == true)
         #expect(headerError("{") != nil)
     }
 

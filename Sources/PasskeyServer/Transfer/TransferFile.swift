@@ -134,6 +134,7 @@ public enum TransferFile {
     public static func header(_ text: String, line: Int = 1) throws(LineError) -> Header? {
         let fields = try Fields(text, line: line)
         guard fields.object["type"] == nil else { return nil }
+        try fields.only(["format", "version", "rpId", "exportedAt", "includesSecrets"], in: "the header")
         guard try fields.string("format") == format else {
             throw LineError(line: line, reason: "\"format\" is not \"\(format)\": this is not a passkey-server export")
         }
@@ -145,6 +146,26 @@ public enum TransferFile {
             rpID: try fields.optionalString("rpId"), exportedAt: try fields.optionalTime("exportedAt"),
             includesSecrets: try fields.optionalBool("includesSecrets") ?? false)
     }
+
+    /// Each record type's fields (besides `type`).
+    static let knownFields: [String: Set<String>] = {
+        let passkey: Set<String> = [
+            "id", "publicKey", "algorithm", "signCount", "uvInitialized", "transports", "backupEligible", "backupState", "aaguid",
+            "attestationFormat", "attestationType", "name", "createdAt", "lastUsedAt",
+        ]
+        return [
+            "user": [
+                "id", "userHandle", "username", "displayName", "isAnonymous", "createdAt", "lastSignInAt", "disabledAt", "tokensRevokedAt",
+                "externalUserId",
+            ],
+            "passkey": passkey.union(["userId"]),
+            "adminPasskey": passkey.union(["adminId"]),
+            "admin": ["id", "userHandle", "name", "createdAt"],
+            "apiKey": ["id", "name", "prefix", "secretHash", "createdAt", "lastUsedAt", "revokedAt"],
+            "signingKey": ["id", "algorithm", "privateKeyPem", "createdAt", "retiresAt"],
+            "secret": ["name", "value"],
+        ]
+    }()
 
     /// The secrets a server keeps, and their sizes: an import takes no others.
     static let knownSecrets = ["fake-credential-key": 32]
@@ -159,6 +180,7 @@ public enum TransferFile {
     public static func end(_ text: String, line: Int) throws(LineError) -> Int? {
         let fields = try Fields(text, line: line)
         guard try fields.optionalString("type") == "end" else { return nil }
+        try fields.only(["type", "records"], in: "the end line")
         return try fields.integer("records", in: 0...Int(Int32.max))
     }
 
@@ -170,6 +192,9 @@ public enum TransferFile {
     public static func record(_ text: String, line: Int, now: Date, newNames: Bool = true) throws(LineError) -> TransferRecord {
         let fields = try Fields(text, line: line, now: now)
         let type = try fields.string("type")
+        // A field of another name is refused, not ignored: a misspelt "signcount" would otherwise import a passkey
+        // with a counter of 0, silently.
+        if let known = knownFields[type] { try fields.only(known.union(["type"]), in: "a \(type) line") }
         switch type {
         case "user":
             let id = try fields.identifier("id")
@@ -298,6 +323,14 @@ public enum TransferFile {
         }
 
         func invalid(_ name: String, _ reason: String) -> LineError { LineError(line: line, reason: "\"\(name)\": \(reason)") }
+
+        /// Refuses a field not in `names` (the first one, in order).
+        func only(_ names: Set<String>, in what: String) throws(LineError) {
+            guard let unknown = object.members.first(where: { !names.contains($0.name) })?.name else { return }
+            throw invalid(
+                DisplayEscaping.escape(String(unknown.prefix(40))),
+                "not a field of \(what) (a misspelling? the fields are in docs/deploy.md, \"Moving to another database\")")
+        }
 
         /// The field's value; nil when it is absent or null.
         func value(_ name: String) -> JSONValue? {
