@@ -275,8 +275,20 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         c.metricsToken = Self.secret("metrics-token", keepBlank: true)
         c.tlsCertificatePath = tlsCert ?? settings.value("tls-cert")
         c.tlsKeyPath = tlsKey ?? settings.value("tls-key")
-        do { try c.validate() } catch { throw ValidationError(error.description) }
+        do { try c.validate() } catch { throw ValidationError(Self.naming(error.description, settings)) }
         return c
+    }
+
+    /// A start-up error names the setting as the operator gave it: `PASSKEY_PORT`, or the settings file's line, when
+    /// the flag that opens the message was not on the command line (the configuration's checks speak in flags).
+    static func naming(_ message: String, _ settings: Settings, arguments: [String] = CommandLine.arguments) -> String {
+        guard message.hasPrefix("--") else { return message }
+        let flag = String(message.dropFirst(2).prefix { $0.isLetter || $0.isNumber || $0 == "-" })
+        guard !arguments.contains(where: { $0 == "--" + flag || $0.hasPrefix("--" + flag + "=") }) else { return message }
+        let name = settings.name(flag)
+        // Neither the environment nor the file: a default, said as the flag that changes it.
+        guard name != flag else { return message }
+        return name + message.dropFirst(2 + flag.count)
     }
 
     func run() async throws {

@@ -244,7 +244,7 @@ struct AttestationPolicyTests {
         let aaguid = try await onOwnThread {
             try runProgram(ServerProcess.executable, ["--database", "memory:", "--attestation", "direct"], environment: strict)
         }
-        #expect(aaguid.status != 0 && aaguid.output.contains("--allowed-aaguid nope must be an AAGUID"), "\(aaguid.output)")
+        #expect(aaguid.status != 0 && aaguid.output.contains("PASSKEY_ALLOWED_AAGUID nope must be an AAGUID"), "\(aaguid.output)")
     }
 
     static func message(_ body: () throws -> Void) -> String? {

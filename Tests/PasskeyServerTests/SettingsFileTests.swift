@@ -164,6 +164,14 @@ struct ServerSettingsFileTests {
         let run = try await runToEnd(["--database", database()], environment: ["PASSKEY_PORT": "80a"])
         #expect(run.status != 0)
         #expect(run.output.contains("PASSKEY_PORT must be a whole number"))
+        // The configuration's own checks, too: named as set, in the environment or the settings file.
+        let range = try await runToEnd(["--database", database()], environment: ["PASSKEY_PORT": "70000"])
+        #expect(range.status != 0 && range.output.contains("PASSKEY_PORT must be between 1 and 65535"), "\(range.output)")
+        let settings = try writeSettings("rp-id = https://example.com")
+        let file = try await runToEnd(["--config", settings, "--database", database()])
+        #expect(file.output.contains("\(settings):1: rp-id must be a domain such as example.com"), "\(file.output)")
+        let flag = try await runToEnd(["--rp-id", "https://example.com", "--database", database()], environment: ["PASSKEY_RP_ID": "example.com"])
+        #expect(flag.output.contains("--rp-id must be a domain"), "the flag wins, and is named: \(flag.output)")
     }
 
     @Test("durations that do not fit are refused at start, not a crash at the first request")
