@@ -8,7 +8,7 @@ import PasskeyStorage
 ///
 /// Commands that only read or change what is there (`list`, `revoke`) set `mustExist`: an SQLite path with a typo
 /// would otherwise create an empty database and answer as if it were the real one.
-func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false) async throws -> any PasskeyRepository {
+func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false, migrate: Bool = true) async throws -> any PasskeyRepository {
     let value = try root.databaseSetting()
     guard value != "memory:" else { throw ValidationError("an in-memory database lives only inside a running server") }
     if value.hasPrefix("sqlite:") {
@@ -25,7 +25,7 @@ func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false) async th
                         .utf8))
         }
     }
-    return try await openRepository(value)
+    return try await openRepository(value, migrate: migrate)
 }
 
 /// The usage line of a subcommand that acts on the server's database: `--database` belongs to the server command, so

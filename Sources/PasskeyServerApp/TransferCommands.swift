@@ -134,8 +134,15 @@ struct ImportCommand: AsyncParsableCommand {
                 say("would import \(counts.summary): the file has no problems, and there is no database yet to conflict with")
                 return
             }
-            let repository = try await openStorage(server, mustExist: true)
+            // Opened without migrating: a dry run changes nothing, not even the schema.
+            let repository: any PasskeyRepository
+            do { repository = try await openStorage(server, mustExist: true, migrate: false) } catch let error as StorageError {
+                throw CommandFailure("the file has no problems, but the database could not be checked: \(error.reason)")
+            }
             do { try await repository.importRecords(records, dryRun: true) } catch {
+                guard error.code != .unavailable else {
+                    throw CommandFailure("the file has no problems, but the database could not be checked: \(error.reason)")
+                }
                 throw CommandFailure("the import would fail, and write nothing: \(error.reason)")
             }
             say("would import \(counts.summary): the file has no problems, and nothing in the database conflicts with it")

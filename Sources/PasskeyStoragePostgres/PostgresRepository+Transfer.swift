@@ -87,7 +87,8 @@ extension PostgresRepository: TransferRepository {
                     }
                 }
             }
-        } catch let error as PostgresTransactionError where error.closureError is DryRunRollback && error.rollbackError == nil {
+        } catch let error as PostgresTransactionError where error.closureError is DryRunRollback {
+            // The checks passed; whether or not the ROLLBACK itself got through, nothing was committed.
             return
         } catch {
             // Another writer stored a record with one of the import's keys after the import checked for it: the

@@ -91,6 +91,22 @@ public final class PostgresRepository: Sendable {
         return report
     }
 
+    /// Whether every migration this build knows is applied: for a caller that must change nothing (a dry run) and so
+    /// cannot migrate.
+    public func hasCurrentSchema() async throws(StorageError) -> Bool {
+        let logger = self.logger
+        return try await withConnection("read the schema's version") { connection in
+            let table = try await connection.rows(
+                "SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_migrations' AND table_schema = current_schema()", logger)
+            guard !table.isEmpty else { return false }
+            var seen = Set<Int>()
+            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
+                seen.insert(version)
+            }
+            return PostgresSchema.migrations.allSatisfy { seen.contains($0.version) }
+        }
+    }
+
     /// Writes the events still queued, then closes every connection. The repository cannot be used afterwards.
     public func shutdown() async {
         await eventQueue.close()

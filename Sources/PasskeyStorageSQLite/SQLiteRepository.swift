@@ -13,7 +13,10 @@ public final class SQLiteRepository: PasskeyRepository {
     public let path: String
 
     /// Opens (creating it and its folder if needed) and migrates the database at `path`.
-    public init(path: String) throws(StorageError) {
+    ///
+    /// - Parameter migrate: false for a caller that must change nothing (a dry run): the schema is then only checked,
+    ///   and an older one is `storage_unavailable`.
+    public init(path: String, migrate: Bool = true) throws(StorageError) {
         self.path = path
         var configuration = Configuration()
         configuration.prepareDatabase { db in
@@ -22,13 +25,27 @@ public final class SQLiteRepository: PasskeyRepository {
         }
         configuration.busyMode = .timeout(5)
         do {
-            try Self.createPrivately(path)
+            if migrate {
+                try Self.createPrivately(path)
+            } else {
+                // Checked read-only before the pool opens: opening it turns WAL on, which writes to an empty file.
+                var readOnly = Configuration()
+                readOnly.readonly = true
+                let queue = try DatabaseQueue(path: path, configuration: readOnly)
+                let current = try queue.read { db in try SQLiteSchema.migrator.hasCompletedMigrations(db) }
+                try queue.close()
+                guard current else {
+                    throw StorageError(.unavailable, "the database at \(path) has an older schema than this server's (or none): run passkey-server migrate first")
+                }
+            }
             let pool = try DatabasePool(path: path, configuration: configuration)
             // GRDB switches its writer connection to `synchronous=NORMAL` when it turns WAL on, after
             // `prepareDatabase` ran: set FULL again on the connection that commits, or commits are not synced.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            try SQLiteSchema.migrator.migrate(pool)
-            try pool.write { db in try SQLiteSchema.fillUsernameKeys(db) }
+            if migrate {
+                try SQLiteSchema.migrator.migrate(pool)
+                try pool.write { db in try SQLiteSchema.fillUsernameKeys(db) }
+            }
             self.pool = pool
             writer = GroupCommitWriter(pool: pool, path: path)
             readers = ReadConnectionPool(path: path)

@@ -134,6 +134,13 @@ struct MoveDatabaseTests {
         let conflicting = try await run(["import", file, "--dry-run", "--database", database])
         #expect(conflicting.status == 1 && conflicting.output.contains("the import would fail, and write nothing: an account with the user id legacy-7 exists"), "\(conflicting.output)")
         let other = try DurableStore.sqlite.makeDatabase()
+        // A dry run changes nothing, not even the schema: an empty database file cannot be checked against.
+        let otherPath = String(other.dropFirst("sqlite:".count))
+        try FileManager.default.createDirectory(atPath: (otherPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: otherPath, contents: Data()))
+        let unmigrated = try await run(["import", file, "--dry-run", "--database", other])
+        #expect(unmigrated.status == 1 && unmigrated.output.contains("the database could not be checked") && unmigrated.output.contains("run passkey-server migrate first"), "\(unmigrated.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: otherPath)).isEmpty, "not migrated by the dry run")
         #expect(try await run(["migrate", "--database", other]).status == 0)
         let clear = try await run(["import", file, "--dry-run", "--database", other])
         #expect(clear.status == 0 && clear.output.contains("nothing in the database conflicts with it"), "\(clear.output)")

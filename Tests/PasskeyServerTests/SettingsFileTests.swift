@@ -172,6 +172,8 @@ struct ServerSettingsFileTests {
         #expect(file.output.contains("\(settings):1: rp-id must be a domain such as example.com"), "\(file.output)")
         let flag = try await runToEnd(["--rp-id", "https://example.com", "--database", database()], environment: ["PASSKEY_RP_ID": "example.com"])
         #expect(flag.output.contains("--rp-id must be a domain"), "the flag wins, and is named: \(flag.output)")
+        let joined = try await runToEnd(["--port=70000", "--database", database()], environment: ["PASSKEY_PORT": "8080"])
+        #expect(joined.output.contains("--port must be between 1 and 65535"), "\(joined.output)")
     }
 
     @Test("durations that do not fit are refused at start, not a crash at the first request")

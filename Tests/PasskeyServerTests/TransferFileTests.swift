@@ -141,6 +141,9 @@ struct TransferFileTests {
         #expect(headerError(#"{"format":"other","version":1}"#) == "line 1: \"format\" is not \"passkey-server-export\": this is not a passkey-server export")
         #expect(headerError("[1]") == "line 1: not a JSON object")
         #expect(headerError(#"{"format":"passkey-server-export","version":1,"rpID":"example.com"}"#)?.hasPrefix("line 1: \"rpID\": not a field of the header") == true)
+        #expect(
+            headerError(#"{"format":"passkey-server-export","version":2,"tenant":"t1"}"#)?.contains("the file is version 2") == true,
+            "a later version's new field: the version is what to say")
         #expect(headerError("{") != nil)
     }
 

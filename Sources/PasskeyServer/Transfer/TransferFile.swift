@@ -134,7 +134,6 @@ public enum TransferFile {
     public static func header(_ text: String, line: Int = 1) throws(LineError) -> Header? {
         let fields = try Fields(text, line: line)
         guard fields.object["type"] == nil else { return nil }
-        try fields.only(["format", "version", "rpId", "exportedAt", "includesSecrets"], in: "the header")
         guard try fields.string("format") == format else {
             throw LineError(line: line, reason: "\"format\" is not \"\(format)\": this is not a passkey-server export")
         }
@@ -142,6 +141,7 @@ public enum TransferFile {
         guard fileVersion == version else {
             throw LineError(line: line, reason: "the file is version \(fileVersion) of the format; this server reads version \(version): use a newer passkey-server")
         }
+        try fields.only(["format", "version", "rpId", "exportedAt", "includesSecrets"], in: "the header")
         return Header(
             rpID: try fields.optionalString("rpId"), exportedAt: try fields.optionalTime("exportedAt"),
             includesSecrets: try fields.optionalBool("includesSecrets") ?? false)
