@@ -93,7 +93,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "PasskeyStorage", swiftSettings: strict),
+        .target(name: "PasskeyStorage", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .target(
             name: "PasskeyAuthenticatorNames", dependencies: ["PasskeyWire"], exclude: ["Resources/README.md"],
             resources: [.copy("Resources/aaguids.json")], swiftSettings: strict),

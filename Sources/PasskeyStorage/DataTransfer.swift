@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyWire
 
 /// One lasting record of a deployment: what `passkey-server export` writes and `import` reads, so that a deployment
 /// can move from SQLite to PostgreSQL (or in from another passkey server) with every passkey still signing in.
@@ -85,10 +86,10 @@ extension TransferRecord {
         _ credential: CredentialRecordEntry, ofAdmin: Bool, registered: Bool, importedOwners: Set<String>
     ) throws(StorageError) {
         let what = ofAdmin ? "admin passkey" : "passkey"
-        guard !registered else { throw StorageError(.credentialExists, "the \(what) \(displayID(credential.id)) is registered already") }
+        guard !registered else { throw StorageError(.credentialExists, "the \(what) \(Base64URL.encode(credential.id)) is registered already") }
         guard importedOwners.contains(credential.userID) else {
             throw StorageError(
-                .notFound, "the \(what) \(displayID(credential.id)) belongs to \(ofAdmin ? "admin" : "account") \(credential.userID), which is not in the import")
+                .notFound, "the \(what) \(Base64URL.encode(credential.id)) belongs to \(ofAdmin ? "admin" : "account") \(credential.userID), which is not in the import")
         }
     }
 
@@ -98,12 +99,5 @@ extension TransferRecord {
     /// Why an import's secret was refused.
     public static func otherSecret(_ name: String) -> String {
         "the secret \(name) exists with another value (a server has run on this database): import into a database no server has started on, or leave the secrets out (export without --include-secrets)"
-    }
-
-    /// A passkey's ID in an import's reasons: base64url without padding, as the export file writes it, so that the
-    /// line can be found.
-    public static func displayID(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

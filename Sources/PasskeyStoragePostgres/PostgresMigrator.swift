@@ -35,6 +35,15 @@ enum PostgresMigrator {
         return report
     }
 
+    /// The versions `schema_migrations` records.
+    static func appliedVersions(_ connection: PostgresConnection, logger: Logger) async throws -> Set<Int> {
+        var seen = Set<Int>()
+        for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
+            seen.insert(version)
+        }
+        return seen
+    }
+
     private static func migrateInTransaction(_ connection: PostgresConnection, schema: String?, logger: Logger) async throws
         -> PostgresMigrationReport
     {
@@ -52,10 +61,7 @@ enum PostgresMigrator {
                     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL
                 )
                 """, logger: logger)
-            var seen = Set<Int>()
-            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
-                seen.insert(version)
-            }
+            let seen = try await appliedVersions(connection, logger: logger)
             var applied: [Int] = []
             for migration in PostgresSchema.migrations where !seen.contains(migration.version) {
                 for statement in migration.statements {

@@ -98,13 +98,21 @@ extension PostgresRepository: CredentialRepository {
         {
             throw StorageError(.usernameTaken, "username belongs to another account")
         }
-        try await connection.query(
-            """
-            INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at)
-            VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.username.map(UsernameKey.of)), \(user.displayName), \(user.isAnonymous),
-                \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)))
-            ON CONFLICT (id) DO NOTHING
-            """, logger: logger)
+        try await connection.query(insertUser(user, ifNew: true), logger: logger)
+    }
+
+    /// Inserts `user`, every column. `ifNew`: a row with the same id already there is left as it is (a registration
+    /// racing another of the same account); otherwise it is an error (an import, which must never attach to a row it did
+    /// not write).
+    static func insertUser(_ user: UserRecord, ifNew: Bool) -> PostgresQuery {
+        """
+        INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at,
+            disabled_at, tokens_revoked_at)
+        VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.username.map(UsernameKey.of)), \(user.displayName),
+            \(user.isAnonymous), \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)),
+            \(user.disabledAt.map(PostgresTime.milliseconds)), \(user.tokensRevokedAt.map(PostgresTime.milliseconds)))
+        \(unescaped: ifNew ? "ON CONFLICT (id) DO NOTHING" : "")
+        """
     }
 
     /// Deletes the challenge inside the caller's transaction; `challenge_consumed` when it was gone or expired (the

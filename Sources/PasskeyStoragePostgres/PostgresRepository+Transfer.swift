@@ -125,14 +125,7 @@ extension PostgresRepository: TransferRepository {
             if let name = user.username, let other = try await connection.rows(PostgresSchema.userNamed(name, columns: "id"), logger).first {
                 throw StorageError(.usernameTaken, "the username of account \(user.id) belongs to account \(try PostgresRowReader(other).value(0, String.self))")
             }
-            try await connection.query(
-                """
-                INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at,
-                    disabled_at, tokens_revoked_at)
-                VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.username.map(UsernameKey.of)), \(user.displayName),
-                    \(user.isAnonymous), \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)),
-                    \(user.disabledAt.map(PostgresTime.milliseconds)), \(user.tokensRevokedAt.map(PostgresTime.milliseconds)))
-                """, logger: logger)
+            try await connection.query(insertUser(user, ifNew: false), logger: logger)
             if let externalID {
                 if try await exists("SELECT 1 FROM external_users WHERE external_id = \(externalID)") {
                     throw StorageError(.recordExists, "the app user id of account \(user.id) is linked to another account")

@@ -99,10 +99,7 @@ public final class PostgresRepository: Sendable {
             let table = try await connection.rows(
                 "SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_migrations' AND table_schema = current_schema()", logger)
             guard !table.isEmpty else { return false }
-            var seen = Set<Int>()
-            for try await version in try await connection.query("SELECT version FROM schema_migrations", logger: logger).decode(Int.self) {
-                seen.insert(version)
-            }
+            let seen = try await PostgresMigrator.appliedVersions(connection, logger: logger)
             return PostgresSchema.migrations.allSatisfy { seen.contains($0.version) }
         }
     }

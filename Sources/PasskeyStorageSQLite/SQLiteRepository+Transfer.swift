@@ -77,9 +77,6 @@ extension SQLiteRepository {
                 throw StorageError(.usernameTaken, "the username of account \(user.id) belongs to account \(other)")
             }
             try user.insert(db)
-            try db.cachedStatement(sql: "UPDATE users SET disabled_at = ?, tokens_revoked_at = ? WHERE id = ?").execute(arguments: [
-                user.disabledAt.map(SQLiteSchema.milliseconds), user.tokensRevokedAt.map(SQLiteSchema.milliseconds), user.id,
-            ])
             if let externalID {
                 if try exists("SELECT 1 FROM external_users WHERE external_id = ?", [externalID]) {
                     throw StorageError(.recordExists, "the app user id of account \(user.id) is linked to another account")

@@ -303,12 +303,14 @@ extension UserRecord {
 
     func insert(_ db: Database) throws {
         try db.cachedStatement(sql: """
-                INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at,
+                    disabled_at, tokens_revoked_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).execute(
                 arguments: [
                 id, Data(userHandle), username, username.map(UsernameKey.of), displayName, isAnonymous, SQLiteSchema.milliseconds(createdAt),
-                lastSignInAt.map(SQLiteSchema.milliseconds),
+                lastSignInAt.map(SQLiteSchema.milliseconds), disabledAt.map(SQLiteSchema.milliseconds),
+                tokensRevokedAt.map(SQLiteSchema.milliseconds),
             ])
     }
 }

@@ -225,7 +225,7 @@ struct ConnectStorageConformanceTests {
     @Test("a registration that replaces a passkey deletes the old one in its transaction, and only the owner's", arguments: Backend.available)
     func replacingRegistration(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            let (ann, bob) = try await registerAnnAndBob(repo)
+            let (ann, _) = try await registerAnnAndBob(repo)
             var reset = makeChallenge("reset", .registration)
             reset.replacesCredentialID = [1, 1, 1]
             try await repo.saveChallenge(reset)

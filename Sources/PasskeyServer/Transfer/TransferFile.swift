@@ -3,6 +3,7 @@ public import Foundation
 import PasskeyCore
 public import PasskeyStorage
 import PasskeyWire
+import Synchronization
 
 /// The file `passkey-server export` writes and `passkey-server import` reads: JSON Lines (one JSON object per line,
 /// UTF-8). The first line says what the file is; every other line is one ``TransferRecord``, with a `"type"`: `user`,
@@ -118,21 +119,34 @@ public enum TransferFile {
         object["lastUsedAt"] = optionalTime(credential.lastUsedAt)
     }
 
-    static func time(_ date: Date) -> String { fractionalFormatter().string(from: date) }
+    static func time(_ date: Date) -> String { formatters.withLock { $0.fractional.string(from: date) } }
     static func optionalTime(_ date: Date?) -> JSONValue { date.map { .string(time($0)) } ?? .null }
 
-    static func fractionalFormatter() -> ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
+    /// A time with or without fractional seconds; nil when the text is not ISO 8601.
+    static func parseTime(_ text: String) -> Date? {
+        formatters.withLock { $0.fractional.date(from: text) ?? $0.plain.date(from: text) }
+    }
+
+    /// The ISO 8601 formatters, made once: making one costs 70–115 µs on Linux, more than the rest of a line's work,
+    /// and a record has up to five times. (Foundation's `ISO8601FormatStyle` would need no lock, but it truncates
+    /// milliseconds, and stored times must come back to the millisecond.)
+    static let formatters = Mutex(TimeFormatters())
+
+    struct TimeFormatters {
+        let fractional = ISO8601DateFormatter()
+        let plain = ISO8601DateFormatter()
+
+        init() { fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds] }
     }
 
     // MARK: Reading
 
     /// Reads the first line. A file without one (a hand-made file from another server) has no header: the caller
     /// passes its first line to ``record(_:line:now:)`` instead when this returns nil.
-    public static func header(_ text: String, line: Int = 1) throws(LineError) -> Header? {
-        let fields = try Fields(text, line: line)
+    public static func header(_ text: String, line: Int = 1) throws(LineError) -> Header? { try header(Fields(text, line: line)) }
+
+    static func header(_ fields: Fields) throws(LineError) -> Header? {
+        let line = fields.line
         guard fields.object["type"] == nil else { return nil }
         guard try fields.string("format") == format else {
             throw LineError(line: line, reason: "\"format\" is not \"\(format)\": this is not a passkey-server export")
@@ -143,7 +157,7 @@ public enum TransferFile {
         }
         try fields.only(["format", "version", "rpId", "exportedAt", "includesSecrets"], in: "the header")
         return Header(
-            rpID: try fields.optionalString("rpId"), exportedAt: try fields.optionalTime("exportedAt"),
+            rpID: try fields.optionalString("rpId"), exportedAt: try fields.optionalTime("exportedAt", future: true),
             includesSecrets: try fields.optionalBool("includesSecrets") ?? false)
     }
 
@@ -177,8 +191,9 @@ public enum TransferFile {
     }
 
     /// The record count of an end line (``endLine(records:)``); nil for any other line.
-    public static func end(_ text: String, line: Int) throws(LineError) -> Int? {
-        let fields = try Fields(text, line: line)
+    public static func end(_ text: String, line: Int) throws(LineError) -> Int? { try end(Fields(text, line: line)) }
+
+    static func end(_ fields: Fields) throws(LineError) -> Int? {
         guard try fields.optionalString("type") == "end" else { return nil }
         try fields.only(["type", "records"], in: "the end line")
         return try fields.integer("records", in: 0...Int(Int32.max))
@@ -190,7 +205,12 @@ public enum TransferFile {
     ///   for files made from another server's data. Names this server exported were accepted by it already, under the
     ///   rules of their time, and keep the rule lookups use.
     public static func record(_ text: String, line: Int, now: Date, newNames: Bool = true) throws(LineError) -> TransferRecord {
-        let fields = try Fields(text, line: line, now: now)
+        try record(Fields(text, line: line, now: now), newNames: newNames)
+    }
+
+    /// A line read once (``Fields``), as ``record(_:line:now:newNames:)`` reads it; the fields' `now` is the import's.
+    static func record(_ fields: Fields, newNames: Bool) throws(LineError) -> TransferRecord {
+        let now = fields.now ?? Date()
         let type = try fields.string("type")
         // A field of another name is refused, not ignored: a misspelt "signcount" would otherwise import a passkey
         // with a counter of 0, silently.
@@ -407,7 +427,7 @@ public enum TransferFile {
         /// - Parameter future: the time may be later than now (a signing key's retirement).
         func optionalTime(_ name: String, future: Bool = false) throws(LineError) -> Date? {
             guard let text = try optionalString(name) else { return nil }
-            guard let date = TransferFile.fractionalFormatter().date(from: text) ?? ISO8601DateFormatter().date(from: text) else {
+            guard let date = TransferFile.parseTime(text) else {
                 throw invalid(name, "an ISO 8601 time such as 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.123Z was expected")
             }
             if !future, let now, date > now.addingTimeInterval(3_600) { throw invalid(name, "\(text) is in the future") }

@@ -42,27 +42,31 @@ extension TransferFile {
                 problems.append(LineError(line: number, reason: "not UTF-8 text"))
                 continue
             }
+            // Each line is parsed once, then asked what it is.
+            var parsed: Fields?
             do throws(LineError) {
                 if let found = end {
                     throw LineError(line: number, reason: "a line after the end line (line \(found.line))")
                 }
+                let fields = try Fields(text, line: number, now: now)
+                parsed = fields
                 if !sawFirst {
                     sawFirst = true
-                    if let found = try TransferFile.header(text, line: number) {
+                    if let found = try TransferFile.header(fields) {
                         header = found
                         continue
                     }
                 }
-                if let count = try TransferFile.end(text, line: number) {
+                if let count = try TransferFile.end(fields) {
                     end = (number, count)
                     continue
                 }
-                records.append((number, try record(text, line: number, now: now, newNames: header == nil)))
+                records.append((number, try record(fields, newNames: header == nil)))
             } catch {
                 problems.append(error)
                 // An owner on a bad line is reported there: its passkeys are not reported again as without one.
-                if let object = try? JSONValue.parse(text, maximumDepth: 4).objectValue, let id = object["id"]?.stringValue,
-                    let type = object["type"]?.stringValue, type == "user" || type == "admin"
+                if let object = parsed?.object, let id = object["id"]?.stringValue, let type = object["type"]?.stringValue,
+                    type == "user" || type == "admin"
                 {
                     ownersOnBadLines.insert(id)
                 }
@@ -103,20 +107,20 @@ extension TransferFile {
             case .user(let user, let externalID):
                 users.insert(user.id)
                 once("account id", user.id, line)
-                once("user handle", TransferRecord.displayID(user.userHandle), line)
+                once("user handle", Base64URL.encode(user.userHandle), line)
                 if let name = user.username { once("username", UsernameKey.of(name), line) }
                 if let externalID { once("externalUserId", externalID, line) }
             case .admin(let admin):
                 admins.insert(admin.id)
                 once("admin id", admin.id, line)
-                once("admin user handle", TransferRecord.displayID(admin.userHandle), line)
+                once("admin user handle", Base64URL.encode(admin.userHandle), line)
             case .credential(let credential):
-                once("passkey id", TransferRecord.displayID(credential.id), line)
+                once("passkey id", Base64URL.encode(credential.id), line)
             case .adminCredential(let credential):
-                once("admin passkey id", TransferRecord.displayID(credential.id), line)
+                once("admin passkey id", Base64URL.encode(credential.id), line)
             case .apiKey(let key):
                 once("API key id", key.id, line)
-                once("API key secretHash", TransferRecord.displayID(key.secretHash), line)
+                once("API key secretHash", Base64URL.encode(key.secretHash), line)
             case .signingKey(let key):
                 once("signing key id", key.id, line)
             case .secret(let name, _):
