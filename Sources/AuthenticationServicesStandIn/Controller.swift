@@ -45,7 +45,7 @@ open class ASAuthorizationController: NSObject {
     @available(iOS 16.0, macOS 13.0, *)
     @available(tvOS, unavailable)
     @available(watchOS, unavailable)
-    open func performRequests(options: ASAuthorizationController.RequestOptions) { fatalError() }
+    open func performRequests(options: ASAuthorizationController.RequestOptions = []) { fatalError() }
 
     @available(iOS 16.0, *)
     @available(macOS, unavailable)

@@ -149,9 +149,9 @@ open class ASAuthorizationPlatformPublicKeyCredentialAssertion: NSObject, ASAuth
 {
     open var rawClientDataJSON: Data { fatalError() }
     open var credentialID: Data { fatalError() }
-    open var rawAuthenticatorData: Data { fatalError() }
-    open var userID: Data { fatalError() }
-    open var signature: Data { fatalError() }
+    open var rawAuthenticatorData: Data! { fatalError() }
+    open var userID: Data! { fatalError() }
+    open var signature: Data! { fatalError() }
 
     @available(iOS 16.6, macOS 13.5, *)
     @available(tvOS, unavailable)

@@ -59,9 +59,9 @@ public protocol ASAuthorizationPublicKeyCredentialRegistration: ASPublicKeyCrede
 }
 
 public protocol ASAuthorizationPublicKeyCredentialAssertion: ASPublicKeyCredential {
-    var rawAuthenticatorData: Data { get }
-    var userID: Data { get }
-    var signature: Data { get }
+    var rawAuthenticatorData: Data! { get }
+    var userID: Data! { get }
+    var signature: Data! { get }
 }
 
 public protocol ASAuthorizationPublicKeyCredentialRegistrationRequest: NSObjectProtocol {

@@ -94,6 +94,7 @@ open class ASAuthorizationSecurityKeyPublicKeyCredentialAssertionRequest: ASAuth
         get { fatalError() }
         set { fatalError() }
     }
+    @available(iOS 17.5, macOS 14.5, *)
     open var appID: String? {
         get { fatalError() }
         set { fatalError() }
@@ -116,8 +117,9 @@ open class ASAuthorizationSecurityKeyPublicKeyCredentialAssertion: NSObject, ASA
 {
     open var rawClientDataJSON: Data { fatalError() }
     open var credentialID: Data { fatalError() }
-    open var rawAuthenticatorData: Data { fatalError() }
-    open var userID: Data { fatalError() }
-    open var signature: Data { fatalError() }
+    open var rawAuthenticatorData: Data! { fatalError() }
+    open var userID: Data! { fatalError() }
+    open var signature: Data! { fatalError() }
+    @available(iOS 17.5, macOS 14.5, *)
     open var appID: Bool { fatalError() }
 }

@@ -5,14 +5,15 @@ import CryptoKit
 #else
 public import AuthenticationServicesStandIn
 #endif
-import Foundation
+public import Foundation
 public import PasskeyClient
 public import PasskeyWire
 
 // Apple's credential classes described by the SDK's protocols, so the conversion to WebAuthn JSON
 // (AppleCredentialConversion, tested on Linux with recorded bytes) is the only conversion code. The byte members
-// (rawClientDataJSON, credentialID, rawAttestationObject, rawAuthenticatorData, signature, userID) match by name and
-// type; only attachment, transports and extension outputs need code. The protocols are module-qualified to say these
+// rawClientDataJSON, credentialID and rawAttestationObject match by name and type; an assertion's
+// rawAuthenticatorData, signature and userID are `Data!` in Apple's SDK and are forwarded below; attachment, transports
+// and extension outputs need code. The protocols are module-qualified to say these
 // conformances of another module's types are intended (a plain name would warn; `@retroactive` is refused on Linux,
 // where the stand-in is in this package).
 
@@ -35,6 +36,13 @@ extension ASAuthorizationPlatformPublicKeyCredentialRegistration: PasskeyClient.
         }
         return outputs
     }
+}
+
+/// Every Apple assertion, platform or security key: the `Data!` members as the optionals the conversion checks.
+extension PasskeyClient.AppleCredentialAssertionValues where Self: ASAuthorizationPublicKeyCredentialAssertion {
+    public var webAuthnAuthenticatorData: Data? { rawAuthenticatorData }
+    public var webAuthnSignature: Data? { signature }
+    public var webAuthnUserHandle: Data? { userID }
 }
 
 extension ASAuthorizationPlatformPublicKeyCredentialAssertion: PasskeyClient.AppleCredentialAssertionValues {

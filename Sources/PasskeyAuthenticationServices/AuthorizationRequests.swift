@@ -23,7 +23,9 @@ enum AuthorizationRequests {
             request.userVerificationPreference = userVerification(plan.userVerification)
             request.attestationPreference = attestation(plan.attestation)
             #if !os(visionOS)
-            if let excluded = platform.excludedCredentials, #available(iOS 17.4, macOS 13.5, *) {
+            // Mac Catalyst is named on its own: `#available` there checks the iOS version unless told otherwise, and
+            // iOS 17.4 would mean macOS 14.4 instead of the plan's macOS 13.5 (Catalyst 16.6).
+            if let excluded = platform.excludedCredentials, #available(iOS 17.4, macCatalyst 16.6, macOS 13.5, *) {
                 request.excludedCredentials = excluded.map { ASAuthorizationPlatformPublicKeyCredentialDescriptor(credentialID: Data($0)) }
             }
             #endif

@@ -17,9 +17,9 @@ struct RecordedRegistration: AppleCredentialRegistrationValues {
 struct RecordedAssertion: AppleCredentialAssertionValues {
     var rawClientDataJSON: Data
     var credentialID: Data
-    var rawAuthenticatorData: Data
-    var signature: Data
-    var userID: Data
+    var webAuthnAuthenticatorData: Data?
+    var webAuthnSignature: Data?
+    var webAuthnUserHandle: Data?
     var webAuthnAttachment: AuthenticatorAttachment?
     var extensionOutputs = AppleAssertionExtensionOutputs()
 }
@@ -81,9 +81,9 @@ struct CredentialConversionTests {
         let recorded = RecordedAssertion(
             rawClientDataJSON: try RecordedFixture.bytes(fixture, "response", "clientDataJSON"),
             credentialID: try RecordedFixture.bytes(fixture, "rawId"),
-            rawAuthenticatorData: try RecordedFixture.bytes(fixture, "response", "authenticatorData"),
-            signature: try RecordedFixture.bytes(fixture, "response", "signature"),
-            userID: Data(), webAuthnAttachment: .platform)
+            webAuthnAuthenticatorData: try RecordedFixture.bytes(fixture, "response", "authenticatorData"),
+            webAuthnSignature: try RecordedFixture.bytes(fixture, "response", "signature"),
+            webAuthnUserHandle: Data(), webAuthnAttachment: .platform)
         let json = try AppleCredentialConversion.authenticationResponse(recorded)
 
         let response = try #require(fixture.credential.objectValue?["response"]?.objectValue)
@@ -103,8 +103,8 @@ struct CredentialConversionTests {
     @Test("user handle, largeBlob and PRF outputs become the L3 members; security keys report cross-platform and their transports")
     func extensionOutputsAndUserHandle() throws {
         let assertion = RecordedAssertion(
-            rawClientDataJSON: Data("{}".utf8), credentialID: Data([0xfb, 0xff]), rawAuthenticatorData: Data(repeating: 1, count: 37),
-            signature: Data([0x30, 0x00]), userID: Data([0xfa, 0xfb, 0xfc]), webAuthnAttachment: .crossPlatform,
+            rawClientDataJSON: Data("{}".utf8), credentialID: Data([0xfb, 0xff]), webAuthnAuthenticatorData: Data(repeating: 1, count: 37),
+            webAuthnSignature: Data([0x30, 0x00]), webAuthnUserHandle: Data([0xfa, 0xfb, 0xfc]), webAuthnAttachment: .crossPlatform,
             extensionOutputs: AppleAssertionExtensionOutputs(largeBlobData: [0xff, 0xfe], prfFirst: [1, 2, 3], prfSecond: [4]))
         let json = try AppleCredentialConversion.authenticationResponse(assertion)
         #expect(json.id == "-_8")
@@ -115,12 +115,12 @@ struct CredentialConversionTests {
                 "largeBlob": .object(["blob": "__4"]), "prf": .object(["results": .object(["first": "AQID", "second": "BA"])]),
             ])
         let written = RecordedAssertion(
-            rawClientDataJSON: Data("{}".utf8), credentialID: Data([1]), rawAuthenticatorData: Data(repeating: 1, count: 37),
-            signature: Data([1]), userID: Data(), webAuthnAttachment: nil, extensionOutputs: AppleAssertionExtensionOutputs(largeBlobWritten: true))
+            rawClientDataJSON: Data("{}".utf8), credentialID: Data([1]), webAuthnAuthenticatorData: Data(repeating: 1, count: 37),
+            webAuthnSignature: Data([1]), webAuthnUserHandle: Data(), webAuthnAttachment: nil, extensionOutputs: AppleAssertionExtensionOutputs(largeBlobWritten: true))
         #expect(try AppleCredentialConversion.authenticationResponse(written).clientExtensionResults == ["largeBlob": .object(["written": true])])
         let nothingToRead = RecordedAssertion(
-            rawClientDataJSON: Data("{}".utf8), credentialID: Data([1]), rawAuthenticatorData: Data(repeating: 1, count: 37),
-            signature: Data([1]), userID: Data(), webAuthnAttachment: nil, extensionOutputs: AppleAssertionExtensionOutputs(largeBlobRead: true))
+            rawClientDataJSON: Data("{}".utf8), credentialID: Data([1]), webAuthnAuthenticatorData: Data(repeating: 1, count: 37),
+            webAuthnSignature: Data([1]), webAuthnUserHandle: Data(), webAuthnAttachment: nil, extensionOutputs: AppleAssertionExtensionOutputs(largeBlobRead: true))
         #expect(
             try AppleCredentialConversion.authenticationResponse(nothingToRead).clientExtensionResults == ["largeBlob": .object([:])],
             "a read with nothing stored keeps the output, without blob (§10.1.5)")
@@ -142,7 +142,7 @@ struct CredentialConversionTests {
     }
 
     @Test("unusable platform objects are invalid_response, never a trap")
-    func invalidResponses() {
+    func invalidResponses() throws {
         func registrationCode(_ credential: RecordedRegistration) -> PasskeyError.Code? {
             capture { () throws(PasskeyError) in try AppleCredentialConversion.registrationResponse(credential) }.error?.code
         }
@@ -160,8 +160,25 @@ struct CredentialConversionTests {
         #expect(registrationCode(good) == nil)
         for credential in [noAttestation, noID, longID, noClientData] { #expect(registrationCode(credential) == .invalidResponse) }
         let unsigned = RecordedAssertion(
-            rawClientDataJSON: Data("{}".utf8), credentialID: Data([1]), rawAuthenticatorData: Data(repeating: 1, count: 37),
-            signature: Data(), userID: Data(), webAuthnAttachment: nil)
+            rawClientDataJSON: Data("{}".utf8), credentialID: Data([1]), webAuthnAuthenticatorData: Data(repeating: 1, count: 37),
+            webAuthnSignature: Data(), webAuthnUserHandle: Data(), webAuthnAttachment: nil)
         #expect(capture { () throws(PasskeyError) in try AppleCredentialConversion.authenticationResponse(unsigned) }.error?.code == .invalidResponse)
+
+        // Apple imports the assertion's bytes as `Data!`: a nil there is an unusable response, not a trap.
+        func assertionCode(_ credential: RecordedAssertion) -> PasskeyError.Code? {
+            capture { () throws(PasskeyError) in try AppleCredentialConversion.authenticationResponse(credential) }.error?.code
+        }
+        var signed = unsigned
+        signed.webAuthnSignature = Data([0x30, 0x00])
+        #expect(assertionCode(signed) == nil)
+        var noAuthenticatorData = signed
+        noAuthenticatorData.webAuthnAuthenticatorData = nil
+        var noSignature = signed
+        noSignature.webAuthnSignature = nil
+        #expect(assertionCode(noAuthenticatorData) == .invalidResponse)
+        #expect(assertionCode(noSignature) == .invalidResponse)
+        var noUserHandle = signed
+        noUserHandle.webAuthnUserHandle = nil
+        #expect(try AppleCredentialConversion.authenticationResponse(noUserHandle).response.userHandle == nil)
     }
 }

@@ -24,7 +24,10 @@ final class PasskeyModel {
     /// Tells the current AutoFill task from one that was stopped and is still winding down.
     private var autoFillGeneration = 0
 
-    init(serverURL: URL = Configuration.serverURL) {
+    /// `serverURL` defaults to `Configuration.serverURL`, read here rather than as a default argument: with Xcode 26's
+    /// main-actor default isolation that constant belongs to the main actor, which a default argument is not on.
+    init(serverURL: URL? = nil) {
+        let serverURL = serverURL ?? Configuration.serverURL
         let authenticator = AppleAuthenticator(
             presentationAnchor: { KeyWindow.current() },
             log: { print("passkeys:", $0) })
@@ -38,7 +41,7 @@ final class PasskeyModel {
             message = "Choose a username first."
             return
         }
-        await run {
+        await run { () throws(PasskeyError) in
             let result = try await self.client.register(username: name, displayName: name)
             self.state = .signedIn(username: result.username, userId: result.userId)
         }
@@ -47,7 +50,7 @@ final class PasskeyModel {
     /// Signs in from the button: with the typed username, or with any passkey for the server when the field is empty.
     func signIn() async {
         let name = username.trimmingCharacters(in: .whitespaces)
-        await run {
+        await run { () throws(PasskeyError) in
             let result = try await self.client.authenticate(username: name.isEmpty ? nil : name)
             self.state = .signedIn(username: result.username, userId: result.userId)
         }
@@ -61,7 +64,8 @@ final class PasskeyModel {
         let generation = autoFillGeneration
         autoFill = Task { [weak self] in
             while let self, !Task.isCancelled, self.state == .signedOut {
-                do {
+                // Swift infers `any Error` for a `do` inside a closure: say which errors this one throws.
+                do throws(PasskeyError) {
                     let result = try await self.client.authenticate(mediation: .conditional)
                     self.state = .signedIn(username: result.username, userId: result.userId)
                 } catch where error.code == .invalidChallenge {

@@ -39,14 +39,17 @@ public enum AppleCredentialConversion {
             authenticatorAttachment: credential.webAuthnAttachment, clientExtensionResults: results)
     }
 
-    /// `AuthenticationResponseJSON` for a sign-in. An empty user handle is left out (`userHandle` absent).
+    /// `AuthenticationResponseJSON` for a sign-in. A missing or empty user handle is left out (`userHandle` absent).
     public static func authenticationResponse(_ credential: some AppleCredentialAssertionValues) throws(PasskeyError)
         -> AuthenticationResponseJSON
     {
         let id = try encodedID(credential)
-        guard !credential.rawClientDataJSON.isEmpty, !credential.rawAuthenticatorData.isEmpty, !credential.signature.isEmpty else {
+        guard !credential.rawClientDataJSON.isEmpty, let authenticatorData = credential.webAuthnAuthenticatorData,
+            !authenticatorData.isEmpty, let signature = credential.webAuthnSignature, !signature.isEmpty
+        else {
             throw PasskeyError(.invalidResponse, stage: .authenticator, "the assertion lacks client data, authenticator data or a signature")
         }
+        let userHandle = credential.webAuthnUserHandle.flatMap { $0.isEmpty ? nil : Base64URL.encode($0) }
         var results = JSONObject()
         let outputs = credential.extensionOutputs
         if outputs.largeBlobRead || outputs.largeBlobData != nil {
@@ -61,8 +64,7 @@ public enum AppleCredentialConversion {
             id: id, rawId: id,
             response: AuthenticatorAssertionResponseJSON(
                 clientDataJSON: Base64URL.encode(credential.rawClientDataJSON),
-                authenticatorData: Base64URL.encode(credential.rawAuthenticatorData), signature: Base64URL.encode(credential.signature),
-                userHandle: credential.userID.isEmpty ? nil : Base64URL.encode(credential.userID)),
+                authenticatorData: Base64URL.encode(authenticatorData), signature: Base64URL.encode(signature), userHandle: userHandle),
             authenticatorAttachment: credential.webAuthnAttachment, clientExtensionResults: results)
     }
 

@@ -3,9 +3,10 @@ public import PasskeyWire
 
 /// What every public-key credential AuthenticationServices returns carries (`ASPublicKeyCredential`).
 ///
-/// The byte members keep Apple's names and types, so `ASAuthorizationPlatformPublicKeyCredentialRegistration` and its
-/// siblings conform with no code; the members whose Apple types cannot be named outside AuthenticationServices
-/// (attachment, transports, extension outputs) are ours, implemented by the adapter. Tests conform plain structs
+/// The byte members keep Apple's names and types where Apple's are non-optional or optional, so
+/// `ASAuthorizationPlatformPublicKeyCredentialRegistration` and its siblings conform with no code; the members whose
+/// Apple types cannot be named outside AuthenticationServices (attachment, transports, extension outputs, and an
+/// assertion's `Data!` members) are ours, implemented by the adapter. Tests conform plain structs
 /// holding recorded bytes, which is how the conversion to WebAuthn JSON is tested on Linux.
 public protocol ApplePublicKeyCredentialValues {
     /// The client data exactly as the platform serialized and signed it; never re-serialized.
@@ -26,11 +27,19 @@ public protocol AppleCredentialRegistrationValues: ApplePublicKeyCredentialValue
 }
 
 /// A sign-in (`ASAuthorizationPublicKeyCredentialAssertion`).
+///
+/// Apple's byte members of an assertion (`rawAuthenticatorData`, `signature`, `userID`) import as `Data!`, since
+/// `ASAuthorizationPublicKeyCredentialAssertion.h` has no nullability annotations, and `Data!` witnesses neither `Data`
+/// nor `Data?`. So these are ours, optional, and the adapter forwards Apple's members to them: a missing authenticator
+/// data or signature is then an unusable response rather than a trap.
 public protocol AppleCredentialAssertionValues: ApplePublicKeyCredentialValues {
-    var rawAuthenticatorData: Data { get }
-    var signature: Data { get }
-    /// The user handle; empty when the authenticator returned none (a non-discoverable security-key credential).
-    var userID: Data { get }
+    /// `rawAuthenticatorData`.
+    var webAuthnAuthenticatorData: Data? { get }
+    /// `signature`.
+    var webAuthnSignature: Data? { get }
+    /// `userID`: the user handle; `nil` or empty when the authenticator returned none (a non-discoverable
+    /// security-key credential).
+    var webAuthnUserHandle: Data? { get }
     var extensionOutputs: AppleAssertionExtensionOutputs { get }
 }
 

@@ -1,5 +1,5 @@
 #if canImport(Security)
-public import Foundation
+import Foundation
 import Security
 
 /// Keeps ``ConnectState`` in the Keychain (Apple platforms): a generic password item readable after first unlock,

@@ -1,4 +1,4 @@
-public import PasskeyWire
+import PasskeyWire
 
 /// What the `prf` extension (WebAuthn L3 §10.1.4) gave an app through the high-level flows: the outputs are secrets
 /// derived on the device (keys for end-to-end encryption), so the flows take them out of the response before it goes
