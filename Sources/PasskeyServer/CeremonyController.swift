@@ -103,7 +103,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let query = request.formQuery
                 note.username = try query.single("username")  // before the throttle: a refused attempt names its user too
                 try await throttle(request, context)
-                return try await registrationOptions(username: note.username, displayName: try query.single("displayName"))
+                return try await registrationOptions(
+                    username: note.username, displayName: try query.single("displayName"),
+                    acceptedContacts: try ContactIdentifier.acceptedKinds(try query.single("contact")))
             }
         }
         router.post("generate-registration-options") { request, context in
@@ -112,7 +114,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try Self.posted("username", body, request.formQuery)
                 try await throttle(request, context)
-                return try await registrationOptions(username: note.username, displayName: try Self.posted("displayName", body, request.formQuery))
+                return try await registrationOptions(
+                    username: note.username, displayName: try Self.posted("displayName", body, request.formQuery),
+                    acceptedContacts: try ContactIdentifier.acceptedKinds(try Self.posted("contact", body, request.formQuery)))
             }
         }
         router.post("verify-registration") { request, context in
@@ -122,7 +126,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 note.username = try body.optionalString("username")
                 let credential = try body.registrationCredential("cred")
                 let result = try await service.verifyRegistration(
-                    credential, challengeKey: try body.optionalString("challengeKey"), username: note.username)
+                    credential, challengeKey: try body.optionalString("challengeKey"), username: note.username,
+                    displayName: try body.optionalString("displayName"))
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
                 // A new account: not linked to an app user yet.
                 let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized, nil, false)
@@ -244,10 +249,13 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         try await limiter.enforce(clientAddress(request, context))
     }
 
-    func registrationOptions(username: String?, displayName: String?) async throws(APIError) -> JSONValue {
-        let (options, key, _) = try await service.registrationOptions(username: username, displayName: displayName)
+    func registrationOptions(username: String?, displayName: String?, acceptedContacts: [ContactKind]? = nil) async throws(APIError) -> JSONValue {
+        let contacts = acceptedContacts ?? []
+        let (options, key, _) = try await service.registrationOptions(username: username, displayName: displayName, acceptedContacts: contacts)
         guard case .object(var object) = options.json else { return options.json }
         object["challengeKey"] = .string(key)
+        // Options for the system's sign-up sheet say which contacts it may offer (the request's `contact`).
+        if !contacts.isEmpty { object["acceptedContacts"] = .array(contacts.map { .string($0.rawValue) }) }
         return .object(object)
     }
 

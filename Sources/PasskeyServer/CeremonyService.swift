@@ -153,10 +153,20 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     ///
     /// An existing username is refused with `username_taken`: adding a passkey to an existing account needs that
     /// account's authorization, never just its name.
-    public func registrationOptions(username rawUsername: String?, displayName rawDisplayName: String?) async throws(APIError)
+    ///
+    /// - Parameter acceptedContacts: options for the system's sign-up sheet (Apple's account creation), which creates
+    ///   the passkey and lets the person pick an email address or phone number of these kinds: the account is named by
+    ///   that contact when the registration is verified. No username then.
+    public func registrationOptions(
+        username rawUsername: String?, displayName rawDisplayName: String?, acceptedContacts: [ContactKind] = []
+    ) async throws(APIError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord)
     {
         guard configuration.publicRegistration else { throw APIError.registrationClosed }
+        if !acceptedContacts.isEmpty, rawUsername?.isEmpty == false {
+            throw APIError.badRequest(
+                "contact_kind_invalid", "Options with contact are for an account named by the contact picked in the sign-up sheet: send no username.")
+        }
         let username = try Self.normalizeUsername(rawUsername, newAccount: true)
         if let username {
             let existing: UserRecord?
@@ -168,23 +178,32 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         try await ensureCapacity()
         let time = now()
         let userHandle = RelyingParty.makeUserHandle(random: random)
-        let displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: username ?? "Anonymous")
+        let displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: username ?? (acceptedContacts.isEmpty ? "Anonymous" : "New account"))
         let user = UserRecord(
-            userHandle: userHandle, username: username, displayName: displayName, isAnonymous: username == nil, createdAt: time)
+            userHandle: userHandle, username: username, displayName: displayName, isAnonymous: username == nil && acceptedContacts.isEmpty,
+            createdAt: time)
         let options = relyingParty.makeRegistrationOptions(
             userHandle: userHandle, userName: Self.userEntityName(username: username, userHandle: userHandle), displayName: displayName,
             attestation: configuration.attestation, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
         let key = newChallengeKey()
         let record = ChallengeRecord(
             key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: username,
-            displayName: displayName, userHandle: userHandle, createdAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL))
+            displayName: displayName, userHandle: userHandle, acceptedContacts: acceptedContacts, createdAt: time,
+            expiresAt: time.addingTimeInterval(configuration.challengeTTL))
         do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
         return (options, key, user)
     }
 
     /// Verifies a registration and stores the credential (and the new account) in one transaction.
+    ///
+    /// - Parameters:
+    ///   - rawUsername: for options made with accepted contacts, the contact the person picked in the sign-up sheet,
+    ///     which names the new account (``ContactIdentifier``; taken names are refused in the transaction that consumes
+    ///     the challenge); otherwise, when given, the username the options were made for.
+    ///   - rawDisplayName: for options made with accepted contacts, the name the person gave in the sheet, if any.
     public func verifyRegistration(
-        _ credential: RegistrationResponseJSON, challengeKey: String?, username rawUsername: String?, at endpoint: RegistrationEndpoint = .publicAPI
+        _ credential: RegistrationResponseJSON, challengeKey: String?, username rawUsername: String?, displayName rawDisplayName: String? = nil,
+        at endpoint: RegistrationEndpoint = .publicAPI
     ) async throws(APIError) -> (user: UserRecord, credential: CredentialRecordEntry) {
         let record = try await findChallenge(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
         do throws(APIError) {
@@ -193,10 +212,20 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 // Closing public registration also closes the ceremonies started before it closed.
                 guard configuration.publicRegistration else { throw APIError.registrationClosed }
             }
-            let username = try Self.normalizeUsername(rawUsername)
-            // The username sent with the response, when there is one, must be the one the options were made for.
-            if let username, !UsernameKey.same(username, record.username) {
-                throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
+            let accountName: String?
+            var displayName = record.displayName ?? record.username ?? "Anonymous"
+            if !record.acceptedContacts.isEmpty {
+                // Account creation: the sheet's contact names the account, under every username rule.
+                let contact = try ContactIdentifier.username(rawUsername, accepting: record.acceptedContacts)
+                accountName = contact
+                displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: contact)
+            } else {
+                let username = try Self.normalizeUsername(rawUsername)
+                // The username sent with the response, when there is one, must be the one the options were made for.
+                if let username, !UsernameKey.same(username, record.username) {
+                    throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
+                }
+                accountName = record.username
             }
             guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
             // An account disabled since its options were made: a disable spends the account's pending ceremonies, and the
@@ -212,8 +241,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             }
             let time = now()
             let user = UserRecord(
-                id: userID, userHandle: userHandle, username: record.username, displayName: record.displayName ?? record.username ?? "Anonymous",
-                isAnonymous: record.username == nil, createdAt: record.createdAt, lastSignInAt: nil)
+                id: userID, userHandle: userHandle, username: accountName, displayName: displayName, isAnonymous: accountName == nil,
+                createdAt: record.createdAt, lastSignInAt: nil)
             let entry = CredentialRecordEntry(
                 id: verified.credentialID, userID: userID, publicKey: verified.credentialPublicKey,
                 algorithm: verified.publicKeyAlgorithm.rawValue, signCount: verified.signCount, uvInitialized: verified.userVerified,

@@ -114,13 +114,17 @@ public struct ChallengeRecord: Sendable, Hashable {
     /// deleted before the registration completes, the registration fails (`not_found`) instead of creating the account
     /// again under the same name.
     public var forExistingUser: Bool
+    /// Registration that creates an account named by the contact the person picks in the system's sign-up sheet
+    /// (Apple's account creation, iOS 26): the kinds of contact the options accept. Empty for every other ceremony.
+    public var acceptedContacts: [ContactKind]
     public var createdAt: Date
     public var expiresAt: Date
 
     public init(
         key: String, challenge: String, ceremony: Ceremony, userID: String? = nil, username: String? = nil,
         displayName: String? = nil, userHandle: [UInt8]? = nil, allowedCredentialIDs: [[UInt8]] = [],
-        replacesCredentialID: [UInt8]? = nil, conditional: Bool = false, forExistingUser: Bool = false, createdAt: Date, expiresAt: Date
+        replacesCredentialID: [UInt8]? = nil, conditional: Bool = false, forExistingUser: Bool = false, acceptedContacts: [ContactKind] = [],
+        createdAt: Date, expiresAt: Date
     ) {
         self.key = key
         self.challenge = challenge
@@ -133,7 +137,29 @@ public struct ChallengeRecord: Sendable, Hashable {
         self.replacesCredentialID = replacesCredentialID
         self.conditional = conditional
         self.forExistingUser = forExistingUser
+        self.acceptedContacts = acceptedContacts
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+    }
+}
+
+/// A kind of contact an account can be named by when the system's sign-up sheet creates it with its first passkey
+/// (Apple's `ASContactIdentifierRequest`). An open set: stored as its raw value.
+public struct ContactKind: RawRepresentable, Sendable, Hashable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// An email address.
+    public static let email = ContactKind(rawValue: "email")
+    /// A phone number, E.164 (`+` and 8 to 15 digits).
+    public static let phone = ContactKind(rawValue: "phone")
+
+    /// Stored as one text: the raw values joined by commas, nil for none.
+    public static func encode(_ kinds: [ContactKind]) -> String? {
+        kinds.isEmpty ? nil : kinds.map(\.rawValue).joined(separator: ",")
+    }
+
+    public static func decode(_ text: String?) -> [ContactKind] {
+        (text ?? "").split(separator: ",").map { ContactKind(rawValue: String($0)) }
     }
 }

@@ -108,14 +108,14 @@ struct RecordSignInConsumingChallenge: RowsStatement {
 struct SaveChallenge: RowsStatement {
     static let sql = """
         INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
-            allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional, for_existing_user)
+            allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional, for_existing_user, accepted_contacts)
         VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::bytea, $8::bytea[], $9::bigint, $10::bigint,
-            $11::bytea, $12::boolean, $13::boolean)
+            $11::bytea, $12::boolean, $13::boolean, $14::text)
         """
     let challenge: ChallengeRecord
 
     func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 13)
+        var bindings = PostgresBindings(capacity: 14)
         bindings.append(challenge.key)
         bindings.append(challenge.challenge)
         bindings.append(challenge.ceremony.rawValue)
@@ -129,6 +129,7 @@ struct SaveChallenge: RowsStatement {
         bindings.append(challenge.replacesCredentialID.map { ByteBuffer(bytes: $0) })
         bindings.append(challenge.conditional)
         bindings.append(challenge.forExistingUser)
+        bindings.append(ContactKind.encode(challenge.acceptedContacts))
         return bindings
     }
 }

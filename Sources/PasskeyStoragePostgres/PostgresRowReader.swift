@@ -84,7 +84,7 @@ extension CredentialRecordEntry {
 }
 
 extension ChallengeRecord {
-    static let columnCount = 13
+    static let columnCount = 14
 
     init(_ row: PostgresRowReader) throws(StorageError) {
         let ceremonyName = try row.value(2, String.self)
@@ -95,6 +95,7 @@ extension ChallengeRecord {
             displayName: try row.optional(5, String.self), userHandle: try row.optionalBytes(6),
             allowedCredentialIDs: try row.value(7, [ByteBuffer].self).map { Array($0.readableBytesView) },
             replacesCredentialID: try row.optionalBytes(10), conditional: try row.value(11, Bool.self),
-            forExistingUser: try row.value(12, Bool.self), createdAt: try row.date(8), expiresAt: try row.date(9))
+            forExistingUser: try row.value(12, Bool.self), acceptedContacts: ContactKind.decode(try row.optional(13, String.self)),
+            createdAt: try row.date(8), expiresAt: try row.date(9))
     }
 }

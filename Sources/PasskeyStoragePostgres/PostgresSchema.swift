@@ -213,6 +213,9 @@ enum PostgresSchema {
         PostgresMigration(
             version: 11, name: "a disable revokes the sign-in tokens issued before it",
             statements: ["ALTER TABLE users ADD COLUMN tokens_revoked_at BIGINT"]),
+        PostgresMigration(
+            version: 12, name: "registrations that create an account named by a contact",
+            statements: ["ALTER TABLE challenges ADD COLUMN accepted_contacts TEXT"]),
     ]
 
     /// The migration that adds `users.username_key`.
@@ -321,7 +324,7 @@ enum PostgresSchema {
         """
     static let challengeColumns = """
         key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at, \
-        replaces_credential_id, conditional, for_existing_user
+        replaces_credential_id, conditional, for_existing_user, accepted_contacts
         """
 
     /// The same lists with a table alias, for joins.

@@ -185,6 +185,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v12: a disable revokes the sign-in tokens issued before it") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN tokens_revoked_at INTEGER")
         }
+        migrator.registerMigration("v13: registrations that create an account named by a contact") { db in
+            try db.execute(sql: "ALTER TABLE challenges ADD COLUMN accepted_contacts TEXT")
+        }
         return migrator
     }
 
@@ -255,7 +258,7 @@ enum SQLiteSchema {
         """
     static let challengeColumns = """
         key, challenge, ceremony, user_id, username, display_name, user_handle, allowed_credential_ids, created_at, expires_at, \
-        replaces_credential_id, conditional, for_existing_user
+        replaces_credential_id, conditional, for_existing_user, accepted_contacts
         """
 
     static func columnCount(_ columns: String) -> Int { columns.split(separator: ",").count }
@@ -362,14 +365,15 @@ extension ChallengeRecord {
             username: try row.optionalText(offset + 4), displayName: try row.optionalText(offset + 5),
             userHandle: try row.optionalBlob(offset + 6), allowedCredentialIDs: allowed,
             replacesCredentialID: try row.optionalBlob(offset + 10), conditional: try row.bool(offset + 11),
-            forExistingUser: try row.bool(offset + 12), createdAt: try row.date(offset + 8), expiresAt: try row.date(offset + 9))
+            forExistingUser: try row.bool(offset + 12), acceptedContacts: ContactKind.decode(try row.optionalText(offset + 13)),
+            createdAt: try row.date(offset + 8), expiresAt: try row.date(offset + 9))
     }
 
     func insert(_ raw: RawConnection) throws(StorageError) {
         let statement = try raw.statement("""
             INSERT INTO challenges (key, challenge, ceremony, user_id, username, display_name, user_handle,
-                allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional, for_existing_user)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                allowed_credential_ids, created_at, expires_at, replaces_credential_id, conditional, for_existing_user, accepted_contacts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.bind(1, key)
         try statement.bind(2, challenge)
@@ -384,6 +388,7 @@ extension ChallengeRecord {
         try statement.bind(11, replacesCredentialID)
         try statement.bind(12, conditional)
         try statement.bind(13, forExistingUser)
+        try statement.bind(14, ContactKind.encode(acceptedContacts))
         try statement.execute()
     }
 }

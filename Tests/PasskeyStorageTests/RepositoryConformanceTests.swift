@@ -227,6 +227,13 @@ struct RepositoryConformanceTests {
             try await repo.saveChallenge(makeChallenge("k3", expires: 60))
             #expect(try await repo.consumeChallenge(key: "k3", ceremony: .authentication, now: t0.addingTimeInterval(61)) == nil)
             #expect(try await repo.challengeCount() == 0)
+            // A registration for the system's sign-up sheet keeps the contact kinds it accepts, in order.
+            var creation = makeChallenge("k4", .registration)
+            creation.username = nil
+            creation.acceptedContacts = [.phone, .email]
+            try await repo.saveChallenge(creation)
+            #expect(try await repo.challenge(key: "k4", ceremony: .registration, now: t0)?.acceptedContacts == [.phone, .email])
+            #expect(try await repo.consumeChallenge(key: "k4", ceremony: .registration, now: t0) == creation)
         }
     }
 
