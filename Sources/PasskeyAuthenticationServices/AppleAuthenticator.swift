@@ -31,7 +31,7 @@ public final class AppleAuthenticator: Authenticator {
 
     public let platform: ApplePlatform
     private let presentationAnchor: PresentationAnchorProvider
-    private let log: @MainActor @Sendable (String) -> Void
+    let log: @MainActor @Sendable (String) -> Void
     private var running: AuthorizationRun?
 
     /// - Parameters:
@@ -75,7 +75,8 @@ public final class AppleAuthenticator: Authenticator {
             isSupported: platform.supports(.platformCredentials),
             isPlatformAuthenticatorAvailable: platform.supports(.platformCredentials) && Self.deviceOwnerAuthenticationIsSetUp(),
             supportsConditionalMediation: platform.supports(.autoFillAssistedRequests),
-            supportsConditionalCreate: platform.supports(.conditionalRegistration))
+            supportsConditionalCreate: platform.supports(.conditionalRegistration),
+            supportsAccountCreation: Self.compiledWithAccountCreation && platform.supports(.accountCreation))
     }
 
     /// Whether the device can verify its owner (a passcode or password is set): without one, iOS has no platform
@@ -96,7 +97,7 @@ public final class AppleAuthenticator: Authenticator {
 
     /// Runs the requests `makeRequests` builds, once nothing stands in the way: a window to present over, no other
     /// request the person is answering, a task that is not cancelled.
-    private func perform(
+    func perform(
         presentation: ApplePresentation, ceremony: CeremonyKind, hadExcludedCredentials: Bool = false, credPropsRequested: Bool = false,
         makeRequests: () -> [ASAuthorizationRequest]
     ) async throws(PasskeyError) -> AuthorizationResult {

@@ -13,6 +13,7 @@ import PasskeyWire
 enum AuthorizationResult: Sendable {
     case registration(RegistrationResponseJSON)
     case assertion(AuthenticationResponseJSON)
+    case accountCreation(AccountCreationCredential)
 }
 
 /// One `ASAuthorizationController` run bridged to async: its delegate and presentation-context provider.
@@ -108,6 +109,13 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
         do throws(PasskeyError) {
             switch ceremony {
             case .registration:
+                #if compiler(>=6.2)
+                if #available(iOS 26.0, macOS 26.0, visionOS 26.0, *),
+                    let created = credential as? ASAuthorizationAccountCreationPlatformPublicKeyCredential
+                {
+                    return .success(.accountCreation(try AccountCreationConversion.credential(created)))
+                }
+                #endif
                 if let registration = credential as? ASAuthorizationPlatformPublicKeyCredentialRegistration {
                     return .success(.registration(try AppleCredentialConversion.registrationResponse(registration, credPropsRequested: credPropsRequested)))
                 }

@@ -11,8 +11,11 @@ struct RegisterCommand: AsyncParsableCommand {
         abstract: "Create an account with a new passkey on a passkey server (software authenticator).",
         discussion: """
             Asks the server for creation options, creates a passkey in the credential file, and sends the response to \
-            the server for verification. Exit status: 0 registered, 1 refused (for example the username is already \
-            registered), 2 usage error or unreadable credential file, 3 network error.
+            the server for verification. With --account-creation it does what iOS 26's sign-up sheet does: options \
+            without a username, then the account named by the --contact picked (an email address or a phone number \
+            in international form) and, with --name, the name given. Exit status: 0 registered, 1 refused (for \
+            example the username or contact is already registered), 2 usage error or unreadable credential file, \
+            3 network error.
             """)
 
     @OptionGroup var server: ServerOptions
@@ -20,11 +23,26 @@ struct RegisterCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Create an anonymous account: no username; sign in later with `passkey login` without --username.")
     var anonymous = false
     @Option(name: .long, help: "The name shown for the account. Default: the username.") var displayName: String?
+    @Flag(name: .long, help: "Sign up as iOS 26's account-creation sheet does: the account is named by --contact.")
+    var accountCreation = false
+    @Option(name: .long, help: "With --account-creation: the email address or phone number (+ and digits) picked in the sheet.")
+    var contact: String?
+    @Option(name: .long, help: "With --account-creation: the name given in the sheet (the account's display name).") var name: String?
     @OptionGroup var storeOptions: StoreOptions
 
     /// The SDK reads an empty or absent username as "anonymous account"; here an empty one is almost always a script's
     /// empty variable, so it is refused, and an anonymous account is made only when asked for with --anonymous.
     func validate() throws {
+        if accountCreation {
+            guard let contact, !contact.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw ValidationError("--account-creation needs --contact EMAIL-OR-PHONE: the contact picked in the sign-up sheet names the account")
+            }
+            guard username == nil, !anonymous, displayName == nil else {
+                throw ValidationError("--account-creation names the account by --contact (and --name): leave out --username, --anonymous and --display-name")
+            }
+            return
+        }
+        guard contact == nil, name == nil else { throw ValidationError("--contact and --name go with --account-creation") }
         switch (username, anonymous) {
         case (nil, false): throw ValidationError("give --username NAME, or --anonymous for an account without a username")
         case (.some, true): throw ValidationError("--username and --anonymous exclude each other")
@@ -37,14 +55,20 @@ struct RegisterCommand: AsyncParsableCommand {
     func run() async throws {
         // The new passkey is written only once the server has verified it (see PendingCredentialStore).
         let store = PendingCredentialStore(file: try storeOptions.fileStore(command: "register", writing: true))
-        let (client, _) = try server.makeClient(store: store)
+        // The contact's kind as the sheet would report it: an address has an @.
+        let picked = contact.map { AccountContact($0.contains("@") ? .email : .phone, $0) }
+        let (client, _) = try server.makeClient(store: store, accountContact: picked, accountName: name)
         let result: PasskeyRegistrationResult
         do {
-            result = try await client.register(username: username, displayName: displayName)
+            if accountCreation, let picked {
+                result = try await client.createAccount(acceptedContacts: [picked.kind], requestName: name != nil)
+            } else {
+                result = try await client.register(username: username, displayName: displayName)
+            }
         } catch {
             var explanation = server.explanation(for: error)
-            if error.server?.code == "username_taken", let username {
-                explanation = "\(username) is already registered on \(server.server); sign in with `passkey login` instead"
+            if error.server?.code == "username_taken", let taken = username ?? contact {
+                explanation = "\(shown(taken)) is already registered on \(server.server); sign in with `passkey login` instead"
             }
             throw CeremonyFailure.report(error, command: "register", json: storeOptions.json, explanation: explanation)
         }

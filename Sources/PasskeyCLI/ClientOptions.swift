@@ -93,9 +93,15 @@ struct ServerOptions: ParsableArguments {
     /// A client for this server whose software authenticator keeps its passkeys in `store`.
     /// The client, and the transport that keeps the server's answers: `--json` passes on members the SDK's results
     /// leave out (a sign-in's `rpId` and `user`).
-    func makeClient(store: any CredentialStore) throws -> (PasskeyAuthClient, RecordingTransport) {
+    /// - Parameter accountContact: the contact (and name) the software authenticator's sign-up sheet offers, for
+    ///   account creation.
+    func makeClient(store: any CredentialStore, accountContact: AccountContact? = nil, accountName: String? = nil) throws
+        -> (PasskeyAuthClient, RecordingTransport)
+    {
         let transport = RecordingTransport(baseURL: try serverURL())
-        return (PasskeyAuthClient(transport: transport, authenticator: makeAuthenticator(origin: try originPolicy(), store: store)), transport)
+        let authenticator = makeAuthenticator(
+            origin: try originPolicy(), store: store, accountContacts: accountContact.map { [$0] } ?? [], accountName: accountName)
+        return (PasskeyAuthClient(transport: transport, authenticator: authenticator), transport)
     }
 
     /// What to do when the server's RP ID does not cover the origin's host. With the default origin (the server URL's)
@@ -232,8 +238,13 @@ enum CeremonyFailure {
 
 /// The software authenticator the CLI runs: a device-bound passkey (incrementing counter) in the credential file
 /// (`store` is the file, or a ``PendingCredentialStore`` over it for registrations).
-func makeAuthenticator(origin: OriginPolicy, store: any CredentialStore) -> SoftwareAuthenticator {
-    SoftwareAuthenticator(configuration: SoftwareAuthenticatorConfiguration(origin: origin, transports: [.internal]), store: store)
+func makeAuthenticator(
+    origin: OriginPolicy, store: any CredentialStore, accountContacts: [AccountContact] = [], accountName: String? = nil
+) -> SoftwareAuthenticator {
+    SoftwareAuthenticator(
+        configuration: SoftwareAuthenticatorConfiguration(
+            origin: origin, transports: [.internal], accountContacts: accountContacts, accountName: accountName),
+        store: store)
 }
 
 extension JSONValue {

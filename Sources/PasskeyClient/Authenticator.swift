@@ -25,6 +25,11 @@ public protocol Authenticator: Sendable {
     /// Signs in with an existing credential (`navigator.credentials.get()`, WebAuthn L3 §5.1.4).
     func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON
 
+    /// Creates a passkey for a new account in the system's sign-up sheet, which also lets the person pick the contact
+    /// the account is named by (Apple's account creation, iOS 26; ``AuthenticatorCapabilities/supportsAccountCreation``).
+    /// A default that throws ``PasskeyError/Code/notSupported`` is provided for backends without such a sheet.
+    func createAccount(_ request: AccountCreationRequest) async throws(PasskeyError) -> AccountCreationCredential
+
     /// What this backend can do here, without showing anything. A default (supported, platform authenticator
     /// available, no AutoFill) is provided for backends that cannot tell.
     func capabilities() async -> AuthenticatorCapabilities
@@ -50,6 +55,10 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    public func createAccount(_ request: AccountCreationRequest) async throws(PasskeyError) -> AccountCreationCredential {
+        throw PasskeyError(.notSupported, stage: .authenticator, "this authenticator has no sign-up sheet that creates an account (iOS 26's account creation)")
+    }
+
     public func signalUnknownCredential(rpID: String?, credentialID: [UInt8]) async {}
     public func signalAllAcceptedCredentials(rpID: String, userHandle: [UInt8], credentialIDs: [[UInt8]]) async {}
     public func signalCurrentUserDetails(rpID: String, userHandle: [UInt8], name: String, displayName: String) async {}

@@ -14,15 +14,19 @@ public struct AuthenticatorCapabilities: Sendable, Hashable {
     /// Passkeys can be created without a sheet right after a password sign-in (conditional create:
     /// ``RegistrationStyle/conditional``; iOS 18, macOS 15, visionOS 2).
     public var supportsConditionalCreate: Bool
+    /// A passkey and a new account can be created in one system sheet that also asks for the account's contact
+    /// (``Authenticator/createAccount(_:)``; iOS, macOS and visionOS 26).
+    public var supportsAccountCreation: Bool
 
     public init(
         isSupported: Bool, isPlatformAuthenticatorAvailable: Bool, supportsConditionalMediation: Bool = false,
-        supportsConditionalCreate: Bool = false
+        supportsConditionalCreate: Bool = false, supportsAccountCreation: Bool = false
     ) {
         self.isSupported = isSupported
         self.isPlatformAuthenticatorAvailable = isPlatformAuthenticatorAvailable
         self.supportsConditionalMediation = supportsConditionalMediation
         self.supportsConditionalCreate = supportsConditionalCreate
+        self.supportsAccountCreation = supportsAccountCreation
     }
 }
 

@@ -1,3 +1,4 @@
+public import PasskeyClient
 public import PasskeyWire
 
 /// How a ``SoftwareAuthenticator`` behaves. Every choice mirrors something real authenticators do, so tests can
@@ -30,6 +31,12 @@ public struct SoftwareAuthenticatorConfiguration: Sendable, Hashable {
     /// store (at least 1024 bytes, compressed) among all its credentials, and one with a PIN writes only after
     /// verification.
     public var largeBlobCapacity: Int?
+    /// The contacts the simulated person has, as iOS 26's sign-up sheet offers them (Apple's account creation): with
+    /// any, ``SoftwareAuthenticator/createAccount(_:)`` picks the first of a kind the request accepts. Empty (the
+    /// default): no sign-up sheet, as before iOS 26.
+    public var accountContacts: [AccountContact]
+    /// The name the simulated person gives when the sign-up sheet asks for one; `nil` gives none.
+    public var accountName: String?
 
     /// ``largeBlobCapacity`` as used: `nil` when there is no storage, never more than ``StoredCredential/largeBlobLimit``.
     var largeBlobStorage: Int? {
@@ -42,7 +49,8 @@ public struct SoftwareAuthenticatorConfiguration: Sendable, Hashable {
         userVerification: UserVerificationBehavior = .verified, backup: BackupBehavior = .deviceBound,
         counter: CounterBehavior = .incrementing, aaguid: [UInt8] = [UInt8](repeating: 0, count: 16),
         attachment: AuthenticatorAttachment = .platform, transports: [AuthenticatorTransport] = [.internal, .hybrid],
-        userResponseDelay: Duration = .zero, credentialIDLength: Int = 32, largeBlobCapacity: Int? = 2048
+        userResponseDelay: Duration = .zero, credentialIDLength: Int = 32, largeBlobCapacity: Int? = 2048,
+        accountContacts: [AccountContact] = [], accountName: String? = nil
     ) {
         self.origin = origin
         self.algorithms = algorithms
@@ -56,6 +64,8 @@ public struct SoftwareAuthenticatorConfiguration: Sendable, Hashable {
         self.userResponseDelay = userResponseDelay
         self.credentialIDLength = credentialIDLength
         self.largeBlobCapacity = largeBlobCapacity
+        self.accountContacts = accountContacts
+        self.accountName = accountName
     }
 
     /// Behaves like an iCloud Keychain passkey: synced (BE and BS set), counter always 0, user verified, no attestation.

@@ -146,6 +146,41 @@ struct ClientCommandsTests {
         #expect(both.status == 2, "\(both.stderr)")
     }
 
+    @Test("register --account-creation names the account by --contact, as iOS 26's sign-up sheet does; a taken contact exits 1")
+    func accountCreation() async throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        try await server.waitUntilHealthy()
+        let store = try privateFile("credentials.json")
+        let registered = try CLIRun.run([
+            "register", "--server", server.url, "--account-creation", "--contact", "ann@example.com", "--name", "Ann Lee", "--store", store,
+            "--json",
+        ])
+        #expect(registered.status == 0, "\(registered.stdout)\(registered.stderr)")
+        let registration = try JSONValue.parse(registered.stdout).objectValue
+        #expect(registration?["username"] == "ann@example.com" && registration?["isAnonymous"] == false)
+        let login = try CLIRun.run(["login", "--server", server.url, "--username", "ann@example.com", "--store", store, "--json"])
+        #expect(login.status == 0, "\(login.stdout)\(login.stderr)")
+        #expect(try JSONValue.parse(login.stdout).objectValue?["userId"] == registration?["userId"])
+
+        let other = try privateFile("other.json")
+        let taken = try CLIRun.run(["register", "--server", server.url, "--account-creation", "--contact", "ANN@example.com", "--store", other])
+        #expect(taken.status == 1 && taken.stderr.contains("already registered"), "\(taken.stderr)")
+        let phone = try CLIRun.run(["register", "--server", server.url, "--account-creation", "--contact", "+44 20 7946 0000", "--store", other])
+        #expect(phone.status == 0 && phone.stdout.contains("+442079460000"), "\(phone.stdout)\(phone.stderr)")
+        let badPhone = try CLIRun.run(["register", "--server", server.url, "--account-creation", "--contact", "020 7946 0000", "--store", other])
+        #expect(badPhone.status == 1 && badPhone.stderr.contains("contact_invalid"), "\(badPhone.stderr)")
+
+        let noContact = try CLIRun.run(["register", "--server", server.url, "--account-creation", "--store", store])
+        #expect(noContact.status == 2 && noContact.stderr.contains("--contact"), "\(noContact.stderr)")
+        let withUsername = try CLIRun.run([
+            "register", "--server", server.url, "--account-creation", "--contact", "bo@example.com", "--username", "bo", "--store", store,
+        ])
+        #expect(withUsername.status == 2, "\(withUsername.stderr)")
+        let contactAlone = try CLIRun.run(["register", "--server", server.url, "--username", "bo", "--contact", "bo@example.com", "--store", store])
+        #expect(contactAlone.status == 2 && contactAlone.stderr.contains("--account-creation"), "\(contactAlone.stderr)")
+    }
+
     @Test("a passkey another server on the same RP ID made is credential_unknown here, kept in the file, with a way past it")
     func unknownToThisServer() async throws {
         let store = try privateFile("credentials.json")

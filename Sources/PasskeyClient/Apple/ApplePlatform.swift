@@ -74,6 +74,8 @@ public enum AppleFeature: String, Sendable, Hashable, CaseIterable {
     case conditionalRegistration
     /// The `prf` extension on platform requests and credentials.
     case prf
+    /// `ASAuthorizationAccountCreationProvider`: one sheet creates a passkey and a new account named by a contact.
+    case accountCreation
 
     /// The first version per system; a system that is absent does not have the feature.
     public var introduced: [ApplePlatform.System: ApplePlatform.Version] {
@@ -90,6 +92,7 @@ public enum AppleFeature: String, Sendable, Hashable, CaseIterable {
         case .securityKeyRegistrationTransports: return [.iOS: V(17, 5), .macOS: V(14, 5)]
         case .conditionalRegistration: return [.iOS: V(18), .macOS: V(15), .visionOS: V(2)]
         case .prf: return [.iOS: V(18), .macOS: V(15), .visionOS: V(2)]
+        case .accountCreation: return [.iOS: V(26), .macOS: V(26), .visionOS: V(26)]
         }
     }
 }

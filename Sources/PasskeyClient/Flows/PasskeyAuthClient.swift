@@ -94,6 +94,29 @@ public actor PasskeyAuthClient {
         }
     }
 
+    /// Creates an account in the system's sign-up sheet (Apple's account creation, iOS 26): the sheet creates the
+    /// passkey and lets the person pick an email address or phone number (of `acceptedContacts`) and, with
+    /// `requestName`, give their name; the server names the new account by the contact. The result's `username` is the
+    /// contact as the server stored it.
+    ///
+    /// Check ``AuthenticatorCapabilities/supportsAccountCreation`` first and offer ``register(username:displayName:prf:)``
+    /// otherwise: without the sheet this throws ``PasskeyError/Code/notSupported`` before anything is created. A
+    /// contact another account has is refused by the server (`username_taken`), and the device is told to forget the
+    /// passkey it made.
+    public func createAccount(acceptedContacts: [ContactKind] = [.email, .phone], requestName: Bool = true) async throws(PasskeyError)
+        -> PasskeyRegistrationResult
+    {
+        emit(.registrationStarted(username: nil))
+        do {
+            let result = try await performAccountCreation(acceptedContacts: acceptedContacts, requestName: requestName)
+            emit(.registrationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
+            return result
+        } catch {
+            emit(.registrationFailed(PasskeyClientFailure(error)))
+            throw error
+        }
+    }
+
     /// Signs in. With a username the server lists that account's passkeys; without one (`nil`), any passkey for the
     /// relying party on the authenticator may answer (discoverable, usernameless sign-in).
     ///
@@ -130,10 +153,7 @@ public actor PasskeyAuthClient {
         if let displayName, !displayName.isEmpty { query.append(.init(name: "displayName", value: displayName)) }
         let answer = try await exchange(RelyingPartyRequest(method: .get, path: "generate-registration-options", query: query), stage: .options)
         let challengeKey = answer["challengeKey"]?.stringValue
-        var options: PublicKeyCredentialCreationOptionsJSON
-        do { options = try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
-            throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
-        }
+        var options = try Self.creationOptions(answer)
         if let prf {
             let values: PRFValues? = if case .evaluate(let values) = prf { values } else { nil }
             var extensions = options.extensions ?? [:]
@@ -149,6 +169,47 @@ public actor PasskeyAuthClient {
 
         var body = JSONObject()
         if let username { body["username"] = .string(username) }
+        return try await completeRegistration(credential, challengeKey: challengeKey, body: body, rpID: options.rp.id, prf: prfOutputs)
+    }
+
+    private func performAccountCreation(acceptedContacts: [ContactKind], requestName: Bool) async throws(PasskeyError)
+        -> PasskeyRegistrationResult
+    {
+        guard !acceptedContacts.isEmpty else {
+            throw PasskeyError(.invalidOptions, stage: .options, "acceptedContacts is empty: name at least one kind of contact the sheet may offer")
+        }
+        let query = [RelyingPartyRequest.QueryItem(name: "contact", value: acceptedContacts.map(\.rawValue).joined(separator: ","))]
+        let answer = try await exchange(RelyingPartyRequest(method: .get, path: "generate-registration-options", query: query), stage: .options)
+        // A server that does not know `contact` makes options for an anonymous account, which the contact cannot name.
+        guard let accepted = answer["acceptedContacts"]?.arrayValue?.compactMap({ $0.stringValue.map(ContactKind.init(rawValue:)) }),
+            !accepted.isEmpty
+        else {
+            throw PasskeyError(
+                .notSupported, stage: .options, "the server's registration options have no acceptedContacts: it does not support account creation")
+        }
+        let options = try Self.creationOptions(answer)
+        try checkCancellation(before: .authenticator)
+        let created = try await authenticator.createAccount(
+            AccountCreationRequest(options: options, acceptedContacts: accepted, requestsName: requestName))
+        try checkCancellation(before: .verification)
+        var body: JSONObject = ["username": .string(created.contact.value)]
+        if let name = created.name, !name.isEmpty { body["displayName"] = .string(name) }
+        return try await completeRegistration(
+            created.registration, challengeKey: answer["challengeKey"]?.stringValue, body: body, rpID: options.rp.id, prf: nil)
+    }
+
+    static func creationOptions(_ answer: JSONObject) throws(PasskeyError) -> PublicKeyCredentialCreationOptionsJSON {
+        do { return try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
+            throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
+        }
+    }
+
+    /// Sends a registration to `POST /verify-registration` with the body's other members; a passkey the server refused
+    /// is forgotten by the device (``RefusedRegistration``).
+    private func completeRegistration(
+        _ credential: RegistrationResponseJSON, challengeKey: String?, body: JSONObject, rpID: String?, prf: PRFOutputs?
+    ) async throws(PasskeyError) -> PasskeyRegistrationResult {
+        var body = body
         if let challengeKey { body["challengeKey"] = .string(challengeKey) }
         body["cred"] = credential.json
         let verified: JSONObject
@@ -156,13 +217,13 @@ public actor PasskeyAuthClient {
             verified = try await exchange(
                 RelyingPartyRequest(method: .post, path: "verify-registration", body: JSONValue.object(body).serializedBytes), stage: .verification)
         } catch {
-            await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
+            await RefusedRegistration.forget(credential, rpID: rpID, after: error, authenticator: authenticator)
             throw error
         }
         let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
         return PasskeyRegistrationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-            isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: prfOutputs)
+            isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: prf)
     }
 
     private func performAuthentication(username: String?, mediation: AssertionMediation, prf: PRFValues?) async throws(PasskeyError)
