@@ -89,7 +89,10 @@ make_resource_dir() {
 repair_framework_links() {
     local frameworks=$1/System/Library/Frameworks repaired=0
     [ -d "$frameworks" ] || return 0
-    for fw in "$frameworks"/*.framework; do
+    # Umbrella frameworks (CoreServices, ApplicationServices, Carbon) hold frameworks of their own, in Versions/A/Frameworks.
+    local all
+    mapfile -t all < <(find "$frameworks" -type d -name '*.framework' | sort)
+    for fw in "${all[@]}"; do
         [ -d "$fw/Versions" ] || continue
         if [ ! -e "$fw/Versions/Current" ]; then
             local version
@@ -190,7 +193,8 @@ for sdk_arg in "${sdks[@]}"; do
     make_resource_dir "$sdk" "$res"
     copy_sources "$src" "$swift" || exit 2
 
-    common=(-sdk "$sdk" -resource-dir "$res" -module-cache-path "$dir/module-cache" -I "$mods" -package-name passkey
+    # -wmo: one compiler process per step instead of one per file, each of which would load the SDK's modules again.
+    common=(-wmo -sdk "$sdk" -resource-dir "$res" -module-cache-path "$dir/module-cache" -I "$mods" -package-name passkey
         -Xfrontend -experimental-allow-module-with-compiler-errors)
     files() { find "$src/$1" -name '*.swift' | sort; }
     step_errors=0
@@ -239,7 +243,7 @@ for sdk_arg in "${sdks[@]}"; do
             echo "   could not build the stand-in's symbol graph" >&2
             exit 2
         fi
-        report=$(python3 scripts/compare-standin.py --platform "$platform" --sdk-graph "$graphs/sdk/AuthenticationServices.symbols.json" \
+        report=$(python3 scripts/compare-standin.py --platform "$platform" --sdk-version "$sdk_version" --sdk-graph "$graphs/sdk/AuthenticationServices.symbols.json" \
             --sdk-graph "$graphs/sdk/CryptoKit.symbols.json" "$graphs/standin/AuthenticationServicesStandIn.symbols.json")
         [ $? -le 1 ] || { echo "   the comparison failed" >&2; exit 2; }
         echo "$report" | sed 's/^/      /'

@@ -158,9 +158,21 @@ def availability(symbol, domain):
     return (None, None, False)
 
 
-def compare(sdk, standin, domain):
+def inherited_availability(graph, symbol, domain):
+    """The symbol's availability on `domain`, or its enclosing type's when it says nothing (members inherit it)."""
+    components = symbol["pathComponents"]
+    for length in range(len(components), 0, -1):
+        for candidate in graph.by_path.get(".".join(components[:length]), []):
+            found = availability(candidate, domain)
+            if found != (None, None, False):
+                return found
+    return (None, None, False)
+
+
+def compare(sdk, standin, domain, sdk_version):
     differences, accepted = [], []
     minimum = MINIMUM[domain] + (0,)
+    newer, absent = 0, 0
     for symbol in standin.by_id.values():
         if "location" not in symbol:
             continue  # synthesized (Hashable, OptionSet defaults): not written in the stand-in
@@ -172,6 +184,15 @@ def compare(sdk, standin, domain):
         candidates = sdk.resolve(path)
         if not candidates:
             if symbol["pathComponents"][-1] in FROM_STANDARD_CONFORMANCE and sdk.conforms_to_standard(path):
+                continue
+            # The stand-in follows the newest SDK: what a later SDK brought, or what this platform lacks, is absent
+            # from an older SDK or another platform's, as it should be (the adapter gates it with #if compiler).
+            introduced, _, unavailable = inherited_availability(standin, symbol, domain)
+            if unavailable:
+                absent += 1
+                continue
+            if introduced and sdk_version and introduced > sdk_version:
+                newer += 1
                 continue
             differences.append(f"{where}: {path}: the SDK declares nothing there")
             continue
@@ -207,6 +228,10 @@ def compare(sdk, standin, domain):
         if deprecated != my_deprecated:
             differences.append(f"{where}: {path}: deprecated in {domain} {shown(deprecated)} in the SDK, "
                                f"{shown(my_deprecated)} in the stand-in")
+    if newer:
+        accepted.append(f"{newer} declarations introduced after this SDK ({domain} {shown(sdk_version)}) are not in it, as expected")
+    if absent:
+        accepted.append(f"{absent} declarations unavailable on {domain} are not in its SDK, as expected")
     return differences, accepted
 
 
@@ -214,12 +239,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--platform", choices=["ios", "macos"], required=True)
     parser.add_argument("--sdk-graph", action="append", required=True, help="a symbol graph of the SDK (repeatable)")
+    parser.add_argument("--sdk-version", help="the SDK's version (SDKSettings.json), e.g. 15.5")
     parser.add_argument("standin_graph")
     arguments = parser.parse_args()
     domain = {"ios": "iOS", "macos": "macOS"}[arguments.platform]
     sdk = Graph([load(path) for path in arguments.sdk_graph])
     standin = Graph([load(arguments.standin_graph)])
-    differences, accepted = compare(sdk, standin, domain)
+    sdk_version = None
+    if arguments.sdk_version:
+        parts = [int(part) for part in arguments.sdk_version.split(".")[:3]]
+        sdk_version = tuple(parts + [0] * (3 - len(parts)))
+    differences, accepted = compare(sdk, standin, domain, sdk_version)
     for line in sorted(differences):
         print(f"difference: {line}")
     for line in sorted(accepted):

@@ -34,9 +34,17 @@ final class PasskeyModel {
         client = PasskeyAuthClient(serverURL: serverURL, authenticator: authenticator)
     }
 
-    /// Creates an account with a passkey for `username`.
+    /// Creates an account with a passkey: for the typed username; with the field empty, on iOS 26, in the system's
+    /// sign-up sheet, where the person picks the email address or phone number the account is named by.
     func createAccount() async {
         let name = username.trimmingCharacters(in: .whitespaces)
+        if name.isEmpty, await client.capabilities().supportsAccountCreation {
+            await run { () throws(PasskeyError) in
+                let result = try await self.client.createAccount(acceptedContacts: [.email, .phone])
+                self.state = .signedIn(username: result.username, userId: result.userId)
+            }
+            return
+        }
         guard !name.isEmpty else {
             message = "Choose a username first."
             return
