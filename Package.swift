@@ -100,14 +100,15 @@ let package = Package(
         .target(
             name: "PasskeyStorageSQLite",
             dependencies: [
-                "PasskeyStorage", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "PasskeyStorage", "PasskeyWire", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "PasskeyStoragePostgres",
             dependencies: [
-                "PasskeyStorage",
+                "PasskeyStorage", "PasskeyWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

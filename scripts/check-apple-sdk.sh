@@ -248,6 +248,7 @@ for sdk_arg in "${sdks[@]}"; do
         [ $? -le 1 ] || { echo "   the comparison failed" >&2; exit 2; }
         echo "$report" | sed 's/^/      /'
         differences=$(echo "$report" | sed -n 's/^differences: \([0-9]*\)$/\1/p')
+        [ -n "$differences" ] || { echo "   the comparison printed no count" >&2; exit 2; }
         total_differences=$((total_differences + differences))
         line="$line, $differences stand-in differences"
     fi

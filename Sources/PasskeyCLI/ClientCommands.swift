@@ -55,8 +55,8 @@ struct RegisterCommand: AsyncParsableCommand {
     func run() async throws {
         // The new passkey is written only once the server has verified it (see PendingCredentialStore).
         let store = PendingCredentialStore(file: try storeOptions.fileStore(command: "register", writing: true))
-        // The contact's kind as the sheet would report it: an address has an @.
-        let picked = contact.map { AccountContact($0.contains("@") ? .email : .phone, $0) }
+        // The contact's kind as the sheet would report it.
+        let picked = contact.map { AccountContact(ContactKind.of($0), $0) }
         let (client, _) = try server.makeClient(store: store, accountContact: picked, accountName: name)
         let result: PasskeyRegistrationResult
         do {

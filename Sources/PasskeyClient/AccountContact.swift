@@ -1,14 +1,4 @@
-/// A kind of contact an account can be named by when the system's sign-up sheet creates it with its first passkey
-/// (Apple's `ASContactIdentifierRequest`, iOS 26). An open set, as the server's `contact` option names them.
-public struct ContactKind: RawRepresentable, Sendable, Hashable {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// An email address.
-    public static let email = ContactKind(rawValue: "email")
-    /// A phone number.
-    public static let phone = ContactKind(rawValue: "phone")
-}
+public import PasskeyWire
 
 /// The contact a person picked in the sign-up sheet: it names the new account on the server (its username).
 public struct AccountContact: Sendable, Hashable {

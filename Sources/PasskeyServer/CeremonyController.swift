@@ -184,9 +184,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     note.username = try body.optionalString("username")
                     try await throttle(request, context)
-                    let (options, _, _) = try await service.registrationOptions(
-                        username: note.username, displayName: try body.optionalString("displayName"))
-                    return options.json
+                    return try await registrationOptions(
+                        username: note.username, displayName: try body.optionalString("displayName"),
+                        acceptedContacts: try ContactIdentifier.acceptedKinds(try body.optionalString("contact")), challengeKey: false)
                 }
             }
         }
@@ -196,7 +196,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try body.optionalString("username")
                 let credential = try body.registrationCredential("credential")
-                let result = try await service.verifyRegistration(credential, challengeKey: nil, username: note.username)
+                let result = try await service.verifyRegistration(
+                    credential, challengeKey: nil, username: note.username, displayName: try body.optionalString("displayName"))
                 return Self.userObject(result.user)
             }
         }
@@ -249,13 +250,16 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         try await limiter.enforce(clientAddress(request, context))
     }
 
-    func registrationOptions(username: String?, displayName: String?, acceptedContacts: [ContactKind]? = nil) async throws(APIError) -> JSONValue {
-        let contacts = acceptedContacts ?? []
-        let (options, key, _) = try await service.registrationOptions(username: username, displayName: displayName, acceptedContacts: contacts)
+    /// - Parameter challengeKey: include it (the documented API); the app-backend guide's shape has none.
+    func registrationOptions(
+        username: String?, displayName: String?, acceptedContacts: [ContactKind], challengeKey: Bool = true
+    ) async throws(APIError) -> JSONValue {
+        let (options, key, _) = try await service.registrationOptions(
+            username: username, displayName: displayName, acceptedContacts: acceptedContacts)
         guard case .object(var object) = options.json else { return options.json }
-        object["challengeKey"] = .string(key)
+        if challengeKey { object["challengeKey"] = .string(key) }
         // Options for the system's sign-up sheet say which contacts it may offer (the request's `contact`).
-        if !contacts.isEmpty { object["acceptedContacts"] = .array(contacts.map { .string($0.rawValue) }) }
+        if !acceptedContacts.isEmpty { object["acceptedContacts"] = .array(acceptedContacts.map { .string($0.rawValue) }) }
         return .object(object)
     }
 

@@ -165,9 +165,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         guard configuration.publicRegistration else { throw APIError.registrationClosed }
         if !acceptedContacts.isEmpty, rawUsername?.isEmpty == false {
             throw APIError.badRequest(
-                "contact_kind_invalid", "Options with contact are for an account named by the contact picked in the sign-up sheet: send no username.")
+                "field_invalid", "Options with contact are for an account named by the contact picked in the sign-up sheet: send no username.")
         }
-        let username = try Self.normalizeUsername(rawUsername, newAccount: true)
+        // A phone number in international form is kept as + and its digits, as the sign-up sheet's are, so that one
+        // number names one account however it was spaced.
+        let username = try Self.normalizeUsername(rawUsername, newAccount: true).map { ContactIdentifier.phoneNumber($0) ?? $0 }
         if let username {
             let existing: UserRecord?
             do { existing = try await repository.user(username: username) } catch { throw APIError(error) }
@@ -178,7 +180,18 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         try await ensureCapacity()
         let time = now()
         let userHandle = RelyingParty.makeUserHandle(random: random)
-        let displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: username ?? (acceptedContacts.isEmpty ? "Anonymous" : "New account"))
+        let displayName: String
+        let storedDisplayName: String?
+        if acceptedContacts.isEmpty {
+            displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: username ?? "Anonymous")
+            storedDisplayName = displayName
+        } else {
+            // For the sign-up sheet: a display name the app gave is the account's unless the person gives one in the
+            // sheet; without either, the contact is. "New account" only fills the options' required member.
+            let given = Self.sanitizeDisplayName(rawDisplayName, fallback: "")
+            displayName = given.isEmpty ? "New account" : given
+            storedDisplayName = given.isEmpty ? nil : given
+        }
         let user = UserRecord(
             userHandle: userHandle, username: username, displayName: displayName, isAnonymous: username == nil && acceptedContacts.isEmpty,
             createdAt: time)
@@ -188,7 +201,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let key = newChallengeKey()
         let record = ChallengeRecord(
             key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: username,
-            displayName: displayName, userHandle: userHandle, acceptedContacts: acceptedContacts, createdAt: time,
+            displayName: storedDisplayName, userHandle: userHandle, acceptedContacts: acceptedContacts, createdAt: time,
             expiresAt: time.addingTimeInterval(configuration.challengeTTL))
         do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
         return (options, key, user)
@@ -212,20 +225,13 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 // Closing public registration also closes the ceremonies started before it closed.
                 guard configuration.publicRegistration else { throw APIError.registrationClosed }
             }
-            let accountName: String?
-            var displayName = record.displayName ?? record.username ?? "Anonymous"
-            if !record.acceptedContacts.isEmpty {
-                // Account creation: the sheet's contact names the account, under every username rule.
-                let contact = try ContactIdentifier.username(rawUsername, accepting: record.acceptedContacts)
-                accountName = contact
-                displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: contact)
-            } else {
-                let username = try Self.normalizeUsername(rawUsername)
+            let forContact = !record.acceptedContacts.isEmpty
+            if !forContact {
+                let username = try Self.normalizeUsername(rawUsername).map { ContactIdentifier.phoneNumber($0) ?? $0 }
                 // The username sent with the response, when there is one, must be the one the options were made for.
                 if let username, !UsernameKey.same(username, record.username) {
                     throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
                 }
-                accountName = record.username
             }
             guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
             // An account disabled since its options were made: a disable spends the account's pending ceremonies, and the
@@ -239,6 +245,13 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             } catch {
                 throw APIError(error)
             }
+            // Account creation: the sheet's contact names the account, under every username rule; checked once the
+            // response itself verified, so a response for other options says so first.
+            let accountName = forContact ? try ContactIdentifier.username(rawUsername, accepting: record.acceptedContacts) : record.username
+            let displayName =
+                forContact
+                ? Self.sanitizeDisplayName(rawDisplayName, fallback: record.displayName ?? accountName ?? "")
+                : record.displayName ?? record.username ?? "Anonymous"
             let time = now()
             let user = UserRecord(
                 id: userID, userHandle: userHandle, username: accountName, displayName: displayName, isAnonymous: accountName == nil,
@@ -283,7 +296,12 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         var userID: String?
         if let username {
             do {
-                if let user = try await repository.user(username: username) {
+                var found = try await repository.user(username: username)
+                // A phone number finds its account however it is spaced (new accounts keep + and the digits).
+                if found == nil, let phone = ContactIdentifier.phoneNumber(username), phone != username {
+                    found = try await repository.user(username: phone)
+                }
+                if let user = found {
                     userID = user.id
                     allowed = try await repository.credentials(userID: user.id).map(Self.coreRecord)
                 }

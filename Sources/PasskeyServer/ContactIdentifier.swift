@@ -1,66 +1,89 @@
 import Foundation
 import PasskeyStorage
+import PasskeyWire
 
 /// The contact an account is named by when the system's sign-up sheet creates it together with its first passkey
 /// (Apple's account creation, `ASAuthorizationAccountCreationProvider`, iOS 26): an email address or a phone number the
 /// person picked. It becomes the account's username, so it passes the username rules first
 /// (``CeremonyService/normalizeUsername(_:newAccount:)``), then the rules of its kind.
+///
+/// The server does not know that the person owns the contact: the system sheet offers the contacts on the device, and
+/// a client can send any. An app that mails or texts the person verifies it first.
 enum ContactIdentifier {
-    /// The `contact` option of registration options: which kinds the sheet may offer (`email`, `phone`, or both,
-    /// comma-separated). Nil when the parameter is absent.
-    static func acceptedKinds(_ raw: String?) throws(APIError) -> [ContactKind]? {
-        guard let raw else { return nil }
+    /// The `contact` option of registration options: which kinds the sheet may offer, `email`, `phone`, or both
+    /// (`email,phone` or `phone,email`), spelt exactly so. Empty when the parameter is absent.
+    static func acceptedKinds(_ raw: String?) throws(APIError) -> [ContactKind] {
+        guard let raw else { return [] }
         var kinds: [ContactKind] = []
         for part in raw.split(separator: ",", omittingEmptySubsequences: false) {
-            let kind = ContactKind(rawValue: part.trimmingCharacters(in: .whitespaces).lowercased())
-            guard kind == .email || kind == .phone else {
-                throw APIError.badRequest("contact_kind_invalid", "contact takes email, phone, or both (email,phone).")
+            let kind = ContactKind(rawValue: String(part))
+            guard kind == .email || kind == .phone, !kinds.contains(kind) else {
+                throw APIError.badRequest("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
             }
-            if !kinds.contains(kind) { kinds.append(kind) }
+            kinds.append(kind)
         }
         return kinds
     }
 
-    /// The username the picked contact gives the new account: trimmed, NFC; an email address as typed, a phone
-    /// number as `+` and its digits (spaces, dots, hyphens and parentheses removed).
+    /// The username the picked contact gives the new account: trimmed, NFC; an email address as typed, a phone number
+    /// as `+` and its digits.
     static func username(_ raw: String?, accepting kinds: [ContactKind]) throws(APIError) -> String {
         guard let name = try CeremonyService<InMemoryRepository>.normalizeUsername(raw, newAccount: true) else {
             throw APIError.badRequest(
                 "contact_required", "These options create an account named by the contact picked in the sign-up sheet: send it as username.")
         }
-        let kind: ContactKind = name.contains("@") ? .email : .phone
+        let kind = ContactKind.of(name)
+        let valid: String? = kind == .email ? (isEmailAddress(name) ? name : nil) : phoneNumber(name)
+        let wanted = kinds.map(\.described).joined(separator: " or ")
+        guard let valid else {
+            throw APIError.badRequest(
+                "contact_invalid",
+                kind == .email || kinds == [.email]
+                    ? "The contact is not \(wanted) this server accepts: an address in ASCII, name@example.com (an international domain in its xn-- form)."
+                    : "The contact is not \(wanted) this server accepts: a phone number in international form is + and 7 to 15 digits, the first not 0 (+44 20 7946 0000).")
+        }
         guard kinds.contains(kind) else {
-            throw APIError.badRequest(
-                "contact_invalid", "This sign-up accepts \(kinds.map(\.rawValue).joined(separator: " or ")) only, not a \(kind.rawValue).")
+            throw APIError.badRequest("contact_invalid", "This sign-up accepts \(wanted) only, not \(kind.described).")
         }
-        if kind == .email {
-            guard isEmailAddress(name) else {
-                throw APIError.badRequest("contact_invalid", "The contact is not an email address (name@example.com).")
-            }
-            return name
-        }
-        let phone = String(name.unicodeScalars.filter { !" .-()".unicodeScalars.contains($0) }.map(Character.init))
-        let digits = phone.dropFirst()
-        guard phone.first == "+", (8...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw APIError.badRequest(
-                "contact_invalid", "The contact is not a phone number in international form: + and 8 to 15 digits (+44 20 7946 0000).")
-        }
-        return phone
+        return valid
     }
 
-    /// An address mail can be sent to, as far as its shape tells: one `@`, a local part of printable characters without
-    /// spaces or quotes, a domain of two or more dot-separated labels of letters, digits and inner hyphens.
+    /// `+` and the digits of a phone number in international form (E.164: a country code, which never starts with 0,
+    /// and at most 15 digits in all; 7 is the fewest a real number has), from its text with spaces, dots, hyphens and
+    /// parentheses between the digits; nil for anything else. ASCII digits only: fullwidth or other scripts' digits
+    /// would let one number be written in ways that do not compare equal.
+    static func phoneNumber(_ text: String) -> String? {
+        guard text.first == "+" else { return nil }
+        var digits = ""
+        for character in text.dropFirst() {
+            if let ascii = character.asciiValue, (0x30...0x39).contains(ascii) {
+                digits.append(character)
+            } else if !" .-()".contains(character) {
+                return nil
+            }
+        }
+        guard (7...15).contains(digits.count), digits.first != "0" else { return nil }
+        return "+" + digits
+    }
+
+    /// An address mail can be sent to, as far as its shape tells, in ASCII only, so that no look-alike letter (Cyrillic
+    /// `а`, fullwidth `ａ`, a one-dot leader for `.`) makes a second account for someone else's address: a local part of
+    /// RFC 5322 atext and inner dots, one `@`, and a domain of two or more labels of letters, digits and inner hyphens
+    /// (an international domain in its `xn--` form) whose last label is letters.
     static func isEmailAddress(_ text: String) -> Bool {
+        guard text.allSatisfy(\.isASCII) else { return false }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, let local = parts.first, let domain = parts.last, !local.isEmpty, local.count <= 64 else { return false }
-        guard !local.hasPrefix("."), !local.hasSuffix("."), !local.contains(".."),
-            local.unicodeScalars.allSatisfy({ !$0.properties.isWhitespace && !"\"(),:;<>[\\]".unicodeScalars.contains($0) })
+        guard parts.count == 2, let local = parts.first, let domain = parts.last, (1...64).contains(local.count) else { return false }
+        let atext = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-/=?^_`{|}~")
+        guard local.split(separator: ".", omittingEmptySubsequences: false).allSatisfy({ !$0.isEmpty && $0.allSatisfy(atext.contains) })
         else { return false }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        return labels.count >= 2
-            && labels.allSatisfy { label in
-                !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
-                    && label.allSatisfy { $0 == "-" || $0.isLetter || $0.isNumber }
-            }
+        guard labels.count >= 2, let last = labels.last, last.count >= 2, last.allSatisfy(\.isLetter) || last.hasPrefix("xn--") else {
+            return false
+        }
+        return labels.allSatisfy { label in
+            (1...63).contains(label.count) && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { $0 == "-" || $0.isLetter || $0.isNumber }
+        }
     }
 }

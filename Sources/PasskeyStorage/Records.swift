@@ -1,4 +1,5 @@
 public import Foundation
+public import PasskeyWire
 
 /// A user account. `userHandle` is the WebAuthn user.id: 64 random bytes, never personal data.
 public struct UserRecord: Sendable, Hashable, Identifiable {
@@ -140,26 +141,5 @@ public struct ChallengeRecord: Sendable, Hashable {
         self.acceptedContacts = acceptedContacts
         self.createdAt = createdAt
         self.expiresAt = expiresAt
-    }
-}
-
-/// A kind of contact an account can be named by when the system's sign-up sheet creates it with its first passkey
-/// (Apple's `ASContactIdentifierRequest`). An open set: stored as its raw value.
-public struct ContactKind: RawRepresentable, Sendable, Hashable {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// An email address.
-    public static let email = ContactKind(rawValue: "email")
-    /// A phone number, E.164 (`+` and 8 to 15 digits).
-    public static let phone = ContactKind(rawValue: "phone")
-
-    /// Stored as one text: the raw values joined by commas, nil for none.
-    public static func encode(_ kinds: [ContactKind]) -> String? {
-        kinds.isEmpty ? nil : kinds.map(\.rawValue).joined(separator: ",")
-    }
-
-    public static func decode(_ text: String?) -> [ContactKind] {
-        (text ?? "").split(separator: ",").map { ContactKind(rawValue: String($0)) }
     }
 }

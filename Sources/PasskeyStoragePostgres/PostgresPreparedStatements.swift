@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PasskeyStorage
+import PasskeyWire
 import PostgresNIO
 
 /// The statements every ceremony runs, as named prepared statements: PostgreSQL parses and plans each once per

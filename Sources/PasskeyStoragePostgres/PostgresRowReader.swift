@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyStorage
+import PasskeyWire
 import PostgresNIO
 
 /// Reads a row by position, bounds-checked: a missing column, a NULL where a value must be, or a value of the wrong type

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PasskeyStorage
+import PasskeyWire
 
 /// The SQLite schema, as numbered migrations. Times are integer milliseconds since 1970 (UTC); binary values are BLOBs.
 enum SQLiteSchema {

@@ -37,6 +37,10 @@ struct AccountCreationPlanTests {
         let request = AccountCreationRequest(
             options: Options.creation(exclude: Options.exclusions, extensions: ["credProps": true]), acceptedContacts: [.email])
         #expect(try plan(request, on: .iOS(26)).get().omissions.map(\.member) == ["excludeCredentials", "extensions"])
+        let attested = AccountCreationRequest(
+            options: Options.creation(selection: AuthenticatorSelectionCriteria(userVerification: .discouraged), attestation: .direct),
+            acceptedContacts: [.email])
+        #expect(try plan(attested, on: .iOS(26)).get().omissions.map(\.member) == ["attestation", "authenticatorSelection.userVerification"])
         let rsaOnly = AccountCreationRequest(options: Options.creation(algorithms: [.rs256]), acceptedContacts: [.email])
         #expect(plan(rsaOnly, on: .iOS(26)).error?.code == .notSupported)
         let noRP = AccountCreationRequest(options: Options.creation(rpID: nil), acceptedContacts: [.email])

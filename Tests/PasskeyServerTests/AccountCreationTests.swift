@@ -94,6 +94,13 @@ struct AccountCreationTests {
             ("phone", "ann@example.com", "contact_invalid"), ("phone", "4155550100", "contact_invalid"),
             ("phone", "+1 415", "contact_invalid"), ("phone", "+1415555010012345", "contact_invalid"),
             ("email,phone", "", "contact_required"), ("email", "ann\u{200B}@example.com", "username_invalid"),
+            // Look-alikes of ann@example.com: Cyrillic а, fullwidth letters, a one-dot leader, a fullwidth @.
+            ("email", "\u{0430}nn@example.com", "contact_invalid"), ("email", "ann@ex\u{0430}mple.com", "contact_invalid"),
+            ("email", "\u{FF41}nn@example.com", "contact_invalid"), ("email", "ann\u{2024}lee@example.com", "contact_invalid"),
+            ("email", "x\u{FF20}bank.com@evil.io", "contact_invalid"), ("email", "user@b\u{00FC}cher.de", "contact_invalid"),
+            ("email", "a@1.2.3.4", "contact_invalid"), ("email", "a@b.c", "contact_invalid"), ("email", "ann", "contact_invalid"),
+            ("phone", "+0442079460000", "contact_invalid"), ("phone", "+\u{FF11}4155550100", "contact_invalid"),
+            ("phone", "+\u{0661}4155550100", "contact_invalid"),
         ])
     func refusedContact(kinds: String, contact: String, code: String) async throws {
         let server = TestServer()
@@ -113,12 +120,89 @@ struct AccountCreationTests {
     func optionsRefused() async throws {
         let server = TestServer()
         try await server.run { client in
-            for query in ["contact=fax", "contact=email,", "contact=", "contact=email&username=ann"] {
+            for query in ["contact=fax", "contact=email,", "contact=", "contact=EMAIL", "contact=email,email", "contact=%20email"] {
                 let refused = try await client.call(.get, "/generate-registration-options?\(query)")
                 #expect(refused.status == .badRequest && refused["error"] == "contact_kind_invalid", "\(query): \(refused.json)")
             }
+            let withUsername = try await client.call(.get, "/generate-registration-options?contact=email&username=ann")
+            #expect(withUsername.status == .badRequest && withUsername["error"] == "field_invalid", "\(withUsername.json)")
+            let both = try await client.call(.get, "/generate-registration-options?contact=phone,email")
+            #expect(both["acceptedContacts"] == ["phone", "email"], "\(both.json)")
             let plain = try await client.call(.get, "/generate-registration-options?username=ann")
             #expect(plain["acceptedContacts"] == nil)
+        }
+    }
+
+    @Test("a seven-digit number is a phone number; one number names one account however it is spaced, also as a plain username")
+    func phoneNumbersCompareAsDigits() async throws {
+        let server = TestServer()
+        let first = try Device(server: server, credentialID: 0xc1)
+        let second = try Device(server: server, credentialID: 0xc2)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?contact=phone")
+            let niue = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "+683 1234", "challengeKey": options["challengeKey"] ?? nil, "cred": first.create(options.json)])
+            #expect(niue.status == .ok && niue["username"] == "+6831234", "\(niue.json)")
+            // Signing in with the number as it was typed finds the account.
+            let request = try await client.call(.get, "/generate-authentication-options?username=%2B683%201234")
+            #expect(request["allowCredentials"]?.arrayValue?.first?.objectValue?["id"] == niue["credentialId"], "\(request.json)")
+            // A plain username that is the same number, spaced otherwise, is that account's name.
+            let plain = try await client.call(.get, "/generate-registration-options?username=%2B683-12-34")
+            #expect(plain.status == .conflict && plain["error"] == "username_taken", "\(plain.json)")
+            let other = try await client.call(.get, "/generate-registration-options?username=%2B1%20(415)%20555-0100")
+            #expect(other["user"]?.objectValue?["name"] == "+14155550100", "\(other.json)")
+            let registered = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "+1 415 555 0100", "challengeKey": other["challengeKey"] ?? nil, "cred": second.create(other.json)])
+            #expect(registered.status == .ok && registered["username"] == "+14155550100", "\(registered.json)")
+        }
+    }
+
+    @Test("a display name given with the options is the account's when the sheet gives none; the sheet's wins")
+    func displayNameFromOptions() async throws {
+        let server = TestServer()
+        let first = try Device(server: server, credentialID: 0xc1)
+        let second = try Device(server: server, credentialID: 0xc2)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?contact=email&displayName=Zed")
+            #expect(options["user"]?.objectValue?["displayName"] == "Zed")
+            let zed = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "zed@example.com", "challengeKey": options["challengeKey"] ?? nil, "cred": first.create(options.json)])
+            #expect(zed.status == .ok, "\(zed.json)")
+            let again = try await client.call(.get, "/generate-registration-options?contact=email&displayName=Zed")
+            let named = try await client.call(
+                .post, "/verify-registration",
+                json: [
+                    "username": "yan@example.com", "displayName": "Yan", "challengeKey": again["challengeKey"] ?? nil,
+                    "cred": second.create(again.json),
+                ])
+            #expect(named.status == .ok, "\(named.json)")
+        }
+        #expect(try await server.repository.user(username: "zed@example.com")?.displayName == "Zed")
+        #expect(try await server.repository.user(username: "yan@example.com")?.displayName == "Yan")
+    }
+
+    @Test("a response made for other options says challenge_mismatch before any contact rule; the app-backend shapes take contact too")
+    func orderAndAPIShapes() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let contactOptions = try await client.call(.get, "/generate-registration-options?contact=email")
+            let ordinary = try await client.call(.get, "/generate-registration-options")
+            let crossed = try await client.call(
+                .post, "/verify-registration", json: ["challengeKey": contactOptions["challengeKey"] ?? nil, "cred": device.create(ordinary.json)])
+            #expect(crossed.status == .badRequest && crossed["error"] == "challenge_mismatch", "\(crossed.json)")
+
+            let guide = try await client.call(.post, "/api/registration-challenge", json: ["contact": "email", "displayName": "Ann"])
+            #expect(guide.status == .ok && guide["acceptedContacts"] == ["email"] && guide["challengeKey"] == nil, "\(guide.json)")
+            let bogus = try await client.call(.post, "/api/start-registration", json: ["contact": "bogus"])
+            #expect(bogus.status == .badRequest && bogus["error"] == "contact_kind_invalid", "\(bogus.json)")
+            let completed = try await client.call(
+                .post, "/api/complete-registration", json: ["username": "ann@example.com", "credential": device.create(guide.json)])
+            #expect(completed.status == .ok && completed["username"] == "ann@example.com", "\(completed.json)")
+            #expect(completed["displayName"] == "Ann", "\(completed.json)")
         }
     }
 }

@@ -39,6 +39,14 @@ extension AppleRequestPlan {
         if options.extensions?.isEmpty == false {
             omissions.append(Omission("extensions", "the account-creation request takes no extensions"))
         }
+        // The sheet always verifies the person and makes an unattested platform passkey: a server that needs an
+        // attestation refuses the registration afterwards, so it is said here.
+        if let attestation = options.attestation, attestation != .none {
+            omissions.append(Omission("attestation", "the account-creation request takes no attestation preference (\(attestation.rawValue))"))
+        }
+        if options.authenticatorSelection?.userVerification == .discouraged {
+            omissions.append(Omission("authenticatorSelection.userVerification", "the sign-up sheet always verifies the person"))
+        }
         return AppleAccountCreationPlan(
             relyingPartyID: rpID, challenge: challenge, userID: userID, acceptedContacts: contacts, requestsName: request.requestsName,
             omissions: omissions)

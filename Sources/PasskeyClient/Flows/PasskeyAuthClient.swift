@@ -83,9 +83,18 @@ public actor PasskeyAuthClient {
         -> PasskeyRegistrationResult
     {
         let username = username.flatMap { $0.isEmpty ? nil : $0 }
+        return try await reportingRegistration(username: username) { () throws(PasskeyError) in
+            try await self.performRegistration(username: username, displayName: displayName, prf: prf)
+        }
+    }
+
+    /// Runs a registration flow between its started and its succeeded or failed event.
+    private func reportingRegistration(
+        username: String?, _ flow: () async throws(PasskeyError) -> PasskeyRegistrationResult
+    ) async throws(PasskeyError) -> PasskeyRegistrationResult {
         emit(.registrationStarted(username: username))
         do {
-            let result = try await performRegistration(username: username, displayName: displayName, prf: prf)
+            let result = try await flow()
             emit(.registrationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
             return result
         } catch {
@@ -106,14 +115,8 @@ public actor PasskeyAuthClient {
     public func createAccount(acceptedContacts: [ContactKind] = [.email, .phone], requestName: Bool = true) async throws(PasskeyError)
         -> PasskeyRegistrationResult
     {
-        emit(.registrationStarted(username: nil))
-        do {
-            let result = try await performAccountCreation(acceptedContacts: acceptedContacts, requestName: requestName)
-            emit(.registrationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
-            return result
-        } catch {
-            emit(.registrationFailed(PasskeyClientFailure(error)))
-            throw error
+        try await reportingRegistration(username: nil) { () throws(PasskeyError) in
+            try await self.performAccountCreation(acceptedContacts: acceptedContacts, requestName: requestName)
         }
     }
 
@@ -177,6 +180,11 @@ public actor PasskeyAuthClient {
     {
         guard !acceptedContacts.isEmpty else {
             throw PasskeyError(.invalidOptions, stage: .options, "acceptedContacts is empty: name at least one kind of contact the sheet may offer")
+        }
+        // Asked before the server, so a device without the sheet leaves no pending ceremony behind.
+        guard await authenticator.capabilities().supportsAccountCreation else {
+            throw PasskeyError(
+                .notSupported, stage: .authenticator, "this device has no sign-up sheet that creates an account (iOS, macOS or visionOS 26)")
         }
         let query = [RelyingPartyRequest.QueryItem(name: "contact", value: acceptedContacts.map(\.rawValue).joined(separator: ","))]
         let answer = try await exchange(RelyingPartyRequest(method: .get, path: "generate-registration-options", query: query), stage: .options)
