@@ -18,9 +18,7 @@ struct AccountCreationTests {
             #expect(options.status == .ok, "\(options.json)")
             #expect(options["acceptedContacts"] == ["email", "phone"])
             #expect(options["user"]?.objectValue?["displayName"] == "New account")
-            let registered = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": "  ann@example.com ", "displayName": "Ann Lee", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            let registered = try await client.signUp(options, device, contact: "  ann@example.com ", displayName: "Ann Lee")
             #expect(registered.status == .ok, "\(registered.json)")
             #expect(registered["username"] == "ann@example.com" && registered["isAnonymous"] == false)
 
@@ -42,9 +40,7 @@ struct AccountCreationTests {
         try await server.run { client in
             let options = try await client.call(.post, "/generate-registration-options", json: ["contact": "phone"])
             #expect(options["acceptedContacts"] == ["phone"], "\(options.json)")
-            let registered = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": "+44 (20) 7946-0000", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            let registered = try await client.signUp(options, device, contact: "+44 (20) 7946-0000")
             #expect(registered.status == .ok, "\(registered.json)")
             #expect(registered["username"] == "+442079460000")
         }
@@ -78,9 +74,7 @@ struct AccountCreationTests {
         try await server.run { client in
             let options = try await client.call(.get, "/generate-registration-options?contact=email")
             server.clock.advance(61)
-            let late = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": "dan@example.com", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            let late = try await client.signUp(options, device, contact: "dan@example.com")
             #expect(late.status == .badRequest && late["error"] == "challenge_invalid", "\(late.json)")
         }
         #expect(try await server.repository.user(username: "dan@example.com") == nil)
@@ -108,9 +102,7 @@ struct AccountCreationTests {
         try await server.run { client in
             let options = try await client.call(.get, "/generate-registration-options?contact=\(kinds)")
             #expect(options.status == .ok, "\(options.json)")
-            let refused = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": .string(contact), "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            let refused = try await client.signUp(options, device, contact: .string(contact))
             #expect(refused.status == .badRequest && refused["error"] == .string(code), "\(contact): \(refused.json)")
         }
         #expect(await server.repository.credential(id: device.authenticator.credentialID) == nil)
@@ -140,9 +132,7 @@ struct AccountCreationTests {
         let second = try Device(server: server, credentialID: 0xc2)
         try await server.run { client in
             let options = try await client.call(.get, "/generate-registration-options?contact=phone")
-            let niue = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": "+683 1234", "challengeKey": options["challengeKey"] ?? nil, "cred": first.create(options.json)])
+            let niue = try await client.signUp(options, first, contact: "+683 1234")
             #expect(niue.status == .ok && niue["username"] == "+6831234", "\(niue.json)")
             // Signing in with the number as it was typed finds the account.
             let request = try await client.call(.get, "/generate-authentication-options?username=%2B683%201234")
@@ -152,9 +142,7 @@ struct AccountCreationTests {
             #expect(plain.status == .conflict && plain["error"] == "username_taken", "\(plain.json)")
             let other = try await client.call(.get, "/generate-registration-options?username=%2B1%20(415)%20555-0100")
             #expect(other["user"]?.objectValue?["name"] == "+14155550100", "\(other.json)")
-            let registered = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": "+1 415 555 0100", "challengeKey": other["challengeKey"] ?? nil, "cred": second.create(other.json)])
+            let registered = try await client.signUp(other, second, contact: "+1 415 555 0100")
             #expect(registered.status == .ok && registered["username"] == "+14155550100", "\(registered.json)")
         }
     }
@@ -167,17 +155,10 @@ struct AccountCreationTests {
         try await server.run { client in
             let options = try await client.call(.get, "/generate-registration-options?contact=email&displayName=Zed")
             #expect(options["user"]?.objectValue?["displayName"] == "Zed")
-            let zed = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": "zed@example.com", "challengeKey": options["challengeKey"] ?? nil, "cred": first.create(options.json)])
+            let zed = try await client.signUp(options, first, contact: "zed@example.com")
             #expect(zed.status == .ok, "\(zed.json)")
             let again = try await client.call(.get, "/generate-registration-options?contact=email&displayName=Zed")
-            let named = try await client.call(
-                .post, "/verify-registration",
-                json: [
-                    "username": "yan@example.com", "displayName": "Yan", "challengeKey": again["challengeKey"] ?? nil,
-                    "cred": second.create(again.json),
-                ])
+            let named = try await client.signUp(again, second, contact: "yan@example.com", displayName: "Yan")
             #expect(named.status == .ok, "\(named.json)")
         }
         #expect(try await server.repository.user(username: "zed@example.com")?.displayName == "Zed")
@@ -204,5 +185,14 @@ struct AccountCreationTests {
             #expect(completed.status == .ok && completed["username"] == "ann@example.com", "\(completed.json)")
             #expect(completed["displayName"] == "Ann", "\(completed.json)")
         }
+    }
+}
+
+extension TestClientProtocol {
+    /// Completes sign-up-sheet `options` with `device`'s new passkey, named by `contact` (and `displayName`).
+    func signUp(_ options: JSONResponse, _ device: Device, contact: JSONValue, displayName: String? = nil) async throws -> JSONResponse {
+        var body: JSONObject = ["username": contact, "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)]
+        if let displayName { body["displayName"] = .string(displayName) }
+        return try await call(.post, "/verify-registration", json: .object(body))
     }
 }
