@@ -227,9 +227,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             }
             let forContact = !record.acceptedContacts.isEmpty
             if !forContact {
-                let username = try Self.normalizeUsername(rawUsername).map { ContactIdentifier.phoneNumber($0) ?? $0 }
-                // The username sent with the response, when there is one, must be the one the options were made for.
-                if let username, !UsernameKey.same(username, record.username) {
+                // The username sent with the response, when there is one, must be the one the options were made for: as
+                // sent, or as the options keep a phone number (+ and its digits).
+                if let username = try Self.normalizeUsername(rawUsername), !UsernameKey.same(username, record.username),
+                    !UsernameKey.same(ContactIdentifier.phoneNumber(username) ?? username, record.username)
+                {
                     throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
                 }
             }
