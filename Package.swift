@@ -119,8 +119,8 @@ let package = Package(
         .target(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
-                "PasskeyAuthenticatorNames",
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyStorageSQLite",
+                "PasskeyStoragePostgres", "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),

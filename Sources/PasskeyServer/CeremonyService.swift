@@ -25,6 +25,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     let random: RandomSource
     /// Shared by copies of the service: the pending-ceremony estimate of this instance.
     let gauge = PendingChallengeGauge()
+    /// What a sign-in with a made-up credential ID is checked against (``DecoyCredential``).
+    let decoy = DecoyCredential()
 
     public init(
         repository: Repository, relyingParty: RelyingParty, configuration: ServerConfiguration,
@@ -343,10 +345,29 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             let seed = Array(HMAC<SHA256>.authenticationCode(for: mac + [UInt8(index)], using: key))
             let length = lengths[Int(seed[0]) % lengths.count]
             let transports = transportSets[Int(seed[1]) % transportSets.count]
-            // The ID: 64 bytes drawn from the seed (two MACs of it), cut to the chosen length.
+            // The ID: 64 bytes drawn from the seed (two MACs of it), cut to the chosen length, its last bytes a tag.
             let pool = Array(HMAC<SHA256>.authenticationCode(for: seed + [1], using: key)) + Array(HMAC<SHA256>.authenticationCode(for: seed + [2], using: key))
-            return CredentialRecord(id: Array(pool.prefix(length)), publicKey: [], signCount: 0, transports: transports)
+            let body = Array(pool.prefix(length - Self.fakeTagLength))
+            return CredentialRecord(id: body + Self.fakeTag(body, key: key), publicKey: [], signCount: 0, transports: transports)
         }
+    }
+
+    /// A made-up credential ID ends in a MAC of the rest under the server's secret, so that a sign-in naming one is
+    /// recognised (``isFakeCredentialID(_:)``) and answered as a real passkey signed with a wrong key would be. 8 bytes:
+    /// a real credential ID ends so by chance once in 2^64.
+    static var fakeTagLength: Int { 8 }
+
+    static func fakeTag(_ body: [UInt8], key: SymmetricKey) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array("fake-credential-tag".utf8) + body, using: key).prefix(fakeTagLength))
+    }
+
+    /// Whether `id` is one ``fakeCredentials(for:)`` made up.
+    func isFakeCredentialID(_ id: [UInt8]) async -> Bool {
+        guard id.count > Self.fakeTagLength,
+            let secret = try? await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
+        else { return false }
+        let body = Array(id.dropLast(Self.fakeTagLength))
+        return constantTimeEqual(Array(id.suffix(Self.fakeTagLength)), Self.fakeTag(body, key: SymmetricKey(data: secret)))
     }
 
     /// Verifies a sign-in and records the new counter, backup state and last use.
@@ -377,7 +398,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let outcome: SignInOutcome
         do {
             outcome = try await repository.completeSignIn(challenge: reference, credentialID: credentialID, now: now()) { lookup in
-                Self.decideSignIn(lookup, credential, relyingParty: relyingParty, expectedUsername: expectedUsername, now: now)
+                Self.decideSignIn(
+                    lookup, credential, credentialID: credentialID, relyingParty: relyingParty, expectedUsername: expectedUsername, now: now)
             }
         } catch {
             switch error.code {
@@ -389,7 +411,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         switch outcome {
         case .verified(let user, let updated, let userVerified, let externalUserID, let counterRegressed):
             return (user, updated, userVerified, externalUserID, counterRegressed)
-        case .unknownCredential: throw await unknownCredentialError(credential)
+        case .unknownCredential(let challenge): throw await unknownCredentialError(credential, credentialID: credentialID, challenge: challenge)
         case .refused(let error): throw error
         }
     }
@@ -398,8 +420,8 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     enum SignInOutcome: Sendable {
         /// `counterRegressed`: accepted under ``CounterPolicy/reportRegression`` although the counter did not increase.
         case verified(user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?, counterRegressed: Bool)
-        /// The passkey is not stored: which answer fits needs another read (``unknownCredentialError(_:)``).
-        case unknownCredential
+        /// The passkey is not stored: which answer fits needs another read (``unknownCredentialError(_:credentialID:challenge:)``).
+        case unknownCredential(ChallengeRecord)
         case refused(APIError)
     }
 
@@ -407,20 +429,21 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// write: the new counter, backup state and last use when they pass; only the challenge consumed when they fail, so
     /// a refused ceremony cannot be retried.
     static func decideSignIn(
-        _ lookup: SignInLookup, _ credential: AuthenticationResponseJSON, relyingParty: RelyingParty, expectedUsername: String?,
+        _ lookup: SignInLookup, _ credential: AuthenticationResponseJSON, credentialID: [UInt8], relyingParty: RelyingParty,
+        expectedUsername: String?,
         now: @Sendable () -> Date
     ) -> (write: SignInWrite, result: SignInOutcome) {
         guard let record = lookup.challenge else { return (.nothing, .refused(.challengeInvalid)) }
-        guard let stored = lookup.credential else { return (.burn, .unknownCredential) }
+        // Until the signature verified, no answer may depend on what is stored (whether the credential exists, whose
+        // it is): otherwise anyone holding a credential ID, or the IDs the options for a username list, learns whether
+        // that account exists. So a credential outside the options' allowCredentials is refused first, for what the
+        // client was told (WebAuthn L3 §7.2 step 5), and the account checks come after the signature.
+        if !record.allowedCredentialIDs.isEmpty, !record.allowedCredentialIDs.contains(where: { constantTimeEqual($0, credentialID) }) {
+            return (.burn, .refused(APIError(WebAuthnError(.credentialNotAllowed, "the credential is not among allowCredentials"))))
+        }
+        guard let stored = lookup.credential else { return (.burn, .unknownCredential(record)) }
         guard let owner = lookup.owner else {
             return (.burn, .refused(APIError.badRequest("credential_unknown", "This passkey's account no longer exists.")))
-        }
-        // Sign-in with a username: the credential must be the named user's.
-        if let userID = record.userID, userID != stored.userID {
-            return (.burn, .refused(APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))))
-        }
-        if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
-            return (.burn, .refused(APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")))
         }
         var coreRecord = coreRecord(stored)
         coreRecord.userHandle = owner.userHandle
@@ -431,6 +454,13 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
                 allowedCredentialIDs: record.allowedCredentialIDs)
         } catch { return (.burn, .refused(APIError(error))) }
+        // Sign-in with a username: the credential must be the named user's.
+        if let userID = record.userID, userID != stored.userID {
+            return (.burn, .refused(APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))))
+        }
+        if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
+            return (.burn, .refused(APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")))
+        }
         // A disabled account: refused once the passkey proved itself, so that only its holder learns why. Nothing is
         // recorded (the counter stays), and the challenge is spent.
         if owner.isDisabled {
@@ -451,11 +481,32 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         )
     }
 
-    /// The answer for a credential that is not stored. When the response names (by user handle) an account that still
-    /// exists, the passkey was registered to it and later deleted here while the device kept it:
-    /// `passkey_deleted_on_server`, so the app can tell the person and the device can forget the passkey. Otherwise
-    /// `credential_unknown`.
-    func unknownCredentialError(_ credential: AuthenticationResponseJSON) async -> APIError {
+    /// The answer for a credential that is not stored.
+    ///
+    /// - One the options for a username without an account made up (``isFakeCredentialID(_:)``): verified against a
+    ///   decoy key, so it fails as a real account's passkey signed with a wrong key does (`signature_invalid`, or an
+    ///   earlier failure of what the client sent), with the same work.
+    /// - When the response names (by user handle) an account that still exists, the passkey was registered to it and
+    ///   later deleted here while the device kept it: `passkey_deleted_on_server`, so the app can tell the person and the
+    ///   device can forget the passkey. A user handle is 64 random bytes: it reveals nothing to someone who guesses.
+    /// - Otherwise `credential_unknown`: a credential ID no options listed tells nothing about any account.
+    func unknownCredentialError(_ credential: AuthenticationResponseJSON, credentialID: [UInt8], challenge: ChallengeRecord) async -> APIError {
+        if await isFakeCredentialID(credentialID) {
+            let userHandle = (try? credential.userHandleBytes()) ?? nil
+            do {
+                _ = try relyingParty.verifyAuthentication(
+                    credential, expectedChallenge: challenge.challenge, credential: decoy.record(for: credentialID, userHandle: userHandle),
+                    expectedUser: challenge.userID == nil ? .discoverable : .identified(userHandle: nil),
+                    allowedCredentialIDs: challenge.allowedCredentialIDs)
+            } catch {
+                // The client sees a real passkey's answer; the log says what it was.
+                let answer = APIError(error)
+                return APIError(
+                    status: answer.statusCode, code: answer.code, message: answer.message,
+                    logDetail: "a credential ID made up for a username without an account: \(answer.logDetail ?? answer.code)")
+            }
+            return APIError(WebAuthnError(.signatureInvalid, "a made-up credential's response verified against the decoy key"))
+        }
         if let encoded = credential.response.userHandle, let handle = Base64URL.decode(encoded), !handle.isEmpty,
             (try? await repository.user(userHandle: handle)) ?? nil != nil
         {

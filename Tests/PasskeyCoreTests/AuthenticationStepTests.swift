@@ -183,6 +183,25 @@ struct AuthenticationStepTests {
         #expect(result.backupState && result.updating(a.record(backupEligible: true)).backupState)
     }
 
+    @Test("steps 6, 19 and 22 are checked after the signature: signed with another key, a response learns nothing stored")
+    func storedStateAfterSignature() throws {
+        let holder = try TestAuthenticator()
+        var attacker = try TestAuthenticator()
+        attacker.credentialID = holder.credentialID
+        attacker.userHandle = [UInt8](repeating: 0x42, count: 64)  // not the owner's: step 6 would fail
+        // BE set where the record has it clear (step 19), counter 0 under a stored 9 (step 22).
+        let forged = try attacker.assertion(authData: attacker.authData(for: "get") { $0.flags.insert(.backupEligible) }.build())
+        var record = holder.record(backupEligible: false)
+        record.signCount = 9
+        #expect(errorCode { try verify(forged, record: record) } == .signatureInvalid)
+        // Signed by the holder, the same differences get their own codes, in the spec's order.
+        var mismatched = holder
+        mismatched.userHandle = [UInt8](repeating: 0x42, count: 64)
+        #expect(errorCode { try verify(try mismatched.assertion(), record: holder.record()) } == .userHandleMismatch)
+        let changed = try holder.assertion(authData: holder.authData(for: "get") { $0.flags.insert(.backupEligible) }.build())
+        #expect(errorCode { try verify(changed, record: record) } == .backupEligibilityChanged)
+    }
+
     @Test("step 21: the signature must verify over authData ‖ SHA-256(clientDataJSON)")
     func signature() throws {
         let a = try TestAuthenticator()

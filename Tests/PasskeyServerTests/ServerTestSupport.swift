@@ -95,13 +95,14 @@ final class Device: @unchecked Sendable {
         return authenticator.registration(authData: authData, clientData: clientData).json
     }
 
-    func get(_ options: JSONValue, signCount: UInt32 = 0, origin: String? = nil) throws -> JSONValue {
+    func get(_ options: JSONValue, signCount: UInt32 = 0, origin: String? = nil, flags: AuthenticatorData.Flags? = nil) throws -> JSONValue {
         let challenge = options.objectValue?["challenge"]?.stringValue ?? ""
         let clientData = TestAuthenticator.clientData(type: "webauthn.get", challenge: challenge, origin: origin ?? self.origin)
         let rpID = self.rpID
         let authData = authenticator.authData(for: "get") {
             $0.rpID = rpID
             $0.signCount = signCount
+            if let flags { $0.flags = flags }
         }.build()
         return try authenticator.assertion(authData: authData, clientData: clientData).json
     }

@@ -6,6 +6,10 @@ extension RelyingParty {
     /// Look the credential record up by ``AuthenticationResponseJSON/credentialID()`` first (and, for discoverable
     /// sign-in, check it belongs to the account named by ``AuthenticationResponseJSON/userHandleBytes()``).
     ///
+    /// The checks that compare the response with the stored record (steps 6, 19 and 22) run after the signature
+    /// verified, so a response signed with any other key fails with ``WebAuthnError/Code/signatureInvalid`` whatever is
+    /// stored.
+    ///
     /// - Parameters:
     ///   - response: the `AuthenticationResponseJSON` the client posted.
     ///   - expectedChallenge: the challenge issued for this ceremony, base64url as put in the options.
@@ -42,8 +46,31 @@ extension RelyingParty {
         if let allowed = allowedCredentialIDs, !allowed.isEmpty, !allowed.contains(where: { constantTimeEqual($0, rawID) }) {
             throw WebAuthnError(.credentialNotAllowed, "the credential is not among allowCredentials", received: response.rawId)
         }
-        // Step 6: identify the user and check the credential is theirs.
+        // Step 6's user handle is decoded here, with the other members the client sent; it is compared after step 21.
         let userHandle = try response.userHandleBytes()
+        // Step 7: cData, authData, sig.
+        let authDataBytes = try decodeBase64URL(response.response.authenticatorData, field: "response.authenticatorData")
+        let signature = try decodeBase64URL(response.response.signature, field: "response.signature")
+        // Steps 8–14: client data.
+        let clientData = try verifyClientData(
+            response.response.clientDataJSON, expectedType: .get, expectedChallenge: expectedChallenge)
+        let authData = try AuthenticatorData(bytes: authDataBytes)
+        // Steps 15–18: RP ID hash, UP, UV, BE/BS consistency.
+        let rpID = try verifyAuthenticatorFlags(
+            authData, requireUserPresence: true,
+            requireUserVerification: requireUserVerification ?? policy.requiresUserVerification)
+        // Step 20: "Let hash be the result of computing a hash over the cData using SHA-256."
+        let clientDataHash = sha256(clientData.bytes)
+        // Step 21: "Using credentialRecord.publicKey, verify that sig is a valid signature over the binary concatenation
+        // of authData and hash."
+        let key = try COSEKey(bytes: credential.publicKey)
+        let verifier = try key.makeVerifier(allowLegacyAlgorithms: policy.allowLegacyAlgorithms)
+        try verifier.verify(signature, over: authDataBytes + clientDataHash, what: "assertion signature")
+        // Steps 6 and 19 come after the signature, not in the spec's order: each compares the response with stored
+        // state (the account that owns the credential, its user handle, its backup eligibility), and answering them
+        // before the signature verified would tell anyone holding a credential ID whose it is and whether it is synced.
+        // Before this point every failure depends only on what the client sent and the challenge it was given.
+        // Step 6: identify the user and check the credential is theirs.
         switch expectedUser {
         case .identified(let expectedHandle):
             // "If the user was identified before the authentication ceremony was initiated ... verify that the identified
@@ -70,17 +97,6 @@ extension RelyingParty {
                     expected: credential.userHandle.map(Base64URL.encode) ?? "(none stored)", received: Base64URL.encode(userHandle))
             }
         }
-        // Step 7: cData, authData, sig.
-        let authDataBytes = try decodeBase64URL(response.response.authenticatorData, field: "response.authenticatorData")
-        let signature = try decodeBase64URL(response.response.signature, field: "response.signature")
-        // Steps 8–14: client data.
-        let clientData = try verifyClientData(
-            response.response.clientDataJSON, expectedType: .get, expectedChallenge: expectedChallenge)
-        let authData = try AuthenticatorData(bytes: authDataBytes)
-        // Steps 15–18: RP ID hash, UP, UV, BE/BS consistency.
-        let rpID = try verifyAuthenticatorFlags(
-            authData, requireUserPresence: true,
-            requireUserVerification: requireUserVerification ?? policy.requiresUserVerification)
         // Step 19: "If the credential backup state is used as part of Relying Party business logic or policy ... compare
         // currentBe with credentialRecord.backupEligible": BE is fixed at creation.
         if policy.backup.requireUnchangedBackupEligibility, authData.backupEligible != credential.backupEligible {
@@ -88,13 +104,6 @@ extension RelyingParty {
                 .backupEligibilityChanged, "backup eligibility (BE) differs from the value stored at registration",
                 expected: credential.backupEligible ? "BE=1" : "BE=0", received: authData.backupEligible ? "BE=1" : "BE=0")
         }
-        // Step 20: "Let hash be the result of computing a hash over the cData using SHA-256."
-        let clientDataHash = sha256(clientData.bytes)
-        // Step 21: "Using credentialRecord.publicKey, verify that sig is a valid signature over the binary concatenation
-        // of authData and hash."
-        let key = try COSEKey(bytes: credential.publicKey)
-        let verifier = try key.makeVerifier(allowLegacyAlgorithms: policy.allowLegacyAlgorithms)
-        try verifier.verify(signature, over: authDataBytes + clientDataHash, what: "assertion signature")
         // Step 22: "If authData.signCount is nonzero or credentialRecord.signCount is nonzero ... if authData.signCount is
         // greater than credentialRecord.signCount: the signature counter is valid. Otherwise ... the authenticator may be cloned."
         var regressed = false
