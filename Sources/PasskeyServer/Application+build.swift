@@ -127,11 +127,15 @@ public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [Str
 /// Behind a trusted proxy it is the last `X-Forwarded-For` entry: the address the proxy itself saw and appended (or
 /// wrote, for proxies that replace the header). Earlier entries come from the client and prove nothing. IPv6 addresses
 /// count by their /64 prefix, the block one subscriber usually holds, so one machine cannot spread its requests over
-/// 2⁶⁴ addresses.
+/// 2⁶⁴ addresses. A last entry that is not an IP address (`garbage-not-ip`, a client's text a misconfigured proxy
+/// passed on) is not taken: it would be a fresh key for every request. The request then counts under the proxy's own
+/// address, as all such requests do.
 func clientKey(forwardedFor: [String], peer: String?) -> String {
-    let forwarded = forwardedFor.flatMap { $0.split(separator: ",") }.last.map { $0.trimmingCharacters(in: .whitespaces) }
-    let address = forwarded.flatMap { $0.isEmpty ? nil : $0 } ?? peer ?? "unknown"
-    return addressKey(address) ?? address
+    if let last = forwardedFor.flatMap({ $0.split(separator: ",") }).last, let key = addressKey(last.trimmingCharacters(in: .whitespaces)) {
+        return key
+    }
+    guard let peer else { return "unknown" }
+    return addressKey(peer) ?? peer
 }
 
 /// The rate-limit key of an address as proxies write it: an IPv4 address without the `:port` some proxies append

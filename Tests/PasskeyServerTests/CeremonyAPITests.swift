@@ -925,6 +925,8 @@ struct ServerSurfaceTests {
             // IPv4-mapped addresses are IPv4 addresses (not one shared /64); a port some proxies append is not a new client.
             ("::ffff:198.51.100.1", 200), ("::ffff:198.51.100.2", 200), ("198.51.100.1:4711", 200), ("198.51.100.1:4712", 429),
             ("[2001:db8:1:3::9]:443", 200), ("2001:db8:1:3::a", 429),
+            // What is not an IP address is not a client: such requests count under the proxy's address, together.
+            ("garbage-not-ip", 200), ("another-garbage", 200), ("203.0.113.9, third-garbage", 429),
         ]
         let statuses = try await server.run { client in
             var statuses: [Int] = []
