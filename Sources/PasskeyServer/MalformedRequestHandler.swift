@@ -44,6 +44,9 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var requestsSeen = 0
     /// The parse error to answer was a header section over the limits (431 rather than 400).
     private var headersTooLarge = false
+    /// The response being written is a 413: the rest of its request's body is not wanted, and waiting for it would
+    /// hold the connection until the idle timeout (a client may never send it), so the connection closes once it is sent.
+    private var closeAfterResponse = false
 
     /// How long a request whose body is still coming when a graceful shutdown starts has to finish sending it.
     ///
@@ -93,9 +96,27 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        context.write(data, promise: promise)
-        guard case .end = unwrapOutboundIn(data) else { return }
+        let part = unwrapOutboundIn(data)
+        if case .head(var head) = part, head.status == .contentTooLarge {
+            closeAfterResponse = true
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+            return
+        }
+        guard case .end = part else {
+            context.write(data, promise: promise)
+            return
+        }
         responsesOwed = max(0, responsesOwed - 1)
+        if closeAfterResponse {
+            answered = true
+            let sent = context.eventLoop.makePromise(of: Void.self)
+            sent.futureResult.cascade(to: promise)
+            context.writeAndFlush(data, promise: sent)
+            sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            return
+        }
+        context.write(data, promise: promise)
         if responsesOwed == 0, answerWhenDone { answer(context) }
     }
 

@@ -176,6 +176,26 @@ struct MalformedRequestTests {
         }
     }
 
+    @Test("a body over the limit sent without Expect gets 413 and the connection closes at once, the rest of the body unread")
+    func tooLargeClosesConnection() async throws {
+        try await withLiveServer({ $0.maximumBodySize = 1_000 }) { port in
+            let head = "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n"
+            // Part of the body, then nothing: without the close the connection waited for the rest until the idle timeout.
+            let (answer, closed) = try await onOwnThread { () -> (String, Bool) in
+                // Reads time out after 10 s, far below the 75 s idle timeout: closed by then means closed by the 413.
+                guard let socket = RawConnection.open(port: port, sending: head + String(repeating: "x", count: 1_500), limit: 10) else {
+                    return ("", false)
+                }
+                defer { close(socket) }
+                return RawConnection.readUntilClosed(socket)
+            }
+            #expect(Self.statusLines(answer) == ["HTTP/1.1 413 Payload Too Large"], "\(answer)")
+            #expect(answer.lowercased().contains("connection: close"), "\(answer)")
+            #expect(answer.hasSuffix(#"{"error":"request_too_large","message":"The request body is larger than 1000 bytes."}"#), "\(answer)")
+            #expect(closed, "the connection stayed open after the 413")
+        }
+    }
+
     @Test("Expect: 100-continue gets 100 Continue before the body is sent; a body announced over the limit gets 413 at once")
     func expectContinue() async throws {
         let capture = LogCapture()
