@@ -48,10 +48,7 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
         let part = unwrapOutboundIn(data)
         if case .end = part, closeAfterAnswer {
             closeAfterAnswer = false
-            let written = context.eventLoop.makePromise(of: Void.self)
-            written.futureResult.cascade(to: promise)
-            context.writeAndFlush(data, promise: written)
-            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            context.writeAndClose(data, promise: promise)
             return
         }
         // An informational answer (100 Continue) comes before the final one and does not end the request.

@@ -56,8 +56,6 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
         let headers = HTTPHeaders(SecurityHeaders.closingErrorFields(bodyCount: body.count, requestID: id).map { ($0.name.rawName, $0.value) })
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .payloadTooLarge, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-        let sent = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)
-        sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        context.writeAndClose(wrapOutboundOut(.end(nil)))
     }
 }

@@ -110,10 +110,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         responsesOwed = max(0, responsesOwed - 1)
         if closeAfterResponse {
             answered = true
-            let sent = context.eventLoop.makePromise(of: Void.self)
-            sent.futureResult.cascade(to: promise)
-            context.writeAndFlush(data, promise: sent)
-            sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            context.writeAndClose(data, promise: promise)
             return
         }
         context.write(data, promise: promise)
@@ -162,8 +159,6 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         let head = HTTPResponse(status: status, headerFields: SecurityHeaders.closingErrorFields(bodyCount: body.count, requestID: id))
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
-        let sent = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: sent)
-        sent.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        context.writeAndClose(wrapOutboundOut(.end(nil)))
     }
 }
