@@ -57,6 +57,7 @@ func makeApplication<Repository: PasskeyRepository>(
     onServerRunning: (@Sendable (Int) async -> Void)? = nil, broadcaster: EventBroadcaster = EventBroadcaster(), eventSink: (any EventSink)? = nil, services extra: [any Service] = []
 ) async throws -> PasskeyApplication {
     let router = buildRouter(configuration, repository: repository, broadcaster: broadcaster, eventSink: eventSink)
+    await UsernameCollisionReport.log(repository, logger: logger)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
     let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
     var setupLink: String?

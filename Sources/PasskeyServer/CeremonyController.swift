@@ -76,7 +76,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error,
                 // Only a name that passes the username checks: a refused one may carry direction overrides or
                 // invisible characters that would disguise it in the dashboard.
-                requestedUsername: ((try? CeremonyService<Repository>.normalizeUsername(note.username)) ?? nil) ?? error?.accountUsername,
+                requestedUsername: ((try? UsernameRules.normalized(note.username)) ?? nil) ?? error?.accountUsername,
                 detail: note.detail),
             logger: context.logger)
     }
@@ -224,7 +224,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("assertion")
                 note.username = try body.optionalString("username")
-                let username = try CeremonyService<Repository>.normalizeUsername(note.username)
+                let username = try UsernameRules.normalized(note.username)
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 return Self.userObject(result.user, counterRegressed: result.counterRegressed)

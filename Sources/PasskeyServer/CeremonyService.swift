@@ -39,71 +39,6 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         self.random = random
     }
 
-    static var maximumUsernameLength: Int { 64 }
-    static var maximumDisplayNameLength: Int { 64 }
-    static var maximumNameBytes: Int { DisplayText.maximumNameBytes }
-
-    /// Trims and checks a username: 1–64 characters and at most 256 UTF-8 bytes, no control characters. No username,
-    /// or an empty one, is nil (an anonymous account, or a sign-in without a username); one of white space only is
-    /// refused, not taken as none: a person who typed blanks (or an invisible space pasted in) did not ask for an
-    /// anonymous account.
-    ///
-    /// - Parameter newAccount: the name is for an account the public ceremony API creates: invisible characters are
-    ///   refused too (``isInvisibleInUsername(_:)``). Lookups and names the app's backend sends keep the rule names
-    ///   were made under before, so an existing account's name still finds it.
-    static func normalizeUsername(_ raw: String?, newAccount: Bool = false) throws(APIError) -> String? {
-        guard let raw, !raw.isEmpty else { return nil }
-        // NFC, so that a name typed as "é" and as "e" + combining accent is stored alike (stores compare by UsernameKey,
-        // which folds case in every script). Trimmed of Unicode White_Space only: Foundation's whitespace set also
-        // holds U+200B ZERO WIDTH SPACE, a format character, which must be refused like every other one rather than
-        // cut off at the ends and let through (a pasted "\u{200B}ann" had answered username_taken for "ann").
-        let trimmed = String(
-            String.UnicodeScalarView(
-                raw.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed())
-        ).precomposedStringWithCanonicalMapping
-        if trimmed.isEmpty { throw APIError.badRequest("username_invalid", "The username is blank: it has no visible character.") }
-        guard trimmed.count <= maximumUsernameLength, trimmed.utf8.count <= maximumNameBytes,
-            !trimmed.unicodeScalars.contains(where: { scalar in
-                let category = scalar.properties.generalCategory
-                return category == .control || category == .format || scalar == "\u{FFFD}" || (newAccount && isInvisibleInUsername(scalar))
-            })
-        else {
-            throw APIError.badRequest(
-                "username_invalid",
-                "A username has 1 to \(maximumUsernameLength) characters (at most \(maximumNameBytes) UTF-8 bytes), valid UTF-8, no control or invisible characters, and no spaces other than the plain one.")
-        }
-        return trimmed
-    }
-
-    /// Characters a new account's username may not hold besides controls and format characters (direction marks,
-    /// zero-width joiners): those shown as nothing, which would let one name pass for another ("ann" followed by a
-    /// Hangul filler looks like "ann") or make a blank one. Default-ignorable code points (fillers, variation selectors,
-    /// the combining grapheme joiner), line and paragraph separators, spaces other than U+0020 (no-break, ideographic,
-    /// thin) and the blank Braille pattern. U+FFFD, which stands where the request had bytes that are not UTF-8, is
-    /// refused in every name.
-    static func isInvisibleInUsername(_ scalar: Unicode.Scalar) -> Bool {
-        let properties = scalar.properties
-        return properties.isDefaultIgnorableCodePoint || properties.generalCategory == .lineSeparator
-            || properties.generalCategory == .paragraphSeparator || (properties.isWhitespace && scalar != " ") || scalar == "\u{2800}"
-    }
-
-    /// Display names are stored truncated (to 64 characters and 256 UTF-8 bytes, at a character boundary) and without
-    /// control characters (WebAuthn L3 §5.4.3 allows truncation).
-    static func sanitizeDisplayName(_ raw: String?, fallback: String) -> String {
-        let cleaned = String(
-            String.UnicodeScalarView((raw ?? "").unicodeScalars.filter { $0.properties.generalCategory != .control && $0.properties.generalCategory != .format })
-        ).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !cleaned.isEmpty else { return fallback }
-        var kept = Substring()
-        var bytes = 0
-        for character in cleaned.prefix(maximumDisplayNameLength) {
-            bytes += character.utf8.count
-            guard bytes <= maximumNameBytes else { break }
-            kept.append(character)
-        }
-        return kept.isEmpty ? fallback : String(kept)
-    }
-
     /// The account's name as authenticators store it with its passkeys (`user.name`, WebAuthn L3 §5.4.3): the username,
     /// or for an anonymous account a name made from its user handle, so passkey pickers can tell two such accounts apart.
     static func userEntityName(username: String?, userHandle: [UInt8]) -> String {
@@ -171,7 +106,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         }
         // A phone number in international form is kept as + and its digits, as the sign-up sheet's are, so that one
         // number names one account however it was spaced.
-        let username = try Self.normalizeUsername(rawUsername, newAccount: true).map { ContactIdentifier.phoneNumber($0) ?? $0 }
+        let username = try UsernameRules.normalized(rawUsername, newAccount: true).map { ContactIdentifier.phoneNumber($0) ?? $0 }
         if let username {
             let existing: UserRecord?
             do { existing = try await repository.user(username: username) } catch { throw APIError(error) }
@@ -185,12 +120,12 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let displayName: String
         let storedDisplayName: String?
         if acceptedContacts.isEmpty {
-            displayName = Self.sanitizeDisplayName(rawDisplayName, fallback: username ?? "Anonymous")
+            displayName = DisplayName.sanitized(rawDisplayName, fallback: username ?? "Anonymous")
             storedDisplayName = displayName
         } else {
             // For the sign-up sheet: a display name the app gave is the account's unless the person gives one in the
             // sheet; without either, the contact is. "New account" only fills the options' required member.
-            let given = Self.sanitizeDisplayName(rawDisplayName, fallback: "")
+            let given = DisplayName.sanitized(rawDisplayName, fallback: "")
             displayName = given.isEmpty ? "New account" : given
             storedDisplayName = given.isEmpty ? nil : given
         }
@@ -230,9 +165,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             let forContact = !record.acceptedContacts.isEmpty
             if !forContact {
                 // The username sent with the response, when there is one, must be the one the options were made for: as
-                // sent, or as the options keep a phone number (+ and its digits).
-                if let username = try Self.normalizeUsername(rawUsername), !UsernameKey.same(username, record.username),
-                    !UsernameKey.same(ContactIdentifier.phoneNumber(username) ?? username, record.username)
+                // sent, or as the options keep a phone number (+ and its digits). For an anonymous account, clients that
+                // echo the options' `user.name` send the name the server made (`anonymous-…`): that one is the options'.
+                if let username = try UsernameRules.normalized(rawUsername), !UsernameKey.same(username, record.username),
+                    !UsernameKey.same(ContactIdentifier.phoneNumber(username) ?? username, record.username),
+                    !(record.username == nil && record.userHandle.map { username == Self.userEntityName(username: nil, userHandle: $0) } == true)
                 {
                     throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
                 }
@@ -254,7 +191,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             let accountName = forContact ? try ContactIdentifier.username(rawUsername, accepting: record.acceptedContacts) : record.username
             let displayName =
                 forContact
-                ? Self.sanitizeDisplayName(rawDisplayName, fallback: record.displayName ?? accountName ?? "")
+                ? DisplayName.sanitized(rawDisplayName, fallback: record.displayName ?? accountName ?? "")
                 : record.displayName ?? record.username ?? "Anonymous"
             let time = now()
             let user = UserRecord(
@@ -294,7 +231,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func authenticationOptions(username rawUsername: String?) async throws(APIError)
         -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)
     {
-        let username = try Self.normalizeUsername(rawUsername)
+        let username = try UsernameRules.normalized(rawUsername)
         try await ensureCapacity()
         var allowed: [CredentialRecord] = []
         var userID: String?

@@ -5,7 +5,9 @@ import PasskeyWire
 /// The contact an account is named by when the system's sign-up sheet creates it together with its first passkey
 /// (Apple's account creation, `ASAuthorizationAccountCreationProvider`, iOS 26): an email address or a phone number the
 /// person picked. It becomes the account's username, so it passes the username rules first
-/// (``CeremonyService/normalizeUsername(_:newAccount:)``), then the rules of its kind.
+/// (``UsernameRules/normalized(_:newAccount:)``), then the rules of its kind. Both kinds are ASCII only, which is
+/// stricter than the rules for new names (scripts, unassigned code points): a contact in other letters is
+/// `contact_invalid`, the answer that says what a contact must be.
 ///
 /// The server does not know that the person owns the contact: the system sheet offers the contacts on the device, and
 /// a client can send any. An app that mails or texts the person verifies it first.
@@ -28,7 +30,7 @@ enum ContactIdentifier {
     /// The username the picked contact gives the new account: trimmed, NFC; an email address as typed, a phone number
     /// as `+` and its digits.
     static func username(_ raw: String?, accepting kinds: [ContactKind]) throws(APIError) -> String {
-        guard let name = try CeremonyService<InMemoryRepository>.normalizeUsername(raw, newAccount: true) else {
+        guard let name = try UsernameRules.normalized(raw) else {
             throw APIError.badRequest(
                 "contact_required", "These options create an account named by the contact picked in the sign-up sheet: send it as username.")
         }

@@ -33,6 +33,9 @@ public actor InMemoryRepository: PasskeyRepository {
 
     public func user(userHandle: [UInt8]) -> UserRecord? { usersByID.values.first { $0.userHandle == userHandle } }
 
+    /// None: every name is compared by the key of today, from the first account on.
+    public func usernameCollisions() -> [UsernameCollision] { [] }
+
     public func users(matching search: String?, limit: Int, offset: Int) -> [UserRecord] {
         // As the databases: the search text's key within the username's key (case-insensitive in every script).
         let needle = search.map(UsernameKey.of)

@@ -15,6 +15,26 @@ public protocol UserRepository: Sendable {
     /// sets ``UserRecord/tokensRevokedAt``: enabling the account again brings back nothing made before (a suspected
     /// takeover's). `notFound` when there is no such account.
     func setUserDisabled(id: String, disabledAt: Date?) async throws(StorageError) -> UserRecord
+    /// Accounts whose name is, under today's ``UsernameKey``, the name of an older account: made under an earlier rule
+    /// that told them apart (`Zoë` and `ZOË` before keys; `carol` and the fullwidth `ｃａｒｏｌ` before the width mapping).
+    /// The older account keeps the key; such an account keeps none, so a lookup by name finds the older one, while its
+    /// own passkeys still sign in without a username. Never merged: an operator decides (rename or delete one), and the
+    /// account gets its key at the next start once the key is free. Oldest first.
+    func usernameCollisions() async throws(StorageError) -> [UsernameCollision]
+}
+
+/// An account that keeps no username key because an older account holds the key its name has
+/// (``UserRepository/usernameCollisions()``).
+public struct UsernameCollision: Sendable, Equatable {
+    /// The account found by its passkeys only.
+    public var account: UserRecord
+    /// The account a lookup by the name finds; nil when it was deleted since (the key is handed out at the next start).
+    public var holder: UserRecord?
+
+    public init(account: UserRecord, holder: UserRecord?) {
+        self.account = account
+        self.holder = holder
+    }
 }
 
 /// Credentials, registered and used in atomic steps.

@@ -18,6 +18,24 @@ extension PostgresRepository: UserRepository {
         try await fetchUser("user by handle", "SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE user_handle = \(ByteBuffer(userHandle))")
     }
 
+    public func usernameCollisions() async throws(StorageError) -> [UsernameCollision] {
+        let logger = self.logger
+        let query: PostgresQuery = """
+            SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE username IS NOT NULL AND username_key IS NULL
+            ORDER BY created_at, id COLLATE "C"
+            """
+        let rows = try await withConnection("username collisions") { connection in try await connection.rows(query, logger) }
+        var collisions: [UsernameCollision] = []
+        for row in rows {
+            let account = try UserRecord(PostgresRowReader(row))
+            let holder = try await fetchUser(
+                "username key holder",
+                "SELECT \(unescaped: PostgresSchema.userColumns) FROM users WHERE username_key = \(UsernameKey.of(account.username ?? ""))")
+            collisions.append(UsernameCollision(account: account, holder: holder))
+        }
+        return collisions
+    }
+
     func fetchUser(_ what: String, _ query: PostgresQuery) async throws(StorageError) -> UserRecord? {
         let logger = self.logger
         let rows = try await withConnection(what) { connection in try await connection.rows(query, logger) }

@@ -216,6 +216,11 @@ enum PostgresSchema {
         PostgresMigration(
             version: 12, name: "registrations that create an account named by a contact",
             statements: ["ALTER TABLE challenges ADD COLUMN accepted_contacts TEXT"]),
+        PostgresMigration(
+            // RFC 8265's width mapping (``WidthMapping``): "ｃａｒｏｌ" was another name than "carol". Of two accounts that
+            // now share a key the older keeps it (``PostgresRepository/usernameCollisions()`` lists the other).
+            version: 13, name: "username keys map fullwidth and halfwidth forms", statements: [],
+            then: { connection, logger in try await refreshUsernameKeys(connection, logger: logger) }),
     ]
 
     /// The migration that adds `users.username_key`.
@@ -263,7 +268,8 @@ enum PostgresSchema {
     static let fillBatch = 1_000
 
     /// Gives accounts and events the key ``UsernameKey`` computes now where it differs from the stored one: keys made
-    /// before it folded capital sharp s (`ẞ`) kept an `ß` that other spellings of the name fold to `ss`. An account
+    /// before it folded capital sharp s (`ẞ`) kept an `ß` that other spellings of the name fold to `ss` (8), and keys
+    /// made before the width mapping kept fullwidth letters (13). An account
     /// whose key changes, and any account holding the key it now gets, lose theirs, and ``fillUsernameKeys(_:logger:)``
     /// hands them out again oldest first, as migration 6 did. Only names with a letter outside ASCII can change, so only
     /// those are read.

@@ -145,6 +145,21 @@ public final class SQLiteRepository: PasskeyRepository {
         }
     }
 
+    public func usernameCollisions() async throws(StorageError) -> [UsernameCollision] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE username IS NOT NULL AND username_key IS NULL ORDER BY created_at, id"
+            ).map { row in
+                let account = try UserRecord(row: row)
+                let holder = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE username_key = ?"),
+                    arguments: [UsernameKey.of(account.username ?? "")]
+                ).map(UserRecord.init(row:))
+                return UsernameCollision(account: account, holder: holder)
+            }
+        }
+    }
+
     public func users(matching search: String?, limit: Int, offset: Int) async throws(StorageError) -> [UserRecord] {
         try await read { db in
             // The search text's key within the username's key: case-insensitive in every script, as lookups are.

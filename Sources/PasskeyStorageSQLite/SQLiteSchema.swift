@@ -189,6 +189,11 @@ enum SQLiteSchema {
         migrator.registerMigration("v13: registrations that create an account named by a contact") { db in
             try db.execute(sql: "ALTER TABLE challenges ADD COLUMN accepted_contacts TEXT")
         }
+        migrator.registerMigration("v14: username keys map fullwidth and halfwidth forms") { db in
+            // RFC 8265's width mapping (``WidthMapping``): "ｃａｒｏｌ" was another name than "carol". Of two accounts
+            // that now share a key the older keeps it (``SQLiteRepository/usernameCollisions()`` lists the other).
+            try refreshUsernameKeys(db)
+        }
         return migrator
     }
 
@@ -197,7 +202,8 @@ enum SQLiteSchema {
     static let usernameMatch = "(username_key = ? OR (username_key IS NULL AND username = ? COLLATE NOCASE))"
 
     /// Gives accounts and events the key ``UsernameKey`` computes now where it differs from the stored one: keys made
-    /// before it folded capital sharp s (`ẞ`) kept an `ß` that other spellings of the name fold to `ss`. An account
+    /// before it folded capital sharp s (`ẞ`) kept an `ß` that other spellings of the name fold to `ss` (v9), and keys
+    /// made before the width mapping kept fullwidth letters (v14). An account
     /// whose key changes, and any account holding the key it now gets, lose theirs, and ``fillUsernameKeys(_:)`` hands
     /// them out again oldest first, as migration v7 did. Only names with a letter outside ASCII can change, so only
     /// those are read.

@@ -88,6 +88,8 @@ struct TransferFileTests {
         #expect(refusal(with(user, "isAnonymous", true)) == "line 7: \"isAnonymous\": true for an account with a username")
         #expect(refusal(with(with(user, "username", nil), "isAnonymous", false)) == "line 7: \"username\": missing for an account that is not anonymous")
         #expect(refusal(with(user, "username", "ann\u{3164}"))?.hasPrefix("line 7: \"username\":") == true, "new-account name rules for another server's data")
+        #expect(refusal(with(user, "username", "с\u{0430}rol"))?.hasSuffix("this one mixes Cyrillic, Latin.") == true, "look-alikes from another server's data")
+        #expect(refusal(with(user, "username", "carol\u{E000}"))?.hasPrefix("line 7: \"username\": A username may not contain private-use") == true)
         #expect(refusal(with(user, "createdAt", "yesterday"))?.hasPrefix("line 7: \"createdAt\": an ISO 8601 time") == true)
         #expect(refusal(with(user, "isAnonymous", "no")) == "line 7: \"isAnonymous\": true or false was expected, not string")
         #expect(refusal(with(user, "externalUserId", "app\u{202E}1"))?.hasPrefix("line 7: \"externalUserId\": 1 to 256 characters") == true)

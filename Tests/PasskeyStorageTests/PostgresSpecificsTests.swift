@@ -94,7 +94,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12])
+        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13])
         #expect(try await repository.user(username: "zoë")?.id == "u-old")
         #expect(try await repository.user(username: "ANN")?.id == "u-ann")
         #expect(try await repository.user(id: "u-new")?.username == "ZOË")
@@ -145,7 +145,7 @@ struct PostgresServerTests {
                 "INSERT INTO events (time, kind, result, username, username_key) VALUES (1, 'authentication.verify', 'success', 'GIEẞEN', 'gießen')",
                 logger: logger)
         }
-        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12])
+        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)
@@ -158,6 +158,34 @@ struct PostgresServerTests {
             try await connection.rows("SELECT username_key FROM events", logger).map { try PostgresRowReader($0).optional(0, String.self) }
         }
         #expect(eventKeys == [.some("giessen")])
+        await repository.shutdown()
+    }
+
+    @Test("migration 13 maps fullwidth names to their ASCII key; of two accounts that now share one the older keeps it, the other is reported")
+    func widthMappedKeysOnUpgrade() async throws {
+        let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
+        let logger = repository.logger
+        // Version 12 keyed the fullwidth "ｃａｒｏｌ" as itself, so it could be registered next to "carol".
+        try await repository.withConnection("schema 12") { connection in
+            try await connection.query("DELETE FROM schema_migrations WHERE version >= 13", logger: logger)
+            for (id, name, key, created) in [("u-old", "carol", "carol", 1), ("u-new", "ｃａｒｏｌ", "ｃａｒｏｌ", 2), ("u-bob", "ＢＯＢ", "ｂｏｂ", 3)] {
+                try await connection.query(
+                    "INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at) VALUES (\(id), \(ByteBuffer(string: id)), \(name), \(key), \(name), false, \(Int64(created)))",
+                    logger: logger)
+            }
+        }
+        #expect(try await repository.migrate().applied == [13])
+        let keys = try await repository.withConnection("keys") { connection in
+            try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
+                let reader = PostgresRowReader(row)
+                return "\(try reader.value(0, String.self))=\(try reader.optional(1, String.self) ?? "-")"
+            }
+        }
+        #expect(keys == ["u-bob=bob", "u-new=-", "u-old=carol"])
+        #expect(try await repository.user(username: "ｃａｒｏｌ")?.id == "u-old")
+        #expect(try await repository.user(username: "bob")?.id == "u-bob")
+        let collisions = try await repository.usernameCollisions()
+        #expect(collisions.map(\.account.id) == ["u-new"] && collisions.map(\.holder?.id) == ["u-old"])
         await repository.shutdown()
     }
 

@@ -625,12 +625,18 @@ extension RepositoryConformanceTests {
             #expect(try await repo.user(username: "иван")?.id == ivan.id)
             #expect(try await repo.user(username: "STRASSE")?.id == strasse.id)
             #expect(try await repo.user(username: "STRAẞE")?.id == strasse.id)  // capital sharp s
+            // RFC 8265's width mapping: fullwidth letters are their ASCII ones, halfwidth katakana the usual ones.
+            #expect(try await repo.user(username: "ｚｏｅ")?.id == zoe.id)
+            #expect(try await repo.user(username: "ＺＯＥ")?.id == zoe.id)
+            let ga = makeUser("\u{30AC}", handle: 5)  // "ガ"
+            try await repo.register(makeCredential(5, user: ga), for: ga)
+            #expect(try await repo.user(username: "\u{FF76}\u{FF9E}")?.id == ga.id)  // halfwidth "ｶﾞ"
             #expect(try await repo.user(username: "Ivan") == nil)  // Latin letters are other letters than Cyrillic ones
             #expect(try await repo.user(username: "Emile") == nil)
             // The name is kept as typed.
             #expect(try await repo.user(username: "ИВАН")?.username == "Иван")
 
-            for taken in ["zOE", "\u{E9}MILE", "ИВАН", "strasse", "STRAẞE", "straẞe"] {
+            for taken in ["zOE", "\u{E9}MILE", "ИВАН", "strasse", "STRAẞE", "straẞe", "Ｚｏｅ", "\u{FF76}\u{FF9E}"] {
                 let other = makeUser(taken, handle: 9)
                 #expect(await storageCode { try await repo.register(makeCredential(9, user: other), for: other) } == .usernameTaken, "\(taken)")
             }

@@ -245,4 +245,38 @@ struct SQLiteMigrationTests {
         let eventKeys = try await repository.read { db in try String.fetchAll(db, sql: "SELECT username_key FROM events") }
         #expect(eventKeys == ["giessen"])
     }
+    @Test("v14 maps fullwidth names to their ASCII key; of two accounts that now share one the older keeps it, the other is reported")
+    func widthMappedKeysOnUpgrade() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("passkey.sqlite").path
+        do {
+            // Version 13 keyed the fullwidth "ｃａｒｏｌ" as itself, so it could be registered next to "carol".
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteSchema.migrator.migrate(queue, upTo: "v13: registrations that create an account named by a contact")
+            try await queue.write { db in
+                for (id, name, key, created) in [("u-old", "carol", "carol", 1), ("u-new", "ｃａｒｏｌ", "ｃａｒｏｌ", 2), ("u-bob", "ＢＯＢ", "ｂｏｂ", 3)] {
+                    try db.execute(
+                        sql: "INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)",
+                        arguments: [id, Data(id.utf8), name, key, name, created])
+                }
+            }
+        }
+        let repository = try SQLiteRepository(path: path)
+        let keys = try await repository.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, username_key FROM users ORDER BY id").map { row -> String in "\(row[0] as String)=\((row[1] as String?) ?? "-")" }
+        }
+        #expect(keys == ["u-bob=bob", "u-new=-", "u-old=carol"])
+        #expect(try await repository.user(username: "ｃａｒｏｌ")?.id == "u-old")
+        #expect(try await repository.user(username: "bob")?.id == "u-bob")
+        let collisions = try await repository.usernameCollisions()
+        #expect(collisions.map(\.account.id) == ["u-new"] && collisions.map(\.holder?.id) == ["u-old"])
+        // Once the holder is gone, the next open hands the key on and nothing is reported.
+        try await repository.deleteUser(id: "u-old")
+        let reopened = try SQLiteRepository(path: path)
+        #expect(try await reopened.user(username: "CAROL")?.id == "u-new")
+        #expect(try await reopened.usernameCollisions().isEmpty)
+    }
 }
+

@@ -66,10 +66,10 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
             // Append and list tokens link the app's user on first use (a new user has an empty list and may add one);
             // delete and login tokens need an account that exists.
             if type == .passkeyAppend || type == .passkeyList {
-                let username = try CeremonyService<Repository>.normalizeUsername(name)
+                let username = try UsernameRules.normalized(name)
                 let candidate = UserRecord(
                     userHandle: RelyingParty.makeUserHandle(random: ceremonies.random), username: username,
-                    displayName: CeremonyService<Repository>.sanitizeDisplayName(displayName, fallback: username ?? Self.unnamedDisplayName),
+                    displayName: DisplayName.sanitized(displayName, fallback: username ?? Self.unnamedDisplayName),
                     isAnonymous: false, createdAt: time)
                 let linked = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
                 // Refused before the names follow the app's: a disabled account changes in nothing.
@@ -115,7 +115,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// since neither managing passkeys nor adding one depends on it.
     private func followNames(of user: UserRecord, username: String?, displayName: String?) async throws(StorageError) -> UserRecord {
         let fallback = user.displayName == Self.unnamedDisplayName || user.displayName == user.username
-        let newDisplayName = displayName.map { CeremonyService<Repository>.sanitizeDisplayName($0, fallback: username ?? user.displayName) }
+        let newDisplayName = displayName.map { DisplayName.sanitized($0, fallback: username ?? user.displayName) }
             ?? (fallback ? username : nil)
         let rename = username.flatMap { $0 == user.username ? nil : $0 }
         let redisplay = newDisplayName.flatMap { $0 == user.displayName ? nil : $0 }
@@ -304,7 +304,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// Login decision; `text-field` with conditional mediation carries fresh options for AutoFill.
     func loginDecision(client: ClientReport, identifier: String?, recentFailures: Int) async throws(APIError) -> JSONValue {
         var known: (userID: String, passkeys: Int)?
-        let username = try CeremonyService<Repository>.normalizeUsername(identifier)
+        let username = try UsernameRules.normalized(identifier)
         // The account's own spelling of its name, for one-tap: the device keeps what the server answers, not what was
         // typed ("ANN@example.com" finds "ann@example.com").
         var storedName: String?

@@ -62,7 +62,7 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
     /// Creation options for a new admin's passkey, for the holder of an invite.
     func setupOptions(token: String?, name rawName: String?) async throws(APIError) -> JSONValue {
         let inviteHash = try await checkInvite(token)
-        let name = CeremonyService<Repository>.sanitizeDisplayName(rawName, fallback: "admin")
+        let name = DisplayName.sanitized(rawName, fallback: "admin")
         let admin = AdminRecord(userHandle: RelyingParty.makeUserHandle(random: random), name: name, createdAt: now())
         let options = relyingParty.makeRegistrationOptions(
             userHandle: admin.userHandle, userName: name, displayName: "\(name) (passkey-server admin)",

@@ -201,7 +201,7 @@ public enum TransferFile {
 
     /// Reads one record line, with the defaults and checks described above.
     ///
-    /// - Parameter newNames: apply the rules for names of new accounts (``CeremonyService/normalizeUsername(_:newAccount:)``):
+    /// - Parameter newNames: apply the rules for names of new accounts (``UsernameRules/normalized(_:newAccount:)``):
     ///   for files made from another server's data. Names this server exported were accepted by it already, under the
     ///   rules of their time, and keep the rule lookups use.
     public static func record(_ text: String, line: Int, now: Date, newNames: Bool = true) throws(LineError) -> TransferRecord {
@@ -221,7 +221,7 @@ public enum TransferFile {
             let userHandle = try fields.bytes("userHandle", count: 1...64)
             let rawName = try fields.optionalString("username")
             let username: String?
-            do { username = try CeremonyService<InMemoryRepository>.normalizeUsername(rawName, newAccount: newNames) } catch {
+            do { username = try UsernameRules.normalized(rawName, newAccount: newNames) } catch {
                 throw fields.invalid("username", error.message)
             }
             let isAnonymous = try fields.optionalBool("isAnonymous") ?? (username == nil)
@@ -241,7 +241,7 @@ public enum TransferFile {
             }
             let user = UserRecord(
                 id: id, userHandle: userHandle, username: username,
-                displayName: CeremonyService<InMemoryRepository>.sanitizeDisplayName(displayName, fallback: username ?? "Anonymous"),
+                displayName: DisplayName.sanitized(displayName, fallback: username ?? "Anonymous"),
                 isAnonymous: isAnonymous, createdAt: try fields.optionalTime("createdAt") ?? now,
                 lastSignInAt: try fields.optionalTime("lastSignInAt"), disabledAt: disabledAt,
                 tokensRevokedAt: try fields.optionalTime("tokensRevokedAt") ?? disabledAt)
@@ -252,7 +252,7 @@ public enum TransferFile {
             return .admin(
                 AdminRecord(
                     id: try fields.identifier("id"), userHandle: try fields.bytes("userHandle", count: 1...64),
-                    name: CeremonyService<InMemoryRepository>.sanitizeDisplayName(try fields.optionalString("name"), fallback: "Admin"),
+                    name: DisplayName.sanitized(try fields.optionalString("name"), fallback: "Admin"),
                     createdAt: try fields.optionalTime("createdAt") ?? now))
         case "adminPasskey":
             return .adminCredential(try credential(fields, owner: "adminId", now: now))
@@ -321,7 +321,7 @@ public enum TransferFile {
             backupEligible: backupEligible, backupState: backupState, aaguid: aaguid,
             attestationFormat: try fields.optionalString("attestationFormat") ?? "none",
             attestationType: try fields.optionalString("attestationType") ?? "None",
-            name: try fields.optionalString("name").map { CeremonyService<InMemoryRepository>.sanitizeDisplayName($0, fallback: "Passkey") },
+            name: try fields.optionalString("name").map { DisplayName.sanitized($0, fallback: "Passkey") },
             createdAt: try fields.optionalTime("createdAt") ?? now, lastUsedAt: try fields.optionalTime("lastUsedAt"))
     }
 

@@ -1,0 +1,129 @@
+import Foundation
+import HummingbirdTesting
+import PasskeyStorage
+@testable import PasskeyServer
+import PasskeyTestSupport
+import PasskeyWire
+import Testing
+
+/// Look-alike usernames (issue: with `carol` registered, `саrol` and `ｃａｒｏｌ` each registered). Sent as an attacker
+/// would, over HTTP against the real router, after the real account exists.
+@Suite("Usernames follow RFC 8265 and TR39: look-alikes of an account are refused")
+struct LookAlikeUsernameTests {
+    /// Registers `carol` through the ceremony API.
+    static func registerCarol(_ client: some TestClientProtocol, device: Device) async throws {
+        let options = try await client.call(.get, "/generate-registration-options?username=carol")
+        let registered = try await client.call(
+            .post, "/verify-registration", json: ["username": "carol", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+        #expect(registered.status == .ok, "\(registered.json)")
+    }
+
+    @Test("fullwidth and halfwidth spellings of a name are that name: 409 username_taken, and they sign in to it")
+    func widthVariants() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            try await Self.registerCarol(client, device: device)
+            for name in ["ｃａｒｏｌ", "ＣＡＲＯＬ", "Ｃarol", "carｏl"] {
+                let answer = try await client.call(.post, "/generate-registration-options", json: ["username": .string(name)])
+                #expect(answer.status == .conflict && answer["error"] == "username_taken", "\(name): \(answer.json)")
+                // The same key finds the account at sign-in: its passkey is listed, not a made-up one.
+                let signIn = try await client.call(.post, "/generate-authentication-options", json: ["username": .string(name)])
+                let listed = signIn["allowCredentials"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue }
+                #expect(listed == [Base64URL.encode(device.authenticator.credentialID)], "\(name)")
+            }
+        }
+    }
+
+    @Test("letters of two scripts that do not go together are refused: 400 username_invalid naming the scripts", arguments: [
+        ("с\u{0430}rol", "Cyrillic, Latin"),  // Cyrillic с and а among Latin letters
+        ("carοl", "Greek, Latin"),  // Greek omicron
+        ("раypal", "Cyrillic, Latin"),
+        ("ａpple\u{0430}", "Cyrillic, Latin"),  // fullwidth Latin counts as Latin
+        ("ann\u{05D0}", "Hebrew, Latin"),
+    ])
+    func mixedScripts(name: String, scripts: String) async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            try await Self.registerCarol(client, device: device)
+            let answer = try await client.call(.post, "/generate-registration-options", json: ["username": .string(name)])
+            #expect(answer.status == .badRequest && answer["error"] == "username_invalid", "\(name): \(answer.json)")
+            #expect(answer["message"]?.stringValue?.hasSuffix("this one mixes \(scripts).") == true, "\(answer.json)")
+        }
+    }
+
+    @Test("unassigned, noncharacter and private-use code points are refused in new names", arguments: [
+        ("carol", 0xFFFE, "U+FFFE"), ("carol", 0xFDD0, "U+FDD0"), ("carol", 0xE000, "U+E000"), ("", 0xF8FF, "U+F8FF"),
+        ("carol", 0x0378, "U+0378"), ("carol", 0x10FFFD, "U+10FFFD"),
+    ] as [(String, UInt32, String)])
+    func meaninglessCodePoints(prefix: String, code: UInt32, shown: String) async throws {
+        let name = prefix + String(Character(try #require(Unicode.Scalar(code))))
+        let server = TestServer()
+        try await server.run { client in
+            let answer = try await client.call(.post, "/generate-registration-options", json: ["username": .string(name)])
+            #expect(answer.status == .badRequest && answer["error"] == "username_invalid", "\(answer.json)")
+            #expect(answer["message"]?.stringValue?.contains("(\(shown))") == true, "\(answer.json)")
+        }
+    }
+
+    @Test("what one language writes together stays allowed; so do symbols, digits and one script other than Latin", arguments: [
+        "山田taro", "やまだタロウ山田", "김철수kim", "王小明ㄅ", "Иван_1988", "ελένη", "ann😀", "ann lee", "O'Brien-Smith", "ｃａｒｏ",
+    ])
+    func allowedNames(name: String) async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let answer = try await client.call(.post, "/generate-registration-options", json: ["username": .string(name)])
+            #expect(answer.status == .ok, "\(name): \(answer.json)")
+        }
+    }
+
+    @Test("an existing account whose name predates the rules still signs in by it")
+    func existingMixedNameStillFound() async throws {
+        let server = TestServer()
+        let mixed = UserRecord(userHandle: [9], username: "саrol", displayName: "Mixed", isAnonymous: false, createdAt: Date())
+        try await server.repository.register(
+            CredentialRecordEntry(
+                id: [9, 9, 9], userID: mixed.id, publicKey: [0xa5, 1, 2, 3], algorithm: -7, signCount: 0, uvInitialized: true, transports: [],
+                backupEligible: false, backupState: false, aaguid: "00000000-0000-0000-0000-000000000000", attestationFormat: "none",
+                attestationType: "None", createdAt: Date()),
+            for: mixed)
+        try await server.run { client in
+            let signIn = try await client.call(.get, "/generate-authentication-options?username=%D1%81%D0%B0rol")
+            #expect(signIn["allowCredentials"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == [Base64URL.encode([9, 9, 9])])
+        }
+    }
+
+    @Test("an anonymous registration that echoes the options' generated user.name is accepted; another name stays refused")
+    func anonymousEcho() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options")
+            let generated = try #require(options["user"]?.objectValue?["name"]?.stringValue)
+            #expect(generated.hasPrefix("anonymous-"))
+            let other = try await client.call(
+                .post, "/verify-registration", json: ["username": "anonymous-zzzzzzzz", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            #expect(other.status == .badRequest && other["error"] == "username_mismatch", "\(other.json)")
+            let again = try await client.call(.get, "/generate-registration-options")
+            let echoed = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": .string(try #require(again["user"]?.objectValue?["name"]?.stringValue)), "challengeKey": again["challengeKey"] ?? nil,
+                    "cred": device.create(again.json)])
+            #expect(echoed.status == .ok && echoed["verified"] == true && echoed["isAnonymous"] == true, "\(echoed.json)")
+        }
+    }
+
+    @Test("collisions a migration leaves are reported by account and holder, escaped, and bounded")
+    func collisionReport() {
+        let holder = UserRecord(id: "u-old", userHandle: [1], username: "carol", displayName: "Carol", isAnonymous: false, createdAt: Date())
+        let account = UserRecord(id: "u-new", userHandle: [2], username: "ｃａｒｏｌ\u{202E}", displayName: "C", isAnonymous: false, createdAt: Date())
+        let lines = UsernameCollisionReport.lines([UsernameCollision(account: account, holder: holder), UsernameCollision(account: account, holder: nil)])
+        #expect(lines == [
+            "account u-new (\"ｃａｒｏｌ\\u{202e}\") is not found by its username: account u-old (\"carol\") has the same name under the username rules; its passkeys still sign in without a username",
+            "account u-new (\"ｃａｒｏｌ\\u{202e}\") is not found by its username: an account deleted since has the same name under the username rules; its passkeys still sign in without a username",
+        ])
+        let many = UsernameCollisionReport.lines(Array(repeating: UsernameCollision(account: account, holder: holder), count: 25))
+        #expect(many.count == 21 && many.last == "and 5 more accounts like these")
+    }
+}
