@@ -42,6 +42,25 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         APIError(status: 413, code: "request_too_large", message: "The request body is larger than \(limit) bytes.")
     }
 
+    /// A body not declared JSON (``Request/requireJSONContentType(_:)``). The type is not quoted back: it came from the
+    /// client, and the message also shows in the dashboard's event log.
+    static func contentTypeUnsupported(_ contentType: String?) -> APIError {
+        APIError(
+            status: 415, code: "content_type_unsupported",
+            message: contentType == nil
+                ? "The request has a body but no Content-Type: send JSON with Content-Type: application/json."
+                : "The request body must be JSON, sent with Content-Type: application/json.")
+    }
+
+    /// A request that did not arrive in time (``RequestDeadlineHandler``).
+    static func requestTimeout(_ deadline: RequestDeadline) -> APIError {
+        let seconds = deadline.base.nanoseconds / 1_000_000_000
+        let rate = deadline.minimumRate > 0 ? ", plus one second for every \(deadline.minimumRate) bytes sent" : ""
+        return APIError(
+            status: 408, code: "request_timeout",
+            message: "The request did not arrive in time: a request has \(seconds) seconds from its first byte\(rate).")
+    }
+
     /// A server fault; the detail goes to the log only.
     static func internalError(_ detail: String? = nil) -> APIError {
         APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: detail)

@@ -79,7 +79,7 @@ func makeApplication<Repository: PasskeyRepository>(
     let services: [any Service] = [purger] + extra
     let http1 = HTTPServerBuilder.http1(
         configuration: .init(
-            additionalChannelHandlers: [MalformedRequestHandler(maximumBodySize: configuration.maximumBodySize, logger: logger)], idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
+            additionalChannelHandlers: [MalformedRequestHandler(maximumBodySize: configuration.maximumBodySize, requestDeadline: RequestDeadline(configuration), logger: logger)], idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain: [NIOSSLCertificateSource]
         let privateKey: NIOSSLPrivateKey

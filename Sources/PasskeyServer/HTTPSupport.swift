@@ -1,3 +1,4 @@
+import Foundation
 public import Hummingbird
 import HTTPTypes
 import NIOCore
@@ -31,7 +32,13 @@ extension Response {
 
 extension Request {
     /// The body parsed as JSON, at most `limit` bytes. An empty body reads as `{}`.
+    ///
+    /// A body must say it is JSON (`Content-Type: application/json`, or a `+json` type), or the answer is 415
+    /// `content_type_unsupported` before it is read: a browser sends a cross-site form or `text/plain` POST without
+    /// asking the server first (no CORS preflight), so a JSON endpoint that parsed any body would accept requests
+    /// another site's page made a person's browser send. A request without a body needs no type.
     mutating func jsonBody(limit: Int) async throws(APIError) -> JSONValue {
+        try Self.requireJSONContentType(headers)
         let buffer: ByteBuffer
         do { buffer = try await collectBody(upTo: limit) } catch is NIOTooManyBytesError {
             throw APIError.requestTooLarge(limit: limit)
@@ -53,6 +60,25 @@ extension Request {
                 status: 400, code: WireError.Code.jsonMalformed.rawValue,
                 message: "The request body is not JSON this server accepts: \(error.reason) (at byte \(error.offset)).", logDetail: error.description)
         }
+    }
+}
+
+extension Request {
+    /// 415 unless the request's body is declared JSON; a request that declares no body (no `Content-Length`, or 0, and
+    /// no `Transfer-Encoding`) and no type passes.
+    static func requireJSONContentType(_ headers: HTTPFields) throws(APIError) {
+        if let contentType = headers[.contentType] {
+            guard isJSONMediaType(contentType) else { throw APIError.contentTypeUnsupported(contentType) }
+            return
+        }
+        let declaresBody = headers[.transferEncoding] != nil || (headers[.contentLength].map { $0.trimmingCharacters(in: .whitespaces) != "0" } ?? false)
+        if declaresBody { throw APIError.contentTypeUnsupported(nil) }
+    }
+
+    /// `application/json` or `application/…+json` (RFC 6839), in any letter case, with any parameters.
+    static func isJSONMediaType(_ value: String) -> Bool {
+        let type = (value.split(separator: ";", omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
 }
 

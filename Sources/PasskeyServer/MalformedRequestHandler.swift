@@ -61,12 +61,17 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// Where the requests answered here are logged (the server's logger).
     let logger: Logger
 
-    init(maximumBodySize: Int, logger: Logger) {
+    /// How long a request may take to arrive (``RequestDeadlineHandler``).
+    let requestDeadline: RequestDeadline
+
+    init(maximumBodySize: Int, requestDeadline: RequestDeadline, logger: Logger) {
         self.maximumBodySize = maximumBodySize
+        self.requestDeadline = requestDeadline
         self.logger = logger
     }
 
-    /// Puts a ``ConnectionCloseHandler``, a ``FramingRulesHandler`` and an ``ExpectContinueHandler`` before the
+    /// Puts a ``ConnectionCloseHandler``, a ``FramingRulesHandler``, an ``ExpectContinueHandler`` and the
+    /// ``RequestDeadlineHandler`` (with its ``RequestBytesCounter`` before the HTTP decoder) before the
     /// HTTP-types codec, the one place where the request's HTTP version is still known (Hummingbird adds only handlers
     /// that come after the codec).
     func handlerAdded(context: ChannelHandlerContext) {
@@ -75,6 +80,15 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
             try? pipeline.addHandler(ConnectionCloseHandler(), position: .before(codec))
             try? pipeline.addHandler(FramingRulesHandler(), position: .before(codec))
             try? pipeline.addHandler(ExpectContinueHandler(maximumBodySize: maximumBodySize, logger: logger), position: .before(codec))
+            // Nearest the HTTP decoder, so its own 408 goes out past the handlers above, and its byte counter before
+            // the decoder.
+            if let decoder = try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
+                let connectionClose = try? pipeline.handler(type: ConnectionCloseHandler.self)
+            {
+                let deadline = RequestDeadlineHandler(deadline: requestDeadline, logger: logger)
+                try? pipeline.addHandler(deadline, position: .before(connectionClose))
+                try? pipeline.addHandler(RequestBytesCounter(reportingTo: deadline), position: .before(decoder))
+            }
         }
     }
 

@@ -76,6 +76,14 @@ public struct ServerConfiguration: Sendable {
     /// (60 s), so the proxy closes its idle keep-alive connections first. A request being answered (the dashboard's
     /// live stream included) is not affected.
     public var idleTimeout: TimeInterval = 75
+    /// Seconds a request has to arrive, headers and body, from its first byte; it earns one more second for every
+    /// ``requestMinimumRate`` bytes it has sent. A request still arriving then gets 408 `request_timeout` and its
+    /// connection closes (``RequestDeadlineHandler``): a client that trickles a request, or stops halfway, holds a
+    /// connection for seconds, not for as long as it likes. Default 20 s.
+    public var requestTimeout: TimeInterval = 20
+    /// Bytes per second that earn a request one more second (``requestTimeout``): a client sending at least this fast
+    /// always finishes. Default 1000; 0 gives every request ``requestTimeout`` and no more.
+    public var requestMinimumRate = 1_000
     /// PEM files for serving HTTPS directly (without a proxy).
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
@@ -191,6 +199,12 @@ public struct ServerConfiguration: Sendable {
         }
         // Finite and bounded, so every duration converts to whole milliseconds and seconds without overflow.
         guard idleTimeout.isFinite, (1...3600).contains(idleTimeout) else { throw ConfigurationError("the idle timeout must be 1 to 3600 seconds") }
+        guard requestTimeout.isFinite, (1...3600).contains(requestTimeout) else {
+            throw ConfigurationError("--request-timeout must be between 1 and 3600 seconds")
+        }
+        guard (0...1_000_000_000).contains(requestMinimumRate) else {
+            throw ConfigurationError("--request-minimum-rate must be between 0 and 1000000000 bytes per second")
+        }
         guard challengeTTL.isFinite, (1...3600).contains(challengeTTL) else {
             throw ConfigurationError("--challenge-ttl must be between 1 and 3600 seconds")
         }

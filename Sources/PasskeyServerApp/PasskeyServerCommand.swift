@@ -68,6 +68,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var trustProxyHeaders = false
     @Flag(help: "Refuse new accounts through the public ceremony API (403 registration_closed): for an app that keeps its own login and adds passkeys only with connect tokens from its backend (default: open).")
     var noPublicRegistration = false
+    @Option(help: "Seconds a request has to arrive, headers and body, from its first byte, plus one per --request-minimum-rate bytes it sent; later is 408 request_timeout and the connection closes (default 20).")
+    var requestTimeout: Double?
+    @Option(help: "Bytes per second that earn a request one more second to arrive (default 1000; 0: --request-timeout and no more).")
+    var requestMinimumRate: Int?
     @Option(help: "Options requests allowed per client per minute before 429 (default 60; raise it for load tests).")
     var optionsPerMinute: Int?
     @Option(help: "aud of signedPasskeyData, checked by the app's backend (default: the RP ID).") var tokenAudience: String?
@@ -91,7 +95,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     /// The settings a file given with `--config` may hold: every flag above but `--config` itself.
     static let settingNames: Set<String> = [
         "host", "port", "rp-id", "rp-name", "origin", "related-origin", "public-url", "database", "challenge-ttl", "user-verification",
-        "attestation", "attestation-root", "require-trusted-attestation", "allowed-aaguid", "allow-backup-eligibility-change", "allow-counter-regression", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "token-audience",
+        "attestation", "attestation-root", "require-trusted-attestation", "allowed-aaguid", "allow-backup-eligibility-change", "allow-counter-regression", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "request-timeout",
+        "request-minimum-rate", "token-audience",
         "token-issuer", "signed-data-ttl", "connect-token-ttl", "rollout", "rollout-percentage", "rollout-platform",
         "rollout-minimum-os", "decline-cooldown-days", "failure-limit", "auto-append", "event-retention-days",
         "admin-idle-minutes", "tls-cert", "tls-key", "log-level",
@@ -242,6 +247,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         c.androidApps = try Self.androidApps(androidApp.isEmpty ? settings.value("android-app").map { [$0] } ?? [] : androidApp)
         c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")
         c.publicRegistration = try !(noPublicRegistration || settings.bool("no-public-registration"))
+        c.requestTimeout = try requestTimeout ?? settings.double("request-timeout") ?? c.requestTimeout
+        c.requestMinimumRate = try requestMinimumRate ?? settings.int("request-minimum-rate") ?? c.requestMinimumRate
         if let value = try optionsPerMinute ?? settings.int("options-per-minute") {
             guard value >= 1 else { throw ValidationError("--options-per-minute must be at least 1") }
             c.optionsPerMinute = value

@@ -1,0 +1,151 @@
+import Foundation
+import PasskeyServer
+import PasskeyTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Requests that arrive slowly (issue: a body sent one byte every 40 s held a connection for more than 450 s). Sent as
+/// an attacker would, on raw sockets against a live server; the limits are shortened (1 s) so the tests take seconds.
+@Suite("A request has a bounded time to arrive: trickling or stalled requests get 408 and their connection closes")
+struct SlowRequestTests {
+    static let body = #"{"cred":{"id":"x"}}"#.padding(toLength: 1_000, withPad: " ", startingAt: 0)
+    static let head = "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+
+    /// Sends `bytes` on `socket` `chunk` bytes at a time, `pause` apart, until they are sent or the server closed the
+    /// connection; then reads what the server answers until it closes. What arrived, whether the server closed, and
+    /// the seconds from the first byte to the close.
+    static func trickle(port: Int, _ bytes: String, chunk: Int, pause: Double, limit: Int = 15) -> (answer: String, closed: Bool, seconds: Double) {
+        guard let socket = RawConnection.open(port: port, sending: "", limit: limit) else { return ("", false, 0) }
+        defer { close(socket) }
+        // Writes to a connection the server closed fail instead of raising SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        let start = Date()
+        let all = Array(bytes.utf8)
+        var offset = 0
+        while offset < all.count {
+            let part = Array(all[offset..<min(all.count, offset + chunk)])
+            guard part.withUnsafeBytes({ send(socket, $0.baseAddress, part.count, Int32(MSG_NOSIGNAL)) }) == part.count else { break }
+            offset += part.count
+            if offset < all.count { Thread.sleep(forTimeInterval: pause) }
+            // Stop sending once the server has answered.
+            var probe: UInt8 = 0
+            if recv(socket, &probe, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) >= 0 { break }
+        }
+        let (answer, closed) = RawConnection.readUntilClosed(socket)
+        return (answer, closed, Date().timeIntervalSince(start))
+    }
+
+    static func timeoutConfiguration(_ configuration: inout ServerConfiguration) {
+        configuration.requestTimeout = 1
+        configuration.requestMinimumRate = 1_000
+        configuration.idleTimeout = 120  // far away: what closes the connection here is the request deadline
+    }
+
+    @Test("a body sent one byte at a time, too slowly, is cut off at its deadline with 408 request_timeout")
+    func tricklingBody() async throws {
+        try await withLiveServer(Self.timeoutConfiguration) { port in
+            let (answer, closed, seconds) = try await onOwnThread { Self.trickle(port: port, Self.head + Self.body, chunk: 1, pause: 0.2) }
+            #expect(MalformedRequestTests.statusLines(answer) == ["HTTP/1.1 408 Request Timeout"], "\(answer)")
+            #expect(answer.contains(#""error":"request_timeout""#) && answer.lowercased().contains("connection: close"), "\(answer)")
+            #expect(closed)
+            // 1 s, plus a second per 1000 bytes sent: the head (about 110 bytes) and a few body bytes earn a tenth more.
+            #expect(seconds > 0.9 && seconds < 5, "\(seconds)")
+        }
+    }
+
+    @Test("headers that trickle are cut off the same way, before the request reaches any route")
+    func tricklingHeaders() async throws {
+        try await withLiveServer(Self.timeoutConfiguration) { port in
+            let (answer, closed, seconds) = try await onOwnThread { Self.trickle(port: port, Self.head, chunk: 1, pause: 0.2) }
+            #expect(MalformedRequestTests.statusLines(answer) == ["HTTP/1.1 408 Request Timeout"], "\(answer)")
+            #expect(closed && seconds < 5, "\(seconds)")
+        }
+    }
+
+    @Test("a body that stops halfway gets 408 at its deadline, not a silent close at the idle timeout")
+    func stalledBody() async throws {
+        try await withLiveServer(Self.timeoutConfiguration) { port in
+            let (answer, closed) = try await onOwnThread { () -> (String, Bool) in
+                guard let socket = RawConnection.open(port: port, sending: Self.head + String(Self.body.prefix(300)), limit: 15) else { return ("", false) }
+                defer { close(socket) }
+                return RawConnection.readUntilClosed(socket)
+            }
+            #expect(MalformedRequestTests.statusLines(answer) == ["HTTP/1.1 408 Request Timeout"], "\(answer)")
+            #expect(closed)
+        }
+    }
+
+    @Test("a client sending at least the minimum rate finishes, however long its request takes")
+    func steadyClientFinishes() async throws {
+        try await withLiveServer(Self.timeoutConfiguration) { port in
+            // 1000 bytes at 100 bytes every 0.12 s: about 1.1 s in all, past the 1 s base, at over 800 bytes a second
+            // (the head's 110 bytes came first, earning their share).
+            let (answer, _, seconds) = try await onOwnThread { Self.trickle(port: port, Self.head + Self.body, chunk: 100, pause: 0.12) }
+            #expect(seconds > 1, "\(seconds)")
+            let status = MalformedRequestTests.statusLines(answer)
+            #expect(status.count == 1 && status.first != "HTTP/1.1 408 Request Timeout", "\(answer)")
+            #expect(answer.contains(#""error":"#) && !answer.contains("request_timeout"), "the route answered: \(answer)")
+        }
+    }
+
+    @Test("time between requests on a kept-alive connection is not a request's: the idle timeout governs it")
+    func keepAliveGapIsNotCounted() async throws {
+        try await withLiveServer(Self.timeoutConfiguration) { port in
+            let answer = try await onOwnThread { () -> String in
+                let health = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                guard let socket = RawConnection.open(port: port, sending: health, limit: 10) else { return "" }
+                defer { close(socket) }
+                var text = RawConnection.read(socket, untilCount: 1, of: "HTTP/1.1 200 OK")
+                Thread.sleep(forTimeInterval: 1.5)
+                _ = health.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                text += RawConnection.read(socket, untilCount: 1, of: "HTTP/1.1 200 OK")
+                return text
+            }
+            #expect(MalformedRequestTests.statusLines(answer) == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"], "\(answer)")
+        }
+    }
+
+    @Test("with 64 slow connections open, other clients are answered at once, and every slow one is cut off")
+    func manySlowConnections() async throws {
+        try await withLiveServer(Self.timeoutConfiguration) { port in
+            let slow = Task {
+                try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                    for _ in 0..<64 {
+                        group.addTask {
+                            try await onOwnThread { () -> (String, Bool) in
+                                guard let socket = RawConnection.open(port: port, sending: Self.head + "{", limit: 15) else { return ("", false) }
+                                defer { close(socket) }
+                                return RawConnection.readUntilClosed(socket)
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [(String, Bool)]()) { $0.append($1) }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))  // the slow connections are open and waiting
+            for _ in 0..<5 {
+                let health = try await onOwnThread { RawConnection.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n") }
+                #expect(health.hasPrefix("HTTP/1.1 200 OK"), "\(health)")
+            }
+            let answers = try await slow.value
+            #expect(answers.count == 64)
+            #expect(answers.allSatisfy { MalformedRequestTests.statusLines($0.0) == ["HTTP/1.1 408 Request Timeout"] && $0.1 }, "\(answers.first.map(\.0) ?? "")")
+        }
+    }
+
+    @Test("the limits are settings, checked at start")
+    func settings() throws {
+        var configuration = ServerConfiguration()
+        #expect(configuration.requestTimeout == 20 && configuration.requestMinimumRate == 1_000)
+        configuration.requestTimeout = 0
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.requestTimeout = 5
+        configuration.requestMinimumRate = -1
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        configuration.requestMinimumRate = 0
+        try configuration.validate()
+    }
+}
