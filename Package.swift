@@ -48,6 +48,7 @@ let package = Package(
         .library(name: "PasskeyAuthenticatorNames", targets: ["PasskeyAuthenticatorNames"]),
         .library(name: "PasskeyStorageSQLite", targets: ["PasskeyStorageSQLite"]),
         .library(name: "PasskeyStoragePostgres", targets: ["PasskeyStoragePostgres"]),
+        .library(name: "PasskeyRelyingParty", targets: ["PasskeyRelyingParty"]),
         .library(name: "PasskeyServer", targets: ["PasskeyServer"]),
         .executable(name: "passkey-server", targets: ["PasskeyServerApp"]),
         .library(name: "PasskeyClient", targets: ["PasskeyClient"]),
@@ -117,8 +118,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "PasskeyRelyingParty",
+            dependencies: [
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "PasskeyServer",
             dependencies: [
+                "PasskeyRelyingParty",
                 "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyStorageSQLite",
                 "PasskeyStoragePostgres", "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -202,7 +213,8 @@ let package = Package(
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
-                "PasskeyServer", "PasskeyServerApp", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
+                "PasskeyServer", "PasskeyServerApp", "PasskeyRelyingParty", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
+                "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
                 "PasskeyAttestation", "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -221,6 +233,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServerBenchmarks",
             dependencies: [
+                "PasskeyRelyingParty",
                 "PasskeyServer", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyStorage", "PasskeyCore", "PasskeyWire",
                 "PasskeyTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,3 +1,4 @@
+import PasskeyRelyingParty
 public import Hummingbird
 public import Logging
 import HummingbirdCore
@@ -176,13 +177,13 @@ public func buildRouter<Repository: PasskeyRepository>(
     let routeTable = RouteTable(withoutHead: ["/generate-registration-options", "/generate-authentication-options"])
     router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))
     let service = CeremonyService(
-        repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration, now: now, random: random)
+        repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration.ceremonies, now: now, random: random)
     let trustProxy = configuration.trustProxyHeaders
     let issuer = TokenIssuer(
         repository: repository, issuer: configuration.connect.tokenIssuer ?? configuration.effectiveOrigins.first ?? configuration.defaultOrigin,
         audience: configuration.connect.tokenAudience ?? configuration.rpID, lifetime: configuration.connect.signedDataLifetime, now: now,
         random: random)
-    let connect = ConnectService(ceremonies: service, issuer: issuer)
+    let connect = ConnectService(ceremonies: service, issuer: issuer, settings: configuration.connect, bodyLimit: configuration.maximumBodySize)
     let clientAddress: @Sendable (Request, PasskeyRequestContext) -> String = { request, context in
         let forwarded = trustProxy ? HTTPField.Name("X-Forwarded-For").map { request.headers[values: $0] } ?? [] : []
         return clientKey(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress)
@@ -191,14 +192,9 @@ public func buildRouter<Repository: PasskeyRepository>(
     // feeds it, with the other instances' events, on PostgreSQL).
     let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now)
     let ceremonies = CeremonyController<Repository, PasskeyRequestContext>(
-        service: service, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
+        service: service, bodyLimit: configuration.maximumBodySize, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
         clientAddress: clientAddress,
-        signer: { user, credentialID, ceremony, userVerified, externalID, counterRegressed throws(APIError) in
-            try await connect.issuer.sign(
-                userID: user.id, username: user.username, externalUserID: externalID, credentialID: credentialID, ceremony: ceremony,
-                userVerified: userVerified, counterRegressed: counterRegressed
-            ).token
-        }, events: events)
+        signer: { subject throws(RelyingPartyError) in try await issuer.sign(subject).token }, events: events)
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)

@@ -1,3 +1,4 @@
+public import PasskeyRelyingParty
 public import Hummingbird
 public import PasskeyStorage
 import PasskeyWire
@@ -7,23 +8,25 @@ import Logging
 /// Routes of the documented ceremony API (and the app-backend `/api/…` variant) over a ``CeremonyService``.
 public struct CeremonyController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
     let service: CeremonyService<Repository>
+    /// Largest request body the ceremony routes read (``ServerConfiguration/maximumBodySize``).
+    let bodyLimit: Int
     let limiter: RateLimiter
     let metrics: CeremonyMetrics
     let clientAddress: @Sendable (Request, Context) -> String
-    /// Signs `signedPasskeyData` for a verified ceremony (user, credential ID, ceremony, user verified, the app's user id,
-    /// a counter regression accepted).
-    let signer: @Sendable (UserRecord, [UInt8], String, Bool, String?, Bool) async throws(APIError) -> String
+    /// Signs `signedPasskeyData` for a verified ceremony.
+    let signer: @Sendable (SignedPasskeySubject) async throws(RelyingPartyError) -> String
     /// The dashboard's event log; `nil` records nothing.
     let events: EventRecorder?
 
     public init(
-        service: CeremonyService<Repository>, limiter: RateLimiter, metrics: CeremonyMetrics,
+        service: CeremonyService<Repository>, bodyLimit: Int, limiter: RateLimiter, metrics: CeremonyMetrics,
         clientAddress: @escaping @Sendable (Request, Context) -> String,
-        signer: @escaping @Sendable (UserRecord, [UInt8], String, Bool, String?, Bool) async throws(APIError) -> String,
+        signer: @escaping @Sendable (SignedPasskeySubject) async throws(RelyingPartyError) -> String,
         events: EventRecorder? = nil
     ) {
         self.events = events
         self.service = service
+        self.bodyLimit = bodyLimit
         self.limiter = limiter
         self.metrics = metrics
         self.clientAddress = clientAddress
@@ -81,7 +84,6 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             logger: context.logger)
     }
 
-    var bodyLimit: Int { service.configuration.maximumBodySize }
 
     /// A name given to a POST options endpoint: in the JSON body, or in the query string as the GET form takes it (a
     /// client that only switched the method keeps working instead of silently getting anonymous options). When both
@@ -103,9 +105,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let query = request.formQuery
                 note.username = try query.single("username")  // before the throttle: a refused attempt names its user too
                 try await throttle(request, context)
+                let displayName = try query.single("displayName")
+                let contact = try query.single("contact")
                 return try await registrationOptions(
-                    username: note.username, displayName: try query.single("displayName"),
-                    acceptedContacts: try ContactIdentifier.acceptedKinds(try query.single("contact")))
+                    username: note.username, displayName: displayName,
+                    acceptedContacts: try answering { () throws(RelyingPartyError) in try ContactIdentifier.acceptedKinds(contact) })
             }
         }
         router.post("generate-registration-options") { request, context in
@@ -114,9 +118,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try Self.posted("username", body, request.formQuery)
                 try await throttle(request, context)
+                let displayName = try Self.posted("displayName", body, request.formQuery)
+                let contact = try Self.posted("contact", body, request.formQuery)
                 return try await registrationOptions(
-                    username: note.username, displayName: try Self.posted("displayName", body, request.formQuery),
-                    acceptedContacts: try ContactIdentifier.acceptedKinds(try Self.posted("contact", body, request.formQuery)))
+                    username: note.username, displayName: displayName,
+                    acceptedContacts: try answering { () throws(RelyingPartyError) in try ContactIdentifier.acceptedKinds(contact) })
             }
         }
         router.post("verify-registration") { request, context in
@@ -125,12 +131,15 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try body.optionalString("username")
                 let credential = try body.registrationCredential("cred")
-                let result = try await service.verifyRegistration(
-                    credential, challengeKey: try body.optionalString("challengeKey"), username: note.username,
-                    displayName: try body.optionalString("displayName"))
+                let challengeKey = try body.optionalString("challengeKey")
+                let displayName = try body.optionalString("displayName")
+                let username = note.username
+                let result = try await answering { () async throws(RelyingPartyError) in
+                    try await service.verifyRegistration(credential, challengeKey: challengeKey, username: username, displayName: displayName)
+                }
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
                 // A new account: not linked to an app user yet.
-                let token = try await signer(result.user, result.credential.id, "registration", result.credential.uvInitialized, nil, false)
+                let token = try await answering { () async throws(RelyingPartyError) in try await signer(SignedPasskeySubject(result)) }
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
@@ -159,11 +168,13 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             return await observed("authentication", "verify", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("cred")
-                let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
+                let challengeKey = try body.optionalString("challengeKey")
+                let result = try await answering { () async throws(RelyingPartyError) in
+                    try await service.verifyAuthentication(credential, challengeKey: challengeKey)
+                }
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
-                let token = try await signer(
-                    result.user, result.credential.id, "authentication", result.userVerified, result.externalUserID, result.counterRegressed)
+                let token = try await answering { () async throws(RelyingPartyError) in try await signer(SignedPasskeySubject(result)) }
                 var answer: JSONObject = [
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
@@ -184,9 +195,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     note.username = try body.optionalString("username")
                     try await throttle(request, context)
+                    let displayName = try body.optionalString("displayName")
+                    let contact = try body.optionalString("contact")
                     return try await registrationOptions(
-                        username: note.username, displayName: try body.optionalString("displayName"),
-                        acceptedContacts: try ContactIdentifier.acceptedKinds(try body.optionalString("contact")), challengeKey: false)
+                        username: note.username, displayName: displayName,
+                        acceptedContacts: try answering { () throws(RelyingPartyError) in try ContactIdentifier.acceptedKinds(contact) }, challengeKey: false)
                 }
             }
         }
@@ -196,8 +209,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try body.optionalString("username")
                 let credential = try body.registrationCredential("credential")
-                let result = try await service.verifyRegistration(
-                    credential, challengeKey: nil, username: note.username, displayName: try body.optionalString("displayName"))
+                let displayName = try body.optionalString("displayName")
+                let username = note.username
+                let result = try await answering { () async throws(RelyingPartyError) in
+                    try await service.verifyRegistration(credential, challengeKey: nil, username: username, displayName: displayName)
+                }
                 return Self.userObject(result.user)
             }
         }
@@ -208,7 +224,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     note.username = try body.optionalString("username")
                     try await throttle(request, context)
-                    let (options, _) = try await service.authenticationOptions(username: note.username)
+                    let (options, _) = try await answering { () async throws(RelyingPartyError) in try await service.authenticationOptions(username: note.username) }
                     return .object([
                         "challenge": .string(options.challenge), "rpId": options.rpId.map(JSONValue.string) ?? .null,
                         "allowCredentials": .array((options.allowCredentials ?? []).map(\.json)),
@@ -224,8 +240,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("assertion")
                 note.username = try body.optionalString("username")
-                let username = try UsernameRules.normalized(note.username)
-                let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
+                let username = try answering { () throws(RelyingPartyError) in try UsernameRules.normalized(note.username) }
+                let result = try await answering { () async throws(RelyingPartyError) in try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username) }
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 return Self.userObject(result.user, counterRegressed: result.counterRegressed)
             }
@@ -254,8 +270,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     func registrationOptions(
         username: String?, displayName: String?, acceptedContacts: [ContactKind], challengeKey: Bool = true
     ) async throws(APIError) -> JSONValue {
-        let (options, key, _) = try await service.registrationOptions(
-            username: username, displayName: displayName, acceptedContacts: acceptedContacts)
+        let (options, key, _) = try await answering { () async throws(RelyingPartyError) in try await service.registrationOptions(
+            username: username, displayName: displayName, acceptedContacts: acceptedContacts) }
         guard case .object(var object) = options.json else { return options.json }
         if challengeKey { object["challengeKey"] = .string(key) }
         // Options for the system's sign-up sheet say which contacts it may offer (the request's `contact`).
@@ -264,7 +280,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     }
 
     func authenticationOptions(username: String?) async throws(APIError) -> JSONValue {
-        let (options, key) = try await service.authenticationOptions(username: username)
+        let (options, key) = try await answering { () async throws(RelyingPartyError) in try await service.authenticationOptions(username: username) }
         guard case .object(var object) = options.json else { return options.json }
         object["challengeKey"] = .string(key)
         return .object(object)

@@ -1,4 +1,5 @@
 public import Foundation
+public import PasskeyRelyingParty
 public import PasskeyWire
 import PasskeyCore
 public import PasskeyAttestation
@@ -311,6 +312,16 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The attestation settings in a few words, for the dashboard's settings page.
+    /// What the relying-party library's ceremonies need of these settings.
+    public var ceremonies: CeremonyConfiguration {
+        var ceremonies = CeremonyConfiguration(rpID: rpID)
+        ceremonies.challengeTTL = challengeTTL
+        ceremonies.attestation = attestation
+        ceremonies.publicRegistration = publicRegistration
+        ceremonies.maximumPendingChallenges = maximumPendingChallenges
+        return ceremonies
+    }
+
     public var attestationDescription: String {
         var lines = [attestation.rawValue]
         if !rootedFormats.isEmpty {

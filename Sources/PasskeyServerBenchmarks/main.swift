@@ -14,6 +14,7 @@ import Logging
 import HummingbirdTesting
 import NIOCore
 import PasskeyCore
+import PasskeyRelyingParty
 import PasskeyServer
 import PasskeyStorage
 import PasskeyStoragePostgres
@@ -136,8 +137,9 @@ router.post("bench/bare-verify") { request, _ in
     let verified = try relyingParty.verifyAuthentication(
         response, expectedChallenge: bareChallenge, credential: bareRecord, expectedUser: .identified(userHandle: nil))
     let signed = try await bareIssuer.sign(
-        userID: "bench", username: "bench", externalUserID: nil, credentialID: verified.credentialID, ceremony: "authentication",
-        userVerified: verified.userVerified)
+        SignedPasskeySubject(
+            userID: "bench", username: "bench", externalUserID: nil, credentialID: verified.credentialID, ceremony: .authentication,
+            userVerified: verified.userVerified))
     let answer: JSONValue = [
         "verified": true, "credentialId": .string(Base64URL.encode(verified.credentialID)), "isAnonymous": false,
         "signedPasskeyData": .string(signed.token),
@@ -403,7 +405,8 @@ if only == "parts" {
     try await measure("signedPasskeyData: sign (ES256, jwt-kit)", n) {
         for _ in 0..<n {
             _ = try await issuer.sign(
-                userID: "u", username: "bench", externalUserID: nil, credentialID: credentialID, ceremony: "authentication", userVerified: true)
+                SignedPasskeySubject(
+                    userID: "u", username: "bench", externalUserID: nil, credentialID: credentialID, ceremony: .authentication, userVerified: true))
         }
     }
     let metrics = CeremonyMetrics()

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 @testable import PasskeyServer
+@testable import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
 import Testing
@@ -223,9 +224,9 @@ struct ConnectAPITests {
         let repository = InMemoryRepository()
         var configuration = ServerConfiguration()
         configuration.database = "memory:"
-        let ceremonies = CeremonyService(repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration)
+        let ceremonies = CeremonyService(repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration.ceremonies)
         let issuer = TokenIssuer(repository: repository, issuer: configuration.defaultOrigin, audience: configuration.rpID, lifetime: 300)
-        let connect = ConnectService(ceremonies: ceremonies, issuer: issuer)
+        let connect = ConnectService(ceremonies: ceremonies, issuer: issuer, settings: configuration.connect, bodyLimit: configuration.maximumBodySize)
         let (checked, _) = try await Administration.createAPIKey(name: "shop", repository: repository)
         // The request's key check saw `checked` valid; the revocation lands before the token is saved.
         try await repository.revokeAPIKey(id: checked.id, at: Date())

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import PasskeyCore
 @testable import PasskeyServer
+@testable import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyTestSupport
 import PasskeyWire
@@ -136,7 +137,7 @@ struct SignInOracleTests {
     func fakeIDsCarryATag() async throws {
         let server = TestServer()
         let service = CeremonyService(repository: server.repository, relyingParty: RelyingParty(id: "localhost", origins: ["http://localhost:8080"]),
-            configuration: server.configuration)
+            configuration: server.configuration.ceremonies)
         let fakes = try await service.fakeCredentials(for: "nobody")
         #expect(!fakes.isEmpty)
         for fake in fakes { #expect(await service.isFakeCredentialID(fake.id)) }

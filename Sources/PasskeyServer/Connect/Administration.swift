@@ -1,3 +1,4 @@
+import PasskeyRelyingParty
 public import Foundation
 public import PasskeyStorage
 public import PasskeyCore

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HTTPTypes
+import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
 
@@ -15,14 +16,14 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     let service: ConnectService<Repository>
     let ceremonies: CeremonyController<Repository, Context>
 
-    var bodyLimit: Int { service.ceremonies.configuration.maximumBodySize }
+    var bodyLimit: Int { service.bodyLimit }
 
     static func authorization(_ request: Request) -> String? { request.headers[.authorization] }
 
     func addRoutes(to router: Router<Context>) {
         router.get(".well-known/jwks.json") { _, _ in
             let value: JSONValue
-            do throws(APIError) { value = try await service.issuer.jwks() } catch { return Response.error(error) }
+            do throws(APIError) { value = try await answering { () async throws(RelyingPartyError) in try await service.issuer.jwks() } } catch { return Response.error(error) }
             // Backends cache the key set; rotation keeps old keys published long enough for that.
             var response = Response.json(value)
             response.headers[.cacheControl] = "public, max-age=300"
@@ -125,8 +126,8 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                     throw APIError.badRequest("mediation_invalid", "mediation is conditional (create without a prompt) or required.")
                 }
                 let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: true)
-                let (options, key) = try await service.ceremonies.appendOptions(
-                    for: user, replacing: replaces, conditional: mediation == "conditional")
+                let (options, key) = try await answering { () async throws(RelyingPartyError) in try await service.ceremonies.appendOptions(
+                    for: user, replacing: replaces, conditional: mediation == "conditional") }
                 guard case .object(var object) = options.json else { return options.json }
                 object["challengeKey"] = .string(key)
                 return .object(object)
@@ -139,10 +140,11 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let credential = try body.registrationCredential("cred")
                 // Authorized by the challenge: only append options (made with a consumed append token) name an
                 // existing account.
-                let result = try await service.ceremonies.verifyRegistration(
-                    credential, challengeKey: try body.requiredString("challengeKey"), username: nil, at: .append)
-                let token = try await service.signedData(
-                    user: result.user, credentialID: result.credential.id, ceremony: "registration", userVerified: result.credential.uvInitialized)
+                let challengeKey = try body.requiredString("challengeKey")
+                let result = try await answering { () async throws(RelyingPartyError) in
+                    try await service.ceremonies.verifyRegistration(credential, challengeKey: challengeKey, username: nil, at: .append)
+                }
+                let token = try await service.signedData(result)
                 return .object([
                     "verified": true, "userId": .string(result.user.id), "username": result.user.username.map(JSONValue.string) ?? .null,
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "passkey": PasskeyListing.json(result.credential),
@@ -176,7 +178,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         router.post("connect/login/options") { request, context in
             await ceremonies.observed("authentication", "options", request, context) { _ throws(APIError) in
                 let user = try await service.authorize(Self.authorization(request), .passkeyLogin, consume: true)
-                let (options, key) = try await service.ceremonies.authenticationOptions(for: user)
+                let (options, key) = try await answering { () async throws(RelyingPartyError) in try await service.ceremonies.authenticationOptions(for: user) }
                 guard case .object(var object) = options.json else { return options.json }
                 object["challengeKey"] = .string(key)
                 return .object(object)

@@ -1,3 +1,4 @@
+import PasskeyRelyingParty
 import Foundation
 import PasskeyCore
 import PasskeyStorage
@@ -8,9 +9,12 @@ import PasskeyWire
 struct ConnectService<Repository: PasskeyRepository>: Sendable {
     let ceremonies: CeremonyService<Repository>
     let issuer: TokenIssuer<Repository>
+    /// Tokens, rollout and decisions (``ServerConfiguration/connect``).
+    let settings: ConnectConfiguration
+    /// Largest request body the connect routes read (``ServerConfiguration/maximumBodySize``).
+    let bodyLimit: Int
 
     var repository: Repository { ceremonies.repository }
-    var settings: ConnectConfiguration { ceremonies.configuration.connect }
     func now() -> Date { ceremonies.now() }
 
     // MARK: Backend authentication
@@ -161,19 +165,18 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     // MARK: signedPasskeyData
 
-    /// A token for a verified ceremony.
-    func signedData(user: UserRecord, credentialID: [UInt8], ceremony: String, userVerified: Bool) async throws(APIError) -> String {
+    /// A token for a passkey added to an account: it names the app's user the account is linked to.
+    func signedData(_ registration: CompletedRegistration) async throws(APIError) -> String {
         let externalID: String?
-        do { externalID = try await repository.externalID(userID: user.id) } catch { throw APIError(error) }
-        return try await issuer.sign(
-            userID: user.id, username: user.username, externalUserID: externalID, credentialID: credentialID, ceremony: ceremony,
-            userVerified: userVerified
-        ).token
+        do { externalID = try await repository.externalID(userID: registration.user.id) } catch { throw APIError(error) }
+        return try await answering { () async throws(RelyingPartyError) in
+            try await issuer.sign(SignedPasskeySubject(registration, externalUserID: externalID))
+        }.token
     }
 
     /// `POST /connect/verify`: checks a token once and says whom it proves.
     func verifySignedData(_ token: String) async throws(APIError) -> JSONValue {
-        let claims = try await issuer.verify(token, consume: true)
+        let claims = try await answering { () async throws(RelyingPartyError) in try await issuer.verify(token, consume: true) }
         // A token for an account or passkey deleted since it was issued proves nothing any more.
         do {
             guard let user = try await repository.user(id: claims.sub) else {
@@ -257,7 +260,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(APIError) -> JSONValue {
-        let name = try PasskeyName.validated(rawName)
+        let name = try answering { () throws(RelyingPartyError) in try PasskeyName.validated(rawName) }
         do { try await repository.renameCredential(id: id, userID: user.id, name: name) } catch {
             if error.code == .notFound { throw APIError(status: 404, code: "passkey_not_found", message: "This account has no such passkey.") }
             throw APIError(error)
@@ -304,7 +307,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// Login decision; `text-field` with conditional mediation carries fresh options for AutoFill.
     func loginDecision(client: ClientReport, identifier: String?, recentFailures: Int) async throws(APIError) -> JSONValue {
         var known: (userID: String, passkeys: Int)?
-        let username = try UsernameRules.normalized(identifier)
+        let username = try answering { () throws(RelyingPartyError) in try UsernameRules.normalized(identifier) }
         // The account's own spelling of its name, for one-tap: the device keeps what the server answers, not what was
         // typed ("ANN@example.com" finds "ann@example.com").
         var storedName: String?
@@ -320,7 +323,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         var answer: JSONObject = ["step": .string(decision.step), "reason": .string(decision.reason)]
         if decision.step == "one-tap", let name = storedName ?? username { answer["identifier"] = .string(name) }
         if decision.step == "text-field" && client.conditionalMediation {
-            let (options, key) = try await ceremonies.authenticationOptions(username: nil)
+            let (options, key) = try await answering { () async throws(RelyingPartyError) in try await ceremonies.authenticationOptions(username: nil) }
             if case .object(var object) = options.json {
                 object["challengeKey"] = .string(key)
                 answer["options"] = .object(object)

@@ -1,3 +1,4 @@
+import PasskeyRelyingParty
 import Crypto
 public import Foundation
 public import PasskeyCore

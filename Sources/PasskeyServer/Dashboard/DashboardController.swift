@@ -1,3 +1,4 @@
+import PasskeyRelyingParty
 public import Foundation
 import HTTPTypes
 public import Hummingbird
@@ -391,7 +392,8 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             return await data(request) { principal throws(APIError) in
                 let (user, credential) = try await passkey(context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let name = try PasskeyName.validated(try body.requiredString("name"))
+                let rawName = try body.requiredString("name")
+                let name = try answering { () throws(RelyingPartyError) in try PasskeyName.validated(rawName) }
                 do throws(StorageError) { try await repository.renameCredential(id: credential.id, userID: user.id, name: name) } catch { throw APIError(error) }
                 await recordAdmin("rename_passkey", request, context, principal: principal, user: user, credentialID: credential.id, detail: "renamed")
                 return .object(["renamed": true, "name": .string(name)])

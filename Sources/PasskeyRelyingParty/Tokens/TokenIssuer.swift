@@ -11,19 +11,19 @@ public import PasskeyWire
 /// `passkey-server keys rotate` run elsewhere takes effect), and at once when a token names a key it does not know.
 /// Only the newest key without a retirement time signs; retired keys verify until they leave the JWKS.
 public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenRepository> {
-    let repository: Repository
-    let issuer: String
-    let audience: String
-    let lifetime: TimeInterval
-    let now: @Sendable () -> Date
-    let random: RandomSource
+    public let repository: Repository
+    public let issuer: String
+    public let audience: String
+    public let lifetime: TimeInterval
+    public let now: @Sendable () -> Date
+    public let random: RandomSource
 
     private var collection = JWTKeyCollection()
     private var keys: [SigningKeyRecord] = []
     private var publicKeys: [String: P256.Signing.PublicKey] = [:]
     private var loadedAt: Date?
 
-    static var reloadInterval: TimeInterval { 30 }
+    public static var reloadInterval: TimeInterval { 30 }
 
     /// - Parameters:
     ///   - issuer, audience: the `iss` and `aud` of every token, checked again by ``verify(_:consume:)``.
@@ -41,11 +41,11 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
     }
 
     /// Loads the keys (creating the first one when storage has none) unless they were loaded recently.
-    func load(force: Bool = false) async throws(APIError) {
+    public func load(force: Bool = false) async throws(RelyingPartyError) {
         let time = now()
         if !force, let loadedAt, time.timeIntervalSince(loadedAt) < Self.reloadInterval, time >= loadedAt { return }
         let stored: [SigningKeyRecord]
-        do { stored = try await repository.ensureSigningKey { SigningKeys.make(now: time) } } catch { throw APIError(error) }
+        do { stored = try await repository.ensureSigningKey { SigningKeys.make(now: time) } } catch { throw RelyingPartyError(error) }
         let fresh = JWTKeyCollection()
         var publics: [String: P256.Signing.PublicKey] = [:]
         var usable: [SigningKeyRecord] = []
@@ -58,7 +58,7 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
             usable.append(record)
         }
         guard usable.contains(where: { $0.retiresAt == nil }) else {
-            throw APIError.internalError("no usable signing key")
+            throw RelyingPartyError.internalError("no usable signing key")
         }
         collection = fresh
         publicKeys = publics
@@ -66,33 +66,30 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
         loadedAt = time
     }
 
-    /// Signs claims for a verified ceremony; returns the token and its expiry.
-    public func sign(
-        userID: String, username: String?, externalUserID: String?, credentialID: [UInt8], ceremony: String, userVerified: Bool,
-        counterRegressed: Bool = false
-    ) async throws(APIError) -> (token: String, expiresAt: Date) {
+    /// Signs the claims of a verified ceremony; returns the token and its expiry.
+    public func sign(_ subject: SignedPasskeySubject) async throws(RelyingPartyError) -> (token: String, expiresAt: Date) {
         try await load()
         guard let current = keys.first(where: { $0.retiresAt == nil }) else {
-            throw APIError.internalError("no signing key")
+            throw RelyingPartyError.internalError("no signing key")
         }
         let issuedAt = now()
         let expiresAt = issuedAt.addingTimeInterval(lifetime)
         let claims = SignedPasskeyClaims(
-            iss: issuer, sub: userID, aud: audience, iat: Int(issuedAt.timeIntervalSince1970), exp: Int(expiresAt.timeIntervalSince1970),
-            jti: Base64URL.encode(random.bytes(16)), amr: userVerified ? ["fido", "mfa"] : ["fido"], ceremony: ceremony,
-            username: username, externalUserID: externalUserID, credentialID: Base64URL.encode(credentialID),
-            counterRegressed: counterRegressed ? true : nil)
+            iss: issuer, sub: subject.userID, aud: audience, iat: Int(issuedAt.timeIntervalSince1970),
+            exp: Int(expiresAt.timeIntervalSince1970), jti: Base64URL.encode(random.bytes(16)), amr: subject.userVerified ? ["fido", "mfa"] : ["fido"],
+            ceremony: subject.ceremony.rawValue, username: subject.username, externalUserID: subject.externalUserID,
+            credentialID: Base64URL.encode(subject.credentialID), counterRegressed: subject.counterRegressed ? true : nil)
         do {
             let token = try await collection.sign(claims, kid: JWKIdentifier(string: current.id))
             return (token, expiresAt)
         } catch {
-            throw APIError.internalError("signing failed: \(error)")
+            throw RelyingPartyError.internalError("signing failed: \(error)")
         }
     }
 
     /// Verifies a token this server issued: header (`alg` ES256 and a `kid` of ours; nothing else is trusted from it),
     /// signature, issuer, audience, expiry; then, when `consume`, that its `jti` was not verified before.
-    func verify(_ token: String, consume: Bool) async throws(APIError) -> SignedPasskeyClaims {
+    public func verify(_ token: String, consume: Bool) async throws(RelyingPartyError) -> SignedPasskeyClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(String(parts[0])),
             let header = try? JSONValue.parse(headerBytes), case .object(let object) = header
@@ -111,26 +108,26 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
         guard claims.aud == audience else { throw Self.invalid("aud \(claims.aud), expected \(audience)") }
         let time = Int(now().timeIntervalSince1970)
         guard claims.exp > time else {
-            throw APIError(status: 400, code: "token_expired", message: "The signed passkey data has expired. Sign in again.")
+            throw RelyingPartyError("token_expired", "The signed passkey data has expired. Sign in again.")
         }
         if consume {
             let first: Bool
             do { first = try await repository.markTokenUsed(id: claims.jti, expiresAt: Date(timeIntervalSince1970: Double(claims.exp))) } catch {
-                throw APIError(error)
+                throw RelyingPartyError(error)
             }
             guard first else {
-                throw APIError(status: 400, code: "token_replayed", message: "This signed passkey data was already verified. Each one is accepted once.")
+                throw RelyingPartyError("token_replayed", "This signed passkey data was already verified. Each one is accepted once.")
             }
         }
         return claims
     }
 
-    static func invalid(_ detail: String) -> APIError {
-        APIError(status: 400, code: "token_invalid", message: "The signed passkey data is not valid for this server.", logDetail: detail)
+    public static func invalid(_ detail: String) -> RelyingPartyError {
+        RelyingPartyError("token_invalid", "The signed passkey data is not valid for this server.", logDetail: detail)
     }
 
     /// `{"keys": [...]}`: every key that signs or still verifies.
-    public func jwks() async throws(APIError) -> JSONValue {
+    public func jwks() async throws(RelyingPartyError) -> JSONValue {
         try await load()
         return .object(["keys": .array(keys.compactMap { record in publicKeys[record.id].map { SigningKeys.jwk(record, $0) } })])
     }

@@ -16,20 +16,20 @@ public enum RegistrationEndpoint: Sendable {
 /// The four ceremony operations of the documented API, over any repository. HTTP-free: the router binds them.
 ///
 /// Challenges are single use (consumed before verification, so a failed attempt burns them too), bound to their
-/// ceremony and user, and expire after ``ServerConfiguration/challengeTTL``.
+/// ceremony and user, and expire after ``CeremonyConfiguration/challengeTTL``.
 public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public let repository: Repository
     public let relyingParty: RelyingParty
-    public let configuration: ServerConfiguration
-    let now: @Sendable () -> Date
-    let random: RandomSource
+    public let configuration: CeremonyConfiguration
+    public let now: @Sendable () -> Date
+    public let random: RandomSource
     /// Shared by copies of the service: the pending-ceremony estimate of this instance.
     let gauge = PendingChallengeGauge()
     /// What a sign-in with a made-up credential ID is checked against (``DecoyCredential``).
     let decoy = DecoyCredential()
 
     public init(
-        repository: Repository, relyingParty: RelyingParty, configuration: ServerConfiguration,
+        repository: Repository, relyingParty: RelyingParty, configuration: CeremonyConfiguration,
         now: @escaping @Sendable () -> Date = Date.init, random: RandomSource = .system
     ) {
         self.repository = repository
@@ -41,14 +41,14 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
 
     /// The account's name as authenticators store it with its passkeys (`user.name`, WebAuthn L3 §5.4.3): the username,
     /// or for an anonymous account a name made from its user handle, so passkey pickers can tell two such accounts apart.
-    static func userEntityName(username: String?, userHandle: [UInt8]) -> String {
+    public static func userEntityName(username: String?, userHandle: [UInt8]) -> String {
         username ?? "anonymous-" + Base64URL.encode(Array(userHandle.prefix(6)))
     }
 
     /// `rpId` and the account as its passkeys know it (`user`: user handle, name, display name): what a client needs
     /// to keep the device's passkey manager in step with the server (WebAuthn L3 §5.1.10 `signalCurrentUserDetails`,
     /// and with a passkey list `signalAllAcceptedCredentials`). Part of every passkey list and every verified sign-in.
-    func signalMembers(for user: UserRecord) -> JSONObject {
+    public func signalMembers(for user: UserRecord) -> JSONObject {
         let name = Self.userEntityName(username: user.username, userHandle: user.userHandle)
         return [
             "rpId": .string(configuration.rpID),
@@ -56,11 +56,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         ]
     }
 
-    func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
+    public func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
 
-    /// Refuses new options with 503 `busy` while ``ServerConfiguration/maximumPendingChallenges`` ceremonies are pending
+    /// Refuses new options with 503 `busy` while ``CeremonyConfiguration/maximumPendingChallenges`` ceremonies are pending
     /// (after purging expired ones), so storage stays bounded whatever clients do. Counts one issued challenge.
-    func ensureCapacity() async throws(APIError) {
+    func ensureCapacity() async throws(RelyingPartyError) {
         let time = now()
         let limit = configuration.maximumPendingChallenges
         if let estimate = gauge.estimate(now: time), estimate < limit {
@@ -68,10 +68,10 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             return
         }
         let count: Int
-        do { count = try await pendingChallenges(limit: limit, now: time) } catch { throw APIError(error) }
+        do { count = try await pendingChallenges(limit: limit, now: time) } catch { throw RelyingPartyError(error) }
         gauge.record(count: count, at: time)
         guard count < limit else {
-            throw APIError(status: 503, code: "busy", message: "Too many ceremonies are in progress. Try again shortly.")
+            throw RelyingPartyError("busy", "Too many ceremonies are in progress. Try again shortly.")
         }
         gauge.issued()
     }
@@ -96,12 +96,12 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     ///   that contact when the registration is verified. No username then.
     public func registrationOptions(
         username rawUsername: String?, displayName rawDisplayName: String?, acceptedContacts: [ContactKind] = []
-    ) async throws(APIError)
+    ) async throws(RelyingPartyError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord)
     {
-        guard configuration.publicRegistration else { throw APIError.registrationClosed }
+        guard configuration.publicRegistration else { throw RelyingPartyError.registrationClosed }
         if !acceptedContacts.isEmpty, rawUsername?.isEmpty == false {
-            throw APIError.badRequest(
+            throw RelyingPartyError(
                 "field_invalid", "Options with contact are for an account named by the contact picked in the sign-up sheet: send no username.")
         }
         // A phone number in international form is kept as + and its digits, as the sign-up sheet's are, so that one
@@ -109,9 +109,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let username = try UsernameRules.normalized(rawUsername, newAccount: true).map { ContactIdentifier.phoneNumber($0) ?? $0 }
         if let username {
             let existing: UserRecord?
-            do { existing = try await repository.user(username: username) } catch { throw APIError(error) }
+            do { existing = try await repository.user(username: username) } catch { throw RelyingPartyError(error) }
             if existing != nil {
-                throw APIError(status: 409, code: "username_taken", message: "This username is taken. Choose another one.")
+                throw RelyingPartyError("username_taken", "This username is taken. Choose another one.")
             }
         }
         try await ensureCapacity()
@@ -140,7 +140,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: username,
             displayName: storedDisplayName, userHandle: userHandle, acceptedContacts: acceptedContacts, createdAt: time,
             expiresAt: time.addingTimeInterval(configuration.challengeTTL))
-        do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
+        do { try await repository.saveChallenge(record) } catch { throw RelyingPartyError(error) }
         return (options, key, user)
     }
 
@@ -154,13 +154,13 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     public func verifyRegistration(
         _ credential: RegistrationResponseJSON, challengeKey: String?, username rawUsername: String?, displayName rawDisplayName: String? = nil,
         at endpoint: RegistrationEndpoint = .publicAPI
-    ) async throws(APIError) -> (user: UserRecord, credential: CredentialRecordEntry) {
+    ) async throws(RelyingPartyError) -> CompletedRegistration {
         let record = try await findChallenge(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
-        do throws(APIError) {
+        do throws(RelyingPartyError) {
             if !record.forExistingUser {
-                guard endpoint == .publicAPI else { throw APIError.challengeInvalid }
+                guard endpoint == .publicAPI else { throw RelyingPartyError.challengeInvalid }
                 // Closing public registration also closes the ceremonies started before it closed.
-                guard configuration.publicRegistration else { throw APIError.registrationClosed }
+                guard configuration.publicRegistration else { throw RelyingPartyError.registrationClosed }
             }
             let forContact = !record.acceptedContacts.isEmpty
             if !forContact {
@@ -171,10 +171,10 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                     !UsernameKey.same(ContactIdentifier.phoneNumber(username) ?? username, record.username),
                     !(record.username == nil && record.userHandle.map { username == Self.userEntityName(username: nil, userHandle: $0) } == true)
                 {
-                    throw APIError.badRequest("username_mismatch", "The username is not the one these options were created for.")
+                    throw RelyingPartyError("username_mismatch", "The username is not the one these options were created for.")
                 }
             }
-            guard let userID = record.userID, let userHandle = record.userHandle else { throw APIError.challengeInvalid }
+            guard let userID = record.userID, let userHandle = record.userHandle else { throw RelyingPartyError.challengeInvalid }
             // An account disabled since its options were made: a disable spends the account's pending ceremonies, and the
             // registration's transaction refuses one that raced it (`StorageError.accountDisabled`, below).
             let verified: VerifiedRegistration
@@ -184,7 +184,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                     credential, expectedChallenge: record.challenge, requireUserPresence: !record.conditional,
                     requireUserVerification: record.conditional ? false : nil, validationTime: now())
             } catch {
-                throw APIError(error)
+                throw RelyingPartyError(error)
             }
             // Account creation: the sheet's contact names the account, under every username rule; checked once the
             // response itself verified, so a response for other options says so first.
@@ -207,15 +207,17 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             // one ceremony exactly one writes.
             do { try await repository.register(entry, for: user, consumingChallenge: record.key, now: time) } catch {
                 switch error.code {
-                case .challengeConsumed: throw APIError.challengeInvalid
-                case .notFound: throw APIError.accountDeleted(error)
-                default: throw APIError(error)
+                case .challengeConsumed: throw RelyingPartyError.challengeInvalid
+                case .notFound: throw RelyingPartyError.accountDeleted(error)
+                default: throw RelyingPartyError(error)
                 }
             }
             // A passkey added to an existing account: the answer describes the account as stored (its creation time,
             // whether it is anonymous), not as the challenge sketched it.
-            if record.forExistingUser, let stored = try? await repository.user(id: userID) { return (stored, entry) }
-            return (user, entry)
+            if record.forExistingUser, let stored = try? await repository.user(id: userID) {
+                return CompletedRegistration(user: stored, credential: entry)
+            }
+            return CompletedRegistration(user: user, credential: entry)
         } catch {
             await burn(record)
             throw error
@@ -228,7 +230,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// an account without passkeys, deterministic fake ones, so the answer does not reveal whether the account exists
     /// (WebAuthn L3 §14.6.2).
     /// Without: empty `allowCredentials` for discoverable sign-in and AutoFill.
-    public func authenticationOptions(username rawUsername: String?) async throws(APIError)
+    public func authenticationOptions(username rawUsername: String?) async throws(RelyingPartyError)
         -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)
     {
         let username = try UsernameRules.normalized(rawUsername)
@@ -249,7 +251,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 // An account without passkeys (the connect flow makes them; deleting the last passkey leaves one) gets
                 // the fake list an unknown name gets: an empty list would tell the two apart.
                 if allowed.isEmpty { allowed = try await fakeCredentials(for: username) }
-            } catch { throw APIError(error) }
+            } catch { throw RelyingPartyError(error) }
         }
         let time = now()
         var options = relyingParty.makeAuthenticationOptions(
@@ -259,7 +261,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let record = ChallengeRecord(
             key: key, challenge: options.challenge, ceremony: .authentication, userID: userID, username: username,
             allowedCredentialIDs: allowed.map(\.id), createdAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL))
-        do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
+        do { try await repository.saveChallenge(record) } catch { throw RelyingPartyError(error) }
         return (options, key)
     }
 
@@ -270,7 +272,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// returns them sorted) or none (passkeys registered by clients that did not report them), and one passkey most
     /// often, sometimes two or three. An account with a shape outside these (more passkeys, an unusual ID length) can
     /// still be told from a fake; with public registration open, `username_taken` tells it anyway.
-    func fakeCredentials(for username: String) async throws(StorageError) -> [CredentialRecord] {
+    public func fakeCredentials(for username: String) async throws(StorageError) -> [CredentialRecord] {
         let secret = try await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
         let key = SymmetricKey(data: secret)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: Array(UsernameKey.of(username).utf8), using: key))
@@ -299,7 +301,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// Whether `id` is one ``fakeCredentials(for:)`` made up.
-    func isFakeCredentialID(_ id: [UInt8]) async -> Bool {
+    public func isFakeCredentialID(_ id: [UInt8]) async -> Bool {
         guard id.count > Self.fakeTagLength,
             let secret = try? await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
         else { return false }
@@ -311,22 +313,20 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// - Parameter expectedUsername: when the caller says who is signing in (the app-backend `/api` paths), the
     ///   passkey's account must have that username; checked before anything is recorded (`username_mismatch`).
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?, expectedUsername: String? = nil)
-        async throws(APIError) -> (
-            user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?, counterRegressed: Bool
-        )
+        async throws(RelyingPartyError) -> CompletedSignIn
     {
         // One read gathers the ceremony, the credential and its owner.
         let credentialID: [UInt8]
         do { credentialID = try credential.credentialID() } catch {
             // A malformed response still burns the ceremony it names.
             if let challengeKey { _ = try? await repository.consumeChallenge(key: challengeKey, ceremony: .authentication, now: now()) }
-            throw APIError(error)
+            throw RelyingPartyError(error)
         }
         let reference: ChallengeReference
         if let challengeKey, !challengeKey.isEmpty {
             reference = .key(challengeKey)
         } else {
-            do { reference = .value(try credential.signedChallenge()) } catch { throw APIError(error) }
+            do { reference = .value(try credential.signedChallenge()) } catch { throw RelyingPartyError(error) }
         }
         // The lookup, the checks and the write in one piece of storage work (one transaction on SQLite): the checks run
         // inside, and say what to write — the new counter, or only the challenge consumed when they fail.
@@ -340,14 +340,13 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             }
         } catch {
             switch error.code {
-            case .challengeConsumed: throw APIError.challengeInvalid
-            case .counterConflict: throw APIError(WebAuthnError(.counterRegressed, "a concurrent sign-in already used this counter value"))
-            default: throw APIError(error)
+            case .challengeConsumed: throw RelyingPartyError.challengeInvalid
+            case .counterConflict: throw RelyingPartyError(WebAuthnError(.counterRegressed, "a concurrent sign-in already used this counter value"))
+            default: throw RelyingPartyError(error)
             }
         }
         switch outcome {
-        case .verified(let user, let updated, let userVerified, let externalUserID, let counterRegressed):
-            return (user, updated, userVerified, externalUserID, counterRegressed)
+        case .verified(let signIn): return signIn
         case .unknownCredential(let challenge): throw await unknownCredentialError(credential, credentialID: credentialID, challenge: challenge)
         case .refused(let error): throw error
         }
@@ -356,10 +355,10 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// What a sign-in's checks concluded, inside its storage work.
     enum SignInOutcome: Sendable {
         /// `counterRegressed`: accepted under ``CounterPolicy/reportRegression`` although the counter did not increase.
-        case verified(user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?, counterRegressed: Bool)
+        case verified(CompletedSignIn)
         /// The passkey is not stored: which answer fits needs another read (``unknownCredentialError(_:credentialID:challenge:)``).
         case unknownCredential(ChallengeRecord)
-        case refused(APIError)
+        case refused(RelyingPartyError)
     }
 
     /// The checks of a sign-in against what storage holds (WebAuthn L3 §7.2, through ``RelyingParty``), and what to
@@ -376,11 +375,11 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         // that account exists. So a credential outside the options' allowCredentials is refused first, for what the
         // client was told (WebAuthn L3 §7.2 step 5), and the account checks come after the signature.
         if !record.allowedCredentialIDs.isEmpty, !record.allowedCredentialIDs.contains(where: { constantTimeEqual($0, credentialID) }) {
-            return (.burn, .refused(APIError(WebAuthnError(.credentialNotAllowed, "the credential is not among allowCredentials"))))
+            return (.burn, .refused(RelyingPartyError(WebAuthnError(.credentialNotAllowed, "the credential is not among allowCredentials"))))
         }
         guard let stored = lookup.credential else { return (.burn, .unknownCredential(record)) }
         guard let owner = lookup.owner else {
-            return (.burn, .refused(APIError.badRequest("credential_unknown", "This passkey's account no longer exists.")))
+            return (.burn, .refused(RelyingPartyError("credential_unknown", "This passkey's account no longer exists.")))
         }
         var coreRecord = coreRecord(stored)
         coreRecord.userHandle = owner.userHandle
@@ -390,13 +389,13 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                 credential, expectedChallenge: record.challenge, credential: coreRecord,
                 expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
                 allowedCredentialIDs: record.allowedCredentialIDs)
-        } catch { return (.burn, .refused(APIError(error))) }
+        } catch { return (.burn, .refused(RelyingPartyError(error))) }
         // Sign-in with a username: the credential must be the named user's.
         if let userID = record.userID, userID != stored.userID {
-            return (.burn, .refused(APIError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))))
+            return (.burn, .refused(RelyingPartyError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))))
         }
         if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
-            return (.burn, .refused(APIError.badRequest("username_mismatch", "The passkey belongs to another account than the username sent.")))
+            return (.burn, .refused(RelyingPartyError("username_mismatch", "The passkey belongs to another account than the username sent.")))
         }
         // A disabled account: refused once the passkey proved itself, so that only its holder learns why. Nothing is
         // recorded (the counter stays), and the challenge is spent.
@@ -413,8 +412,9 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         return (
             .record(expectedSignCount: stored.signCount, newSignCount: verified.newSignCount, backupState: verified.backupState, at: time),
             .verified(
-                user: user, credential: updated, userVerified: verified.userVerified, externalUserID: lookup.externalUserID,
-                counterRegressed: verified.counterRegressed)
+                CompletedSignIn(
+                    user: user, credential: updated, userVerified: verified.userVerified, externalUserID: lookup.externalUserID,
+                    counterRegressed: verified.counterRegressed))
         )
     }
 
@@ -427,7 +427,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     ///   later deleted here while the device kept it: `passkey_deleted_on_server`, so the app can tell the person and the
     ///   device can forget the passkey. A user handle is 64 random bytes: it reveals nothing to someone who guesses.
     /// - Otherwise `credential_unknown`: a credential ID no options listed tells nothing about any account.
-    func unknownCredentialError(_ credential: AuthenticationResponseJSON, credentialID: [UInt8], challenge: ChallengeRecord) async -> APIError {
+    func unknownCredentialError(_ credential: AuthenticationResponseJSON, credentialID: [UInt8], challenge: ChallengeRecord) async -> RelyingPartyError {
         if await isFakeCredentialID(credentialID) {
             let userHandle = (try? credential.userHandleBytes()) ?? nil
             do {
@@ -437,20 +437,18 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
                     allowedCredentialIDs: challenge.allowedCredentialIDs)
             } catch {
                 // The client sees a real passkey's answer; the log says what it was.
-                let answer = APIError(error)
-                return APIError(
-                    status: answer.statusCode, code: answer.code, message: answer.message,
-                    logDetail: "a credential ID made up for a username without an account: \(answer.logDetail ?? answer.code)")
+                let answer = RelyingPartyError(error)
+                return answer.withLogDetail("a credential ID made up for a username without an account: \(answer.logDetail ?? answer.code.rawValue)")
             }
-            return APIError(WebAuthnError(.signatureInvalid, "a made-up credential's response verified against the decoy key"))
+            return RelyingPartyError(WebAuthnError(.signatureInvalid, "a made-up credential's response verified against the decoy key"))
         }
         if let encoded = credential.response.userHandle, let handle = Base64URL.decode(encoded), !handle.isEmpty,
             (try? await repository.user(userHandle: handle)) ?? nil != nil
         {
-            return APIError.badRequest(
+            return RelyingPartyError(
                 "passkey_deleted_on_server", "This passkey was removed from your account. Sign in another way, then add a new passkey.")
         }
-        return APIError.badRequest(
+        return RelyingPartyError(
             "credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
     }
 
@@ -459,15 +457,15 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// Options to add a passkey to `user`: their credentials in `excludeCredentials`. With `replacing`, one of the user's
     /// credentials is removed in the transaction that stores the new one (reset), never before it verified. With
     /// `conditional`, the options are for conditional create (no prompt; presence and verification not required).
-    public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false) async throws(APIError)
+    public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false) async throws(RelyingPartyError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String)
     {
-        guard !user.isDisabled else { throw APIError.accountDisabled(user) }
+        guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
         try await ensureCapacity()
         let existing: [CredentialRecordEntry]
-        do { existing = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }
+        do { existing = try await repository.credentials(userID: user.id) } catch { throw RelyingPartyError(error) }
         if let replacing, !existing.contains(where: { $0.id == replacing }) {
-            throw APIError(status: 404, code: "passkey_not_found", message: "The passkey to replace does not belong to this account.")
+            throw RelyingPartyError("passkey_not_found", "The passkey to replace does not belong to this account.")
         }
         let time = now()
         // The passkey being replaced is not excluded: the authenticator that holds it overwrites it (same RP ID and
@@ -483,20 +481,20 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, conditional: conditional,
             forExistingUser: true, createdAt: time,
             expiresAt: time.addingTimeInterval(configuration.challengeTTL))
-        do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
+        do { try await repository.saveChallenge(record) } catch { throw RelyingPartyError(error) }
         return (options, key)
     }
 
     /// Options to sign in as `user` (their passkeys in `allowCredentials`).
-    public func authenticationOptions(for user: UserRecord) async throws(APIError)
+    public func authenticationOptions(for user: UserRecord) async throws(RelyingPartyError)
         -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)
     {
         let allowed: [CredentialRecord]
-        do { allowed = try await repository.credentials(userID: user.id).map(Self.coreRecord) } catch { throw APIError(error) }
+        do { allowed = try await repository.credentials(userID: user.id).map(Self.coreRecord) } catch { throw RelyingPartyError(error) }
         // Empty allowCredentials would let the person pick any passkey for the RP, and every pick would then fail
         // (credential_not_allowed): say at once that there is nothing to confirm with.
         guard !allowed.isEmpty else {
-            throw APIError(status: 404, code: "passkey_not_found", message: "This account has no passkey to confirm with.")
+            throw RelyingPartyError("passkey_not_found", "This account has no passkey to confirm with.")
         }
         try await ensureCapacity()
         let time = now()
@@ -506,7 +504,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
         let record = ChallengeRecord(
             key: key, challenge: options.challenge, ceremony: .authentication, userID: user.id, username: user.username,
             allowedCredentialIDs: allowed.map(\.id), createdAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL))
-        do { try await repository.saveChallenge(record) } catch { throw APIError(error) }
+        do { try await repository.saveChallenge(record) } catch { throw RelyingPartyError(error) }
         return (options, key)
     }
 
@@ -515,28 +513,28 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
     /// Finds the ceremony's challenge without consuming it: by `challengeKey` when the client sent one, otherwise by the
     /// challenge in the signed client data (only a lookup key: verification compares it again). It is consumed in the
     /// transaction that records a success, or burnt on failure.
-    func findChallenge(
+    public func findChallenge(
         challengeKey: String?, signedChallenge: () throws(WebAuthnError) -> String, ceremony: ChallengeRecord.Ceremony
-    ) async throws(APIError) -> ChallengeRecord {
+    ) async throws(RelyingPartyError) -> ChallengeRecord {
         let time = now()
         let record: ChallengeRecord?
         if let challengeKey, !challengeKey.isEmpty {
-            do { record = try await repository.challenge(key: challengeKey, ceremony: ceremony, now: time) } catch { throw APIError(error) }
+            do { record = try await repository.challenge(key: challengeKey, ceremony: ceremony, now: time) } catch { throw RelyingPartyError(error) }
         } else {
             let value: String
-            do { value = try signedChallenge() } catch { throw APIError(error) }
-            do { record = try await repository.challenge(value: value, ceremony: ceremony, now: time) } catch { throw APIError(error) }
+            do { value = try signedChallenge() } catch { throw RelyingPartyError(error) }
+            do { record = try await repository.challenge(value: value, ceremony: ceremony, now: time) } catch { throw RelyingPartyError(error) }
         }
-        guard let record else { throw APIError.challengeInvalid }
+        guard let record else { throw RelyingPartyError.challengeInvalid }
         return record
     }
 
     /// Consumes a challenge whose ceremony failed, so a response can never be retried against it.
-    func burn(_ record: ChallengeRecord) async {
+    public func burn(_ record: ChallengeRecord) async {
         _ = try? await repository.consumeChallenge(key: record.key, ceremony: record.ceremony, now: now())
     }
 
-    static func coreRecord(_ entry: CredentialRecordEntry) -> CredentialRecord {
+    public static func coreRecord(_ entry: CredentialRecordEntry) -> CredentialRecord {
         CredentialRecord(
             id: entry.id, publicKey: entry.publicKey, signCount: entry.signCount, uvInitialized: entry.uvInitialized,
             transports: entry.transports.map(AuthenticatorTransport.init(rawValue:)), backupEligible: entry.backupEligible,

@@ -5,9 +5,9 @@
 /// the Swift toolchain's own tables may be newer. A letter the table does not know has no script here, and names with
 /// one are refused (``UsernameRules``): new in a later Unicode version, rare, and not worth the risk of passing a
 /// look-alike.
-enum UnicodeScripts {
+public enum UnicodeScripts {
     /// A script: an index into ``names``.
-    struct Script: Hashable, Sendable {
+    public struct Script: Hashable, Sendable {
         let index: UInt8
 
         static let common = Script(index: 0)
@@ -26,7 +26,7 @@ enum UnicodeScripts {
     }
 
     /// The scalar's script; nil for a code point the table does not list (unassigned in its Unicode version).
-    static func script(of scalar: Unicode.Scalar) -> Script? {
+    public static func script(of scalar: Unicode.Scalar) -> Script? {
         let value = UInt64(scalar.value)
         var low = 0
         var high = ranges.count
@@ -48,7 +48,7 @@ enum UnicodeScripts {
 
     /// The scripts a name's characters are in, without Common and Inherited (digits, punctuation, combining marks),
     /// which go with any script. Nil when a character has no script in the table.
-    static func scripts(of text: String) -> Set<Script>? {
+    public static func scripts(of text: String) -> Set<Script>? {
         var found: Set<Script> = []
         for scalar in text.unicodeScalars {
             guard let script = script(of: scalar) else { return nil }
@@ -62,12 +62,12 @@ enum UnicodeScripts {
     ///
     /// A documented subset of TR39's definition: scripts by the Script property (not Script_Extensions), so a few
     /// characters that the extensions tie to particular scripts (the Arabic comma, the Devanagari danda) count as Common.
-    static func isHighlyRestrictive(_ scripts: Set<Script>) -> Bool {
+    public static func isHighlyRestrictive(_ scripts: Set<Script>) -> Bool {
         scripts.count <= 1 || writingSystems.contains { scripts.isSubset(of: $0) }
     }
 
     /// The script sets TR39 allows to mix.
-    static let writingSystems: [Set<Script>] = [
+    public static let writingSystems: [Set<Script>] = [
         ["Latin", "Han", "Hiragana", "Katakana"], ["Latin", "Han", "Bopomofo"], ["Latin", "Han", "Hangul"],
     ].map { Set($0.compactMap(Script.init(named:))) }
 }

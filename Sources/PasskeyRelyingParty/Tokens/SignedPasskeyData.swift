@@ -1,34 +1,34 @@
-import JWTKit
+public import JWTKit
 
 /// The claims of `signedPasskeyData`: a short-lived JWT (ES256) that proves to the app's backend who just signed in
 /// (or registered) with which passkey. The backend verifies it offline with `/.well-known/jwks.json` or online with
 /// `POST /connect/verify`, then starts its own session.
-struct SignedPasskeyClaims: JWTPayload, Equatable {
+public struct SignedPasskeyClaims: JWTPayload, Equatable {
     /// The server's issuer name (``ConnectConfiguration/tokenIssuer``).
-    var iss: String
+    public var iss: String
     /// Our user id.
-    var sub: String
+    public var sub: String
     /// ``ConnectConfiguration/tokenAudience``: the backend checks it is its own.
-    var aud: String
-    var iat: Int
-    var exp: Int
+    public var aud: String
+    public var iat: Int
+    public var exp: Int
     /// Unique: `/connect/verify` accepts each token once.
-    var jti: String
+    public var jti: String
     /// RFC 8176 methods: `fido` always, plus `mfa` when the authenticator verified the user (biometrics or PIN).
-    var amr: [String]
+    public var amr: [String]
     /// `authentication` or `registration`.
-    var ceremony: String
-    var username: String?
+    public var ceremony: String
+    public var username: String?
     /// The app's own user id, when the account was linked through a connect token.
-    var externalUserID: String?
+    public var externalUserID: String?
     /// The passkey used, base64url.
-    var credentialID: String
+    public var credentialID: String
     /// `true` when the sign-in was accepted although the signature counter did not increase (`--allow-counter-regression`):
     /// the authenticator may have been cloned, so the backend may ask for more before it trusts the session. Absent
     /// otherwise.
-    var counterRegressed: Bool?
+    public var counterRegressed: Bool?
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, exp, jti, amr, ceremony, username
         case externalUserID = "external_user_id"
         case credentialID = "credential_id"
@@ -36,5 +36,5 @@ struct SignedPasskeyClaims: JWTPayload, Equatable {
     }
 
     /// Time and audience are checked by ``TokenIssuer`` with the server's clock, not here.
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

@@ -4,7 +4,7 @@ import Foundation
 /// request costs more as the table grows, and every instance of a PostgreSQL deployment would run it).
 ///
 /// The count is read from storage at most once a second; in between, each challenge this instance issues adds one to
-/// the estimate. The bound ``ServerConfiguration/maximumPendingChallenges`` is therefore exact for one instance and
+/// the estimate. The bound ``CeremonyConfiguration/maximumPendingChallenges`` is therefore exact for one instance and
 /// approximate by at most a second of other instances' options across several.
 final class PendingChallengeGauge: @unchecked Sendable {
     // Guarded by `lock`.

@@ -13,9 +13,9 @@ import PasskeyStorage
 ///
 /// Left to the app, as TR39 leaves it to a confusables list: names wholly in one script that look like names in
 /// another (Cyrillic `асе` and Latin `ace`). Their letters are other letters, so keys differ.
-enum UsernameRules {
-    static let maximumLength = 64
-    static var maximumBytes: Int { DisplayText.maximumNameBytes }
+public enum UsernameRules {
+    public static let maximumLength = 64
+    public static var maximumBytes: Int { DisplayText.maximumNameBytes }
 
     /// Trims and checks a username: 1–64 characters and at most 256 UTF-8 bytes, no control characters. No username,
     /// or an empty one, is nil (an anonymous account, or a sign-in without a username); one of white space only is
@@ -26,7 +26,7 @@ enum UsernameRules {
     ///   another server): the rules for new names apply too (``refusalForNewAccount(_:)``). Lookups and names the app's
     ///   backend sends keep the rule names were made under before, so an existing account's name still finds it.
     /// - Returns: the name in NFC, as it is stored and shown.
-    static func normalized(_ raw: String?, newAccount: Bool = false) throws(APIError) -> String? {
+    public static func normalized(_ raw: String?, newAccount: Bool = false) throws(RelyingPartyError) -> String? {
         guard let raw, !raw.isEmpty else { return nil }
         // NFC, so that a name typed as "é" and as "e" + combining accent is stored alike. Trimmed of Unicode White_Space
         // only: Foundation's whitespace set also holds U+200B ZERO WIDTH SPACE, a format character, which must be refused
@@ -36,23 +36,23 @@ enum UsernameRules {
             String.UnicodeScalarView(
                 raw.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed())
         ).precomposedStringWithCanonicalMapping
-        if trimmed.isEmpty { throw APIError.badRequest("username_invalid", "The username is blank: it has no visible character.") }
+        if trimmed.isEmpty { throw RelyingPartyError("username_invalid", "The username is blank: it has no visible character.") }
         guard trimmed.count <= maximumLength, trimmed.utf8.count <= maximumBytes,
             !trimmed.unicodeScalars.contains(where: { scalar in
                 let category = scalar.properties.generalCategory
                 return category == .control || category == .format || scalar == "\u{FFFD}" || (newAccount && isInvisible(scalar))
             })
         else {
-            throw APIError.badRequest(
+            throw RelyingPartyError(
                 "username_invalid",
                 "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, no control or invisible characters, and no spaces other than the plain one.")
         }
-        if newAccount, let refusal = refusalForNewAccount(trimmed) { throw APIError.badRequest("username_invalid", refusal) }
+        if newAccount, let refusal = refusalForNewAccount(trimmed) { throw RelyingPartyError("username_invalid", refusal) }
         return trimmed
     }
 
     /// Why a new account may not have this name (already trimmed and free of invisible characters), or nil.
-    static func refusalForNewAccount(_ name: String) -> String? {
+    public static func refusalForNewAccount(_ name: String) -> String? {
         for scalar in name.unicodeScalars {
             let properties = scalar.properties
             // Unassigned code points and noncharacters (U+FFFE, U+FDD0…) have no meaning yet, and a later Unicode
@@ -81,7 +81,7 @@ enum UsernameRules {
     /// the combining grapheme joiner), line and paragraph separators, spaces other than U+0020 (no-break, ideographic,
     /// thin) and the blank Braille pattern. U+FFFD, which stands where the request had bytes that are not UTF-8, is
     /// refused in every name.
-    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         let properties = scalar.properties
         return properties.isDefaultIgnorableCodePoint || properties.generalCategory == .lineSeparator
             || properties.generalCategory == .paragraphSeparator || (properties.isWhitespace && scalar != " ") || scalar == "\u{2800}"

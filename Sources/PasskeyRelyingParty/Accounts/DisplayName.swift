@@ -1,12 +1,12 @@
 import Foundation
 
 /// The account's display name as registration options and tokens carry it (`user.displayName`).
-enum DisplayName {
-    static let maximumLength = 64
+public enum DisplayName {
+    public static let maximumLength = 64
 
     /// Display names are stored truncated (to 64 characters and 256 UTF-8 bytes, at a character boundary) and without
     /// control or format characters (WebAuthn L3 §5.4.3 allows truncation).
-    static func sanitized(_ raw: String?, fallback: String) -> String {
+    public static func sanitized(_ raw: String?, fallback: String) -> String {
         let cleaned = String(
             String.UnicodeScalarView((raw ?? "").unicodeScalars.filter { $0.properties.generalCategory != .control && $0.properties.generalCategory != .format })
         ).trimmingCharacters(in: .whitespacesAndNewlines)

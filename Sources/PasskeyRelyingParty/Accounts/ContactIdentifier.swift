@@ -1,6 +1,6 @@
-import Foundation
-import PasskeyStorage
-import PasskeyWire
+public import Foundation
+public import PasskeyStorage
+public import PasskeyWire
 
 /// The contact an account is named by when the system's sign-up sheet creates it together with its first passkey
 /// (Apple's account creation, `ASAuthorizationAccountCreationProvider`, iOS 26): an email address or a phone number the
@@ -11,16 +11,16 @@ import PasskeyWire
 ///
 /// The server does not know that the person owns the contact: the system sheet offers the contacts on the device, and
 /// a client can send any. An app that mails or texts the person verifies it first.
-enum ContactIdentifier {
+public enum ContactIdentifier {
     /// The `contact` option of registration options: which kinds the sheet may offer, `email`, `phone`, or both
     /// (`email,phone` or `phone,email`), spelt exactly so. Empty when the parameter is absent.
-    static func acceptedKinds(_ raw: String?) throws(APIError) -> [ContactKind] {
+    public static func acceptedKinds(_ raw: String?) throws(RelyingPartyError) -> [ContactKind] {
         guard let raw else { return [] }
         var kinds: [ContactKind] = []
         for part in raw.split(separator: ",", omittingEmptySubsequences: false) {
             let kind = ContactKind(rawValue: String(part))
             guard kind == .email || kind == .phone, !kinds.contains(kind) else {
-                throw APIError.badRequest("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
+                throw RelyingPartyError("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
             }
             kinds.append(kind)
         }
@@ -29,23 +29,23 @@ enum ContactIdentifier {
 
     /// The username the picked contact gives the new account: trimmed, NFC; an email address as typed, a phone number
     /// as `+` and its digits.
-    static func username(_ raw: String?, accepting kinds: [ContactKind]) throws(APIError) -> String {
+    public static func username(_ raw: String?, accepting kinds: [ContactKind]) throws(RelyingPartyError) -> String {
         guard let name = try UsernameRules.normalized(raw) else {
-            throw APIError.badRequest(
+            throw RelyingPartyError(
                 "contact_required", "These options create an account named by the contact picked in the sign-up sheet: send it as username.")
         }
         let kind = ContactKind.of(name)
         let valid: String? = kind == .email ? (isEmailAddress(name) ? name : nil) : phoneNumber(name)
         let wanted = kinds.map(\.described).joined(separator: " or ")
         guard let valid else {
-            throw APIError.badRequest(
+            throw RelyingPartyError(
                 "contact_invalid",
                 kind == .email || kinds == [.email]
                     ? "The contact is not \(wanted) this server accepts: an address in ASCII, name@example.com (an international domain in its xn-- form)."
                     : "The contact is not \(wanted) this server accepts: a phone number in international form is + and 7 to 15 digits, the first not 0 (+44 20 7946 0000).")
         }
         guard kinds.contains(kind) else {
-            throw APIError.badRequest("contact_invalid", "This sign-up accepts \(wanted) only, not \(kind.described).")
+            throw RelyingPartyError("contact_invalid", "This sign-up accepts \(wanted) only, not \(kind.described).")
         }
         return valid
     }
@@ -54,7 +54,7 @@ enum ContactIdentifier {
     /// and at most 15 digits in all; 7 is the fewest a real number has), from its text with spaces, dots, hyphens and
     /// parentheses between the digits; nil for anything else. ASCII digits only: fullwidth or other scripts' digits
     /// would let one number be written in ways that do not compare equal.
-    static func phoneNumber(_ text: String) -> String? {
+    public static func phoneNumber(_ text: String) -> String? {
         guard text.first == "+" else { return nil }
         var digits = ""
         for character in text.dropFirst() {
@@ -72,7 +72,7 @@ enum ContactIdentifier {
     /// `а`, fullwidth `ａ`, a one-dot leader for `.`) makes a second account for someone else's address: a local part of
     /// RFC 5322 atext and inner dots, one `@`, and a domain of two or more labels of letters, digits and inner hyphens
     /// (an international domain in its `xn--` form) whose last label is letters.
-    static func isEmailAddress(_ text: String) -> Bool {
+    public static func isEmailAddress(_ text: String) -> Bool {
         guard text.allSatisfy(\.isASCII) else { return false }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, let local = parts.first, let domain = parts.last, (1...64).contains(local.count) else { return false }

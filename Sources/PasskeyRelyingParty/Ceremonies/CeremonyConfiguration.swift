@@ -1,0 +1,21 @@
+public import Foundation
+public import PasskeyWire
+
+/// The choices a ``CeremonyService`` makes besides what its ``PasskeyCore/RelyingParty`` verifies: how long options
+/// live, whether anyone may make an account, how many ceremonies may be pending. Secure defaults.
+public struct CeremonyConfiguration: Sendable {
+    /// The RP ID the passkeys belong to; also what sign-in answers give clients for the Signal API.
+    public var rpID: String
+    /// Seconds options stay valid (the options' `timeout` too). Default 60.
+    public var challengeTTL: TimeInterval = 60
+    /// Attestation asked for in registration options. Default `none`.
+    public var attestation: AttestationConveyancePreference = .none
+    /// Whether anyone may make an account through registration options without a username's authorization. Off, new
+    /// accounts come only from an app's backend (connect tokens); adding passkeys to accounts still works.
+    public var publicRegistration = true
+    /// Ceremonies in progress kept at most (expired ones are purged first); past it options are refused with `busy`, so
+    /// storage stays bounded whatever clients do. Default 100 000.
+    public var maximumPendingChallenges = 100_000
+
+    public init(rpID: String) { self.rpID = rpID }
+}

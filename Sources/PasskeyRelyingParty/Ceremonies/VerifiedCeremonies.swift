@@ -1,0 +1,36 @@
+public import PasskeyStorage
+
+/// A registration that verified and was stored: the account (new, or the existing one a passkey was added to, as
+/// stored) and the passkey. What an app keeps is already stored; this is what it answers and signs with.
+public struct CompletedRegistration: Sendable {
+    public var user: UserRecord
+    public var credential: CredentialRecordEntry
+
+    public init(user: UserRecord, credential: CredentialRecordEntry) {
+        self.user = user
+        self.credential = credential
+    }
+}
+
+/// A sign-in that verified and was recorded (counter, backup state, last use).
+public struct CompletedSignIn: Sendable {
+    /// The account, with this sign-in's time as its last.
+    public var user: UserRecord
+    /// The passkey as stored after the sign-in.
+    public var credential: CredentialRecordEntry
+    /// The authenticator verified the person (biometrics or PIN): the `UV` flag.
+    public var userVerified: Bool
+    /// The app's own user id, when the account was linked through a connect token.
+    public var externalUserID: String?
+    /// Accepted although the signature counter did not increase (``PasskeyCore/CounterPolicy/reportRegression``): the
+    /// authenticator may have been cloned; tell the app, and log it.
+    public var counterRegressed: Bool
+
+    public init(user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?, counterRegressed: Bool) {
+        self.user = user
+        self.credential = credential
+        self.userVerified = userVerified
+        self.externalUserID = externalUserID
+        self.counterRegressed = counterRegressed
+    }
+}

@@ -1,0 +1,192 @@
+public import PasskeyCore
+public import PasskeyStorage
+public import PasskeyWire
+
+/// Why a relying-party operation refused or failed: a stable code, a message safe to show the client, and what the
+/// operator needs in the log.
+///
+/// One error for the library, as ``PasskeyCore/WebAuthnError`` is the core's and ``PasskeyStorage/StorageError`` is
+/// storage's. Verification failures keep the core's codes (`signature_invalid`, `origin_mismatch`…); storage failures
+/// map to the codes below. The library knows no transport: an HTTP server maps codes to statuses (passkey-server's
+/// `APIError`), an app embedding the library maps them to its own answers. `docs/error-codes.md` lists every code.
+public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
+    /// A stable error code: an open set, spelled as `docs/error-codes.md` and the wire have it.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { rawValue = value }
+        public var description: String { rawValue }
+
+        // Ceremonies.
+        /// The challenge is unknown, was used already (also by a failed attempt), or expired.
+        public static let challengeInvalid: Code = "challenge_invalid"
+        /// Too many ceremonies are pending (``CeremonyConfiguration/maximumPendingChallenges``).
+        public static let busy: Code = "busy"
+        /// New accounts are not made through public registration (``CeremonyConfiguration/publicRegistration``).
+        public static let registrationClosed: Code = "registration_closed"
+        /// The username is another account's.
+        public static let usernameTaken: Code = "username_taken"
+        /// The username breaks the rules (``UsernameRules``).
+        public static let usernameInvalid: Code = "username_invalid"
+        /// The username sent with a response is not the one the options were made for, or not the passkey's account's.
+        public static let usernameMismatch: Code = "username_mismatch"
+        /// A member of the request is of the wrong form (a username given with options for the sign-up sheet).
+        public static let fieldInvalid: Code = "field_invalid"
+        /// Account creation: the contact kinds asked for are not `email`, `phone` or both.
+        public static let contactKindInvalid: Code = "contact_kind_invalid"
+        /// Account creation: no contact came with the response.
+        public static let contactRequired: Code = "contact_required"
+        /// Account creation: the contact is not of an accepted kind or form.
+        public static let contactInvalid: Code = "contact_invalid"
+        /// The passkey is not registered here (or its account is gone).
+        public static let credentialUnknown: Code = "credential_unknown"
+        /// The passkey was deleted from an account that still exists.
+        public static let passkeyDeletedOnServer: Code = "passkey_deleted_on_server"
+        /// The passkey named is not the account's (a reset, a rename, a delete), or the account has none.
+        public static let passkeyNotFound: Code = "passkey_not_found"
+        /// A passkey's name is empty, too long or unsafe to show.
+        public static let nameInvalid: Code = "name_invalid"
+        /// The account is disabled.
+        public static let accountDisabled: Code = "account_disabled"
+        /// The account does not exist (was deleted while a passkey was being added to it).
+        public static let userNotFound: Code = "user_not_found"
+
+        // Signed tokens.
+        public static let tokenInvalid: Code = "token_invalid"
+        public static let tokenExpired: Code = "token_expired"
+        public static let tokenReplayed: Code = "token_replayed"
+
+        // Storage.
+        public static let credentialExists: Code = "credential_exists"
+        public static let counterConflict: Code = "counter_conflict"
+        public static let notFound: Code = "not_found"
+        public static let storageUnavailable: Code = "storage_unavailable"
+        /// A fault of this server or its storage; the detail is in ``RelyingPartyError/logDetail`` only.
+        public static let internalError: Code = "internal_error"
+    }
+
+    public let code: Code
+    /// Safe for clients: never internals, challenges, keys or credential IDs.
+    public let message: String
+    /// For the log only.
+    public let logDetail: String?
+    /// For origin and RP ID failures and attestation policy refusals: what the relying party accepts and what came
+    /// (shown in an operator's event log; never a challenge, key or credential ID).
+    public let expected: String?
+    public let received: String?
+    /// The account a refusal concerns, when the request did not name it but proved it (a disabled account's passkey
+    /// signing in): for an operator's event log only, never for the client.
+    public internal(set) var accountID: String?
+    public internal(set) var accountUsername: String?
+
+    public init(_ code: Code, _ message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
+        self.code = code
+        self.message = message
+        self.logDetail = logDetail
+        self.expected = expected
+        self.received = received
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" + (logDetail.map { " [\($0)]" } ?? "") }
+
+    /// The same refusal with another log detail (what only the operator may know about it).
+    func withLogDetail(_ detail: String) -> RelyingPartyError {
+        var copy = RelyingPartyError(code, message, logDetail: detail, expected: expected, received: received)
+        copy.accountID = accountID
+        copy.accountUsername = accountUsername
+        return copy
+    }
+
+    static let challengeInvalid = RelyingPartyError(
+        .challengeInvalid, "The challenge is unknown, was already used, or expired. Request new options and try again.")
+
+    static let registrationClosed = RelyingPartyError(
+        .registrationClosed,
+        "New accounts are not made here: this server adds passkeys to the app's own accounts (connect). Sign in, then add a passkey.")
+
+    /// The account is disabled (``PasskeyStorage/UserRecord/disabledAt``): it neither signs in nor gains passkeys, and
+    /// the tokens that name it are refused, until it is enabled again. Only callers the account already trusted learn
+    /// this: the holder of its passkey (a sign-in is refused so only after its signature verified), the app's backend,
+    /// and an app holding a connect token the backend minted for it.
+    public static let accountDisabled = RelyingPartyError(
+        .accountDisabled, "This account is disabled. Contact the service to have it enabled again.")
+
+    /// ``accountDisabled`` naming `user` for the event log (never in the answer).
+    public static func accountDisabled(_ user: UserRecord) -> RelyingPartyError {
+        var error = accountDisabled
+        error.accountID = user.id
+        error.accountUsername = user.username
+        return error
+    }
+
+    /// A passkey was being added to an account that was deleted before the registration completed: nothing is stored,
+    /// and the account is not created again.
+    static func accountDeleted(_ error: StorageError) -> RelyingPartyError {
+        RelyingPartyError(.userNotFound, "The account this passkey was being added to was deleted.", logDetail: error.reason)
+    }
+
+    /// A fault of the server; the detail goes to the log only.
+    public static func internalError(_ detail: String? = nil) -> RelyingPartyError {
+        RelyingPartyError(.internalError, "The server failed. The error was logged.", logDetail: detail)
+    }
+
+    /// A verification failure: the verifier's stable code and its plain explanation.
+    ///
+    /// The log detail keeps the expected and received values (origins, RP ID hashes, counters…) except where they are
+    /// challenges, credential IDs, user handles or raw input: logs never hold those.
+    public init(_ error: WebAuthnError) {
+        let secretValues: Set<WebAuthnError.Code> = [
+            .challengeMismatch, .credentialIDMismatch, .credentialNotAllowed, .userHandleMismatch, .userHandleMissing,
+            .invalidBase64URL,
+        ]
+        let detail = secretValues.contains(error.code) ? "\(error.code.rawValue): \(error.reason)" : error.description
+        let shown: Set<WebAuthnError.Code> = [.originMismatch, .topOriginMismatch, .rpIDHashMismatch]
+        let showValues = shown.contains(error.code)
+        // An attestation policy's refusal names what the client brought (its model, its format or attestation type, why
+        // its chain failed) in the event log; what the policy expects is the operator's own setting.
+        let policy: Set<WebAuthnError.Code> = [.aaguidNotAllowed, .attestationUntrusted, .attestationNotAllowed]
+        self.init(
+            Code(rawValue: error.code.rawValue), error.code.explanation, logDetail: detail,
+            expected: showValues ? error.expected.map(Self.clipped) : nil,
+            received: showValues || policy.contains(error.code) ? error.received.map(Self.clipped) : nil)
+    }
+
+    /// A storage failure: conflicts, a missing record, an unreachable database; anything else is an internal error
+    /// without internals.
+    public init(_ error: StorageError) {
+        switch error.code {
+        case .credentialExists: self.init(.credentialExists, "This passkey is already registered.", logDetail: error.reason)
+        case .usernameTaken: self.init(.usernameTaken, "This username is taken.", logDetail: error.reason)
+        case .counterConflict:
+            self.init(.counterConflict, "Another sign-in with this passkey happened at the same time. Try again.", logDetail: error.reason)
+        case .notFound: self.init(.notFound, "Not found.", logDetail: error.reason)
+        case .accountDisabled: self = .accountDisabled
+        case .unavailable: self.init(.storageUnavailable, "The server cannot reach its database. Try again shortly.", logDetail: error.reason)
+        default: self.init(.internalError, "The server failed. The error was logged.", logDetail: error.description)
+        }
+    }
+
+    /// A malformed member of what a client sent (a credential's JSON).
+    public init(_ error: WireError) {
+        let where_ = error.field.map { " (\($0))" } ?? ""
+        let message: String
+        switch error.code {
+        case .jsonMalformed: message = "The request body is not valid JSON."
+        case .fieldMissing: message = "A required member is missing\(where_)."
+        default: message = "A member has the wrong type or value\(where_)."
+        }
+        self.init(Code(rawValue: error.code.rawValue), message, logDetail: error.description)
+    }
+
+    /// Longest value shown back to the client and kept in the event log. A client's origin can be any length: a
+    /// 40 000-character one was answered, logged and stored in full.
+    public static let maximumValueLength = 256
+
+    /// `text` cut to ``maximumValueLength`` Unicode scalars, marked with `…` when cut. Scalars, not characters: one
+    /// character can carry any number of combining marks.
+    public static func clipped(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard scalars.count > maximumValueLength else { return text }
+        return String(String.UnicodeScalarView(scalars.prefix(maximumValueLength))) + "…"
+    }
+}

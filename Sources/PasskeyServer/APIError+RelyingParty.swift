@@ -1,0 +1,36 @@
+import PasskeyRelyingParty
+
+extension APIError {
+    /// The HTTP answer for a relying-party refusal: the library's code and message, with the status this server gives
+    /// the code. Codes not listed are refusals of what the client sent (verification failures included): 400.
+    init(_ error: RelyingPartyError) {
+        var mapped = APIError(
+            status: Self.status(of: error.code), code: error.code.rawValue, message: error.message, logDetail: error.logDetail,
+            expected: error.expected, received: error.received)
+        mapped.accountID = error.accountID
+        mapped.accountUsername = error.accountUsername
+        self = mapped
+    }
+
+    /// The status of each code that is not a plain 400 (docs/error-codes.md).
+    static func status(of code: RelyingPartyError.Code) -> Int {
+        switch code {
+        case .registrationClosed, .accountDisabled: 403
+        case .userNotFound, .passkeyNotFound, .notFound: 404
+        case .usernameTaken, .credentialExists, .counterConflict: 409
+        case .internalError: 500
+        case .busy, .storageUnavailable: 503
+        default: 400
+        }
+    }
+}
+
+/// Runs relying-party work where the HTTP edge answers: its refusals become ``APIError``s.
+func answering<T>(_ body: () async throws(RelyingPartyError) -> T) async throws(APIError) -> T {
+    do { return try await body() } catch { throw APIError(error) }
+}
+
+/// The same for work that does not wait.
+func answering<T>(_ body: () throws(RelyingPartyError) -> T) throws(APIError) -> T {
+    do { return try body() } catch { throw APIError(error) }
+}
