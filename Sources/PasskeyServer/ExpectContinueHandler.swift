@@ -5,8 +5,8 @@ import NIOHTTP1
 import PasskeyWire
 
 /// Answers `Expect: 100-continue` (RFC 9110 §10.1.1): `100 Continue` when the announced body fits, so the client sends
-/// it at once; a final 413 `request_too_large` when the `Content-Length` is over the limit, so the client never sends
-/// it.
+/// it at once. A request whose `Content-Length` is over the limit gets a final 413 `request_too_large` at once, with or
+/// without the expectation, so the client never sends the body.
 ///
 /// Without this handler nobody answered the expectation: curl (which asks for it on bodies over 1 MiB, and whenever
 /// told to) waited a second for a `100 Continue` before sending the body anyway, and a body too large was refused only
@@ -32,15 +32,22 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        guard case .head(let head) = unwrapInboundIn(data), head.isHTTP11OrLater,
-            head.headers["expect"].contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() == "100-continue" })
-        else {
+        guard case .head(let head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
+        // A body announced over the limit is refused before any of it comes, with or without an expectation: waiting
+        // for it would let a client hold the connection until the request deadline by announcing 10 MB and sending
+        // nothing.
         let announced = head.headers["content-length"].first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         if let announced, announced > maximumBodySize {
             refuse(context, head: head)
+            return
+        }
+        guard head.isHTTP11OrLater,
+            head.headers["expect"].contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() == "100-continue" })
+        else {
+            context.fireChannelRead(data)
             return
         }
         context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)

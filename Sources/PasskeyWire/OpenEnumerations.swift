@@ -28,6 +28,27 @@ public struct AuthenticatorTransport: OpenStringEnumeration {
     public static let smartCard: Self = "smart-card"
     public static let hybrid: Self = "hybrid"
     public static let `internal`: Self = "internal"
+
+    /// Most transports a stored credential keeps (``storable(_:)``): the spec defines six.
+    public static let maximumStored = 8
+
+    /// What of a client's `getTransports()` a relying party stores (WebAuthn L3 §7.1 step 27) and sends back in
+    /// `allowCredentials` and `excludeCredentials`: the values in their order, each once, those that can be transport
+    /// names (1 to 32 lower-case letters, digits and hyphens, so a later one such as `smart-card` is kept), at most
+    /// ``maximumStored``. The list is the client's word and unchecked: without a bound, any client could store 50 KB of
+    /// text with a passkey, sent back in every sign-in's options for its account.
+    public static func storable(_ transports: [AuthenticatorTransport]) -> [AuthenticatorTransport] {
+        var kept: [AuthenticatorTransport] = []
+        for transport in transports where !kept.contains(transport) && isWellFormed(transport.rawValue) {
+            kept.append(transport)
+            if kept.count == maximumStored { break }
+        }
+        return kept
+    }
+
+    static func isWellFormed(_ name: String) -> Bool {
+        (1...32).contains(name.utf8.count) && name.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+    }
 }
 
 /// WebAuthn L3 §5.4.5 `AuthenticatorAttachment`.

@@ -36,6 +36,17 @@ struct RegistrationStepTests {
         #expect(record.uvInitialized && record.userHandle == a.userHandle)
     }
 
+    @Test("step 27: the client's transports are stored bounded: well-formed names, each once, at most eight")
+    func transportsBounded() throws {
+        let a = try TestAuthenticator()
+        var response = a.registration()
+        let junk = AuthenticatorTransport(rawValue: String(repeating: "x", count: 1_000))
+        response.response.transports =
+            [.usb, .usb, "<script>", junk, "", "smart-card", "future-transport"] + (0..<20).map { AuthenticatorTransport(rawValue: "t\($0)") }
+        let stored = try verify(response).transports
+        #expect(stored == [.usb, .smartCard, "future-transport", "t0", "t1", "t2", "t3", "t4"])
+    }
+
     @Test("every supported algorithm registers", arguments: TestKey.algorithms)
     func algorithms(alg: COSEAlgorithmIdentifier) throws {
         let a = try TestAuthenticator(algorithm: alg)

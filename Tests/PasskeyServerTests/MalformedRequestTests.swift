@@ -193,6 +193,14 @@ struct MalformedRequestTests {
             #expect(answer.lowercased().contains("connection: close"), "\(answer)")
             #expect(answer.hasSuffix(#"{"error":"request_too_large","message":"The request body is larger than 1000 bytes."}"#), "\(answer)")
             #expect(closed, "the connection stayed open after the 413")
+            // Announced over the limit and nothing sent: refused from the head, not after the request deadline.
+            let (announced, announcedClosed) = try await onOwnThread { () -> (String, Bool) in
+                let big = "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n"
+                guard let socket = RawConnection.open(port: port, sending: big, limit: 10) else { return ("", false) }
+                defer { close(socket) }
+                return RawConnection.readUntilClosed(socket)
+            }
+            #expect(Self.statusLines(announced) == ["HTTP/1.1 413 Payload Too Large"] && announcedClosed, "\(announced)")
         }
     }
 

@@ -101,12 +101,13 @@ extension RelyingParty {
         }
         // Step 25: credential ID length ≤ 1023 bytes is enforced while parsing attested credential data.
         // Step 26 (not registered yet) needs storage: the caller does it.
-        // Step 27: the record's values, all from authData.
+        // Step 27: the record's values, all from authData but the transports, which are the client's word: only those
+        // that can be transport names, each once, a few at most (AuthenticatorTransport.storable).
         return VerifiedRegistration(
             credentialID: credential.credentialID, credentialPublicKey: credential.credentialPublicKeyBytes,
             publicKeyAlgorithm: algorithm, signCount: authData.signCount, aaguid: credential.aaguid,
             userVerified: authData.userVerified, backupEligible: authData.backupEligible, backupState: authData.backupState,
-            transports: response.response.transports ?? [], authenticatorAttachment: response.authenticatorAttachment,
+            transports: AuthenticatorTransport.storable(response.response.transports ?? []), authenticatorAttachment: response.authenticatorAttachment,
             attestation: attestation, rpID: rpID, origin: clientData.origin, authenticatorExtensions: authData.extensions,
             clientExtensionResults: response.clientExtensionResults)
     }

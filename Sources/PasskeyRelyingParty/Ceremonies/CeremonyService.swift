@@ -197,12 +197,7 @@ public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
             let user = UserRecord(
                 id: userID, userHandle: userHandle, username: accountName, displayName: displayName, isAnonymous: accountName == nil,
                 createdAt: record.createdAt, lastSignInAt: nil)
-            let entry = CredentialRecordEntry(
-                id: verified.credentialID, userID: userID, publicKey: verified.credentialPublicKey,
-                algorithm: verified.publicKeyAlgorithm.rawValue, signCount: verified.signCount, uvInitialized: verified.userVerified,
-                transports: verified.transports.map(\.rawValue), backupEligible: verified.backupEligible, backupState: verified.backupState,
-                aaguid: verified.aaguid.description, attestationFormat: verified.attestation.format.rawValue,
-                attestationType: verified.attestation.type.rawValue, createdAt: time)
+            let entry = CredentialRecordEntry(verified, userID: userID, createdAt: time)
             // One transaction consumes the challenge and stores the account and credential: of concurrent completions of
             // one ceremony exactly one writes.
             do { try await repository.register(entry, for: user, consumingChallenge: record.key, now: time) } catch {

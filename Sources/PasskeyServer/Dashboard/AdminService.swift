@@ -84,12 +84,7 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
             verified = try relyingParty.verifyRegistration(
                 credential, expectedChallenge: pending.challenge, requireUserVerification: true, validationTime: now())
         } catch { throw APIError(error) }
-        let entry = CredentialRecordEntry(
-            id: verified.credentialID, userID: admin.id, publicKey: verified.credentialPublicKey,
-            algorithm: verified.publicKeyAlgorithm.rawValue, signCount: verified.signCount, uvInitialized: verified.userVerified,
-            transports: verified.transports.map(\.rawValue), backupEligible: verified.backupEligible, backupState: verified.backupState,
-            aaguid: verified.aaguid.description, attestationFormat: verified.attestation.format.rawValue,
-            attestationType: verified.attestation.type.rawValue, createdAt: now())
+        let entry = CredentialRecordEntry(verified, userID: admin.id, createdAt: now())
         do { try await repository.addAdmin(admin, credential: entry, consumingInvite: inviteHash, now: now()) } catch {
             throw error.code == .notFound ? DashboardErrors.inviteInvalid : APIError(error)
         }
