@@ -130,8 +130,7 @@ let package = Package(
             name: "PasskeyServer",
             dependencies: [
                 "PasskeyRelyingParty",
-                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyStorageSQLite",
-                "PasskeyStoragePostgres", "PasskeyAuthenticatorNames",
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -149,6 +148,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServerApp",
             dependencies: [
+                "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
                 "PasskeyServer", "PasskeyWire", "PasskeyAttestation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -200,6 +200,27 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            swiftSettings: strict
+        ),
+        // Examples/HummingbirdEmbedding: an existing Hummingbird app that adds passkey sign-in through the relying-party
+        // library (docs/embedding.md); built and tested with the package.
+        .executableTarget(
+            name: "EmbeddingExample",
+            dependencies: [
+                "PasskeyRelyingParty", "PasskeyCore", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Examples/HummingbirdEmbedding/Sources/EmbeddingExample",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EmbeddingExampleTests",
+            dependencies: [
+                "EmbeddingExample", "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyStorage", "PasskeyWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Examples/HummingbirdEmbedding/Tests/EmbeddingExampleTests",
             swiftSettings: strict
         ),
         .executableTarget(

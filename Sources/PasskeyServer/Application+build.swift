@@ -6,57 +6,31 @@ import HummingbirdTLS
 import HTTPTypes
 import NIOCore
 import NIOSSL
-import ServiceLifecycle
+public import ServiceLifecycle
 public import PasskeyCore
 public import PasskeyStorage
-import PasskeyStorageSQLite
-import PasskeyStoragePostgres
 import PasskeyAttestation
 public import Foundation
 
 /// The application type `buildApplication` returns.
 public typealias PasskeyApplication = Application<RouterResponder<PasskeyRequestContext>>
 
-/// Wires storage, the relying party and the routes from a configuration.
+/// The server over `repository`: routes, the HTTP edge, the background services (purging expired challenges and
+/// events), and TLS when the configuration has a certificate. The executable opens the repository (its database
+/// driver) and passes what the driver adds: `eventSink` and `services` (on PostgreSQL, the live log across
+/// instances and closing the connections); tests pass the in-memory repository.
+///
 /// `onServerRunning` is called once the server listens, with the port it listens on (the one the system chose for
 /// `--port 0`).
-public func buildApplication(
-    _ configuration: ServerConfiguration, logger: Logger? = nil, onServerRunning: (@Sendable (Int) async -> Void)? = nil
+public func buildApplication<Repository: PasskeyRepository>(
+    _ configuration: ServerConfiguration, repository: Repository, logger: Logger? = nil,
+    onServerRunning: (@Sendable (Int) async -> Void)? = nil, broadcaster: EventBroadcaster = EventBroadcaster(), eventSink: (any EventSink)? = nil,
+    services extra: [any Service] = []
 ) async throws -> PasskeyApplication {
     try configuration.validate()
     // A logger given is used at its own level (`--log-level`); the default one logs from info up.
     let logger = logger ?? Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
     let tls = configuration.tlsCertificatePath != nil
-    // Concrete repository types on each branch: opening an existential here crashes the Swift 6.3 optimizer
-    // (coroutine splitting) in release builds.
-    if configuration.database == "memory:" {
-        return try await makeApplication(configuration, repository: InMemoryRepository(), logger: logger, tls: tls, onServerRunning: onServerRunning)
-    }
-    if PostgresConfiguration.isPostgresURL(configuration.database) {
-        let postgres = try PostgresConfiguration(url: configuration.database)
-        let repository = try await PostgresRepository.connect(postgres, logger: logger)
-        logger.info("data", metadata: ["postgres": "\(postgres.redactedDescription)"])
-        // The live log hears every instance's events through LISTEN/NOTIFY.
-        let broadcaster = EventBroadcaster()
-        return try await makeApplication(
-            configuration, repository: repository, logger: logger, tls: tls, onServerRunning: onServerRunning, broadcaster: broadcaster,
-            eventSink: PostgresEventSink(repository: repository, local: broadcaster),
-            services: [
-                PostgresEventListener(repository: repository, broadcaster: broadcaster, logger: logger),
-                StorageShutdown { await repository.shutdown() },
-            ])
-    }
-    let path = String(configuration.database.dropFirst("sqlite:".count))
-    let repository = try SQLiteRepository(path: path)
-    logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
-    return try await makeApplication(
-        configuration, repository: repository, logger: logger, tls: tls, onServerRunning: onServerRunning, services: [StorageShutdown { await repository.shutdown() }])
-}
-
-func makeApplication<Repository: PasskeyRepository>(
-    _ configuration: ServerConfiguration, repository: Repository, logger: Logger, tls: Bool,
-    onServerRunning: (@Sendable (Int) async -> Void)? = nil, broadcaster: EventBroadcaster = EventBroadcaster(), eventSink: (any EventSink)? = nil, services extra: [any Service] = []
-) async throws -> PasskeyApplication {
     let router = buildRouter(configuration, repository: repository, broadcaster: broadcaster, eventSink: eventSink)
     await UsernameCollisionReport.log(repository, logger: logger)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
@@ -279,10 +253,12 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
 
 /// Closes the storage's connections once the server has stopped taking requests (graceful shutdown stops services in
 /// reverse order, so the HTTP server is already gone).
-struct StorageShutdown: Service {
+public struct StorageShutdown: Service {
     let close: @Sendable () async -> Void
 
-    func run() async throws {
+    public init(_ close: @escaping @Sendable () async -> Void) { self.close = close }
+
+    public func run() async throws {
         try? await gracefulShutdown()
         await close()
     }

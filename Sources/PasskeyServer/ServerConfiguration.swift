@@ -3,7 +3,6 @@ public import PasskeyRelyingParty
 public import PasskeyWire
 import PasskeyCore
 public import PasskeyAttestation
-import PasskeyStoragePostgres
 
 /// Everything `passkey-server` can be told. Each setting is a flag and a `PASSKEY_…` environment variable
 /// (see `passkey-server --help`); the defaults serve `http://localhost:8080` with SQLite in `./data/`.
@@ -145,12 +144,6 @@ public struct ServerConfiguration: Sendable {
     /// otherwise `https://<rp id>`: a website behind a TLS proxy on 443, and what iOS and macOS apps report.
     public var defaultOrigin: String {
         rpID == "localhost" ? "\(tlsCertificatePath != nil ? "https" : "http")://localhost:\(port)" : "https://\(rpID)"
-    }
-
-    /// ``database`` as it may be shown (the start-up banner, logs): a PostgreSQL URL without its password.
-    public var databaseDescription: String {
-        guard PostgresConfiguration.isPostgresURL(database) else { return database }
-        return (try? PostgresConfiguration(url: database))?.redactedDescription ?? "a postgres:// URL"
     }
 
     /// Where the links this server prints (the dashboard's setup link, admin invites) start, and the server the served
@@ -298,11 +291,6 @@ public struct ServerConfiguration: Sendable {
         }
         for (token, name) in [(metricsToken, "PASSKEY_METRICS_TOKEN"), (dashboard.adminToken, "PASSKEY_ADMIN_TOKEN")] where (token?.count ?? 32) < 32 {
             throw ConfigurationError("\(name) must have at least 32 characters (for example: openssl rand -base64 32)")
-        }
-        if PostgresConfiguration.isPostgresURL(database) {
-            do { _ = try PostgresConfiguration(url: database) } catch { throw ConfigurationError("--database: \(error.reason)") }
-        } else if !database.hasPrefix("sqlite:") && database != "memory:" || database == "sqlite:" {
-            throw ConfigurationError("--database must be sqlite:PATH, postgres://user:password@host:5432/database or memory:")
         }
     }
 

@@ -9,10 +9,10 @@ import PasskeyStorage
 /// Commands that only read or change what is there (`list`, `revoke`) set `mustExist`: an SQLite path with a typo
 /// would otherwise create an empty database and answer as if it were the real one.
 func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false, migrate: Bool = true) async throws -> any PasskeyRepository {
-    let value = try root.databaseSetting()
-    guard value != "memory:" else { throw ValidationError("an in-memory database lives only inside a running server") }
-    if value.hasPrefix("sqlite:") {
-        let path = String(value.dropFirst("sqlite:".count))
+    let url: DatabaseURL
+    do { url = try DatabaseURL(try root.databaseSetting()) } catch let error as ConfigurationError { throw ValidationError(error.description) }
+    if case .memory = url { throw ValidationError("an in-memory database lives only inside a running server") }
+    if case .sqlite(let path) = url {
         if !FileManager.default.fileExists(atPath: path) {
             guard !mustExist else {
                 throw ValidationError("no database at \(path): check --database (or PASSKEY_DATABASE), or start passkey-server once to create it")
@@ -25,7 +25,7 @@ func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false, migrate:
                         .utf8))
         }
     }
-    return try await openRepository(value, migrate: migrate)
+    return try await openRepository(url, migrate: migrate)
 }
 
 /// The usage line of a subcommand that acts on the server's database: `--database` belongs to the server command, so

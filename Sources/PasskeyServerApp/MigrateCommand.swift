@@ -21,7 +21,8 @@ struct MigrateCommand: AsyncParsableCommand {
     @ParentCommand var server: PasskeyServerCommand
 
     func run() async throws {
-        let target = try server.databaseSetting()
+        let target: DatabaseURL
+        do { target = try DatabaseURL(try server.databaseSetting()) } catch let error as ConfigurationError { throw ValidationError(error.description) }
         var logger = Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
         logger.logLevel = .info
         do {

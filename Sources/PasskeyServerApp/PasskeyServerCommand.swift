@@ -282,7 +282,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         c.metricsToken = Self.secret("metrics-token", keepBlank: true)
         c.tlsCertificatePath = tlsCert ?? settings.value("tls-cert")
         c.tlsKeyPath = tlsKey ?? settings.value("tls-key")
-        do { try c.validate() } catch { throw ValidationError(Self.naming(error.description, settings)) }
+        do {
+            try c.validate()
+            _ = try DatabaseURL(c.database)
+        } catch { throw ValidationError(Self.naming(error.description, settings)) }
         return c
     }
 
@@ -312,12 +315,12 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         let shownHost = configuration.host == "127.0.0.1" ? "localhost" : configuration.host
         // Printed once the server listens, with the port it listens on; written unbuffered, so it shows at once also
         // when stdout is a file or a pipe.
-        let app = try await buildApplication(configuration, logger: logger) { port in
+        let app = try await serve(configuration, logger: logger) { port in
             let banner = """
                 passkey-server serving \(scheme)://\(shownHost):\(port)
                   RP ID     \(configuration.rpID)
                   origins   \(configuration.effectiveOrigins.joined(separator: ", "))
-                  data      \(configuration.databaseDescription)\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")\(configuration.attestation == .none && configuration.attestationTrustAnchors.roots.isEmpty ? "" : "\n  attestation \(configuration.attestationDescription.replacingOccurrences(of: "\n", with: "; "))")
+                  data      \(DatabaseURL.described(configuration.database))\(configuration.publicRegistration ? "" : "\n  accounts only through connect tokens (--no-public-registration)")\(configuration.attestation == .none && configuration.attestationTrustAnchors.roots.isEmpty ? "" : "\n  attestation \(configuration.attestationDescription.replacingOccurrences(of: "\n", with: "; "))")
                   dashboard \(configuration.linkBase)/dashboard\(configuration.linkBaseIsGuessed ? " (from the first --origin: give --public-url if this server is reached elsewhere)" : "")
 
                 """

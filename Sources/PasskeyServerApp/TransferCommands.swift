@@ -129,8 +129,7 @@ struct ImportCommand: AsyncParsableCommand {
         }
         if dryRun {
             // Checked against the database too, when there is one: written in a transaction that is rolled back.
-            let database = try server.databaseSetting()
-            if database.hasPrefix("sqlite:"), !FileManager.default.fileExists(atPath: String(database.dropFirst("sqlite:".count))) {
+            if case .sqlite(let path) = try? DatabaseURL(try server.databaseSetting()), !FileManager.default.fileExists(atPath: path) {
                 say("would import \(counts.summary): the file has no problems, and there is no database yet to conflict with")
                 return
             }

@@ -1,6 +1,7 @@
 import Foundation
 import PasskeyServer
 import PasskeyWire
+@testable import PasskeyServerApp
 import Testing
 
 /// Settings that cannot work are refused at start with a sentence, never accepted to fail later (or crash).
@@ -25,7 +26,6 @@ struct ConfigurationValidationTests {
         ("unknown algorithm", { $0.algorithms = [COSEAlgorithmIdentifier(rawValue: 0)] }, "--algorithm 0"),
         ("Apple app ID without team", { $0.appleAppIDs = ["com.example.app"] }, "--apple-app-id"),
         ("Apple app ID with a space", { $0.appleAppIDs = ["garbage id"] }, "--apple-app-id"),
-        ("empty SQLite path", { $0.database = "sqlite:" }, "--database"),
         ("port 0 with the default localhost origin", { $0.port = 0 }, "--port 0"),
         ("port 0 with only an Android origin", { $0.port = 0; $0.origins = ["android:apk-key-hash:AbCd"] }, "--port 0"),
         ("failure limit 0", { $0.connect.rollout.failureLimit = 0 }, "--failure-limit"),
@@ -120,12 +120,17 @@ struct ConfigurationValidationTests {
 
     @Test("the database as the banner shows it never carries a PostgreSQL password")
     func databaseDescription() {
-        var configuration = ServerConfiguration()
-        configuration.database = "postgres://ann:s3cret@db.example:5432/passkeys?sslmode=require"
-        #expect(configuration.databaseDescription == "postgres://ann@db.example:5432/passkeys")
-        configuration.database = "postgresql://ann:s3cret@db.example/passkeys?unknown=1"  // unreadable: shown without any part of it
-        #expect(configuration.databaseDescription == "a postgres:// URL")
-        configuration.database = "sqlite:./data/passkey.sqlite"
-        #expect(configuration.databaseDescription == "sqlite:./data/passkey.sqlite")
+        #expect(DatabaseURL.described("postgres://ann:s3cret@db.example:5432/passkeys?sslmode=require") == "postgres://ann@db.example:5432/passkeys")
+        // Unreadable: shown without any part of it.
+        #expect(DatabaseURL.described("postgresql://ann:s3cret@db.example/passkeys?unknown=1") == "a postgres:// URL")
+        #expect(DatabaseURL.described("sqlite:./data/passkey.sqlite") == "sqlite:./data/passkey.sqlite")
+    }
+
+    @Test("--database takes sqlite:PATH, postgres:// URLs and memory:, read in one place", arguments: ["sqlite:", "mysql://x", "", "memory", "./data.sqlite"])
+    func databaseForms(value: String) {
+        #expect(throws: ConfigurationError.self) { try DatabaseURL(value) }
+        if case .sqlite(let path) = try? DatabaseURL("sqlite:/var/lib/passkey.sqlite") { #expect(path == "/var/lib/passkey.sqlite") } else { Issue.record("sqlite") }
+        if case .memory = try? DatabaseURL("memory:") {} else { Issue.record("memory") }
+        if case .postgres = try? DatabaseURL("postgresql://ann@db/passkeys") {} else { Issue.record("postgres") }
     }
 }

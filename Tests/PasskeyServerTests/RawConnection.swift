@@ -3,6 +3,7 @@ import Logging
 import Hummingbird
 import HummingbirdTesting
 import PasskeyServer
+import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
@@ -79,6 +80,6 @@ func withLiveServer(
     configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
     configuration.database = "memory:"
     configure(&configuration)
-    let app = try await buildApplication(configuration, logger: logger)
+    let app = try await buildApplication(configuration, repository: InMemoryRepository(), logger: logger)
     try await app.test(.live) { client in try await body(try #require(client.port)) }
 }

@@ -6,6 +6,7 @@ import Glibc
 import Hummingbird
 import HummingbirdTesting
 import PasskeyServer
+import PasskeyStorage
 import PasskeyTestSupport
 import ServiceLifecycle
 import Testing
@@ -42,7 +43,7 @@ struct TLSTests {
         configuration.database = "memory:"
         configuration.tlsCertificatePath = files.certificate
         configuration.tlsKeyPath = files.key
-        let app = try await buildApplication(configuration)
+        let app = try await buildApplication(configuration, repository: InMemoryRepository())
         try await app.test(.ahc(.https)) { client in
             let response = try await client.execute(uri: "/health", method: .get)
             #expect(response.status == .ok)
@@ -88,7 +89,7 @@ struct TLSTests {
             configuration.tlsCertificatePath = certificate
             configuration.tlsKeyPath = key
             do {
-                _ = try await buildApplication(configuration)
+                _ = try await buildApplication(configuration, repository: InMemoryRepository())
                 Issue.record("\(certificate), \(key): accepted")
             } catch let error as ConfigurationError {
                 #expect(error.description.hasPrefix(named), "\(error.description)")
@@ -141,7 +142,7 @@ struct IdleConnectionTests {
         configuration.idleTimeout = 120
         let ports = AsyncStream<Int>.makeStream()
         let capture = LogCapture()
-        let app = try await buildApplication(configuration, logger: capture.logger) { port in ports.continuation.yield(port) }
+        let app = try await buildApplication(configuration, repository: InMemoryRepository(), logger: capture.logger) { port in ports.continuation.yield(port) }
         let group = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: capture.logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

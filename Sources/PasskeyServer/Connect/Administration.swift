@@ -2,8 +2,6 @@ import PasskeyRelyingParty
 public import Foundation
 public import PasskeyStorage
 public import PasskeyCore
-import PasskeyStorageSQLite
-import PasskeyStoragePostgres
 
 /// Operator actions behind `passkey-server api-keys …` and `passkey-server keys …`, over any repository.
 public enum Administration {
@@ -56,27 +54,4 @@ public enum Administration {
         try await repository.addSigningKey(key, retiringOthersAt: now.addingTimeInterval(overlap))
         return key
     }
-}
-
-/// Opens (and migrates) the storage a `--database` value names: `sqlite:PATH`, `postgres://…` or `memory:`. For
-/// command-line tools that run one operation and exit.
-///
-/// - Parameter migrate: false for a caller that must change nothing (a dry run): an older schema is then an error
-///   (`storage_unavailable`) instead of being migrated.
-public func openRepository(_ database: String, migrate: Bool = true) async throws -> any PasskeyRepository {
-    if database == "memory:" { return InMemoryRepository() }
-    if PostgresConfiguration.isPostgresURL(database) {
-        let configuration: PostgresConfiguration
-        do { configuration = try PostgresConfiguration(url: database) } catch { throw ConfigurationError("--database: \(error.reason)") }
-        let repository = try await PostgresRepository.connect(configuration, migrate: migrate)
-        if !migrate, try await !repository.hasCurrentSchema() {
-            await repository.shutdown()
-            throw StorageError(.unavailable, "the database has an older schema than this server's (or none): run passkey-server migrate first")
-        }
-        return repository
-    }
-    guard database.hasPrefix("sqlite:") else {
-        throw ConfigurationError("--database must be sqlite:PATH, postgres://user:password@host:5432/database or memory:")
-    }
-    return try SQLiteRepository(path: String(database.dropFirst("sqlite:".count)), migrate: migrate)
 }

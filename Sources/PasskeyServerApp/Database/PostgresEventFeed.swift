@@ -1,4 +1,5 @@
 import Logging
+import PasskeyServer
 import PasskeyStorage
 import PasskeyStoragePostgres
 import ServiceLifecycle

@@ -1,5 +1,6 @@
-public import Logging
 import Foundation
+import Logging
+import PasskeyServer
 import PasskeyStorage
 import PasskeyStoragePostgres
 import PasskeyStorageSQLite
@@ -9,10 +10,9 @@ import PasskeyStorageSQLite
 ///
 /// - Returns: a line saying what was done, for the terminal, and one for each account that a lookup by name cannot find
 ///   because an older account's name is the same under today's username rules (``UsernameCollisionReport``).
-public func migrateDatabase(_ database: String, logger: Logger) async throws -> String {
-    if PostgresConfiguration.isPostgresURL(database) {
-        let configuration: PostgresConfiguration
-        do { configuration = try PostgresConfiguration(url: database) } catch { throw ConfigurationError("--database: \(error.reason)") }
+func migrateDatabase(_ url: DatabaseURL, logger: Logger) async throws -> String {
+    switch url {
+    case .postgres(let configuration):
         let repository = try await PostgresRepository.connect(configuration, migrate: false, logger: logger)
         let report: PostgresMigrationReport
         let collisions: [UsernameCollision]
@@ -27,17 +27,15 @@ public func migrateDatabase(_ database: String, logger: Logger) async throws -> 
         let applied = report.applied.isEmpty ? "already up to date" : "applied \(report.applied.map(String.init).joined(separator: ", "))"
         let unknown = report.unknown.isEmpty ? "" : "; the database also has versions \(report.unknown) from a newer server"
         return withCollisions("\(configuration.redactedDescription): \(applied), schema version \(report.current)\(unknown)", collisions)
-    }
-    if database.hasPrefix("sqlite:") {
-        let path = String(database.dropFirst("sqlite:".count))
+    case .sqlite(let path):
         let existed = FileManager.default.fileExists(atPath: path)
         // Opening the database applies its migrations.
         let repository = try SQLiteRepository(path: path)
         let collisions = try await repository.usernameCollisions()
         return withCollisions("sqlite:\(path): \(existed ? "up to date" : "created, with the current schema")", collisions)
+    case .memory:
+        return "memory: nothing to migrate"
     }
-    if database == "memory:" { return "memory: nothing to migrate" }
-    throw ConfigurationError("--database must be sqlite:PATH, postgres://user:password@host:5432/database or memory:")
 }
 
 /// `summary`, then the collisions' lines.

@@ -1,0 +1,24 @@
+import PasskeyCore
+public import PasskeyStorage
+
+extension CeremonyService {
+    /// The passkey account of an app's own user, made and linked on first use: how an app that keeps its users table
+    /// (and its login) adds passkeys. The account's user handle is random and its own; `appUserID` is the app's key for
+    /// its user, taken exactly as given, and comes back as ``CompletedSignIn/externalUserID`` when one of the account's
+    /// passkeys signs in.
+    ///
+    /// Pass the account to ``appendOptions(for:replacing:conditional:)`` to add a passkey (complete it with
+    /// ``verifyRegistration(_:challengeKey:username:displayName:at:)`` at ``RegistrationEndpoint/append``).
+    ///
+    /// - Parameters:
+    ///   - name: the name passkey pickers show for the account (an email address, say); nil for none. Under the username
+    ///     rules, and unique: another account's name is `username_taken`.
+    ///   - displayName: the person's name, shortened to what options carry; the name when nil.
+    public func account(forAppUser appUserID: String, name: String?, displayName: String?) async throws(RelyingPartyError) -> UserRecord {
+        let username = try UsernameRules.normalized(name)
+        let candidate = UserRecord(
+            userHandle: RelyingParty.makeUserHandle(random: random), username: username,
+            displayName: DisplayName.sanitized(displayName, fallback: username ?? "Passkey account"), isAnonymous: false, createdAt: now())
+        do { return try await repository.linkedUser(externalID: appUserID, orCreate: candidate) } catch { throw RelyingPartyError(error) }
+    }
+}
