@@ -1,16 +1,26 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layout (dependencies point downwards only):
+// Layout (dependencies point downwards only; docs/architecture.md, checked by ModuleImportTests):
 //   PasskeyCBOR, PasskeyWire        no dependencies: CBOR codec; base64url, JSON and the WebAuthn L3 JSON wire types
 //   PasskeyCore                     the pure protocol: authenticator data, client data, COSE, ceremonies, `none`
 //   PasskeyAttestation              trust-bearing attestation formats (X.509 via swift-certificates)
+//   PasskeyDiagnostics              the fixture format and runner behind `passkey verify`
+//   PasskeyAuthenticatorNames       authenticator model names by AAGUID
+//   PasskeyStorage                  repository protocols, records, the in-memory store
+//   PasskeyStorageSQLite, PasskeyStoragePostgres   the database drivers (GRDB, postgres-nio)
+//   PasskeyRelyingParty             the relying-party library without HTTP: ceremonies, challenges, naming rules,
+//                                   made-up credentials, signed tokens, over the storage protocols
+//   PasskeyServer                   the Hummingbird server over the library (no driver)
+//   passkey-server (PasskeyServerApp)  the executable: settings, subcommands, the only place a driver is chosen
 //   passkey (PasskeyCLI)            command-line tool
 //   PasskeyClient                   client SDK: the Authenticator seam, PasskeyError, ScriptedAuthenticator, the
 //                                   PasskeyAuthClient flows and their HTTP transport (PasskeyWire and Foundation only)
 //   PasskeySoftwareAuthenticator    an authenticator that really signs (PasskeyClient, PasskeyWire, PasskeyCBOR, Crypto)
 //   PasskeyAuthenticationServices   the Apple adapter: ASAuthorizationController behind the Authenticator protocol
 //                                   (PasskeyClient, PasskeyWire, AuthenticationServices)
+//   PasskeyTestSupport              test authenticators and keys for the test targets
+//   EmbeddingExample                Examples/HummingbirdEmbedding: an app that embeds PasskeyRelyingParty
 // The client SDK depends on PasskeyWire/PasskeyCBOR and swift-crypto only, never on PasskeyCore, attestation or X.509
 // code: an app ships the client, not the verifier.
 let strict: [SwiftSetting] = [

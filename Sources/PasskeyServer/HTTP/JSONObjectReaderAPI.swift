@@ -1,4 +1,3 @@
-import PasskeyRelyingParty
 import PasskeyWire
 
 /// Reads members of a request body, turning wire errors into 400 answers.
