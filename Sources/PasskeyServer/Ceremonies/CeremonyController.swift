@@ -58,17 +58,17 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     "ceremony": .string(ceremony), "step": .string(step), "code": .string(error.code),
                     "detail": .string(error.logDetail ?? error.message),
                 ])
-            await emit(ceremony, step, request, context, answer: nil, error: error, note: note)
+            await emit(ceremony, step, request, context, error: error, note: note)
             return Response.error(error)
         }
         metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
-        await emit(ceremony, step, request, context, answer: value, error: nil, note: note)
+        await emit(ceremony, step, request, context, error: nil, note: note)
         return Response.json(value)
     }
 
     /// Records the step's event, when the server keeps an event log.
     func emit(
-        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, answer: JSONValue?, error: APIError?, note: CeremonyNote
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, error: APIError?, note: CeremonyNote
     ) async {
         guard let events else { return }
         let requestID: String?
@@ -76,7 +76,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         let metadata = RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
         await events.recordCeremony(
             events.ceremonyEvent(
-                kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, answer: answer, error: error,
+                kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, error: error,
+                userID: note.userID, username: note.accountName, credentialID: note.credentialID,
                 // Only a name that passes the username checks: a refused one may carry direction overrides or
                 // invisible characters that would disguise it in the dashboard.
                 requestedUsername: ((try? UsernameRules.normalized(note.username)) ?? nil) ?? error?.accountUsername,
@@ -138,6 +139,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     try await service.verifyRegistration(credential, challengeKey: challengeKey, username: username, displayName: displayName)
                 }
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
+                note.concerns(result.user, credentialID: result.credential.id)
                 // A new account: not linked to an app user yet.
                 let token = try await answering { () async throws(RelyingPartyError) in try await signer(SignedPasskeySubject(result)) }
                 return .object([
@@ -173,6 +175,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     try await service.verifyAuthentication(credential, challengeKey: challengeKey)
                 }
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
+                note.concerns(result.user, credentialID: result.credential.id)
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 let token = try await answering { () async throws(RelyingPartyError) in try await signer(SignedPasskeySubject(result)) }
                 var answer: JSONObject = [
@@ -214,6 +217,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let result = try await answering { () async throws(RelyingPartyError) in
                     try await service.verifyRegistration(credential, challengeKey: nil, username: username, displayName: displayName)
                 }
+                note.concerns(result.user, credentialID: result.credential.id)
                 return Self.userObject(result.user)
             }
         }
@@ -243,6 +247,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let username = try answering { () throws(RelyingPartyError) in try UsernameRules.normalized(note.username) }
                 let result = try await answering { () async throws(RelyingPartyError) in try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username) }
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
+                note.concerns(result.user, credentialID: result.credential.id)
                 return Self.userObject(result.user, counterRegressed: result.counterRegressed)
             }
         }

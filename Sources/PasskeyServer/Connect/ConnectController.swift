@@ -38,7 +38,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addBackendRoutes(to router: Router<Context>) {
         router.post("connect/tokens") { request, context in
             var request = request
-            return await ceremonies.observed("connect", "token", request, context) { _ throws(APIError) in
+            return await ceremonies.observed("connect", "token", request, context) { note throws(APIError) in
                 let key = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let type = ConnectTokenType(rawValue: try body.requiredString("type"))
@@ -46,6 +46,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let minted = try await service.mintToken(
                     type: type, externalID: try user.requiredString("id"), name: try user.optionalString("name"),
                     displayName: try user.optionalString("displayName"), apiKey: key)
+                note.concerns(minted.user)
                 return .object([
                     "token": .string(minted.token), "expiresAt": .string(ISO8601DateFormatter().string(from: minted.expiresAt)),
                     "userId": .string(minted.user.id),
@@ -54,10 +55,10 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/verify") { request, context in
             var request = request
-            return await ceremonies.observed("connect", "verify", request, context) { _ throws(APIError) in
+            return await ceremonies.observed("connect", "verify", request, context) { note throws(APIError) in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                return try await service.verifySignedData(try body.requiredString("signedPasskeyData"))
+                return try await service.verifySignedData(try body.requiredString("signedPasskeyData"), note: note)
             }
         }
         router.get("users/:id/passkeys") { request, context in
@@ -82,7 +83,9 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let disabled = try body.requiredBool("disabled")
                 note.detail = disabled ? "user disabled" : "user enabled"
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                return ConnectService<Repository>.accountJSON(try await service.setDisabled(user, disabled))
+                let updated = try await service.setDisabled(user, disabled)
+                note.concerns(updated)
+                return ConnectService<Repository>.accountJSON(updated)
             }
         }
         router.delete("users/:id") { request, context in
@@ -135,7 +138,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/append/verify") { request, context in
             var request = request
-            return await ceremonies.observed("append", "verify", request, context) { _ throws(APIError) in
+            return await ceremonies.observed("append", "verify", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")
                 // Authorized by the challenge: only append options (made with a consumed append token) name an
@@ -145,6 +148,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                     try await service.ceremonies.verifyRegistration(credential, challengeKey: challengeKey, username: nil, at: .append)
                 }
                 let token = try await service.signedData(result)
+                note.concerns(result.user, credentialID: result.credential.id)
                 return .object([
                     "verified": true, "userId": .string(result.user.id), "username": result.user.username.map(JSONValue.string) ?? .null,
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "passkey": PasskeyListing.json(result.credential),

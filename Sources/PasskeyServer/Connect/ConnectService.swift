@@ -175,7 +175,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// `POST /connect/verify`: checks a token once and says whom it proves.
-    func verifySignedData(_ token: String) async throws(APIError) -> JSONValue {
+    func verifySignedData(_ token: String, note: CeremonyNote) async throws(APIError) -> JSONValue {
         let claims = try await answering { () async throws(RelyingPartyError) in try await issuer.verify(token, consume: true) }
         // A token for an account or passkey deleted since it was issued proves nothing any more.
         do {
@@ -196,6 +196,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         } catch {
             throw APIError(mapping: error)
         }
+        note.concerns(userID: claims.sub, username: claims.username, credentialID: Base64URL.decode(claims.credentialID))
         return .object([
             "success": true, "userId": .string(claims.sub), "externalUserId": claims.externalUserID.map(JSONValue.string) ?? .null,
             "username": claims.username.map(JSONValue.string) ?? .null, "credentialId": .string(claims.credentialID),

@@ -74,23 +74,22 @@ public struct EventRecorder: Sendable {
         }
     }
 
-    /// The event of a ceremony step (or connect call): `kind` is `<ceremony>.<step>`. On success the user and credential
-    /// come from the answer (`userId`/`id`, `username`, `credentialId` cut to its prefix); on failure the code, its
-    /// explanation and, for origin and RP ID failures, the expected and received values.
+    /// The event of a ceremony step (or connect call): `kind` is `<ceremony>.<step>`. On success the account and passkey
+    /// the handler noted (``CeremonyNote/concerns(_:credentialID:)``; the credential ID cut to its prefix); on failure
+    /// the code, its explanation and, for origin and RP ID failures, the expected and received values, and the account a
+    /// refusal proved (a disabled account's passkey).
     /// `detail` is the explanation of a successful step whose kind does not say what it did.
-    /// `requestedUsername` is the username the request named, recorded when the answer names none (options, failures):
-    /// trimmed and cut to ``APIError/maximumValueLength`` characters.
+    /// `requestedUsername` is the username the request named, recorded when the step names no account (options,
+    /// failures): trimmed and cut to ``APIError/maximumValueLength`` characters.
     func ceremonyEvent(
-        kind: String, rpID: String, metadata: RequestMetadata, answer: JSONValue?, error: APIError?, requestedUsername: String? = nil,
-        detail: String? = nil
+        kind: String, rpID: String, metadata: RequestMetadata, error: APIError?, userID: String? = nil, username: String? = nil,
+        credentialID: [UInt8]? = nil, requestedUsername: String? = nil, detail: String? = nil
     ) -> EventRecord {
-        let object = answer?.objectValue
-        let userID = object?["userId"]?.stringValue ?? object?["id"]?.stringValue ?? error?.accountID
         let requested = requestedUsername.map { APIError.clipped($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         return EventRecord(
             time: now(), kind: kind, result: error == nil ? .success : .failure, code: error?.code, explanation: error?.message ?? detail,
-            userID: userID, username: object?["username"]?.stringValue ?? requested.flatMap { $0.isEmpty ? nil : $0 },
-            credentialIDPrefix: object?["credentialId"]?.stringValue.map { String($0.prefix(EventRecord.credentialIDPrefixLength)) },
+            userID: userID ?? error?.accountID, username: username ?? requested.flatMap { $0.isEmpty ? nil : $0 },
+            credentialIDPrefix: credentialID.map { String(Base64URL.encode($0).prefix(EventRecord.credentialIDPrefixLength)) },
             origin: metadata.origin ?? error?.received.flatMap { error?.code == "origin_mismatch" ? $0 : nil }, rpID: rpID,
             expected: error?.expected, received: error?.received, clientIP: metadata.clientIP, userAgent: metadata.userAgent,
             requestID: metadata.requestID)

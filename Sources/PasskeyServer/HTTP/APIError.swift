@@ -1,3 +1,4 @@
+import PasskeyRelyingParty
 import PasskeyCore
 import PasskeyStorage
 public import PasskeyWire
@@ -71,6 +72,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     init(mapping error: any Error) {
         if let api = error as? APIError {
             self = api
+        } else if let refusal = error as? RelyingPartyError {
+            self.init(refusal)
         } else if let storage = error as? StorageError {
             self.init(storage)
         } else {
