@@ -97,8 +97,9 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
         return copy
     }
 
-    static let challengeInvalid = RelyingPartyError(
-        .challengeInvalid, "The challenge is unknown, was already used, or expired. Request new options and try again.")
+    public static let challengeInvalidMessage = "The challenge is unknown, was already used, or expired. Request new options and try again."
+
+    static let challengeInvalid = RelyingPartyError(.challengeInvalid, challengeInvalidMessage)
 
     static let registrationClosed = RelyingPartyError(
         .registrationClosed,

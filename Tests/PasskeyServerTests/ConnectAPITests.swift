@@ -191,6 +191,18 @@ struct ConnectAPITests {
         }
     }
 
+    @Test("a name the username rules refuse is 400 username_invalid from the library, not a server fault")
+    func invalidNameInToken() async throws {
+        let harness = try await ConnectHarness()
+        try await harness.server.run { client in
+            for name in ["ann\u{7}", " \u{200B} "] {
+                let body: JSONValue = ["type": "passkey-append", "user": ["id": "u1", "name": .string(name)]]
+                let refused = try await client.call(.post, "/connect/tokens", json: body, headers: harness.backend)
+                #expect(refused.status == .badRequest && refused["error"] == "username_invalid", "\(refused.json)")
+            }
+        }
+    }
+
     @Test("backend calls need a valid, unrevoked API key")
     func apiKeys() async throws {
         let harness = try await ConnectHarness()

@@ -18,7 +18,7 @@ extension CeremonyService {
         let username = try UsernameRules.normalized(name)
         let candidate = UserRecord(
             userHandle: RelyingParty.makeUserHandle(random: random), username: username,
-            displayName: DisplayName.sanitized(displayName, fallback: username ?? "Passkey account"), isAnonymous: false, createdAt: now())
+            displayName: DisplayName.sanitized(displayName, fallback: username ?? "Passkey user"), isAnonymous: false, createdAt: now())
         do { return try await repository.linkedUser(externalID: appUserID, orCreate: candidate) } catch { throw RelyingPartyError(error) }
     }
 }

@@ -80,7 +80,7 @@ public struct EventRecorder: Sendable {
     /// refusal proved (a disabled account's passkey).
     /// `detail` is the explanation of a successful step whose kind does not say what it did.
     /// `requestedUsername` is the username the request named, recorded when the step names no account (options,
-    /// failures): trimmed and cut to ``APIError/maximumValueLength`` characters.
+    /// failures): trimmed and cut to ``PasskeyRelyingParty/RelyingPartyError/maximumValueLength`` characters.
     func ceremonyEvent(
         kind: String, rpID: String, metadata: RequestMetadata, error: APIError?, userID: String? = nil, username: String? = nil,
         credentialID: [UInt8]? = nil, requestedUsername: String? = nil, detail: String? = nil

@@ -81,35 +81,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    static let challengeInvalid = APIError(
-        status: 400, code: "challenge_invalid",
-        message: "The challenge is unknown, was already used, or expired. Request new options and try again.")
+    static var challengeInvalid: APIError { APIError(RelyingPartyError(.challengeInvalid, RelyingPartyError.challengeInvalidMessage)) }
 
-    static let registrationClosed = APIError(
-        status: 403, code: "registration_closed",
-        message: "New accounts are not made here: this server adds passkeys to the app's own accounts (connect). Sign in, then add a passkey.")
-
-    /// The account is disabled (``PasskeyStorage/UserRecord/disabledAt``): it neither signs in nor gains passkeys, and
-    /// the connect tokens and signed tokens that name it are refused, until it is enabled again. Only callers the
-    /// account already trusted learn this: the holder of its passkey (a sign-in is refused so only after its signature
-    /// verified), the app's backend, and an app holding a connect token the backend minted for it.
-    static let accountDisabled = APIError(
-        status: 403, code: "account_disabled", message: "This account is disabled. Contact the service to have it enabled again.")
-
-    /// ``accountDisabled`` naming `user` for the event log (never in the answer).
-    static func accountDisabled(_ user: UserRecord) -> APIError {
-        var error = accountDisabled
-        error.accountID = user.id
-        error.accountUsername = user.username
-        return error
-    }
-
-    /// A passkey was being added to an account that was deleted before the registration completed: nothing is stored,
-    /// and the account is not created again.
-    static func accountDeleted(_ error: StorageError) -> APIError {
-        APIError(
-            status: 404, code: "user_not_found", message: "The account this passkey was being added to was deleted.", logDetail: error.reason)
-    }
+    /// The account is disabled: the library's refusal (``PasskeyRelyingParty/RelyingPartyError/accountDisabled(_:)``),
+    /// naming `user` for the event log (never in the answer).
+    static func accountDisabled(_ user: UserRecord) -> APIError { APIError(RelyingPartyError.accountDisabled(user)) }
 
     static func rateLimited(retryAfter seconds: Int) -> APIError {
         var error = APIError(
@@ -118,70 +94,17 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         return error
     }
 
-    /// A verification failure: 400 with the verifier's stable code and its plain explanation.
-    ///
-    /// The log detail keeps the expected and received values (origins, RP ID hashes, counters…) except where they are
-    /// challenges, credential IDs, user handles or raw input: logs never hold those.
-    init(_ error: WebAuthnError) {
-        let secretValues: Set<WebAuthnError.Code> = [
-            .challengeMismatch, .credentialIDMismatch, .credentialNotAllowed, .userHandleMismatch, .userHandleMissing,
-            .invalidBase64URL,
-        ]
-        let detail = secretValues.contains(error.code) ? "\(error.code.rawValue): \(error.reason)" : error.description
-        let shown: Set<WebAuthnError.Code> = [.originMismatch, .topOriginMismatch, .rpIDHashMismatch]
-        let showValues = shown.contains(error.code)
-        // An attestation policy's refusal names what the client brought (its model, its format or attestation type, why
-        // its chain failed) in the dashboard's event log; what the policy expects is on the dashboard's settings page.
-        let policy: Set<WebAuthnError.Code> = [.aaguidNotAllowed, .attestationUntrusted, .attestationNotAllowed]
-        self.init(
-            status: 400, code: error.code.rawValue, message: error.code.explanation, logDetail: detail,
-            expected: showValues ? error.expected.map(Self.clipped) : nil,
-            received: showValues || policy.contains(error.code) ? error.received.map(Self.clipped) : nil)
-    }
+    /// A verification failure: 400 with the verifier's code (``PasskeyRelyingParty/RelyingPartyError/init(_:)-webauthn``
+    /// keeps secrets out of the log detail).
+    init(_ error: WebAuthnError) { self.init(RelyingPartyError(error)) }
 
-    /// Longest value shown back to the client and kept in the event log. A client's origin can be any length: a
-    /// 40 000-character one was answered, logged and stored in full.
-    static let maximumValueLength = 256
+    /// A malformed request body: 400 with the wire reader's code.
+    init(_ error: WireError) { self.init(RelyingPartyError(error)) }
 
-    /// `text` cut to ``maximumValueLength`` Unicode scalars, marked with `…` when cut. Scalars, not characters: one
-    /// character can carry any number of combining marks.
-    static func clipped(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard scalars.count > maximumValueLength else { return text }
-        return String(String.UnicodeScalarView(scalars.prefix(maximumValueLength))) + "…"
-    }
+    /// A storage failure: conflicts are 409, a missing record 404, an unreachable database 503, anything else 500
+    /// without internals.
+    init(_ error: StorageError) { self.init(RelyingPartyError(error)) }
 
-    /// A malformed request body.
-    init(_ error: WireError) {
-        let where_ = error.field.map { " (\($0))" } ?? ""
-        let message: String
-        switch error.code {
-        case .jsonMalformed: message = "The request body is not valid JSON."
-        case .fieldMissing: message = "A required member is missing\(where_)."
-        default: message = "A member has the wrong type or value\(where_)."
-        }
-        self.init(status: 400, code: error.code.rawValue, message: message, logDetail: error.description)
-    }
-
-    /// A storage failure: conflicts are 409, an unreachable database 503, anything else 500 without internals.
-    init(_ error: StorageError) {
-        switch error.code {
-        case .credentialExists:
-            self.init(status: 409, code: "credential_exists", message: "This passkey is already registered.", logDetail: error.reason)
-        case .usernameTaken:
-            self.init(status: 409, code: "username_taken", message: "This username is taken.", logDetail: error.reason)
-        case .counterConflict:
-            self.init(
-                status: 409, code: "counter_conflict", message: "Another sign-in with this passkey happened at the same time. Try again.",
-                logDetail: error.reason)
-        case .notFound:
-            self.init(status: 404, code: "not_found", message: "Not found.", logDetail: error.reason)
-        case .accountDisabled:
-            self = .accountDisabled
-        case .unavailable:
-            self.init(status: 503, code: "storage_unavailable", message: "The server cannot reach its database. Try again shortly.", logDetail: error.reason)
-        default:
-            self.init(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: error.description)
-        }
-    }
+    /// A value from the client cut for answers and the event log (``PasskeyRelyingParty/RelyingPartyError/clipped(_:)``).
+    static func clipped(_ text: String) -> String { RelyingPartyError.clipped(text) }
 }
