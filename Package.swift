@@ -181,6 +181,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "PasskeyServerTestSupport",
+            dependencies: [
+                "PasskeyServer", "PasskeyStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .target(name: "PasskeyClient", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .target(
             name: "PasskeySoftwareAuthenticator",
@@ -244,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
-                "PasskeyServer", "PasskeyServerApp", "PasskeyRelyingParty", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
+                "PasskeyServer", "PasskeyServerApp", "PasskeyServerTestSupport", "PasskeyRelyingParty", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
                 "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
                 "PasskeyAttestation", "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -311,7 +321,7 @@ let package = Package(
             name: "PasskeyClientFlowTests",
             dependencies: [
                 // The client flows against the real server routes, in process (HummingbirdTesting) and over HTTP.
-                "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyServer", "PasskeyStorage",
+                "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyServer", "PasskeyServerTestSupport", "PasskeyStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

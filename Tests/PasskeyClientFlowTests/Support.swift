@@ -4,19 +4,11 @@ import HummingbirdTesting
 import NIOCore
 import PasskeyClient
 import PasskeyServer
+import PasskeyServerTestSupport
 import PasskeySoftwareAuthenticator
 import PasskeyStorage
 import PasskeyWire
 import Testing
-
-/// A settable clock for expiry tests.
-final class TestClock: @unchecked Sendable {
-    // Guarded by `lock`: read from handlers, moved by tests.
-    private let lock = NSLock()
-    private var current = Date(timeIntervalSince1970: 1_800_000_000)
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
-}
 
 /// Collects what a callback reports, across tasks.
 final class Recorder<Value: Sendable>: @unchecked Sendable {
@@ -27,22 +19,17 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
     var values: [Value] { lock.withLock { stored } }
 }
 
-/// The real server routes (`buildRouter`) over an in-memory repository.
+/// The server's test harness (``PasskeyServerTestSupport/TestServer``), with what client flows need: software
+/// authenticators on the server's origin and a transport that calls the routes.
 struct FlowServer {
-    var configuration: ServerConfiguration
-    let repository = InMemoryRepository()
-    let clock = TestClock()
+    var server: TestServer
 
-    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
-        var configuration = ServerConfiguration()
-        configuration.database = "memory:"
-        configuration.optionsPerMinute = 1000
-        configure(&configuration)
-        self.configuration = configuration
-    }
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) { server = TestServer(configure) }
 
-    /// The origin a browser on the server's default origin reports.
-    var origin: String { configuration.defaultOrigin }
+    var configuration: ServerConfiguration { server.configuration }
+    var repository: InMemoryRepository { server.repository }
+    var clock: TestClock { server.clock }
+    var origin: String { server.origin }
 
     /// A software authenticator acting as a website on the server's origin.
     func authenticator(
@@ -53,10 +40,7 @@ struct FlowServer {
         return SoftwareAuthenticator(configuration: configuration, store: store)
     }
 
-    func router() -> Router<PasskeyRequestContext> {
-        let clock = self.clock
-        return buildRouter(configuration, repository: repository, now: { clock.now })
-    }
+    func router() -> Router<PasskeyRequestContext> { server.router() }
 
     /// Runs `test` with a transport that calls the router in process (no sockets).
     func run<T: Sendable>(_ test: @Sendable (RouterTransport) async throws -> T) async throws -> T {

@@ -3,6 +3,7 @@ import HummingbirdTesting
 @testable import PasskeyServer
 import PasskeyStorage
 import PasskeyWire
+import PasskeyServerTestSupport
 import Testing
 
 /// Registration options for the system's sign-up sheet (Apple's account creation, iOS 26): no username up front; the

@@ -7,6 +7,7 @@ import PasskeyServer
 import PasskeyStorage
 import PasskeyTestSupport
 import PasskeyWire
+import PasskeyServerTestSupport
 import Testing
 import X509
 

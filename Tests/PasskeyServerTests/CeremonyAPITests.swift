@@ -7,6 +7,7 @@ import PasskeyCore
 import PasskeyStorage
 import PasskeyTestSupport
 import PasskeyWire
+import PasskeyServerTestSupport
 import Testing
 
 @Suite("Ceremony API: the documented endpoints")

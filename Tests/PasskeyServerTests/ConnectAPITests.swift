@@ -6,6 +6,7 @@ import HummingbirdTesting
 @testable import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
+import PasskeyServerTestSupport
 import Testing
 
 /// A test server with an API key, and the calls an app backend and an app make in the connect flows.

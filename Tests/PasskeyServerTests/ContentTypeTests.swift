@@ -4,6 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import PasskeyServer
 import PasskeyWire
+import PasskeyServerTestSupport
 import Testing
 
 /// JSON endpoints read only bodies declared JSON (issue: bodies were parsed whatever their type, so a cross-site form

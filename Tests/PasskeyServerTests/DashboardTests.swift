@@ -6,6 +6,7 @@ import NIOCore
 import PasskeyServer
 import PasskeyStorage
 import PasskeyWire
+import PasskeyServerTestSupport
 import Testing
 
 /// A test server with helpers to become a dashboard admin (setup link → passkey → session cookie) and to run user

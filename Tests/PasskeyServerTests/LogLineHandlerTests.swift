@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PasskeyServer
 import PasskeyTestSupport
+import PasskeyServerTestSupport
 import Testing
 
 @Suite("Log lines")

@@ -4,6 +4,7 @@ import PasskeyStorage
 @testable import PasskeyServer
 import PasskeyTestSupport
 import PasskeyWire
+import PasskeyServerTestSupport
 import Testing
 
 /// Look-alike usernames (issue: with `carol` registered, `саrol` and `ｃａｒｏｌ` each registered). Sent as an attacker

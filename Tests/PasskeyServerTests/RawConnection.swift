@@ -36,7 +36,8 @@ enum RawConnection {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(socket, &buffer, buffer.count, 0)
-            if count == 0 { return (String(decoding: received, as: UTF8.self), true) }
+            // A reset is the server closing too (it closed with bytes of ours unread); a timeout is not.
+            if count == 0 || (count < 0 && errno == ECONNRESET) { return (String(decoding: received, as: UTF8.self), true) }
             if count < 0 { return (String(decoding: received, as: UTF8.self), false) }
             received += buffer.prefix(count)
         }

@@ -5,43 +5,11 @@ import HummingbirdTesting
 import NIOCore
 import PasskeyCore
 import PasskeyServer
+import PasskeyServerTestSupport
 import PasskeyStorage
 import PasskeyTestSupport
 import PasskeyWire
 import Testing
-
-/// A settable clock for expiry tests.
-final class TestClock: @unchecked Sendable {
-    // Guarded by `lock`: read from handlers, moved by tests.
-    private let lock = NSLock()
-    private var current = Date(timeIntervalSince1970: 1_800_000_000)
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
-}
-
-struct TestServer {
-    var configuration: ServerConfiguration
-    let repository = InMemoryRepository()
-    let clock = TestClock()
-    /// The live event feed the dashboard's stream reads.
-    let broadcaster = EventBroadcaster()
-
-    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
-        var configuration = ServerConfiguration()
-        configuration.database = "memory:"
-        configuration.optionsPerMinute = 1000
-        configure(&configuration)
-        self.configuration = configuration
-    }
-
-    var origin: String { configuration.defaultOrigin }
-
-    func run<T: Sendable>(logger: Logger? = nil, _ test: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
-        let clock = self.clock
-        let router = buildRouter(configuration, repository: repository, now: { clock.now }, broadcaster: broadcaster)
-        return try await Application(router: router, logger: logger).test(.router, test)
-    }
-}
 
 struct JSONResponse {
     let status: HTTPResponse.Status

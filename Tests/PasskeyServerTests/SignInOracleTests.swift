@@ -6,6 +6,7 @@ import PasskeyCore
 import PasskeyStorage
 import PasskeyTestSupport
 import PasskeyWire
+import PasskeyServerTestSupport
 import Testing
 
 /// Sign-in answers do not tell an attacker what is stored before the signature verified (issue: account enumeration

@@ -27,13 +27,14 @@ struct SlowRequestTests {
         let all = Array(bytes.utf8)
         var offset = 0
         while offset < all.count {
+            // Stop sending once the server has answered (or closed): looked at before each write, because a write after
+            // the server closed makes it reset the connection, and a reset can drop the answer still unread here.
+            var probe: UInt8 = 0
+            if recv(socket, &probe, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) >= 0 { break }
             let part = Array(all[offset..<min(all.count, offset + chunk)])
             guard part.withUnsafeBytes({ send(socket, $0.baseAddress, part.count, Int32(MSG_NOSIGNAL)) }) == part.count else { break }
             offset += part.count
             if offset < all.count { Thread.sleep(forTimeInterval: pause) }
-            // Stop sending once the server has answered.
-            var probe: UInt8 = 0
-            if recv(socket, &probe, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) >= 0 { break }
         }
         let (answer, closed) = RawConnection.readUntilClosed(socket)
         return (answer, closed, Date().timeIntervalSince(start))

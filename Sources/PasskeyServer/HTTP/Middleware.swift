@@ -1,3 +1,4 @@
+import PasskeyRelyingParty
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -53,6 +54,8 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         switch error {
         case let error as APIError:
             return Response.error(error)
+        case let error as RelyingPartyError:
+            return Response.error(APIError(error))
         case let error as HTTPError:
             let code = switch error.status.code {
             case 404: "not_found"
