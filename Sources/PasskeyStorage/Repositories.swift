@@ -195,6 +195,12 @@ extension SignInReader where Self: CredentialRepository & ChallengeRepository {
     }
 }
 
+/// What the relying-party library's ceremonies store (`PasskeyRelyingParty`'s `CeremonyService`): accounts, passkeys,
+/// challenges, a secret for made-up credentials, sign-ins in one step, and the link of an account to an app's user. An
+/// app that brings its own store implements these; the server needs more (``PasskeyRepository``).
+public typealias CeremonyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader
+    & ExternalUserRepository
+
 /// Everything the relying-party server stores.
 public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader
     & SigningKeyRepository & APIKeyRepository & ConnectTokenRepository & ExternalUserRepository & EventRepository & AdminRepository

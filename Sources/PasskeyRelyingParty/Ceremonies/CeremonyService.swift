@@ -17,7 +17,7 @@ public enum RegistrationEndpoint: Sendable {
 ///
 /// Challenges are single use (consumed before verification, so a failed attempt burns them too), bound to their
 /// ceremony and user, and expire after ``CeremonyConfiguration/challengeTTL``.
-public struct CeremonyService<Repository: PasskeyRepository>: Sendable {
+public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     public let repository: Repository
     public let relyingParty: RelyingParty
     public let configuration: CeremonyConfiguration

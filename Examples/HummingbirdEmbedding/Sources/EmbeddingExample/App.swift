@@ -4,7 +4,7 @@ import PasskeyRelyingParty
 import PasskeyStorage
 
 /// The app's router: its own routes, and the passkey routes over `repository` (the database of its choice).
-func buildRouter<Repository: PasskeyRepository>(repository: Repository, origin: String, rpID: String) -> Router<BasicRequestContext> {
+func buildRouter<Repository: CeremonyRepository>(repository: Repository, origin: String, rpID: String) -> Router<BasicRequestContext> {
     let router = Router()
     let users = AppUsers()
     users.addRoutes(to: router)

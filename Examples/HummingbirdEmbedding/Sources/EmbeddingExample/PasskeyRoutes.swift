@@ -5,7 +5,7 @@ import PasskeyWire
 
 /// Passkey sign-in, added to the app with the relying-party library: the app's users keep their ids, a passkey
 /// account is linked to each on first use, and a passkey sign-in starts the app's own session.
-struct PasskeyRoutes<Repository: PasskeyRepository> {
+struct PasskeyRoutes<Repository: CeremonyRepository> {
     let passkeys: CeremonyService<Repository>
     let users: AppUsers
 
