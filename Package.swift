@@ -104,6 +104,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(name: "PasskeyVersion", swiftSettings: strict),
         .target(name: "PasskeyStorage", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .target(
             name: "PasskeyAuthenticatorNames", dependencies: ["PasskeyWire"], exclude: ["Resources/README.md"],
@@ -158,6 +159,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyServerApp",
             dependencies: [
+                "PasskeyVersion",
                 "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
                 "PasskeyServer", "PasskeyWire", "PasskeyAttestation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -214,6 +216,7 @@ let package = Package(
         .executableTarget(
             name: "PasskeyCLI",
             dependencies: [
+                "PasskeyVersion",
                 "PasskeyAuthenticatorNames",
                 "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyDiagnostics",
                 "PasskeyClient", "PasskeySoftwareAuthenticator",

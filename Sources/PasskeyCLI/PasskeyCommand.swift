@@ -1,4 +1,5 @@
 import ArgumentParser
+import PasskeyVersion
 import Foundation
 
 /// `passkey`: register and sign in against passkey servers, inspect and verify WebAuthn responses, diagnose set-ups.
@@ -14,6 +15,7 @@ struct PasskeyCommand: AsyncParsableCommand {
             Exit status: 0 success, 1 refused (the server, the authenticator or the verifier said no), 2 usage error or \
             unreadable file, 3 network error.
             """,
+        version: PasskeyVersion.description,
         subcommands: [
             RegisterCommand.self, LoginCommand.self, AppendCommand.self, PasskeysCommand.self, CredentialsCommand.self, InspectCommand.self,
             VerifyCommand.self, BenchCommand.self, DoctorCommand.self,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PasskeyVersion
 import Foundation
 import Hummingbird
 import Logging
@@ -25,6 +26,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
             The admin dashboard is at /dashboard; with no admin yet, the server prints a one-time setup link at start.
             PASSKEY_ADMIN_TOKEN (environment only, 32+ characters) is a break-glass bearer token for the dashboard's API.
             """,
+        version: PasskeyVersion.description,
         subcommands: [
             MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self, UsersCommand.self, ExportCommand.self, ImportCommand.self,
         ]
