@@ -4,6 +4,9 @@
 # holding both executables (release mode, the Swift runtime linked in statically, stripped), the resource bundles they
 # read beside them, LICENSE, the operators' README, the systemd unit, an example settings file, VERSION and SHA256SUMS.
 #
+# Needs the Swift toolchain, and libcurl's development files (libcurl4-openssl-dev): with the runtime linked in
+# statically, the CLI's URLSession links libcurl itself.
+#
 # Usage: scripts/release.sh [--output DIR]
 # The commit is written into the build (Sources/PasskeyVersion/BuildCommit.swift, put back afterwards), so
 # `passkey-server --version` prints it; a tree with uncommitted changes is marked "-dirty".
