@@ -216,67 +216,76 @@ struct SQLiteMigrationTests {
         #expect(try await reopened.user(username: "zoë")?.id == "u-new")
     }
 
-    @Test("keys made before capital sharp s folded to ss are made again; of two accounts that now share one the older keeps it")
-    func sharpSKeysOnUpgrade() async throws {
+    /// A database file migrated up to `migration` only, holding `users` (id, name, the key that version gave it, creation
+    /// order) and running `extra` on it: a database an earlier server left. Removed when `body` returns.
+    static func legacyDatabase(
+        upTo migration: String, users: [(id: String, name: String, key: String, created: Int)], extra: @escaping @Sendable (Database) throws -> Void = { _ in },
+        _ body: (String) async throws -> Void
+    ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-migration-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("passkey.sqlite").path
         do {
-            // Version 8 keyed "GIEẞEN" as "gießen", so "Gießen" (keyed "giessen") could be registered next to it.
             let queue = try DatabaseQueue(path: path)
-            try SQLiteSchema.migrator.migrate(queue, upTo: "v8: events keep the username key")
+            try SQLiteSchema.migrator.migrate(queue, upTo: migration)
             try await queue.write { db in
-                for (id, name, key, created) in [("u-old", "GIEẞEN", "gießen", 1), ("u-new", "Gießen", "giessen", 2), ("u-ann", "Ann", "ann", 3)] {
+                for user in users {
                     try db.execute(
                         sql: "INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)",
-                        arguments: [id, Data(id.utf8), name, key, name, created])
+                        arguments: [user.id, Data(user.id.utf8), user.name, user.key, user.name, user.created])
                 }
+                try extra(db)
+            }
+        }
+        try await body(path)
+    }
+
+    /// Each account's stored key, `id=key` (`-` for none), by id.
+    static func keys(_ repository: SQLiteRepository) async throws -> [String] {
+        try await repository.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, username_key FROM users ORDER BY id").map { row -> String in "\(row[0] as String)=\((row[1] as String?) ?? "-")" }
+        }
+    }
+
+    @Test("keys made before capital sharp s folded to ss are made again; of two accounts that now share one the older keeps it")
+    func sharpSKeysOnUpgrade() async throws {
+        // Version 8 keyed "GIEẞEN" as "gießen", so "Gießen" (keyed "giessen") could be registered next to it.
+        try await Self.legacyDatabase(
+            upTo: "v8: events keep the username key",
+            users: [("u-old", "GIEẞEN", "gießen", 1), ("u-new", "Gießen", "giessen", 2), ("u-ann", "Ann", "ann", 3)],
+            extra: { db in
                 try db.execute(
                     sql: "INSERT INTO events (time, kind, result, username, username_key) VALUES (1, 'authentication.verify', 'success', 'GIEẞEN', 'gießen')")
             }
+        ) { path in
+            let repository = try SQLiteRepository(path: path)
+            #expect(try await Self.keys(repository) == ["u-ann=ann", "u-new=-", "u-old=giessen"])
+            for spelling in ["GIEẞEN", "Gießen", "GIESSEN", "gieẞen"] { #expect(try await repository.user(username: spelling)?.id == "u-old", "\(spelling)") }
+            let eventKeys = try await repository.read { db in try String.fetchAll(db, sql: "SELECT username_key FROM events") }
+            #expect(eventKeys == ["giessen"])
         }
-        let repository = try SQLiteRepository(path: path)
-        let keys = try await repository.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, username_key FROM users ORDER BY id").map { row -> String in "\(row[0] as String)=\((row[1] as String?) ?? "-")" }
-        }
-        #expect(keys == ["u-ann=ann", "u-new=-", "u-old=giessen"])
-        for spelling in ["GIEẞEN", "Gießen", "GIESSEN", "gieẞen"] { #expect(try await repository.user(username: spelling)?.id == "u-old", "\(spelling)") }
-        let eventKeys = try await repository.read { db in try String.fetchAll(db, sql: "SELECT username_key FROM events") }
-        #expect(eventKeys == ["giessen"])
     }
+
     @Test("v14 maps fullwidth names to their ASCII key; of two accounts that now share one the older keeps it, the other is reported")
     func widthMappedKeysOnUpgrade() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("passkey.sqlite").path
-        do {
-            // Version 13 keyed the fullwidth "ｃａｒｏｌ" as itself, so it could be registered next to "carol".
-            let queue = try DatabaseQueue(path: path)
-            try SQLiteSchema.migrator.migrate(queue, upTo: "v13: registrations that create an account named by a contact")
-            try await queue.write { db in
-                for (id, name, key, created) in [("u-old", "carol", "carol", 1), ("u-new", "ｃａｒｏｌ", "ｃａｒｏｌ", 2), ("u-bob", "ＢＯＢ", "ｂｏｂ", 3)] {
-                    try db.execute(
-                        sql: "INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at) VALUES (?, ?, ?, ?, ?, 0, ?)",
-                        arguments: [id, Data(id.utf8), name, key, name, created])
-                }
-            }
+        // Version 13 keyed the fullwidth "ｃａｒｏｌ" as itself, so it could be registered next to "carol".
+        try await Self.legacyDatabase(
+            upTo: "v13: registrations that create an account named by a contact",
+            users: [("u-old", "carol", "carol", 1), ("u-new", "ｃａｒｏｌ", "ｃａｒｏｌ", 2), ("u-bob", "ＢＯＢ", "ｂｏｂ", 3)]
+        ) { path in
+            let repository = try SQLiteRepository(path: path)
+            #expect(try await Self.keys(repository) == ["u-bob=bob", "u-new=-", "u-old=carol"])
+            #expect(try await repository.user(username: "ｃａｒｏｌ")?.id == "u-old")
+            #expect(try await repository.user(username: "bob")?.id == "u-bob")
+            let collisions = try await repository.usernameCollisions()
+            #expect(collisions.map(\.account.id) == ["u-new"] && collisions.map(\.holder?.id) == ["u-old"])
+            // Once the holder is gone, the next open hands the key on and nothing is reported.
+            try await repository.deleteUser(id: "u-old")
+            let reopened = try SQLiteRepository(path: path)
+            #expect(try await reopened.user(username: "CAROL")?.id == "u-new")
+            #expect(try await reopened.usernameCollisions().isEmpty)
         }
-        let repository = try SQLiteRepository(path: path)
-        let keys = try await repository.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, username_key FROM users ORDER BY id").map { row -> String in "\(row[0] as String)=\((row[1] as String?) ?? "-")" }
-        }
-        #expect(keys == ["u-bob=bob", "u-new=-", "u-old=carol"])
-        #expect(try await repository.user(username: "ｃａｒｏｌ")?.id == "u-old")
-        #expect(try await repository.user(username: "bob")?.id == "u-bob")
-        let collisions = try await repository.usernameCollisions()
-        #expect(collisions.map(\.account.id) == ["u-new"] && collisions.map(\.holder?.id) == ["u-old"])
-        // Once the holder is gone, the next open hands the key on and nothing is reported.
-        try await repository.deleteUser(id: "u-old")
-        let reopened = try SQLiteRepository(path: path)
-        #expect(try await reopened.user(username: "CAROL")?.id == "u-new")
-        #expect(try await reopened.usernameCollisions().isEmpty)
     }
 }
 

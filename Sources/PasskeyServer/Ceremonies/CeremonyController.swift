@@ -104,26 +104,15 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         router.get("generate-registration-options") { request, context in
             await observed("registration", "options", request, context) { note throws(APIError) in
                 let query = request.formQuery
-                note.username = try query.single("username")  // before the throttle: a refused attempt names its user too
-                try await throttle(request, context)
-                let displayName = try query.single("displayName")
-                let contact = try query.single("contact")
-                return try await registrationOptions(
-                    username: note.username, displayName: displayName,
-                    acceptedContacts: try answering { () throws(RelyingPartyError) in try ContactIdentifier.acceptedKinds(contact) })
+                return try await registrationOptions(note, request, context) { (name: String) throws(APIError) in try query.single(name) }
             }
         }
         router.post("generate-registration-options") { request, context in
             var request = request
             return await observed("registration", "options", request, context) { note throws(APIError) in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                note.username = try Self.posted("username", body, request.formQuery)
-                try await throttle(request, context)
-                let displayName = try Self.posted("displayName", body, request.formQuery)
-                let contact = try Self.posted("contact", body, request.formQuery)
-                return try await registrationOptions(
-                    username: note.username, displayName: displayName,
-                    acceptedContacts: try answering { () throws(RelyingPartyError) in try ContactIdentifier.acceptedKinds(contact) })
+                let query = request.formQuery
+                return try await registrationOptions(note, request, context) { (name: String) throws(APIError) in try Self.posted(name, body, query) }
             }
         }
         router.post("verify-registration") { request, context in
@@ -196,13 +185,9 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 var request = request
                 return await observed("registration", "options", request, context) { note throws(APIError) in
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                    note.username = try body.optionalString("username")
-                    try await throttle(request, context)
-                    let displayName = try body.optionalString("displayName")
-                    let contact = try body.optionalString("contact")
-                    return try await registrationOptions(
-                        username: note.username, displayName: displayName,
-                        acceptedContacts: try answering { () throws(RelyingPartyError) in try ContactIdentifier.acceptedKinds(contact) }, challengeKey: false)
+                    return try await registrationOptions(note, request, context, challengeKey: false) { (name: String) throws(APIError) in
+                        try body.optionalString(name)
+                    }
                 }
             }
         }
@@ -269,6 +254,20 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
 
     func throttle(_ request: Request, _ context: Context) async throws(APIError) {
         try await limiter.enforce(clientAddress(request, context))
+    }
+
+    /// Registration options from a request's fields, read by `field` (the query string, the body, or either): the
+    /// username first and before the throttle, so that a refused attempt names its user too.
+    func registrationOptions(
+        _ note: CeremonyNote, _ request: Request, _ context: Context, challengeKey: Bool = true,
+        field: (String) throws(APIError) -> String?
+    ) async throws(APIError) -> JSONValue {
+        note.username = try field("username")
+        try await throttle(request, context)
+        let displayName = try field("displayName")
+        let contact = try field("contact")
+        let accepted = try answering { () throws(RelyingPartyError) in try ContactIdentifier.acceptedKinds(contact) }
+        return try await registrationOptions(username: note.username, displayName: displayName, acceptedContacts: accepted, challengeKey: challengeKey)
     }
 
     /// - Parameter challengeKey: include it (the documented API); the app-backend guide's shape has none.
