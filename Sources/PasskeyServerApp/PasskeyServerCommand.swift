@@ -94,15 +94,25 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
     @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
 
-    /// The settings a file given with `--config` may hold: every flag above but `--config` itself.
-    static let settingNames: Set<String> = [
-        "host", "port", "rp-id", "rp-name", "origin", "related-origin", "public-url", "database", "challenge-ttl", "user-verification",
-        "attestation", "attestation-root", "require-trusted-attestation", "allowed-aaguid", "allow-backup-eligibility-change", "allow-counter-regression", "algorithm", "apple-app-id", "android-app", "trust-proxy-headers", "no-public-registration", "options-per-minute", "request-timeout",
-        "request-minimum-rate", "token-audience",
-        "token-issuer", "signed-data-ttl", "connect-token-ttl", "rollout", "rollout-percentage", "rollout-platform",
-        "rollout-minimum-os", "decline-cooldown-days", "failure-limit", "auto-append", "event-retention-days",
-        "admin-idle-minutes", "tls-cert", "tls-key", "log-level",
-    ]
+    /// The settings a file given with `--config` may hold, and the `PASSKEY_` variables: every flag above but
+    /// `--config` itself (and ArgumentParser's `--help` and `--version`). Read from the flags' own declarations
+    /// (ArgumentParser's description of the command), so a flag declared above is a setting of the file and an
+    /// environment variable at once, with no list to keep in step.
+    static let settingNames: Set<String> = declaredFlags.subtracting(["config", "help", "version"])
+
+    /// The long names of the server command's own options and flags.
+    static var declaredFlags: Set<String> {
+        guard let description = try? JSONValue.parse(Array(_dumpHelp().utf8)),
+            let arguments = description.objectValue?["command"]?.objectValue?["arguments"]?.arrayValue
+        else { return [] }
+        var names: Set<String> = []
+        for argument in arguments {
+            for name in argument.objectValue?["names"]?.arrayValue ?? [] where name.objectValue?["kind"]?.stringValue == "long" {
+                if let text = name.objectValue?["name"]?.stringValue { names.insert(text) }
+            }
+        }
+        return names
+    }
 
     /// `PASSKEY_` variables other tools of this project read: not settings of the server, and not mistakes.
     static let otherVariables: Set<String> = [

@@ -2,10 +2,24 @@ import Foundation
 import PasskeyServer
 import PasskeyTestSupport
 import PasskeyWire
+@testable import PasskeyServerApp
 import Testing
 
 @Suite("Settings file (--config)")
 struct SettingsFileTests {
+    @Test("every flag of the server is a setting of the file and a PASSKEY_ variable, read from the flags' declarations")
+    func settingsFromFlags() {
+        let names = PasskeyServerCommand.settingNames
+        #expect(names.count >= 40, "\(names.sorted())")
+        for name in ["host", "rp-id", "origin", "database", "request-timeout", "request-minimum-rate", "trust-proxy-headers", "log-level"] {
+            #expect(names.contains(name), "\(name)")
+        }
+        #expect(names.isDisjoint(with: ["config", "help", "version"]))
+        #expect(PasskeyServerCommand.unknownVariableWarnings(["PASSKEY_REQUEST_TIMEOUT": "5", "PASSKEY_RPID": "x"]) == [
+            "warning: PASSKEY_RPID is not a passkey-server setting and is ignored: did you mean PASSKEY_RP_ID?"
+        ])
+    }
+
     let known: Set<String> = ["rp-id", "origin", "challenge-ttl", "trust-proxy-headers"]
 
     @Test("name = value lines: comments, blank lines, spaces, quotes, CRLF and comma lists")
