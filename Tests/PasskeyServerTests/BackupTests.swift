@@ -22,31 +22,31 @@ struct BackupTests {
         var device = try TestAuthenticator()
         let serving = try await ServerProcess.start(database: database, port: try LocalPorts.free())
         let registered: HTTPAnswer
-        let loaded: Int
         do {
             registered = try await move.register(&device, username: "ann", port: serving.port)
             #expect(registered.status == 200, "\(registered.json)")
-            // Registrations keep coming while the backup runs.
+            // Registrations keep coming while the backup runs: it starts once some have been stored.
             let port = serving.port
-            let load = Task { () -> Int in
-                var count = 0
-                while !Task.isCancelled, count < 400 {
+            let stored = Counter()
+            let load = Task {
+                while !Task.isCancelled, stored.value < 2_000 {
                     var other = try TestAuthenticator()
                     other.credentialID = Array(UUID().uuidString.utf8)
                     do {
-                        if try await move.register(&other, username: "load-\(count)", port: port).status == 200 { count += 1 }
+                        if try await move.register(&other, username: "load-\(stored.value)-\(UUID().uuidString.prefix(8))", port: port).status == 200 {
+                            stored.increment()
+                        }
                     } catch where Task.isCancelled {
                         break  // stopped in the middle of a registration
                     }
                 }
-                return count
             }
-            try await Task.sleep(for: .milliseconds(200))
+            for _ in 0..<1_500 where stored.value < 5 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(stored.value >= 5, "the load stores registrations before the backup starts")
             let backedUp = try await move.run(["backup", "--output", backup, "--database", database])
             #expect(backedUp.status == 0 && backedUp.output.contains("backed up"), "\(backedUp.output)")
             load.cancel()
-            loaded = try await load.value
-            #expect(loaded > 0, "the backup ran while registrations were stored")
+            _ = try await load.value
             let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int
             #expect(mode == 0o600, "the copy holds the signing keys")
             let again = try await move.run(["backup", "--output", backup, "--database", database])
@@ -70,4 +70,13 @@ struct BackupTests {
         let memory = try await move.run(["backup", "--output", "/tmp/never", "--database", "memory:"])
         #expect(memory.status != 0 && memory.output.contains("in-memory"), "\(memory.output)")
     }
+}
+
+/// A count shared by the load task and the test.
+final class Counter: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
 }
