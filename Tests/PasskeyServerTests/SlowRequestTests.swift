@@ -129,7 +129,7 @@ struct SlowRequestTests {
         }
     }
 
-    @Test("with 64 slow connections open, other clients are answered at once, and every slow one is cut off")
+    @Test("with 64 slow connections open, other clients are answered, and every slow one is cut off")
     func manySlowConnections() async throws {
         try await withLiveServer(Self.timeoutConfiguration) { port in
             let slow = Task {
@@ -147,9 +147,13 @@ struct SlowRequestTests {
                 }
             }
             try await Task.sleep(for: .milliseconds(300))  // the slow connections are open and waiting
+            // Sign-in options, answered from storage. (Not /health: its database check gives up after 2 s, which a
+            // fully loaded CI machine running the whole suite at once can exceed; that would be the machine, not this.)
             for _ in 0..<5 {
-                let health = try await onOwnThread { RawConnection.exchange(port: port, "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n") }
-                #expect(health.hasPrefix("HTTP/1.1 200 OK"), "\(health)")
+                let options = try await onOwnThread {
+                    RawConnection.exchange(port: port, "GET /generate-authentication-options HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                }
+                #expect(options.hasPrefix("HTTP/1.1 200 OK") && options.contains(#""challenge""#), "\(options)")
             }
             let answers = try await slow.value
             #expect(answers.count == 64)
