@@ -131,7 +131,7 @@ let package = Package(
         .target(
             name: "PasskeyRelyingParty",
             dependencies: [
-                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage",
+                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -325,6 +325,7 @@ let package = Package(
             dependencies: [
                 // The client flows against the real server routes, in process (HummingbirdTesting) and over HTTP.
                 "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyServer", "PasskeyServerTestSupport", "PasskeyStorage",
+                "PasskeyRelyingParty",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -167,6 +167,18 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The error out of a block that mixes refusals and storage failures: refusals pass through, storage failures map as
+    /// ``init(_:)-storage``, anything else is an internal error.
+    public init(mapping error: any Error) {
+        if let refusal = error as? RelyingPartyError {
+            self = refusal
+        } else if let storage = error as? StorageError {
+            self.init(storage)
+        } else {
+            self = .internalError("\(error)")
+        }
+    }
+
     /// A malformed member of what a client sent (a credential's JSON).
     public init(_ error: WireError) {
         let where_ = error.field.map { " (\($0))" } ?? ""

@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyClient
+import PasskeyRelyingParty
 import PasskeyServer
 import PasskeySoftwareAuthenticator
 import PasskeyStorage

@@ -15,6 +15,7 @@ struct ModuleImportTests {
         "PasskeyStorage": ["Foundation", "PasskeyWire"],
         "PasskeyRelyingParty": [
             "Foundation", "Crypto", "JWTKit", "PasskeyCBOR", "PasskeyWire", "PasskeyCore", "PasskeyAttestation", "PasskeyStorage",
+            "PasskeyAuthenticatorNames",
         ],
         "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire"],
         "PasskeySoftwareAuthenticator": ["Foundation", "Crypto", "Darwin", "Glibc", "Musl", "PasskeyCBOR", "PasskeyClient", "PasskeyWire"],

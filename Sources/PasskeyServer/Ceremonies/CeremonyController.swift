@@ -66,6 +66,16 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         return Response.json(value)
     }
 
+    /// ``observed(_:_:_:_:_:)`` for handlers whose steps throw both the edge's errors and the library's (the connect
+    /// routes): any error is mapped to its answer (``APIError/init(mapping:)``).
+    func observedMapping(
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> JSONValue
+    ) async -> Response {
+        await observed(ceremony, step, request, context) { note throws(APIError) in
+            do { return try await body(note) } catch { throw APIError(mapping: error) }
+        }
+    }
+
     /// Records the step's event, when the server keeps an event log.
     func emit(
         _ ceremony: String, _ step: String, _ request: Request, _ context: Context, error: APIError?, note: CeremonyNote

@@ -15,9 +15,10 @@ extension APIError {
     /// The status of each code that is not a plain 400 (docs/error-codes.md).
     static func status(of code: RelyingPartyError.Code) -> Int {
         switch code {
-        case .registrationClosed, .accountDisabled: 403
+        case "api_key_missing", "api_key_invalid", "api_key_revoked", "connect_token_missing", "connect_token_invalid": 401
+        case .registrationClosed, .accountDisabled, "connect_token_wrong_type": 403
         case .userNotFound, .passkeyNotFound, .notFound: 404
-        case .usernameTaken, .credentialExists, .counterConflict: 409
+        case .usernameTaken, .credentialExists, .counterConflict, "user_id_ambiguous": 409
         case .internalError: 500
         case .busy, .storageUnavailable: 503
         default: 400

@@ -17,10 +17,10 @@ public enum BearerSecrets {
     /// Connect tokens.
     public static var connectTokenPrefix: String { "pct_" }
     /// Dashboard admin invites (setup links and `admin invite`).
-    static var adminInvitePrefix: String { "pai_" }
+    public static var adminInvitePrefix: String { "pai_" }
 
     /// The secret in `Authorization: Bearer …`, if any.
-    static func bearer(_ header: String?) -> String? {
+    public static func bearer(_ header: String?) -> String? {
         guard let header else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }

@@ -1,34 +1,40 @@
-import PasskeyRelyingParty
-import Foundation
-import PasskeyCore
-import PasskeyStorage
-import PasskeyWire
+public import Foundation
+public import PasskeyCore
+public import PasskeyStorage
+public import PasskeyWire
 
 /// The connect API, HTTP-free: API-key calls of the app's backend (connect tokens, verifying `signedPasskeyData`,
 /// managing a user's passkeys) and the connect-token calls of the app (append, list, rename, delete, decisions).
-struct ConnectService<Repository: PasskeyRepository>: Sendable {
-    let ceremonies: CeremonyService<Repository>
-    let issuer: TokenIssuer<Repository>
+public struct ConnectService<Repository: PasskeyRepository>: Sendable {
+    public let ceremonies: CeremonyService<Repository>
+    public let issuer: TokenIssuer<Repository>
     /// Tokens, rollout and decisions (``ServerConfiguration/connect``).
-    let settings: ConnectConfiguration
+    public let settings: ConnectConfiguration
     /// Largest request body the connect routes read (``ServerConfiguration/maximumBodySize``).
-    let bodyLimit: Int
+    public let bodyLimit: Int
 
-    var repository: Repository { ceremonies.repository }
-    func now() -> Date { ceremonies.now() }
+    public init(ceremonies: CeremonyService<Repository>, issuer: TokenIssuer<Repository>, settings: ConnectConfiguration, bodyLimit: Int) {
+        self.ceremonies = ceremonies
+        self.issuer = issuer
+        self.settings = settings
+        self.bodyLimit = bodyLimit
+    }
+
+    public var repository: Repository { ceremonies.repository }
+    public func now() -> Date { ceremonies.now() }
 
     // MARK: Backend authentication
 
     /// The API key in `Authorization: Bearer pks_…`. Missing → 401 `api_key_missing`; unknown → 401 `api_key_invalid`;
     /// revoked → 401 `api_key_revoked`.
-    func authenticateBackend(_ authorization: String?) async throws(APIError) -> APIKeyRecord {
+    public func authenticateBackend(_ authorization: String?) async throws(RelyingPartyError) -> APIKeyRecord {
         guard let secret = BearerSecrets.bearer(authorization) else {
-            throw APIError(status: 401, code: "api_key_missing", message: "Send the backend's API key as Authorization: Bearer <key>.")
+            throw RelyingPartyError("api_key_missing", "Send the backend's API key as Authorization: Bearer <key>.")
         }
         let key: APIKeyRecord?
-        do { key = try await repository.apiKey(secretHash: BearerSecrets.hash(secret)) } catch { throw APIError(error) }
-        guard let key else { throw APIError(status: 401, code: "api_key_invalid", message: "The API key is not known to this server.") }
-        guard key.revokedAt == nil else { throw APIError(status: 401, code: "api_key_revoked", message: "The API key was revoked.") }
+        do { key = try await repository.apiKey(secretHash: BearerSecrets.hash(secret)) } catch { throw RelyingPartyError(error) }
+        guard let key else { throw RelyingPartyError("api_key_invalid", "The API key is not known to this server.") }
+        guard key.revokedAt == nil else { throw RelyingPartyError("api_key_revoked", "The API key was revoked.") }
         try? await repository.touchAPIKey(id: key.id, at: now())
         return key
     }
@@ -39,7 +45,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// nothing at either end that a backend may have added or dropped without meaning to (white space, invisible
     /// characters), and nothing that breaks a line in the dashboard or a log (``DisplayText``). Inside the id, joiners
     /// and variation selectors stay allowed: Persian and Indic names and emoji need them, and ids are compared as sent.
-    static func isExactUserID(_ id: String) -> Bool {
+    public static func isExactUserID(_ id: String) -> Bool {
         guard let first = id.first, let last = id.last, DisplayText.isSafe(id) else { return false }
         // By character, not scalar: "❤️" ends in a variation selector yet shows.
         func blank(_ character: Character) -> Bool { character.unicodeScalars.allSatisfy(DisplayText.isBlank) }
@@ -48,11 +54,11 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     /// Mints a connect token for the app's user `externalID`, linking (for append and list, creating) our account.
     /// `apiKey`: the key that asked for it, recorded with the token so that revoking the key deletes it.
-    func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?, apiKey: APIKeyRecord) async throws(APIError)
+    public func mintToken(type: ConnectTokenType, externalID: String, name: String?, displayName: String?, apiKey: APIKeyRecord) async throws(RelyingPartyError)
         -> (token: String, expiresAt: Date, user: UserRecord)
     {
         guard ConnectTokenType.all.contains(type) else {
-            throw APIError.badRequest("token_type_invalid", "type must be passkey-append, passkey-list, passkey-delete or passkey-login.")
+            throw RelyingPartyError("token_type_invalid", "type must be passkey-append, passkey-list, passkey-delete or passkey-login.")
         }
         // The id is the app's key for its user and is taken exactly as sent: never trimmed or otherwise changed, since
         // "id" and "id\u{A0}" may be two users of the app, and mapping one onto the other would hand one user's passkey
@@ -60,7 +66,7 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         // invisible character at either end; and, because the id shows in the dashboard and in logs, control characters,
         // line breaks and direction overrides anywhere.
         guard !externalID.isEmpty, externalID.count <= 256, externalID.utf8.count <= 1_024, Self.isExactUserID(externalID) else {
-            throw APIError.badRequest(
+            throw RelyingPartyError(
                 "user_id_invalid",
                 "user.id is the app's own user id, taken exactly as sent: 1 to 256 characters (at most 1024 UTF-8 bytes), no white space or invisible character at either end, no control or direction-changing characters.")
         }
@@ -77,38 +83,38 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                     isAnonymous: false, createdAt: time)
                 let linked = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
                 // Refused before the names follow the app's: a disabled account changes in nothing.
-                guard !linked.isDisabled else { throw APIError.accountDisabled(linked) }
+                guard !linked.isDisabled else { throw RelyingPartyError.accountDisabled(linked) }
                 user = linked.id == candidate.id ? linked : try await followNames(of: linked, username: username, displayName: displayName)
             } else {
                 guard let linked = try await repository.user(externalID: externalID) else {
-                    throw APIError(status: 404, code: "user_not_found", message: "No passkey account is linked to this user id yet.")
+                    throw RelyingPartyError("user_not_found", "No passkey account is linked to this user id yet.")
                 }
                 user = linked
             }
         } catch {
-            throw APIError(mapping: error)
+            throw RelyingPartyError(mapping: error)
         }
         // Nothing the app's user does with a token is allowed on a disabled account; the backend hears it here.
-        guard !user.isDisabled else { throw APIError.accountDisabled(user) }
+        guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
         let token = BearerSecrets.make(prefix: BearerSecrets.connectTokenPrefix, random: ceremonies.random)
         let expiresAt = time.addingTimeInterval(settings.connectTokenLifetime)
         let record = ConnectTokenRecord(
             hash: BearerSecrets.hash(token), type: type.rawValue, userID: user.id, singleUse: type.isSingleUse, createdAt: time,
             expiresAt: expiresAt, apiKeyID: apiKey.id)
-        do { try await repository.saveConnectToken(record) } catch { throw APIError(error) }
+        do { try await repository.saveConnectToken(record) } catch { throw RelyingPartyError(error) }
         // The key was checked when the request arrived; a revocation since then deleted the tokens that existed, not
         // this one if it was saved after. Checked again now that it is saved: a revoked key mints nothing usable.
         let current: APIKeyRecord?
-        do { current = try await repository.apiKey(secretHash: apiKey.secretHash) } catch { throw APIError(error) }
+        do { current = try await repository.apiKey(secretHash: apiKey.secretHash) } catch { throw RelyingPartyError(error) }
         guard let current, current.revokedAt == nil else {
             _ = try? await repository.consumeConnectToken(hash: record.hash, now: time)
-            throw APIError(status: 401, code: "api_key_revoked", message: "The API key was revoked.")
+            throw RelyingPartyError("api_key_revoked", "The API key was revoked.")
         }
         return (token, expiresAt, user)
     }
 
     /// The display name of an account linked without a name or display name.
-    static var unnamedDisplayName: String { "Passkey user" }
+    public static var unnamedDisplayName: String { "Passkey user" }
 
     /// An account linked before takes the names its app user has now, from the token request: the app owns its
     /// users' names, and an account first linked without one (a list token) or before a change of e-mail address
@@ -135,74 +141,71 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     /// The user a connect token acts for. Unknown, expired or used → 401 `connect_token_invalid`; another type → 403
     /// `connect_token_wrong_type` (the token is not consumed then). Single-use tokens are consumed when `consume`.
-    func authorize(_ authorization: String?, _ type: ConnectTokenType, consume: Bool) async throws(APIError) -> UserRecord {
+    public func authorize(_ authorization: String?, _ type: ConnectTokenType, consume: Bool) async throws(RelyingPartyError) -> UserRecord {
         guard let token = BearerSecrets.bearer(authorization) else {
-            throw APIError(status: 401, code: "connect_token_missing", message: "Send a connect token as Authorization: Bearer <token>.")
+            throw RelyingPartyError("connect_token_missing", "Send a connect token as Authorization: Bearer <token>.")
         }
         let hash = BearerSecrets.hash(token)
         let time = now()
         do {
             guard let record = try await repository.connectToken(hash: hash, now: time) else { throw Self.tokenInvalid }
             guard record.type == type.rawValue else {
-                throw APIError(
-                    status: 403, code: "connect_token_wrong_type", message: "This connect token is for \(record.type), not \(type.rawValue).")
+                throw RelyingPartyError("connect_token_wrong_type", "This connect token is for \(record.type), not \(type.rawValue).")
             }
             if consume && record.singleUse {
                 guard try await repository.consumeConnectToken(hash: hash, now: time) != nil else { throw Self.tokenInvalid }
             }
             guard let user = try await repository.user(id: record.userID) else { throw Self.tokenInvalid }
             // Disabling deletes the account's tokens; one minted while the disable committed can still arrive here.
-            guard !user.isDisabled else { throw APIError.accountDisabled(user) }
+            guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
             return user
         } catch {
-            throw APIError(mapping: error)
+            throw RelyingPartyError(mapping: error)
         }
     }
 
-    static var tokenInvalid: APIError {
-        APIError(status: 401, code: "connect_token_invalid", message: "The connect token is unknown, expired or already used. Ask the backend for a new one.")
+    public static var tokenInvalid: RelyingPartyError {
+        RelyingPartyError("connect_token_invalid", "The connect token is unknown, expired or already used. Ask the backend for a new one.")
     }
 
     // MARK: signedPasskeyData
 
     /// A token for a passkey added to an account: it names the app's user the account is linked to.
-    func signedData(_ registration: CompletedRegistration) async throws(APIError) -> String {
+    public func signedData(_ registration: CompletedRegistration) async throws(RelyingPartyError) -> String {
         let externalID: String?
-        do { externalID = try await repository.externalID(userID: registration.user.id) } catch { throw APIError(error) }
-        return try await answering { () async throws(RelyingPartyError) in
-            try await issuer.sign(SignedPasskeySubject(registration, externalUserID: externalID))
-        }.token
+        do { externalID = try await repository.externalID(userID: registration.user.id) } catch { throw RelyingPartyError(error) }
+        return try await issuer.sign(SignedPasskeySubject(registration, externalUserID: externalID)).token
     }
 
-    /// `POST /connect/verify`: checks a token once and says whom it proves.
-    func verifySignedData(_ token: String, note: CeremonyNote) async throws(APIError) -> JSONValue {
-        let claims = try await answering { () async throws(RelyingPartyError) in try await issuer.verify(token, consume: true) }
+    /// `POST /connect/verify`: checks a token once and says whom it proves; the claims too, for the caller's records.
+    public func verifySignedData(_ token: String) async throws(RelyingPartyError) -> (answer: JSONValue, claims: SignedPasskeyClaims) {
+        let claims = try await issuer.verify(token, consume: true)
         // A token for an account or passkey deleted since it was issued proves nothing any more.
         do {
             guard let user = try await repository.user(id: claims.sub) else {
-                throw APIError(status: 404, code: "user_not_found", message: "The account this token names was deleted.")
+                throw RelyingPartyError("user_not_found", "The account this token names was deleted.")
             }
             // Disabled since the sign-in: the token no longer admits anyone.
-            guard !user.isDisabled else { throw APIError.accountDisabled(user) }
+            guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
             // A sign-in from before the account's last disable does not count once it is enabled again (iat is in whole
             // seconds: a token of the disable's own second is refused too).
             if let revoked = user.tokensRevokedAt, Double(claims.iat) <= revoked.timeIntervalSince1970 {
-                throw APIError.badRequest(
+                throw RelyingPartyError(
                     "token_revoked", "This sign-in happened before the account was disabled; it no longer counts. Sign in again.")
             }
             if let id = Base64URL.decode(claims.credentialID), try await repository.credential(id: id) == nil {
-                throw APIError.badRequest("passkey_deleted_on_server", "The passkey this token names was deleted.")
+                throw RelyingPartyError("passkey_deleted_on_server", "The passkey this token names was deleted.")
             }
         } catch {
-            throw APIError(mapping: error)
+            throw RelyingPartyError(mapping: error)
         }
-        note.concerns(userID: claims.sub, username: claims.username, credentialID: Base64URL.decode(claims.credentialID))
-        return .object([
+        let answer: JSONValue = .object([
             "success": true, "userId": .string(claims.sub), "externalUserId": claims.externalUserID.map(JSONValue.string) ?? .null,
             "username": claims.username.map(JSONValue.string) ?? .null, "credentialId": .string(claims.credentialID),
             "ceremony": .string(claims.ceremony), "amr": .array(claims.amr.map(JSONValue.string)),
             "counterRegressed": .bool(claims.counterRegressed == true),
         ])
+        return (answer, claims)
     }
 
     // MARK: Backend management
@@ -214,31 +217,31 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// one account: an id that is one account's app user id and another account's own id is 409 `user_id_ambiguous`,
     /// never a guess. Before, the app's id won, so an app user whose id the app let someone choose (a username, say)
     /// could shadow another account, and a delete meant for that account removed the wrong one.
-    func backendUser(_ id: String, by: String?) async throws(APIError) -> UserRecord {
+    public func backendUser(_ id: String, by: String?) async throws(RelyingPartyError) -> UserRecord {
         guard by == nil || by == "externalUserId" || by == "userId" else {
-            throw APIError.badRequest("field_invalid", "by must be externalUserId or userId, not \(APIError.clipped(by ?? "")).")
+            throw RelyingPartyError("field_invalid", "by must be externalUserId or userId, not \(RelyingPartyError.clipped(by ?? "")).")
         }
         let byExternal: UserRecord?
         let byOwn: UserRecord?
         do {
             byExternal = by == "userId" ? nil : try await repository.user(externalID: id)
             byOwn = by == "externalUserId" ? nil : try await repository.user(id: id)
-        } catch { throw APIError(error) }
+        } catch { throw RelyingPartyError(error) }
         switch (byExternal, byOwn) {
         case (let external?, let own?) where external.id != own.id:
-            throw APIError(
-                status: 409, code: "user_id_ambiguous",
-                message: "This id is one account's externalUserId and another account's userId: say which with ?by=externalUserId or ?by=userId.")
+            throw RelyingPartyError(
+                "user_id_ambiguous",
+                "This id is one account's externalUserId and another account's userId: say which with ?by=externalUserId or ?by=userId.")
         case (let user?, _), (nil, let user?):
             return user
         case (nil, nil):
-            throw APIError(status: 404, code: "user_not_found", message: "No such user.")
+            throw RelyingPartyError("user_not_found", "No such user.")
         }
     }
 
-    func passkeys(of user: UserRecord) async throws(APIError) -> JSONValue {
+    public func passkeys(of user: UserRecord) async throws(RelyingPartyError) -> JSONValue {
         let credentials: [CredentialRecordEntry]
-        do { credentials = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }
+        do { credentials = try await repository.credentials(userID: user.id) } catch { throw RelyingPartyError(error) }
         // With the RP ID and the account, an SDK tells the device's passkey manager which passkeys the account still
         // has and its current names (WebAuthn L3 §5.1.10 signals).
         var answer: JSONObject = ["passkeys": .array(credentials.map(PasskeyListing.json))]
@@ -246,59 +249,59 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
         return .object(answer)
     }
 
-    func credentialID(_ encoded: String?) throws(APIError) -> [UInt8] {
+    public func credentialID(_ encoded: String?) throws(RelyingPartyError) -> [UInt8] {
         guard let encoded, let id = Base64URL.decode(encoded), !id.isEmpty, id.count <= 1023 else {
-            throw APIError.badRequest("credential_id_invalid", "The passkey id is not base64url.")
+            throw RelyingPartyError("credential_id_invalid", "The passkey id is not base64url.")
         }
         return id
     }
 
-    func deletePasskey(of user: UserRecord, id: [UInt8]) async throws(APIError) {
+    public func deletePasskey(of user: UserRecord, id: [UInt8]) async throws(RelyingPartyError) {
         do { try await repository.deleteCredential(id: id, userID: user.id) } catch {
-            if error.code == .notFound { throw APIError(status: 404, code: "passkey_not_found", message: "This account has no such passkey.") }
-            throw APIError(error)
+            if error.code == .notFound { throw RelyingPartyError("passkey_not_found", "This account has no such passkey.") }
+            throw RelyingPartyError(error)
         }
     }
 
-    func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(APIError) -> JSONValue {
-        let name = try answering { () throws(RelyingPartyError) in try PasskeyName.validated(rawName) }
+    public func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(RelyingPartyError) -> JSONValue {
+        let name = try PasskeyName.validated(rawName)
         do { try await repository.renameCredential(id: id, userID: user.id, name: name) } catch {
-            if error.code == .notFound { throw APIError(status: 404, code: "passkey_not_found", message: "This account has no such passkey.") }
-            throw APIError(error)
+            if error.code == .notFound { throw RelyingPartyError("passkey_not_found", "This account has no such passkey.") }
+            throw RelyingPartyError(error)
         }
         let updated: CredentialRecordEntry?
-        do { updated = try await repository.credential(id: id) } catch { throw APIError(error) }
+        do { updated = try await repository.credential(id: id) } catch { throw RelyingPartyError(error) }
         return updated.map(PasskeyListing.json) ?? .null
     }
 
     /// Disables the account (from now) or enables it again: a disabled account keeps its passkeys, but nothing signs in
-    /// to it or changes it through the app until it is enabled (``APIError/accountDisabled``).
-    func setDisabled(_ user: UserRecord, _ disabled: Bool) async throws(APIError) -> UserRecord {
+    /// to it or changes it through the app until it is enabled (``RelyingPartyError/accountDisabled``).
+    public func setDisabled(_ user: UserRecord, _ disabled: Bool) async throws(RelyingPartyError) -> UserRecord {
         do { return try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil) } catch {
             // Deleted since it was looked up.
-            if error.code == .notFound { throw APIError(status: 404, code: "user_not_found", message: "No such user.") }
-            throw APIError(error)
+            if error.code == .notFound { throw RelyingPartyError("user_not_found", "No such user.") }
+            throw RelyingPartyError(error)
         }
     }
 
     /// The backend's view of an account's state: what `PATCH /users/{id}` answers, so the backend can store the state
     /// the server now enforces (and show when the account was disabled).
-    static func accountJSON(_ user: UserRecord) -> JSONValue {
+    public static func accountJSON(_ user: UserRecord) -> JSONValue {
         .object([
             "userId": .string(user.id), "username": user.username.map(JSONValue.string) ?? .null, "disabled": .bool(user.isDisabled),
             "disabledAt": user.disabledAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
         ])
     }
 
-    func deleteUser(_ user: UserRecord) async throws(APIError) {
-        do { try await repository.deleteUser(id: user.id) } catch { throw APIError(error) }
+    public func deleteUser(_ user: UserRecord) async throws(RelyingPartyError) {
+        do { try await repository.deleteUser(id: user.id) } catch { throw RelyingPartyError(error) }
     }
 
     // MARK: Decisions
 
-    func appendDecision(user: UserRecord, client: ClientReport, lastDeclinedAt: Date?) async throws(APIError) -> JSONValue {
+    public func appendDecision(user: UserRecord, client: ClientReport, lastDeclinedAt: Date?) async throws(RelyingPartyError) -> JSONValue {
         let credentials: [CredentialRecordEntry]
-        do { credentials = try await repository.credentials(userID: user.id) } catch { throw APIError(error) }
+        do { credentials = try await repository.credentials(userID: user.id) } catch { throw RelyingPartyError(error) }
         let usable = credentials.contains { PasskeyListing.isUsable($0, on: client.platform) }
         let decision = settings.rollout.appendDecision(
             client: client, userID: user.id, hasUsablePasskey: usable, lastDeclinedAt: lastDeclinedAt, now: now())
@@ -306,9 +309,9 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// Login decision; `text-field` with conditional mediation carries fresh options for AutoFill.
-    func loginDecision(client: ClientReport, identifier: String?, recentFailures: Int) async throws(APIError) -> JSONValue {
+    public func loginDecision(client: ClientReport, identifier: String?, recentFailures: Int) async throws(RelyingPartyError) -> JSONValue {
         var known: (userID: String, passkeys: Int)?
-        let username = try answering { () throws(RelyingPartyError) in try UsernameRules.normalized(identifier) }
+        let username = try UsernameRules.normalized(identifier)
         // The account's own spelling of its name, for one-tap: the device keeps what the server answers, not what was
         // typed ("ANN@example.com" finds "ann@example.com").
         var storedName: String?
@@ -318,13 +321,13 @@ struct ConnectService<Repository: PasskeyRepository>: Sendable {
                     known = (user.id, try await repository.credentials(userID: user.id).count)
                     storedName = user.username
                 }
-            } catch { throw APIError(error) }
+            } catch { throw RelyingPartyError(error) }
         }
         let decision = settings.rollout.loginDecision(client: client, recentFailures: recentFailures, knownUser: known)
         var answer: JSONObject = ["step": .string(decision.step), "reason": .string(decision.reason)]
         if decision.step == "one-tap", let name = storedName ?? username { answer["identifier"] = .string(name) }
         if decision.step == "text-field" && client.conditionalMediation {
-            let (options, key) = try await answering { () async throws(RelyingPartyError) in try await ceremonies.authenticationOptions(username: nil) }
+            let (options, key) = try await ceremonies.authenticationOptions(username: nil)
             if case .object(var object) = options.json {
                 object["challengeKey"] = .string(key)
                 answer["options"] = .object(object)
@@ -338,16 +341,16 @@ extension ClientReport {
     /// Reads `{"platform", "osVersion", "platformAuthenticator", "conditionalMediation", "conditionalCreate"}`; absent or
     /// null reports nothing. Anything but an object is `field_invalid`, as a wrong type is everywhere else: ignored, it
     /// would have given a decision for a device the app never described.
-    init(json: JSONValue?) throws(APIError) {
+    public init(json: JSONValue?) throws(RelyingPartyError) {
         guard let json, json != .null else { self.init(); return }
-        guard case .object = json else { throw APIError(WireError(.fieldInvalid, field: "client", "expected an object")) }
-        let reader = try JSONObjectReaderAPI(json)
+        guard case .object = json else { throw RelyingPartyError(WireError(.fieldInvalid, field: "client", "expected an object")) }
         do {
+            let reader = try JSONObjectReader(json)
             self.init(
-                platform: try reader.reader.optionalString("platform"), osVersion: try reader.reader.optionalString("osVersion"),
-                platformAuthenticator: try reader.reader.optionalBool("platformAuthenticator") ?? false,
-                conditionalMediation: try reader.reader.optionalBool("conditionalMediation") ?? false,
-                conditionalCreate: try reader.reader.optionalBool("conditionalCreate") ?? false)
-        } catch { throw APIError(error) }
+                platform: try reader.optionalString("platform"), osVersion: try reader.optionalString("osVersion"),
+                platformAuthenticator: try reader.optionalBool("platformAuthenticator") ?? false,
+                conditionalMediation: try reader.optionalBool("conditionalMediation") ?? false,
+                conditionalCreate: try reader.optionalBool("conditionalCreate") ?? false)
+        } catch { throw RelyingPartyError(error) }
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
 import PasskeyAuthenticatorNames
-import PasskeyStorage
-import PasskeyWire
+public import PasskeyStorage
+public import PasskeyWire
 
 /// How a stored credential is shown to its owner and to the app's backend, and where it can be used.
-enum PasskeyListing {
+public enum PasskeyListing {
     /// Passkey providers tied to one platform family, by AAGUID. A passkey from one of these syncs within that family
     /// only; any other synced passkey (a password manager) is usable everywhere its manager runs.
-    static let platformProviders: [String: Set<String>] = [
+    public static let platformProviders: [String: Set<String>] = [
         // Apple Passwords / iCloud Keychain, and its managed variant.
         "fbfc3007-154e-4ecc-8c0b-6e020557d7bd": ["ios", "ipados", "macos", "visionos"],
         "dd4ec289-e01d-41c9-bb89-70fa845d4bf2": ["ios", "ipados", "macos", "visionos"],
@@ -22,14 +22,14 @@ enum PasskeyListing {
     /// Whether `credential` can sign in on `platform` without another device: a platform provider's passkey on its own
     /// platform family, or a synced passkey from a cross-platform password manager. Device-bound passkeys and security
     /// keys do not count (the device they live on is unknown), so the app still offers a passkey for this device.
-    static func isUsable(_ credential: CredentialRecordEntry, on platform: String?) -> Bool {
+    public static func isUsable(_ credential: CredentialRecordEntry, on platform: String?) -> Bool {
         guard let platform = platform?.lowercased() else { return false }
         if let platforms = platformProviders[credential.aaguid.lowercased()] { return platforms.contains(platform) }
         return credential.backupEligible && credential.aaguid != "00000000-0000-0000-0000-000000000000"
     }
 
     /// `{id, name, provider, aaguid, createdAt, lastUsedAt, synced, backupEligible, deviceBound, transports, algorithm}`.
-    static func json(_ credential: CredentialRecordEntry) -> JSONValue {
+    public static func json(_ credential: CredentialRecordEntry) -> JSONValue {
         let provider = AuthenticatorNames.bundled.name(for: credential.aaguid)
         let formatter = ISO8601DateFormatter()
         return .object([
