@@ -239,7 +239,7 @@ struct ConnectAPITests {
         configuration.database = "memory:"
         let ceremonies = CeremonyService(repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration.ceremonies)
         let issuer = TokenIssuer(repository: repository, issuer: configuration.defaultOrigin, audience: configuration.rpID, lifetime: 300)
-        let connect = ConnectService(ceremonies: ceremonies, issuer: issuer, settings: configuration.connect, bodyLimit: configuration.maximumBodySize)
+        let connect = ConnectService(ceremonies: ceremonies, issuer: issuer, settings: configuration.connect)
         let (checked, _) = try await Administration.createAPIKey(name: "shop", repository: repository)
         // The request's key check saw `checked` valid; the revocation lands before the token is saved.
         try await repository.revokeAPIKey(id: checked.id, at: Date())

@@ -10,14 +10,11 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     public let issuer: TokenIssuer<Repository>
     /// Tokens, rollout and decisions (``ServerConfiguration/connect``).
     public let settings: ConnectConfiguration
-    /// Largest request body the connect routes read (``ServerConfiguration/maximumBodySize``).
-    public let bodyLimit: Int
 
-    public init(ceremonies: CeremonyService<Repository>, issuer: TokenIssuer<Repository>, settings: ConnectConfiguration, bodyLimit: Int) {
+    public init(ceremonies: CeremonyService<Repository>, issuer: TokenIssuer<Repository>, settings: ConnectConfiguration) {
         self.ceremonies = ceremonies
         self.issuer = issuer
         self.settings = settings
-        self.bodyLimit = bodyLimit
     }
 
     public var repository: Repository { ceremonies.repository }

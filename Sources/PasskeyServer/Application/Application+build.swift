@@ -157,7 +157,7 @@ public func buildRouter<Repository: PasskeyRepository>(
         repository: repository, issuer: configuration.connect.tokenIssuer ?? configuration.effectiveOrigins.first ?? configuration.defaultOrigin,
         audience: configuration.connect.tokenAudience ?? configuration.rpID, lifetime: configuration.connect.signedDataLifetime, now: now,
         random: random)
-    let connect = ConnectService(ceremonies: service, issuer: issuer, settings: configuration.connect, bodyLimit: configuration.maximumBodySize)
+    let connect = ConnectService(ceremonies: service, issuer: issuer, settings: configuration.connect)
     let clientAddress: @Sendable (Request, PasskeyRequestContext) -> String = { request, context in
         let forwarded = trustProxy ? HTTPField.Name("X-Forwarded-For").map { request.headers[values: $0] } ?? [] : []
         return clientKey(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress)

@@ -16,7 +16,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     let service: ConnectService<Repository>
     let ceremonies: CeremonyController<Repository, Context>
 
-    var bodyLimit: Int { service.bodyLimit }
+    var bodyLimit: Int { ceremonies.bodyLimit }
 
     static func authorization(_ request: Request) -> String? { request.headers[.authorization] }
 
