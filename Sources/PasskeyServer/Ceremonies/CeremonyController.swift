@@ -39,9 +39,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     /// Failures are logged with their stable code and the verifier's reason (expected and received values: origins,
     /// RP ID hashes, counters — never challenges, keys or credential IDs). A counter regression, the sign of a cloned
     /// authenticator, is a warning.
+    ///
+    /// `body` throws the edge's errors (``APIError``) and the library's (``PasskeyRelyingParty/RelyingPartyError``) alike:
+    /// each is answered as ``APIError/init(mapping:)`` maps it.
     func observed(
-        _ ceremony: String, _ step: String, _ request: Request, _ context: Context,
-        _ body: (CeremonyNote) async throws(APIError) -> JSONValue
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> JSONValue
     ) async -> Response {
         let logger = context.logger
         let start = ContinuousClock.now
@@ -50,6 +52,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         do {
             value = try await body(note)
         } catch {
+            let error = APIError(mapping: error)
             metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
             let level: Logger.Level = error.code == "counter_regressed" ? .warning : (error.statusCode >= 500 ? .error : .notice)
             logger.log(
@@ -64,16 +67,6 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
         await emit(ceremony, step, request, context, error: nil, note: note)
         return Response.json(value)
-    }
-
-    /// ``observed(_:_:_:_:_:)`` for handlers whose steps throw both the edge's errors and the library's (the connect
-    /// routes): any error is mapped to its answer (``APIError/init(mapping:)``).
-    func observedMapping(
-        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> JSONValue
-    ) async -> Response {
-        await observed(ceremony, step, request, context) { note throws(APIError) in
-            do { return try await body(note) } catch { throw APIError(mapping: error) }
-        }
     }
 
     /// Records the step's event, when the server keeps an event log.
@@ -95,7 +88,6 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             logger: context.logger)
     }
 
-
     /// A name given to a POST options endpoint: in the JSON body, or in the query string as the GET form takes it (a
     /// client that only switched the method keeps working instead of silently getting anonymous options). When both
     /// give one, they must be the same.
@@ -112,35 +104,32 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     public func addRoutes(to router: Router<Context>) {
         // The documented API.
         router.get("generate-registration-options") { request, context in
-            await observed("registration", "options", request, context) { note throws(APIError) in
+            await observed("registration", "options", request, context) { note in
                 let query = request.formQuery
-                return try await registrationOptions(note, request, context) { (name: String) throws(APIError) in try query.single(name) }
+                return try await registrationOptions(note, request, context) { try query.single($0) }
             }
         }
         router.post("generate-registration-options") { request, context in
             var request = request
-            return await observed("registration", "options", request, context) { note throws(APIError) in
+            return await observed("registration", "options", request, context) { note in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let query = request.formQuery
-                return try await registrationOptions(note, request, context) { (name: String) throws(APIError) in try Self.posted(name, body, query) }
+                return try await registrationOptions(note, request, context) { try Self.posted($0, body, query) }
             }
         }
         router.post("verify-registration") { request, context in
             var request = request
-            return await observed("registration", "verify", request, context) { note throws(APIError) in
+            return await observed("registration", "verify", request, context) { note in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try body.optionalString("username")
                 let credential = try body.registrationCredential("cred")
-                let challengeKey = try body.optionalString("challengeKey")
-                let displayName = try body.optionalString("displayName")
-                let username = note.username
-                let result = try await answering { () async throws(RelyingPartyError) in
-                    try await service.verifyRegistration(credential, challengeKey: challengeKey, username: username, displayName: displayName)
-                }
+                let result = try await service.verifyRegistration(
+                    credential, challengeKey: try body.optionalString("challengeKey"), username: note.username,
+                    displayName: try body.optionalString("displayName"))
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
                 note.concerns(result.user, credentialID: result.credential.id)
                 // A new account: not linked to an app user yet.
-                let token = try await answering { () async throws(RelyingPartyError) in try await signer(SignedPasskeySubject(result)) }
+                let token = try await signer(SignedPasskeySubject(result))
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
@@ -149,7 +138,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             }
         }
         router.get("generate-authentication-options") { request, context in
-            await observed("authentication", "options", request, context) { note throws(APIError) in
+            await observed("authentication", "options", request, context) { note in
                 note.username = try request.formQuery.single("username")  // before the throttle: a refused attempt names its user too
                 try await throttle(request, context)
                 return try await authenticationOptions(username: note.username)
@@ -157,7 +146,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("generate-authentication-options") { request, context in
             var request = request
-            return await observed("authentication", "options", request, context) { note throws(APIError) in
+            return await observed("authentication", "options", request, context) { note in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try Self.posted("username", body, request.formQuery)
                 try await throttle(request, context)
@@ -166,17 +155,14 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("verify-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify", request, context) { note throws(APIError) in
+            return await observed("authentication", "verify", request, context) { note in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("cred")
-                let challengeKey = try body.optionalString("challengeKey")
-                let result = try await answering { () async throws(RelyingPartyError) in
-                    try await service.verifyAuthentication(credential, challengeKey: challengeKey)
-                }
+                let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
                 note.concerns(result.user, credentialID: result.credential.id)
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
-                let token = try await answering { () async throws(RelyingPartyError) in try await signer(SignedPasskeySubject(result)) }
+                let token = try await signer(SignedPasskeySubject(result))
                 var answer: JSONObject = [
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
@@ -193,25 +179,20 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/registration-challenge", "api/start-registration"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await observed("registration", "options", request, context) { note throws(APIError) in
+                return await observed("registration", "options", request, context) { note in
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                    return try await registrationOptions(note, request, context, challengeKey: false) { (name: String) throws(APIError) in
-                        try body.optionalString(name)
-                    }
+                    return try await registrationOptions(note, request, context, challengeKey: false) { try body.optionalString($0) }
                 }
             }
         }
         router.post("api/complete-registration") { request, context in
             var request = request
-            return await observed("registration", "verify", request, context) { note throws(APIError) in
+            return await observed("registration", "verify", request, context) { note in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 note.username = try body.optionalString("username")
                 let credential = try body.registrationCredential("credential")
-                let displayName = try body.optionalString("displayName")
-                let username = note.username
-                let result = try await answering { () async throws(RelyingPartyError) in
-                    try await service.verifyRegistration(credential, challengeKey: nil, username: username, displayName: displayName)
-                }
+                let result = try await service.verifyRegistration(
+                    credential, challengeKey: nil, username: note.username, displayName: try body.optionalString("displayName"))
                 note.concerns(result.user, credentialID: result.credential.id)
                 return Self.userObject(result.user)
             }
@@ -219,11 +200,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         for path in ["api/authentication-challenge", "api/start-authentication"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
-                return await observed("authentication", "options", request, context) { note throws(APIError) in
+                return await observed("authentication", "options", request, context) { note in
                     let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                     note.username = try body.optionalString("username")
                     try await throttle(request, context)
-                    let (options, _) = try await answering { () async throws(RelyingPartyError) in try await service.authenticationOptions(username: note.username) }
+                    let (options, _) = try await service.authenticationOptions(username: note.username)
                     return .object([
                         "challenge": .string(options.challenge), "rpId": options.rpId.map(JSONValue.string) ?? .null,
                         "allowCredentials": .array((options.allowCredentials ?? []).map(\.json)),
@@ -235,12 +216,12 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         }
         router.post("api/complete-authentication") { request, context in
             var request = request
-            return await observed("authentication", "verify", request, context) { note throws(APIError) in
+            return await observed("authentication", "verify", request, context) { note in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.authenticationCredential("assertion")
                 note.username = try body.optionalString("username")
-                let username = try answering { () throws(RelyingPartyError) in try UsernameRules.normalized(note.username) }
-                let result = try await answering { () async throws(RelyingPartyError) in try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username) }
+                let username = try UsernameRules.normalized(note.username)
+                let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 note.concerns(result.user, credentialID: result.credential.id)
                 return Self.userObject(result.user, counterRegressed: result.counterRegressed)
@@ -270,22 +251,22 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     /// username first and before the throttle, so that a refused attempt names its user too.
     func registrationOptions(
         _ note: CeremonyNote, _ request: Request, _ context: Context, challengeKey: Bool = true,
-        field: (String) throws(APIError) -> String?
-    ) async throws(APIError) -> JSONValue {
+        field: (String) throws -> String?
+    ) async throws -> JSONValue {
         note.username = try field("username")
         try await throttle(request, context)
         let displayName = try field("displayName")
         let contact = try field("contact")
-        let accepted = try answering { () throws(RelyingPartyError) in try ContactIdentifier.acceptedKinds(contact) }
+        let accepted = try ContactIdentifier.acceptedKinds(contact)
         return try await registrationOptions(username: note.username, displayName: displayName, acceptedContacts: accepted, challengeKey: challengeKey)
     }
 
     /// - Parameter challengeKey: include it (the documented API); the app-backend guide's shape has none.
     func registrationOptions(
         username: String?, displayName: String?, acceptedContacts: [ContactKind], challengeKey: Bool = true
-    ) async throws(APIError) -> JSONValue {
-        let (options, key, _) = try await answering { () async throws(RelyingPartyError) in try await service.registrationOptions(
-            username: username, displayName: displayName, acceptedContacts: acceptedContacts) }
+    ) async throws -> JSONValue {
+        let (options, key, _) = try await service.registrationOptions(
+            username: username, displayName: displayName, acceptedContacts: acceptedContacts)
         guard case .object(var object) = options.json else { return options.json }
         if challengeKey { object["challengeKey"] = .string(key) }
         // Options for the system's sign-up sheet say which contacts it may offer (the request's `contact`).
@@ -293,8 +274,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         return .object(object)
     }
 
-    func authenticationOptions(username: String?) async throws(APIError) -> JSONValue {
-        let (options, key) = try await answering { () async throws(RelyingPartyError) in try await service.authenticationOptions(username: username) }
+    func authenticationOptions(username: String?) async throws -> JSONValue {
+        let (options, key) = try await service.authenticationOptions(username: username)
         guard case .object(var object) = options.json else { return options.json }
         object["challengeKey"] = .string(key)
         return .object(object)

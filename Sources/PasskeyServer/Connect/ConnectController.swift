@@ -38,7 +38,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addBackendRoutes(to router: Router<Context>) {
         router.post("connect/tokens") { request, context in
             var request = request
-            return await ceremonies.observedMapping("connect", "token", request, context) { note throws in
+            return await ceremonies.observed("connect", "token", request, context) { note throws in
                 let key = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let type = ConnectTokenType(rawValue: try body.requiredString("type"))
@@ -55,7 +55,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/verify") { request, context in
             var request = request
-            return await ceremonies.observedMapping("connect", "verify", request, context) { note throws in
+            return await ceremonies.observed("connect", "verify", request, context) { note throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let verified = try await service.verifySignedData(try body.requiredString("signedPasskeyData"))
@@ -65,13 +65,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.get("users/:id/passkeys") { request, context in
-            await ceremonies.observedMapping("manage", "list", request, context) { _ throws in
+            await ceremonies.observed("manage", "list", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 return try await service.passkeys(of: try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
             }
         }
         router.delete("users/:id/passkeys/:credentialId") { request, context in
-            await ceremonies.observedMapping("manage", "delete", request, context) { _ throws in
+            await ceremonies.observed("manage", "delete", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
                 try await service.deletePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")))
@@ -80,7 +80,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.patch("users/:id") { request, context in
             var request = request
-            return await ceremonies.observedMapping("manage", "update-user", request, context) { note throws in
+            return await ceremonies.observed("manage", "update-user", request, context) { note throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let disabled = try body.requiredBool("disabled")
@@ -92,7 +92,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.delete("users/:id") { request, context in
-            await ceremonies.observedMapping("manage", "delete-user", request, context) { _ throws in
+            await ceremonies.observed("manage", "delete-user", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 try await service.deleteUser(try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
                 return .object(["deleted": true])
@@ -105,7 +105,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addClientRoutes(to router: Router<Context>) {
         router.post("connect/append/decision") { request, context in
             var request = request
-            return await ceremonies.observedMapping("append", "decision", request, context) { _ throws in
+            return await ceremonies.observed("append", "decision", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let declined = try body.optionalString("lastDeclinedAt").map { (text: String) throws -> Date in
@@ -124,7 +124,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/append/options") { request, context in
             var request = request
-            return await ceremonies.observedMapping("append", "options", request, context) { _ throws in
+            return await ceremonies.observed("append", "options", request, context) { _ throws in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let replaces = try body.optionalString("replaces").map { (text: String) throws in try service.credentialID(text) }
                 let mediation = try body.optionalString("mediation")
@@ -132,8 +132,8 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                     throw APIError.badRequest("mediation_invalid", "mediation is conditional (create without a prompt) or required.")
                 }
                 let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: true)
-                let (options, key) = try await answering { () async throws(RelyingPartyError) in try await service.ceremonies.appendOptions(
-                    for: user, replacing: replaces, conditional: mediation == "conditional") }
+                let (options, key) = try await service.ceremonies.appendOptions(
+                    for: user, replacing: replaces, conditional: mediation == "conditional")
                 guard case .object(var object) = options.json else { return options.json }
                 object["challengeKey"] = .string(key)
                 return .object(object)
@@ -141,15 +141,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/append/verify") { request, context in
             var request = request
-            return await ceremonies.observedMapping("append", "verify", request, context) { note throws in
+            return await ceremonies.observed("append", "verify", request, context) { note throws in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")
                 // Authorized by the challenge: only append options (made with a consumed append token) name an
                 // existing account.
                 let challengeKey = try body.requiredString("challengeKey")
-                let result = try await answering { () async throws(RelyingPartyError) in
-                    try await service.ceremonies.verifyRegistration(credential, challengeKey: challengeKey, username: nil, at: .append)
-                }
+                let result = try await service.ceremonies.verifyRegistration(credential, challengeKey: challengeKey, username: nil, at: .append)
                 let token = try await service.signedData(result)
                 note.concerns(result.user, credentialID: result.credential.id)
                 return .object([
@@ -160,14 +158,14 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.get("connect/passkeys") { request, context in
-            await ceremonies.observedMapping("manage", "list", request, context) { _ throws in
+            await ceremonies.observed("manage", "list", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
                 return try await service.passkeys(of: user)
             }
         }
         router.patch("connect/passkeys/:credentialId") { request, context in
             var request = request
-            return await ceremonies.observedMapping("manage", "rename", request, context) { _ throws in
+            return await ceremonies.observed("manage", "rename", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await service.renamePasskey(
@@ -175,7 +173,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.delete("connect/passkeys/:credentialId") { request, context in
-            await ceremonies.observedMapping("manage", "delete", request, context) { _ throws in
+            await ceremonies.observed("manage", "delete", request, context) { _ throws in
                 let id = try service.credentialID(context.parameters.get("credentialId"))
                 let user = try await service.authorize(Self.authorization(request), .passkeyDelete, consume: true)
                 try await service.deletePasskey(of: user, id: id)
@@ -183,9 +181,9 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.post("connect/login/options") { request, context in
-            await ceremonies.observedMapping("authentication", "options", request, context) { _ throws in
+            await ceremonies.observed("authentication", "options", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyLogin, consume: true)
-                let (options, key) = try await answering { () async throws(RelyingPartyError) in try await service.ceremonies.authenticationOptions(for: user) }
+                let (options, key) = try await service.ceremonies.authenticationOptions(for: user)
                 guard case .object(var object) = options.json else { return options.json }
                 object["challengeKey"] = .string(key)
                 return .object(object)
@@ -193,7 +191,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/login/decision") { request, context in
             var request = request
-            return await ceremonies.observedMapping("login", "decision", request, context) { _ throws in
+            return await ceremonies.observed("login", "decision", request, context) { _ throws in
                 try await ceremonies.throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let failures = try body.optionalInt("recentFailures") ?? 0

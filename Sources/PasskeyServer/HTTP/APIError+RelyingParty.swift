@@ -26,12 +26,7 @@ extension APIError {
     }
 }
 
-/// Runs relying-party work where the HTTP edge answers: its refusals become ``APIError``s.
-func answering<T>(_ body: () async throws(RelyingPartyError) -> T) async throws(APIError) -> T {
-    do { return try await body() } catch { throw APIError(error) }
-}
-
-/// The same for work that does not wait.
+/// Runs relying-party work inside a step typed to throw ``APIError``: its refusals become API errors.
 func answering<T>(_ body: () throws(RelyingPartyError) -> T) throws(APIError) -> T {
     do { return try body() } catch { throw APIError(error) }
 }
