@@ -81,9 +81,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             events.ceremonyEvent(
                 kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, error: error,
                 userID: note.userID, username: note.accountName, credentialID: note.credentialID,
-                // Only a name that passes the username checks: a refused one may carry direction overrides or
-                // invisible characters that would disguise it in the dashboard.
-                requestedUsername: ((try? UsernameRules.normalized(note.username)) ?? nil) ?? error?.accountUsername,
+                // Only when the step names no account (options, failures): a verified step's account name was
+                // normalised by the library already. Only a name that passes the username checks: a refused one may
+                // carry direction overrides or invisible characters that would disguise it in the dashboard.
+                requestedUsername: note.accountName != nil
+                    ? nil : ((try? UsernameRules.normalized(note.username)) ?? nil) ?? error?.accountUsername,
                 detail: note.detail),
             logger: context.logger)
     }
