@@ -29,6 +29,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         version: PasskeyVersion.description,
         subcommands: [
             MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self, UsersCommand.self, ExportCommand.self, ImportCommand.self, BackupCommand.self,
+            HealthCommand.self,
         ]
     )
 

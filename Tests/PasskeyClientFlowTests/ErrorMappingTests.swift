@@ -5,6 +5,7 @@ import PasskeySoftwareAuthenticator
 import PasskeyStorage
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 @Suite("PasskeyAuthClient: every failure is a PasskeyError")
 struct ErrorMappingTests {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,11 +6,11 @@ import Darwin
 #endif
 
 /// A TCP socket on 127.0.0.1 that accepts connections (in the kernel's backlog) and never answers: a hung server.
-final class SilentListener: @unchecked Sendable {
-    let fd: Int32
-    let port: Int
+public final class SilentListener: @unchecked Sendable {
+    public let fd: Int32
+    public let port: Int
 
-    init() throws {
+    public init() throws {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -33,7 +33,7 @@ final class SilentListener: @unchecked Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    func close() {
+    public func close() {
         #if canImport(Glibc)
         _ = Glibc.close(fd)
         #else
