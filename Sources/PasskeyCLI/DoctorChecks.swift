@@ -341,4 +341,49 @@ enum DoctorChecks {
         }
         return findings
     }
+
+    /// `/.well-known/passkey-endpoints` (W3C Passkey Endpoints draft): where passkey managers (Apple's among them) send
+    /// a person to create a passkey (`enroll`) or manage them (`manage`). Optional: without it they only cannot link.
+    static func passkeyEndpoints(_ fetched: Result<FetchedDocument, FetchFailure>) -> [DoctorFinding] {
+        let check = "passkey-endpoints"
+        var (json, findings) = document(fetched, check: check, name: "passkey-endpoints", required: false, requireJSONContentType: false)
+        guard let json else {
+            return findings.map { finding in
+                var finding = finding
+                if finding.status == .info {
+                    finding.message += "; passkey managers cannot link to the pages where passkeys are created and managed"
+                }
+                return finding
+            }
+        }
+        guard let members = json.objectValue else {
+            findings.append(
+                DoctorFinding(check, .warning, "passkey-endpoints is JSON but not an object", fix: #"publish {"enroll": "https://…", "manage": "https://…"}"#))
+            return findings
+        }
+        var named: [String] = []
+        for member in ["enroll", "manage", "prfUsageDetails"] {
+            guard let value = members[member] else { continue }
+            guard let url = value.stringValue, isHTTPSPage(url) else {
+                findings.append(
+                    DoctorFinding(
+                        check, .warning, "passkey-endpoints' \(member) is not an absolute https:// URL", fix: "give the page's full https:// URL"))
+                continue
+            }
+            named.append("\(member) \(url)")
+        }
+        if named.isEmpty {
+            findings.append(DoctorFinding(check, .info, "passkey-endpoints says passkeys are supported, and names no page"))
+        } else {
+            findings.append(DoctorFinding(check, .ok, "passkey-endpoints names " + named.joined(separator: ", ")))
+        }
+        return findings
+    }
+
+    /// An absolute `https://` URL with a host (`http://` on localhost, for a local check).
+    static func isHTTPSPage(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
+        else { return false }
+        return scheme == "https" || (scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost")))
+    }
 }

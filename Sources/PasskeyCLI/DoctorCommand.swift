@@ -104,7 +104,8 @@ struct DoctorCommand: AsyncParsableCommand {
         async let aasa = DoctorFetch.get(base + "/.well-known/apple-app-site-association", timeout: timeout)
         async let links = DoctorFetch.get(base + "/.well-known/assetlinks.json", timeout: timeout)
         async let related = DoctorFetch.get(base + "/.well-known/webauthn", timeout: timeout)
-        let fetched = (aasa: await aasa, links: await links, related: await related)
+        async let endpoints = DoctorFetch.get(base + "/.well-known/passkey-endpoints", timeout: timeout)
+        let fetched = (aasa: await aasa, links: await links, related: await related, endpoints: await endpoints)
         // No file answered at all: the server is not reachable, a network error (exit 3) like in every subcommand,
         // not three findings telling to serve the files.
         if case .failure(let failure) = fetched.aasa, case .failure = fetched.links, case .failure = fetched.related {
@@ -128,6 +129,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         findings += DoctorChecks.assetLinks(fetched.links, expectations)
         findings += DoctorChecks.relatedOrigins(fetched.related, expectations)
+        findings += DoctorChecks.passkeyEndpoints(fetched.endpoints)
 
         let problems = findings.filter { $0.status == .problem }.count
         if json {

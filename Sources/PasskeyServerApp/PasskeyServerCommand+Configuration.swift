@@ -51,6 +51,9 @@ extension PasskeyServerCommand {
         c.origins = settings.list(origin, "origin")
         c.relatedOrigins = settings.list(relatedOrigin, "related-origin")
         c.publicURL = publicUrl ?? settings.value("public-url")
+        c.enrollURL = enrollUrl ?? settings.value("enroll-url")
+        c.manageURL = manageUrl ?? settings.value("manage-url")
+        c.prfUsageURL = prfUsageUrl ?? settings.value("prf-usage-url")
         c.database = database ?? settings.value("database") ?? c.database
         c.challengeTTL = try challengeTtl ?? settings.double("challenge-ttl") ?? c.challengeTTL
         c.userVerification = UserVerificationRequirement(rawValue: userVerification ?? settings.value("user-verification") ?? "required")

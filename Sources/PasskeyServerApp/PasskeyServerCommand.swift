@@ -92,6 +92,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Minutes a dashboard session lasts without a request (default 15).") var adminIdleMinutes: Double?
     @Option(help: "Lowest level logged: trace, debug, info, notice, warning, error or critical (default info: one line per request).")
     var logLevel: String?
+    @Option(help: "Page where a person adds a passkey to their account, for /.well-known/passkey-endpoints (default: this server's page, with public registration and a known address).")
+    var enrollUrl: String?
+    @Option(help: "Page where a person manages their passkeys, for /.well-known/passkey-endpoints (default: none).") var manageUrl: String?
+    @Option(help: "Page explaining how the site uses passkeys' PRF extension (encryption), for /.well-known/passkey-endpoints (default: none).")
+    var prfUsageUrl: String?
     @Option(help: "PEM certificate chain, to serve HTTPS directly.") var tlsCert: String?
     @Option(help: "PEM private key, with --tls-cert.") var tlsKey: String?
 

@@ -42,6 +42,7 @@ struct DoctorCommandTests {
         let server = try ServerProcess(arguments: [
             "--rp-id", "example.com", "--origin", "https://example.com", "--apple-app-id", Self.appID,
             "--android-app", "com.example.app=" + Array(repeating: "AB", count: 32).joined(separator: ":"),
+            "--manage-url", "https://example.com/account/passkeys",
         ])
         defer { server.stop() }
         try await server.waitUntilHealthy()
@@ -59,6 +60,8 @@ struct DoctorCommandTests {
         #expect(report.statuses("webauthn") == ["ok"])
         #expect(report.messages("webauthn").first?.contains("https://example.com") == true)
         #expect(report.statuses("base-url") == ["info"])
+        #expect(report.statuses("passkey-endpoints") == ["ok"])
+        #expect(report.messages("passkey-endpoints") == ["passkey-endpoints names manage https://example.com/account/passkeys"])
 
         // Text output says the same to a person.
         let text = try Self.doctor(server)
@@ -218,6 +221,9 @@ struct DoctorMisconfiguredServerTests {
             }
             router.get(".well-known/assetlinks.json") { _, _ in Self.response(.ok, "text/html; charset=utf-8", "<!doctype html><html><body>app</body></html>") }
             router.get(".well-known/webauthn") { _, _ in Self.response(.notFound, "text/plain", "not found") }
+            router.get(".well-known/passkey-endpoints") { _, _ in
+                Self.response(.ok, "application/json", #"{"enroll": "javascript:alert(1)", "manage": 5, "prfUsageDetails": "https://example.com/prf"}"#)
+            }
         }) { base in
             let report = try await Self.doctor(["--base-url", base, "--android-package", "com.example.app", "--json"])
             #expect(report.status == 1)
@@ -228,6 +234,11 @@ struct DoctorMisconfiguredServerTests {
             #expect(report.messages("assetlinks").first?.contains("answered an HTML page (text/html)") == true)
             #expect(report.findings.first { $0.check == "assetlinks" }?.fix?.contains("single-page-app fallback") == true)
             #expect(report.statuses("webauthn") == ["info"])
+            #expect(report.statuses("passkey-endpoints") == ["warning", "warning", "ok"])
+            #expect(report.messages("passkey-endpoints") == [
+                "passkey-endpoints' enroll is not an absolute https:// URL", "passkey-endpoints' manage is not an absolute https:// URL",
+                "passkey-endpoints names prfUsageDetails https://example.com/prf",
+            ])
         }
     }
 

@@ -38,6 +38,11 @@ struct ConfigurationValidationTests {
         ("public URL on a suffix look-alike", { $0.rpID = "example.com"; $0.publicURL = "https://badexample.com" }, "its subdomains"),
         ("public URL over plain HTTP", { $0.rpID = "example.com"; $0.publicURL = "http://auth.example.com" }, "use https://"),
         ("public URL with another scheme", { $0.publicURL = "ftp://localhost" }, "--public-url ftp://localhost must be scheme://host"),
+        ("enroll page over plain HTTP", { $0.enrollURL = "http://example.com/passkeys/new" }, "--enroll-url http://example.com/passkeys/new must be an absolute https:// URL"),
+        ("manage page without a host", { $0.manageURL = "/account/passkeys" }, "--manage-url /account/passkeys must be an absolute https:// URL"),
+        ("PRF page with a script scheme", { $0.prfUsageURL = "javascript:alert(1)" }, "--prf-usage-url"),
+        ("manage page with credentials", { $0.manageURL = "https://user:secret@example.com/passkeys" }, "--manage-url"),
+        ("enroll page with a space", { $0.enrollURL = "https://example.com/pass keys" }, "--enroll-url"),
         ("public URL with an upper-case scheme", { $0.publicURL = "HTTP://localhost" }, "--public-url HTTP://localhost must be"),
         ("public URL with the default port", { $0.rpID = "example.com"; $0.publicURL = "https://auth.example.com:443" }, "write https://auth.example.com"),
         ("origin with the default port", { $0.origins = ["https://example.com:443"] }, "write https://example.com"),
@@ -132,5 +137,33 @@ struct ConfigurationValidationTests {
         if case .sqlite(let path) = try? DatabaseURL("sqlite:/var/lib/passkey.sqlite") { #expect(path == "/var/lib/passkey.sqlite") } else { Issue.record("sqlite") }
         if case .memory = try? DatabaseURL("memory:") {} else { Issue.record("memory") }
         if case .postgres = try? DatabaseURL("postgresql://ann@db/passkeys") {} else { Issue.record("postgres") }
+    }
+
+    @Test("/.well-known/passkey-endpoints: the pages given; by default this server's page to enroll, only where its address is known and anyone may register")
+    func passkeyEndpoints() {
+        func members(_ configure: (inout ServerConfiguration) -> Void) -> [String] {
+            var configuration = ServerConfiguration()
+            configure(&configuration)
+            return configuration.passkeyEndpoints.map { "\($0.member)=\($0.url)" }
+        }
+        #expect(members { _ in } == ["enroll=http://localhost:8080/"])
+        #expect(members { $0.publicRegistration = false } == [], "no page creates passkeys for new accounts")
+        // The first --origin may be the website, not this server: no guess.
+        #expect(members { $0.rpID = "example.com"; $0.origins = ["https://www.example.com"] } == [])
+        #expect(members { $0.rpID = "example.com"; $0.origins = ["https://www.example.com"]; $0.publicURL = "https://auth.example.com" } == [
+            "enroll=https://auth.example.com/"
+        ])
+        #expect(
+            members {
+                $0.enrollURL = "https://example.com/account/passkeys/new"
+                $0.manageURL = "https://example.com/account/passkeys"
+                $0.prfUsageURL = "https://example.com/help/encryption"
+            } == [
+                "enroll=https://example.com/account/passkeys/new", "manage=https://example.com/account/passkeys",
+                "prfUsageDetails=https://example.com/help/encryption",
+            ])
+        var valid = ServerConfiguration()
+        valid.manageURL = "https://example.com/account/passkeys?tab=security#passkeys"
+        #expect(throws: Never.self) { try valid.validate() }
     }
 }

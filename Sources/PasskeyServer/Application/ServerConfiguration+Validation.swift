@@ -70,6 +70,12 @@ extension ServerConfiguration {
                 throw ConfigurationError("--public-url \(publicURL) names its scheme's default port, which browsers leave out of the origin: write \(serialized)")
             }
         }
+        for (flag, url) in [("--enroll-url", enrollURL), ("--manage-url", manageURL), ("--prf-usage-url", prfUsageURL)] {
+            guard let url else { continue }
+            guard Self.isPageURL(url) else {
+                throw ConfigurationError("\(flag) \(url) must be an absolute https:// URL (http:// only on localhost), as passkey managers open it")
+            }
+        }
         if requireTrustedAttestation {
             guard attestation == .direct else {
                 throw ConfigurationError(
@@ -160,6 +166,16 @@ extension ServerConfiguration {
     static func host(ofWebOrigin origin: String) -> String {
         guard let schemeEnd = origin.range(of: "://") else { return origin }
         return String(origin[schemeEnd.upperBound...].prefix { $0 != ":" })
+    }
+
+    /// An absolute `https://` URL of a page (`http://` on localhost), with no white space or credentials, as a passkey
+    /// manager opens it from `/.well-known/passkey-endpoints`.
+    static func isPageURL(_ text: String) -> Bool {
+        guard text.utf8.count <= 2048, !text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }),
+            let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), let host = components.host,
+            !host.isEmpty, components.user == nil, components.password == nil
+        else { return false }
+        return scheme == "https" || (scheme == "http" && (host == "localhost" || host.hasSuffix(".localhost")))
     }
 
     /// Apple's app identifier: a 10-character team ID (upper-case letters and digits), a dot, a bundle ID.

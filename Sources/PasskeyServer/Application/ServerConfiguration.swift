@@ -84,6 +84,14 @@ public struct ServerConfiguration: Sendable {
     /// Bytes per second that earn a request one more second (``requestTimeout``): a client sending at least this fast
     /// always finishes. Default 1000; 0 gives every request ``requestTimeout`` and no more.
     public var requestMinimumRate = 1_000
+    /// `/.well-known/passkey-endpoints` (W3C "A Well-Known URL for Relying Party Passkey Endpoints"): the page where a
+    /// person creates a passkey for their account (`enroll`), the one where they manage their passkeys (`manage`), and
+    /// one explaining how the site uses the PRF extension (`prfUsageDetails`), so passkey managers can link to them.
+    /// Unset, `enroll` is this server's own page (which creates passkeys) when public registration is on and the
+    /// server's address is known (``publicURL``, or no `--origin`), and the others are left out.
+    public var enrollURL: String?
+    public var manageURL: String?
+    public var prfUsageURL: String?
     /// PEM files for serving HTTPS directly (without a proxy).
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
@@ -156,6 +164,14 @@ public struct ServerConfiguration: Sendable {
     /// Whether ``linkBase`` is a guess: no ``publicURL`` while `--origin` names web origins, the first of which may be
     /// the website rather than this server.
     public var linkBaseIsGuessed: Bool { publicURL == nil && !origins.isEmpty }
+
+    /// The members of `/.well-known/passkey-endpoints`: the URLs given, and the default `enroll` (see ``enrollURL``).
+    public var passkeyEndpoints: [(member: String, url: String)] {
+        let enroll = enrollURL ?? (publicRegistration && !linkBaseIsGuessed ? linkBase + "/" : nil)
+        return [("enroll", enroll), ("manage", manageURL), ("prfUsageDetails", prfUsageURL)].compactMap { member, url in
+            url.map { (member, $0) }
+        }
+    }
 
     /// The origins the dashboard's own passkey ceremonies accept: ``effectiveOrigins`` and ``publicURL``.
     public var dashboardOrigins: [String] {

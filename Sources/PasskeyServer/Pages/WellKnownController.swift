@@ -32,13 +32,23 @@ public struct WellKnownController<Context: RequestContext>: Sendable {
         .object(["origins": .array((configuration.webOrigins).map(JSONValue.string))])
     }
 
+    /// `passkey-endpoints`: where passkey managers send a person to create or manage passkeys. An empty object still
+    /// says the site supports passkeys.
+    public var passkeyEndpoints: JSONValue {
+        var document = JSONObject()
+        for (member, url) in configuration.passkeyEndpoints { document[member] = .string(url) }
+        return .object(document)
+    }
+
     public func addRoutes(to router: Router<Context>) {
         let aasa = appleAppSiteAssociation
         let links = assetLinks
         let related = relatedOrigins
+        let endpoints = passkeyEndpoints
         router.get(".well-known/apple-app-site-association") { _, _ in Response.json(aasa) }
         router.get("apple-app-site-association") { _, _ in Response.json(aasa) }
         router.get(".well-known/assetlinks.json") { _, _ in Response.json(links) }
         router.get(".well-known/webauthn") { _, _ in Response.json(related) }
+        router.get(".well-known/passkey-endpoints") { _, _ in Response.json(endpoints) }
     }
 }
