@@ -110,11 +110,26 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
         public var message: String
         /// The HTTP status, when there was one.
         public var httpStatus: Int?
+        /// A sign-in refused because the server holds no such passkey, when the server says the device may forget it
+        /// (the answer's `signalUnknownCredential`, WebAuthn L3 §5.1.10): which RP ID and credential.
+        public var unknownCredential: UnknownCredential?
 
-        public init(code: String, message: String, httpStatus: Int? = nil) {
+        public init(code: String, message: String, httpStatus: Int? = nil, unknownCredential: UnknownCredential? = nil) {
             self.code = code
             self.message = message
             self.httpStatus = httpStatus
+            self.unknownCredential = unknownCredential
+        }
+    }
+
+    /// A passkey the server says no account holds (``ServerProblem/unknownCredential``).
+    public struct UnknownCredential: Hashable, Sendable {
+        public var rpID: String
+        public var credentialID: [UInt8]
+
+        public init(rpID: String, credentialID: [UInt8]) {
+            self.rpID = rpID
+            self.credentialID = credentialID
         }
     }
 

@@ -25,14 +25,41 @@ struct SignalledAccount: Sendable {
         displayName = user["displayName"]?.stringValue
     }
 
-    /// After a verified sign-in: tells the device's passkey manager the account's current names (a rename on the
-    /// server shows in the passkey picker from then on), when the answer is about the account that signed in.
+    /// After a verified sign-in: tells the device's passkey manager which passkeys the account still has (when the
+    /// answer lists them: `signalAllAcceptedCredentials`) and its current names (a rename on the server shows in the
+    /// passkey picker from then on), when the answer is about the account that signed in.
     static func signalSignedIn(
         _ answer: JSONObject, options: PublicKeyCredentialRequestOptionsJSON, assertion: AuthenticationResponseJSON,
         to authenticator: any Authenticator
     ) async {
         guard let account = SignalledAccount(answer), account.isSignedIn(with: options, assertion: assertion) else { return }
+        // The list must be about the same account (RP ID and user handle) and name the passkey that just signed in: a
+        // list that leaves it out is not this sign-in's, and would make the device drop a passkey that works.
+        if let accepted = answer["signalAllAcceptedCredentials"]?.objectValue, accepted["rpId"]?.stringValue == account.rpID,
+            accepted["userId"]?.stringValue.flatMap(Base64URL.decode) == account.userHandle,
+            let ids = accepted["allAcceptedCredentialIds"]?.arrayValue?.compactMap(\.stringValue), ids.contains(assertion.id)
+        {
+            await account.signalListed(ids, to: authenticator)
+            return
+        }
         await account.signalDetails(to: authenticator)
+    }
+
+    /// After a refused sign-in: tells the device's passkey manager to forget the passkey when the server says no account
+    /// holds it, for the RP ID the options named and the credential the authenticator used (WebAuthn L3 §5.1.10
+    /// `signalUnknownCredential`). A server that predates the answer's `signalUnknownCredential` is believed on
+    /// `passkey_deleted_on_server` alone: its user handle named an account there, so the passkey was that server's.
+    static func signalUnknown(
+        after error: PasskeyError, options: PublicKeyCredentialRequestOptionsJSON, assertion: AuthenticationResponseJSON,
+        to authenticator: any Authenticator
+    ) async {
+        guard let server = error.server, let id = Base64URL.decode(assertion.rawId), !id.isEmpty else { return }
+        if let signal = server.unknownCredential {
+            guard signal.credentialID == id, options.rpId == nil || options.rpId == signal.rpID else { return }
+            await authenticator.signalUnknownCredential(rpID: signal.rpID, credentialID: id)
+        } else if server.code == "passkey_deleted_on_server" {
+            await authenticator.signalUnknownCredential(rpID: options.rpId, credentialID: id)
+        }
     }
 
     /// Whether this is the account a sign-in just used: the RP ID its options named and the user handle the

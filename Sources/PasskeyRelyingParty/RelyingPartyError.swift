@@ -78,6 +78,9 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
     /// signing in): for an operator's event log only, never for the client.
     public internal(set) var accountID: String?
     public internal(set) var accountUsername: String?
+    /// For a sign-in with a passkey no account holds (`credential_unknown`, `passkey_deleted_on_server`): what the
+    /// client passes to `signalUnknownCredential`, when it is safe to (``UnknownCredentialSignal``). Part of the answer.
+    public internal(set) var unknownCredential: UnknownCredentialSignal?
 
     public init(_ code: Code, _ message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
         self.code = code
@@ -94,6 +97,7 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
         var copy = RelyingPartyError(code, message, logDetail: detail, expected: expected, received: received)
         copy.accountID = accountID
         copy.accountUsername = accountUsername
+        copy.unknownCredential = unknownCredential
         return copy
     }
 

@@ -79,6 +79,7 @@ extension PasskeyServerCommand {
         c.androidApps = try Self.androidApps(androidApp.isEmpty ? settings.value("android-app").map { [$0] } ?? [] : androidApp)
         c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")
         c.publicRegistration = try !(noPublicRegistration || settings.bool("no-public-registration"))
+        c.signalUnknownCredentials = try !(noUnknownCredentialSignal || settings.bool("no-unknown-credential-signal"))
         c.requestTimeout = try requestTimeout ?? settings.double("request-timeout") ?? c.requestTimeout
         c.requestMinimumRate = try requestMinimumRate ?? settings.int("request-minimum-rate") ?? c.requestMinimumRate
         if let value = try optionsPerMinute ?? settings.int("options-per-minute") {

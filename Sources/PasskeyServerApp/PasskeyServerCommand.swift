@@ -71,6 +71,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var trustProxyHeaders = false
     @Flag(help: "Refuse new accounts through the public ceremony API (403 registration_closed): for an app that keeps its own login and adds passkeys only with connect tokens from its backend (default: open).")
     var noPublicRegistration = false
+    @Flag(help: "Do not tell browsers and apps to forget a passkey this server does not hold (signalUnknownCredential): for a server that shares its RP ID with another one that has its own database, such as staging (default: tell them).")
+    var noUnknownCredentialSignal = false
     @Option(help: "Seconds a request has to arrive, headers and body, from its first byte, plus one per --request-minimum-rate bytes it sent; later is 408 request_timeout and the connection closes (default 20).")
     var requestTimeout: Double?
     @Option(help: "Bytes per second that earn a request one more second to arrive (default 1000; 0: --request-timeout and no more).")

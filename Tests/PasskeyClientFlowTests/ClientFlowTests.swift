@@ -313,6 +313,38 @@ struct ClientFlowTests {
     }
 }
 
+extension ClientFlowTests {
+    @Test("after a sign-in the device hears which passkeys the account still has, when the list is about that sign-in")
+    func acceptedCredentialsSignal() async throws {
+        let server = FlowServer()
+        let authenticator = server.authenticator()
+        try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
+            let registered = try await client.register(username: "dana", displayName: "Dana")
+            let held = try #require(try await authenticator.store.allCredentials().first)
+            let id = try #require(Base64URL.decode(registered.credentialId))
+            let elsewhere = Base64URL.encode([9, 9, 9])
+            let cases: [(String, @Sendable (inout JSONObject) -> Void, [[UInt8]]?)] = [
+                ("as answered", { _ in }, [id]),
+                // A list without the passkey that just signed in is not about this sign-in: it would drop a working passkey.
+                ("a list without the passkey used", { $0["signalAllAcceptedCredentials"] = ["rpId": "localhost", "userId": .string(Base64URL.encode(held.userHandle)), "allAcceptedCredentialIds": [.string(elsewhere)]] }, nil),
+                ("a list for another account", { $0["signalAllAcceptedCredentials"] = ["rpId": "localhost", "userId": "AAAA", "allAcceptedCredentialIds": [.string(registered.credentialId)]] }, nil),
+                ("a list for another RP ID", { $0["signalAllAcceptedCredentials"] = ["rpId": "other.example", "userId": .string(Base64URL.encode(held.userHandle)), "allAcceptedCredentialIds": [.string(registered.credentialId)]] }, nil),
+                ("no list (an older server)", { $0["signalAllAcceptedCredentials"] = nil }, nil),
+            ]
+            for (what, rewrite, expected) in cases {
+                let recorder = SignalRecorder(inner: authenticator, stripUserHandle: false)
+                let rewriting = AnswerRewriter(inner: transport, path: "verify-authentication", rewrite: rewrite)
+                let signedIn = try await PasskeyAuthClient(transport: rewriting, authenticator: recorder).authenticate(username: "dana")
+                #expect(signedIn.verified, "\(what)")
+                #expect(await recorder.accepted == expected.map { [SignalRecorder.Accepted(rpID: "localhost", userHandle: held.userHandle, credentialIDs: $0)] } ?? [], "\(what)")
+                // The names are signalled in every case: they concern the account that signed in.
+                #expect(await recorder.details.map(\.name) == ["dana"], "\(what)")
+            }
+        }
+    }
+}
+
 /// Changes the JSON object a path answers, before the client reads it.
 struct AnswerRewriter: RelyingPartyTransport {
     let inner: any RelyingPartyTransport
@@ -338,9 +370,16 @@ actor SignalRecorder: Authenticator {
         let displayName: String
     }
 
+    struct Accepted: Hashable {
+        let rpID: String
+        let userHandle: [UInt8]
+        let credentialIDs: [[UInt8]]
+    }
+
     let inner: any Authenticator
     let stripUserHandle: Bool
     private(set) var details: [Details] = []
+    private(set) var accepted: [Accepted] = []
 
     init(inner: any Authenticator, stripUserHandle: Bool) {
         self.inner = inner
@@ -359,6 +398,10 @@ actor SignalRecorder: Authenticator {
 
     func signalCurrentUserDetails(rpID: String, userHandle: [UInt8], name: String, displayName: String) async {
         details.append(Details(rpID: rpID, userHandle: userHandle, name: name, displayName: displayName))
+    }
+
+    func signalAllAcceptedCredentials(rpID: String, userHandle: [UInt8], credentialIDs: [[UInt8]]) async {
+        accepted.append(Accepted(rpID: rpID, userHandle: userHandle, credentialIDs: credentialIDs))
     }
 }
 

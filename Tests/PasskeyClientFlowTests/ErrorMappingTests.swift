@@ -85,7 +85,7 @@ struct ErrorMappingTests {
         }
     }
 
-    @Test("a passkey the server deleted: passkey_deleted_on_server, and the device forgets it; credential_unknown keeps it")
+    @Test("a passkey the server deleted: passkey_deleted_on_server, and the device forgets it; credential_unknown too, unless the server says another may hold it")
     func credentialUnknown() async throws {
         let server = FlowServer()
         try await server.run { transport in
@@ -101,15 +101,29 @@ struct ErrorMappingTests {
             let none = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
             #expect(none?.code == .noCredentials)
 
-            // A credential the server never knew (here: its account is gone) may belong to another server on the same
-            // RP ID, so it stays.
+            // A credential no account holds (here: its account is gone): the server sends the signal, and the device
+            // forgets it.
             let other = server.authenticator()
             let otherClient = PasskeyAuthClient(transport: transport, authenticator: other)
             let bob = try await otherClient.register(username: "bob")
             try await server.repository.deleteUser(id: bob.userId)
             let unknown = await expectPasskeyError { () async throws(PasskeyError) in try await otherClient.authenticate() }
             #expect(unknown?.serverCode == "credential_unknown")
-            #expect(try await other.store.allCredentials().count == 1)
+            #expect(unknown?.server?.unknownCredential?.rpID == "localhost")
+            #expect(try await other.store.allCredentials().isEmpty)
+        }
+
+        // A server that shares its RP ID with another (--no-unknown-credential-signal) sends no signal for a passkey
+        // whose account it never knew: it may be the other server's, so the device keeps it.
+        let shared = FlowServer { $0.signalUnknownCredentials = false }
+        try await shared.run { transport in
+            let authenticator = shared.authenticator()
+            let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
+            let carol = try await client.register(username: "carol")
+            try await shared.repository.deleteUser(id: carol.userId)
+            let unknown = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
+            #expect(unknown?.serverCode == "credential_unknown" && unknown?.server?.unknownCredential == nil)
+            #expect(try await authenticator.store.allCredentials().count == 1)
         }
     }
 

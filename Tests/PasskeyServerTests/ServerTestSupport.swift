@@ -63,10 +63,13 @@ final class Device: @unchecked Sendable {
         return authenticator.registration(authData: authData, clientData: clientData).json
     }
 
-    func get(_ options: JSONValue, signCount: UInt32 = 0, origin: String? = nil, flags: AuthenticatorData.Flags? = nil) throws -> JSONValue {
+    /// `rpID`: the RP ID the authenticator data is scoped to, when not the server's.
+    func get(
+        _ options: JSONValue, signCount: UInt32 = 0, origin: String? = nil, flags: AuthenticatorData.Flags? = nil, rpID: String? = nil
+    ) throws -> JSONValue {
         let challenge = options.objectValue?["challenge"]?.stringValue ?? ""
         let clientData = TestAuthenticator.clientData(type: "webauthn.get", challenge: challenge, origin: origin ?? self.origin)
-        let rpID = self.rpID
+        let rpID = rpID ?? self.rpID
         let authData = authenticator.authData(for: "get") {
             $0.rpID = rpID
             $0.signCount = signCount

@@ -233,11 +233,9 @@ public actor PasskeyConnect {
             do {
                 verified = try await call(.post, "verify-authentication", body: .object(body), token: nil, stage: .verification)
             } catch {
-                // The server deleted this passkey: the device forgets it (WebAuthn L3 §5.1.10), so AutoFill and
+                // The server holds no such passkey: the device forgets it (WebAuthn L3 §5.1.10), so AutoFill and
                 // usernameless sign-in stop offering it.
-                if error.server?.code == "passkey_deleted_on_server", let id = Base64URL.decode(assertion.rawId) {
-                    await authenticator.signalUnknownCredential(rpID: options.rpId, credentialID: id)
-                }
+                await SignalledAccount.signalUnknown(after: error, options: options, assertion: assertion, to: authenticator)
                 throw error
             }
             let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)

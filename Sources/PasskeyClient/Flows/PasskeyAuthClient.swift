@@ -260,10 +260,8 @@ public actor PasskeyAuthClient {
                 RelyingPartyRequest(method: .post, path: "verify-authentication", body: JSONValue.object(body).serializedBytes),
                 stage: .verification)
         } catch {
-            // The server deleted this passkey: the device forgets it, or every usernameless sign-in would offer it again.
-            if error.server?.code == "passkey_deleted_on_server", let id = Base64URL.decode(assertion.rawId) {
-                await authenticator.signalUnknownCredential(rpID: options.rpId, credentialID: id)
-            }
+            // The server holds no such passkey: the device forgets it, or every usernameless sign-in would offer it again.
+            await SignalledAccount.signalUnknown(after: error, options: options, assertion: assertion, to: authenticator)
             throw error
         }
         let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
@@ -369,7 +367,12 @@ public actor PasskeyAuthClient {
             throw error
         }
         let message = object?["message"]?.stringValue ?? ""
-        let problem = PasskeyError.ServerProblem(code: code, message: message, httpStatus: response.status)
+        var problem = PasskeyError.ServerProblem(code: code, message: message, httpStatus: response.status)
+        if let signal = object?["signalUnknownCredential"]?.objectValue, let rpID = signal["rpId"]?.stringValue, !rpID.isEmpty,
+            let id = signal["credentialId"]?.stringValue.flatMap(Base64URL.decode), !id.isEmpty
+        {
+            problem.unknownCredential = PasskeyError.UnknownCredential(rpID: rpID, credentialID: id)
+        }
         if code == "challenge_invalid" {
             throw PasskeyError(
                 .invalidChallenge, stage: stage, "\(path): the server no longer knows this challenge (\(message))",
@@ -380,6 +383,7 @@ public actor PasskeyAuthClient {
         }
         var error = PasskeyError.server(code: code, message: message, httpStatus: response.status)
         error.stage = stage
+        error.server = problem
         throw error
     }
 }

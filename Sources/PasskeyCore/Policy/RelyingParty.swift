@@ -1,4 +1,4 @@
-import PasskeyWire
+public import PasskeyWire
 
 /// Who the relying party is and which origins and RP IDs it accepts: the expectations both ceremonies check.
 ///
@@ -44,6 +44,17 @@ public struct RelyingParty: Sendable {
 
     /// Every accepted RP ID, primary first.
     public var acceptedIDs: [String] { [id] + additionalIDs }
+
+    /// The accepted RP ID a sign-in response's authenticator data is scoped to (its `rpIdHash`, WebAuthn L3 §6.1), or
+    /// `nil` when it names another RP ID or cannot be read. Nothing is verified: this only says which RP ID the
+    /// authenticator meant, for a response whose credential is not stored (to decide whether telling the client the
+    /// credential is unknown concerns this relying party's passkeys at all).
+    public func scopedRPID(of response: AuthenticationResponseJSON) -> String? {
+        guard let bytes = Base64URL.decode(response.response.authenticatorData), let authData = try? AuthenticatorData(bytes: bytes) else {
+            return nil
+        }
+        return rpID(matchingHash: authData.rpIDHash)
+    }
 
     /// The accepted RP ID whose SHA-256 is `hash`, if any.
     func rpID(matchingHash hash: [UInt8]) -> String? {

@@ -16,6 +16,11 @@ public struct CeremonyConfiguration: Sendable {
     /// Ceremonies in progress kept at most (expired ones are purged first); past it options are refused with `busy`, so
     /// storage stays bounded whatever clients do. Default 100 000.
     public var maximumPendingChallenges = 100_000
+    /// Whether a sign-in with a passkey this server does not hold answers with what the client needs to tell the
+    /// device's passkey manager to forget it (``UnknownCredentialSignal``). On by default. Turn it off when another
+    /// server with its own database shares the RP ID (a staging server on `example.com`): a passkey of the other one,
+    /// tried here, would otherwise be removed from the person's device.
+    public var signalUnknownCredentials = true
 
     public init(rpID: String) { self.rpID = rpID }
 }

@@ -39,10 +39,9 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         self.random = random
     }
 
-    /// The account's name as authenticators store it with its passkeys (`user.name`, WebAuthn L3 §5.4.3): the username,
-    /// or for an anonymous account a name made from its user handle, so passkey pickers can tell two such accounts apart.
+    /// ``UserEntityName/make(username:userHandle:)``.
     public static func userEntityName(username: String?, userHandle: [UInt8]) -> String {
-        username ?? "anonymous-" + Base64URL.encode(Array(userHandle.prefix(6)))
+        UserEntityName.make(username: username, userHandle: userHandle)
     }
 
     /// `rpId` and the account as its passkeys know it (`user`: user handle, name, display name): what a client needs
@@ -437,14 +436,36 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             }
             return RelyingPartyError(WebAuthnError(.signatureInvalid, "a made-up credential's response verified against the decoy key"))
         }
+        var error: RelyingPartyError
+        let ours: Bool
         if let encoded = credential.response.userHandle, let handle = Base64URL.decode(encoded), !handle.isEmpty,
             (try? await repository.user(userHandle: handle)) ?? nil != nil
         {
-            return RelyingPartyError(
+            error = RelyingPartyError(
                 "passkey_deleted_on_server", "This passkey was removed from your account. Sign in another way, then add a new passkey.")
+            ours = true
+        } else {
+            error = RelyingPartyError(
+                "credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
+            ours = false
         }
-        return RelyingPartyError(
-            "credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
+        // WebAuthn L3 §5.1.10: the client may tell the device to forget the passkey. Here no account holds the ID (the
+        // lookup found none, and it is not a made-up one); it must also be a passkey for this server's RP ID, or a
+        // response for another relying party (a misconfigured page) would delete passkeys that work elsewhere. A passkey
+        // whose user handle names an account here was this server's; one naming none could be another server's on the
+        // same RP ID, so it is signalled only while ``CeremonyConfiguration/signalUnknownCredentials`` says none exists.
+        if ours || configuration.signalUnknownCredentials, let rpID = relyingParty.scopedRPID(of: credential) {
+            error.unknownCredential = UnknownCredentialSignal(rpID: rpID, credentialID: credentialID)
+        }
+        return error
+    }
+
+    /// What a verified sign-in's client passes to the Signal API: the account's current passkeys and names. One read
+    /// of the account's passkeys, after the sign-in was recorded.
+    public func signals(after signIn: CompletedSignIn) async throws(RelyingPartyError) -> SignedInAccountSignals {
+        let credentials: [CredentialRecordEntry]
+        do { credentials = try await repository.credentials(userID: signIn.user.id) } catch { throw RelyingPartyError(error) }
+        return SignedInAccountSignals(rpID: configuration.rpID, user: signIn.user, acceptedCredentialIDs: credentials.map(\.id))
     }
 
     // MARK: Adding a passkey to an existing account

@@ -70,6 +70,10 @@ public struct ServerConfiguration: Sendable {
     /// passkey accounts only through its backend's connect tokens: then no stranger can take a username the app's users
     /// will need, nor hold an account whose signed data names no user of the app.
     public var publicRegistration = true
+    /// Whether a sign-in with a passkey no account here holds tells the client to have the device forget it
+    /// (``PasskeyRelyingParty/CeremonyConfiguration/signalUnknownCredentials``). Off (`--no-unknown-credential-signal`)
+    /// when another server with its own database shares the RP ID.
+    public var signalUnknownCredentials = true
     /// A connection that sends nothing for this long is closed: between requests (keep-alive) and, above all, in the
     /// middle of one (headers or body that stop coming), so stalled clients cannot hold connections or delay a
     /// graceful shutdown for ever. Default 75 s: longer than the idle timeout of common proxies and load balancers
@@ -202,6 +206,7 @@ public struct ServerConfiguration: Sendable {
         ceremonies.challengeTTL = challengeTTL
         ceremonies.attestation = attestation
         ceremonies.publicRegistration = publicRegistration
+        ceremonies.signalUnknownCredentials = signalUnknownCredentials
         ceremonies.maximumPendingChallenges = maximumPendingChallenges
         return ceremonies
     }

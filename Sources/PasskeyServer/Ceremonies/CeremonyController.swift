@@ -171,8 +171,12 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     "signedPasskeyData": .string(token),
                 ]
                 if result.counterRegressed { answer["counterRegressed"] = true }
-                // The account's current names, for the device's passkey manager.
+                // The account's current names and passkeys, for the device's passkey manager (WebAuthn L3 §5.1.10):
+                // `rpId` and `user` as before, and each signal's argument as the browser method takes it.
                 for member in service.signalMembers(for: result.user) { answer[member.name] = member.value }
+                let signals = try await service.signals(after: result)
+                answer["signalAllAcceptedCredentials"] = signals.allAcceptedCredentials
+                answer["signalCurrentUserDetails"] = signals.currentUserDetails
                 return .object(answer)
             }
         }

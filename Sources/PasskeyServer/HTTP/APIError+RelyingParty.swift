@@ -9,6 +9,7 @@ extension APIError {
             expected: error.expected, received: error.received)
         mapped.accountID = error.accountID
         mapped.accountUsername = error.accountUsername
+        mapped.unknownCredential = error.unknownCredential
         self = mapped
     }
 

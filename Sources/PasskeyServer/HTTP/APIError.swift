@@ -1,4 +1,4 @@
-import PasskeyRelyingParty
+public import PasskeyRelyingParty
 import PasskeyCore
 import PasskeyStorage
 public import PasskeyWire
@@ -22,6 +22,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// request did not name it but proved it (a disabled account's passkey signing in). Never in the answer.
     public internal(set) var accountID: String?
     public internal(set) var accountUsername: String?
+    /// In the answer as `signalUnknownCredential` (``PasskeyRelyingParty/UnknownCredentialSignal``).
+    public internal(set) var unknownCredential: UnknownCredentialSignal?
 
     public init(status: Int, code: String, message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
         statusCode = status
@@ -34,7 +36,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(statusCode) \(code): \(message)" + (logDetail.map { " [\($0)]" } ?? "") }
 
-    public var body: JSONValue { .object(["error": .string(code), "message": .string(message)]) }
+    public var body: JSONValue {
+        var object: JSONObject = ["error": .string(code), "message": .string(message)]
+        if let unknownCredential { object["signalUnknownCredential"] = unknownCredential.json }
+        return .object(object)
+    }
 
     static func badRequest(_ code: String, _ message: String) -> APIError { APIError(status: 400, code: code, message: message) }
 

@@ -123,19 +123,27 @@ async function signIn(username, mediation) {
   try {
     result = await post("/verify-authentication", { challengeKey: options.challengeKey, cred: credentialJSON(credential) });
   } catch (error) {
-    // The server deleted this passkey: tell the browser's passkey manager, so it stops offering it (WebAuthn L3
-    // §5.1.10). Not on credential_unknown, which another server on the same RP ID could answer for a good passkey.
-    if (error.body?.error === "passkey_deleted_on_server" && PublicKeyCredential.signalUnknownCredential) {
-      PublicKeyCredential.signalUnknownCredential({ rpId: options.rpId, credentialId: credential.id }).catch(() => {});
+    // The server holds no such passkey and says the browser's passkey manager may forget it (WebAuthn L3 §5.1.10):
+    // only for the RP ID of these options and the passkey just used. The server sends it only when no account holds
+    // the passkey (and, for one whose account it never knew, only when no other server shares its RP ID).
+    const unknown = error.body?.signalUnknownCredential;
+    if (unknown && unknown.rpId === options.rpId && unknown.credentialId === credential.id && PublicKeyCredential.signalUnknownCredential) {
+      PublicKeyCredential.signalUnknownCredential(unknown).catch(() => {});
     }
     throw error;
   }
-  // Signed in: tell the browser's passkey manager the account's current names, so a rename on the server shows in
-  // the passkey picker (WebAuthn L3 §5.1.10), when the answer is about the account that signed in (the RP ID of the
-  // options and the user handle of the assertion, as the SDK checks; nothing without a user handle).
+  // Signed in: tell the browser's passkey manager which passkeys the account still has and its current names, so a
+  // passkey deleted on the server stops being offered and a rename shows in the passkey picker (WebAuthn L3 §5.1.10),
+  // when the answer is about the account that signed in (the RP ID of the options and the user handle of the
+  // assertion, as the SDK checks; nothing without a user handle). A list must name the passkey just used.
   const handle = credential.response.userHandle ? toB64url(credential.response.userHandle) : null;
-  if (result.user && result.rpId === options.rpId && handle && handle === result.user.id && PublicKeyCredential.signalCurrentUserDetails) {
-    PublicKeyCredential.signalCurrentUserDetails({ rpId: result.rpId, userId: result.user.id, name: result.user.name, displayName: result.user.displayName }).catch(() => {});
+  const about = (signal) => signal && signal.rpId === options.rpId && handle && signal.userId === handle;
+  const accepted = result.signalAllAcceptedCredentials;
+  if (about(accepted) && accepted.allAcceptedCredentialIds?.includes(credential.id) && PublicKeyCredential.signalAllAcceptedCredentials) {
+    PublicKeyCredential.signalAllAcceptedCredentials(accepted).catch(() => {});
+  }
+  if (about(result.signalCurrentUserDetails) && PublicKeyCredential.signalCurrentUserDetails) {
+    PublicKeyCredential.signalCurrentUserDetails(result.signalCurrentUserDetails).catch(() => {});
   }
   return result;
 }

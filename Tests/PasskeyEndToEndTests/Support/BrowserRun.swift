@@ -164,9 +164,16 @@ struct DemoPage: Sendable {
         return try await outcome(of: "sign-in through AutoFill", sourceLocation: sourceLocation)
     }
 
-    /// Polls `#status` (every 100 ms, at most 10 s) until the page marks the ceremony `ok` or `error`; an error or a
-    /// timeout fails the scenario.
-    func outcome(of ceremony: String, sourceLocation: SourceLocation) async throws -> Outcome {
+    /// A sign-in without a username that the server refuses: the page's error and the answer's body.
+    func refusedSignInWithoutUsername(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+        try await open()
+        try await driver.element("#signin-discoverable-button").click()
+        return try await outcome(of: "refused sign-in without a username", expecting: "error", sourceLocation: sourceLocation)
+    }
+
+    /// Polls `#status` (every 100 ms, at most 10 s) until the page marks the ceremony `ok` or `error`; the other mark
+    /// than `expecting`, or a timeout, fails the scenario.
+    func outcome(of ceremony: String, expecting: String = "ok", sourceLocation: SourceLocation) async throws -> Outcome {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             let status = try await driver.element("#status")
@@ -174,7 +181,7 @@ struct DemoPage: Sendable {
             if className == "ok" || className == "error" {
                 let statusText = try await status.text()
                 let resultText = try await driver.element("#result").text()
-                try check(className == "ok", "\(ceremony) failed on the page: \(statusText)", sourceLocation: sourceLocation)
+                try check(className == expecting, "\(ceremony) ended \(className) on the page: \(statusText)", sourceLocation: sourceLocation)
                 let result = (try? JSONValue.parse(resultText))?.objectValue
                 try check(result != nil, "\(ceremony): #result is not a JSON object: \(resultText)", sourceLocation: sourceLocation)
                 return Outcome(status: statusText, resultText: resultText, result: result ?? [:])
@@ -191,6 +198,23 @@ struct DemoPage: Sendable {
 
     func removeCredential(_ credentialID: String) async throws {
         try await driver.removeCredential(credentialID, authenticator: authenticator)
+    }
+
+    func addCredential(_ credential: JSONObject) async throws {
+        try await driver.addCredential(credential, authenticator: authenticator)
+    }
+
+    /// Polls the virtual authenticator (every 100 ms, at most 5 s) until `condition` holds for its credentials' IDs
+    /// (base64url); returns them either way.
+    func credentialIDs(eventually condition: ([String]) -> Bool) async throws -> [String] {
+        let deadline = ContinuousClock.now + .seconds(5)
+        var ids: [String] = []
+        repeat {
+            ids = try await storedCredentials().compactMap { $0["credentialId"]?.stringValue }.map(base64URL)
+            if condition(ids) { return ids }
+            try await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < deadline
+        return ids
     }
 }
 

@@ -27,16 +27,19 @@ enum LoopbackHTTP {
 
     /// Sends one request and returns the status and body. The blocking socket work runs on its own thread, so it never
     /// holds up Swift concurrency's shared threads; `timeout` bounds each send and each receive.
-    static func request(_ method: String, port: Int, path: String, body: [UInt8]? = nil, timeout: TimeInterval) async throws -> Response {
+    /// `bearer`: sent as `Authorization: Bearer …` (the backend API's key).
+    static func request(
+        _ method: String, port: Int, path: String, body: [UInt8]? = nil, bearer: String? = nil, timeout: TimeInterval
+    ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try exchange(method, port: port, path: path, body: body, timeout: timeout) })
+                continuation.resume(with: Result { try exchange(method, port: port, path: path, body: body, bearer: bearer, timeout: timeout) })
             }
             thread.start()
         }
     }
 
-    static func exchange(_ method: String, port: Int, path: String, body: [UInt8]?, timeout: TimeInterval) throws -> Response {
+    static func exchange(_ method: String, port: Int, path: String, body: [UInt8]?, bearer: String? = nil, timeout: TimeInterval) throws -> Response {
         let fd = Loopback.tcpSocket()
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -54,6 +57,7 @@ enum LoopbackHTTP {
 
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nAccept: application/json\r\n"
         if let body { head += "Content-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\n" }
+        if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
         try writeAll(fd, Array((head + "\r\n").utf8) + (body ?? []), port: port)
 
         // Read until the server closes the connection or the announced body is complete.

@@ -104,6 +104,11 @@ struct WebDriver: Sendable {
         return (value.arrayValue ?? []).compactMap(\.objectValue)
     }
 
+    /// Puts a credential (as ``credentials(authenticator:)`` lists it, private key included) on a virtual authenticator.
+    func addCredential(_ credential: JSONObject, authenticator: String) async throws {
+        try await command("POST", "webauthn/authenticator/\(authenticator)/credential", .object(credential))
+    }
+
     func removeCredential(_ credentialID: String, authenticator: String) async throws {
         try await command("DELETE", "webauthn/authenticator/\(authenticator)/credentials/\(credentialID)")
     }
