@@ -46,6 +46,19 @@ public protocol ConnectTokenRepository: Sendable {
     /// Deletes expired connect tokens and used-token ids; returns how many.
     @discardableResult
     func purgeExpiredTokens(now: Date) async throws(StorageError) -> Int
+    /// Redeems a single-use token that lets its holder add a passkey to an account (a recovery or onboarding link), in
+    /// one transaction: consumes the token with hash `hash`, which must be unexpired at `now` and for
+    /// `credential.userID`; consumes the ceremony's challenge and stores the credential as
+    /// ``CredentialRepository/register(_:for:consumingChallenge:now:)`` does; with `replacingOtherPasskeys`, deletes the
+    /// account's other passkeys (a lost device). Returns the IDs of the passkeys deleted.
+    /// - Throws: `not_found` when the token is unknown, used, expired or another account's; otherwise as the
+    ///   registration. On any failure nothing is written: the token stays usable.
+    func redeemAccountToken(
+        hash: [UInt8], registering credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String,
+        replacingOtherPasskeys: Bool, now: Date
+    ) async throws(StorageError) -> [[UInt8]]
+    /// Deletes the account's unused connect tokens of these types (revoked links); returns how many.
+    func deleteConnectTokens(userID: String, types: [String]) async throws(StorageError) -> Int
 }
 
 /// Links between the app's own user ids and ours, for apps that keep their existing login.

@@ -60,6 +60,28 @@ extension InMemoryRepository {
         return token
     }
 
+    public func redeemAccountToken(
+        hash: [UInt8], registering credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String,
+        replacingOtherPasskeys: Bool, now: Date
+    ) throws(StorageError) -> [[UInt8]] {
+        guard let token = connectTokensByHash[hash], token.expiresAt > now, token.userID == credential.userID else {
+            throw StorageError(.notFound, "the token is unknown, used, expired or another account's")
+        }
+        // Checks come first inside the registration, so a failure leaves everything, the token included, as it was.
+        try register(credential, for: user, consumingChallenge: challengeKey, now: now)
+        connectTokensByHash[hash] = nil
+        guard replacingOtherPasskeys else { return [] }
+        let others = credentialsByID.values.filter { $0.userID == credential.userID && $0.id != credential.id }.map(\.id)
+        for id in others { credentialsByID[id] = nil }
+        return others
+    }
+
+    public func deleteConnectTokens(userID: String, types: [String]) -> Int {
+        let doomed = connectTokensByHash.filter { $0.value.userID == userID && types.contains($0.value.type) }.keys
+        for hash in doomed { connectTokensByHash[hash] = nil }
+        return doomed.count
+    }
+
     public func markTokenUsed(id: String, expiresAt: Date) -> Bool {
         guard usedTokenIDs[id] == nil else { return false }
         usedTokenIDs[id] = expiresAt

@@ -179,6 +179,42 @@ extension PostgresRepository: ConnectTokenRepository {
         return token.expiresAt > now ? token : nil
     }
 
+    public func redeemAccountToken(
+        hash: [UInt8], registering credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String,
+        replacingOtherPasskeys: Bool, now: Date
+    ) async throws(StorageError) -> [[UInt8]] {
+        let logger = self.logger
+        return try await transaction("redeem account token") { connection in
+            // `DELETE … RETURNING` decides among concurrent redemptions on any instance: one gets the row, the others
+            // wait for it, then find nothing.
+            let tokens = try await connection.rows(
+                """
+                DELETE FROM connect_tokens WHERE hash = \(ByteBuffer(hash)) AND user_id = \(credential.userID)
+                    AND expires_at > \(PostgresTime.milliseconds(now)) RETURNING 1
+                """, logger)
+            guard !tokens.isEmpty else { throw StorageError(.notFound, "the token is unknown, used, expired or another account's") }
+            // The passkeys to replace are locked before the registration locks their owner: credential, then user, the
+            // order sign-ins and deletions take (see register(_:for:consumingChallenge:now:)).
+            if replacingOtherPasskeys {
+                _ = try await connection.rows("SELECT 1 FROM credentials WHERE user_id = \(credential.userID) FOR UPDATE", logger)
+            }
+            try await Self.register(connection, credential: credential, user: user, consumingChallenge: challengeKey, now: now, logger: logger)
+            guard replacingOtherPasskeys else { return [] }
+            let deleted = try await connection.rows(
+                "DELETE FROM credentials WHERE user_id = \(credential.userID) AND id <> \(ByteBuffer(credential.id)) RETURNING id", logger)
+            var ids: [[UInt8]] = []
+            for row in deleted { ids.append(try PostgresRowReader(row).bytes(0)) }
+            return ids
+        }
+    }
+
+    public func deleteConnectTokens(userID: String, types: [String]) async throws(StorageError) -> Int {
+        let logger = self.logger
+        return try await withConnection("delete connect tokens") { connection in
+            try await connection.rows("DELETE FROM connect_tokens WHERE user_id = \(userID) AND type = ANY(\(types)) RETURNING 1", logger).count
+        }
+    }
+
     public func markTokenUsed(id: String, expiresAt: Date) async throws(StorageError) -> Bool {
         let logger = self.logger
         return try await withConnection("mark token used") { connection in

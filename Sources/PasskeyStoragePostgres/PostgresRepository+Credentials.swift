@@ -37,30 +37,38 @@ extension PostgresRepository: CredentialRepository {
     {
         let logger = self.logger
         try await transaction("register consuming a challenge") { connection in
-            let taken = try await Self.takeChallenge(connection, key: challengeKey, now: now, logger: logger)
-            let replaced = taken.replacesCredentialID
-            // The replaced credential is locked before the new one's insert locks its owner (foreign-key check): the
-            // order a sign-in and a user's deletion take these locks in, credential then user, so none of them deadlock.
-            if let replaced {
-                _ = try await connection.rows(
-                    "SELECT 1 FROM credentials WHERE id = \(ByteBuffer(replaced)) AND user_id = \(credential.userID) FOR UPDATE", logger)
+            try await Self.register(connection, credential: credential, user: user, consumingChallenge: challengeKey, now: now, logger: logger)
+        }
+    }
+
+    /// ``register(_:for:consumingChallenge:now:)``'s statements, inside the caller's transaction.
+    static func register(
+        _ connection: PostgresConnection, credential: CredentialRecordEntry, user: UserRecord, consumingChallenge challengeKey: String,
+        now: Date, logger: Logger
+    ) async throws {
+        let taken = try await Self.takeChallenge(connection, key: challengeKey, now: now, logger: logger)
+        let replaced = taken.replacesCredentialID
+        // The replaced credential is locked before the new one's insert locks its owner (foreign-key check): the
+        // order a sign-in and a user's deletion take these locks in, credential then user, so none of them deadlock.
+        if let replaced {
+            _ = try await connection.rows(
+                "SELECT 1 FROM credentials WHERE id = \(ByteBuffer(replaced)) AND user_id = \(credential.userID) FOR UPDATE", logger)
+        }
+        // An existing account must still exist, and stays until this commits (the lock its foreign key would take):
+        // a deletion that came first wins and the registration fails; one that comes later waits, then removes the
+        // new passkey with the account.
+        if taken.forExistingUser {
+            let rows = try await connection.rows("SELECT disabled_at IS NULL FROM users WHERE id = \(credential.userID) FOR KEY SHARE", logger)
+            guard let row = rows.first else { throw StorageError(.notFound, "the account was deleted during this registration") }
+            guard try PostgresRowReader(row).value(0, Bool.self) else {
+                throw StorageError(.accountDisabled, "the account was disabled during this registration")
             }
-            // An existing account must still exist, and stays until this commits (the lock its foreign key would take):
-            // a deletion that came first wins and the registration fails; one that comes later waits, then removes the
-            // new passkey with the account.
-            if taken.forExistingUser {
-                let rows = try await connection.rows("SELECT disabled_at IS NULL FROM users WHERE id = \(credential.userID) FOR KEY SHARE", logger)
-                guard let row = rows.first else { throw StorageError(.notFound, "the account was deleted during this registration") }
-                guard try PostgresRowReader(row).value(0, Bool.self) else {
-                    throw StorageError(.accountDisabled, "the account was disabled during this registration")
-                }
-            }
-            try await Self.register(connection, credential: credential, user: user, logger: logger)
-            // A reset: the replaced passkey goes in the transaction that stores the new one (the owner's only).
-            if let replaced {
-                try await connection.query(
-                    "DELETE FROM credentials WHERE id = \(ByteBuffer(replaced)) AND user_id = \(credential.userID)", logger: logger)
-            }
+        }
+        try await Self.register(connection, credential: credential, user: user, logger: logger)
+        // A reset: the replaced passkey goes in the transaction that stores the new one (the owner's only).
+        if let replaced {
+            try await connection.query(
+                "DELETE FROM credentials WHERE id = \(ByteBuffer(replaced)) AND user_id = \(credential.userID)", logger: logger)
         }
     }
 

@@ -149,6 +149,35 @@ extension SQLiteRepository {
         return token
     }
 
+    public func redeemAccountToken(
+        hash: [UInt8], registering credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String,
+        replacingOtherPasskeys: Bool, now: Date
+    ) async throws(StorageError) -> [[UInt8]] {
+        do {
+            return try await writer.write { db, raw in
+                try db.cachedStatement(sql: "DELETE FROM connect_tokens WHERE hash = ? AND user_id = ? AND expires_at > ?")
+                    .execute(arguments: [Data(hash), credential.userID, SQLiteSchema.milliseconds(now)])
+                guard db.changesCount == 1 else { throw StorageError(.notFound, "the token is unknown, used, expired or another account's") }
+                try Self.register(db, raw, credential: credential, user: user, consumingChallenge: challengeKey, now: now)
+                guard replacingOtherPasskeys else { return [] }
+                return try Data.fetchAll(
+                    db.cachedStatement(sql: "DELETE FROM credentials WHERE user_id = ? AND id <> ? RETURNING id"),
+                    arguments: [credential.userID, Data(credential.id)]
+                ).map { Array($0) }
+            }
+        } catch { throw Self.map(error) }
+    }
+
+    public func deleteConnectTokens(userID: String, types: [String]) async throws(StorageError) -> Int {
+        guard !types.isEmpty else { return 0 }
+        return try await write { db in
+            let marks = Array(repeating: "?", count: types.count).joined(separator: ", ")
+            try db.execute(
+                sql: "DELETE FROM connect_tokens WHERE user_id = ? AND type IN (\(marks))", arguments: StatementArguments([userID] + types))
+            return db.changesCount
+        }
+    }
+
     public func markTokenUsed(id: String, expiresAt: Date) async throws(StorageError) -> Bool {
         try await write { db in
             try db.cachedStatement(sql: "INSERT INTO used_token_ids (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING")

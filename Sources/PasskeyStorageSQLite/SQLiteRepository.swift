@@ -246,21 +246,29 @@ public final class SQLiteRepository: PasskeyRepository {
     {
         do {
             try await writer.write { db, raw in
-                let taken = try Self.takeChallenge(raw, key: challengeKey, now: now)
-                if taken.forExistingUser {
-                    // nil: no such account; false: disabled.
-                    switch try Bool.fetchOne(db.cachedStatement(sql: "SELECT disabled_at IS NULL FROM users WHERE id = ?"), arguments: [user.id]) {
-                    case nil: throw StorageError(.notFound, "the account was deleted during this registration")
-                    case false?: throw StorageError(.accountDisabled, "the account was disabled during this registration")
-                    case true?: break
-                    }
-                }
-                try Self.register(db, credential: credential, user: user)
-                if let replaced = taken.replacesCredentialID {
-                    try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(replaced), credential.userID])
-                }
+                try Self.register(db, raw, credential: credential, user: user, consumingChallenge: challengeKey, now: now)
             }
         } catch { throw Self.map(error) }
+    }
+
+    /// ``register(_:for:consumingChallenge:now:)``'s statements, inside the caller's transaction.
+    static func register(
+        _ db: Database, _ raw: RawConnection, credential: CredentialRecordEntry, user: UserRecord, consumingChallenge challengeKey: String,
+        now: Date
+    ) throws {
+        let taken = try takeChallenge(raw, key: challengeKey, now: now)
+        if taken.forExistingUser {
+            // nil: no such account; false: disabled.
+            switch try Bool.fetchOne(db.cachedStatement(sql: "SELECT disabled_at IS NULL FROM users WHERE id = ?"), arguments: [user.id]) {
+            case nil: throw StorageError(.notFound, "the account was deleted during this registration")
+            case false?: throw StorageError(.accountDisabled, "the account was disabled during this registration")
+            case true?: break
+            }
+        }
+        try register(db, credential: credential, user: user)
+        if let replaced = taken.replacesCredentialID {
+            try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(replaced), credential.userID])
+        }
     }
 
     public func recordSignIn(

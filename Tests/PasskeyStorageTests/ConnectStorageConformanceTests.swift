@@ -167,6 +167,79 @@ struct ConnectStorageConformanceTests {
         }
     }
 
+    @Test(
+        "an account token is redeemed once, with its registration and the challenge, replacing the other passkeys when asked; a refused redemption writes nothing",
+        arguments: Backend.available)
+    func redeemAccountToken(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let (ann, bob) = try await registerAnnAndBob(repo)
+            try await repo.register(makeCredential(3, user: ann), for: ann)
+            func token(_ hash: UInt8, for user: UserRecord, type: String = "account-recovery-reset", expires: TimeInterval = 86_400) -> ConnectTokenRecord {
+                ConnectTokenRecord(hash: [hash], type: type, userID: user.id, singleUse: true, createdAt: t0, expiresAt: t0.addingTimeInterval(expires))
+            }
+            func challenge(_ key: String, for user: UserRecord) -> ChallengeRecord {
+                ChallengeRecord(
+                    key: key, challenge: "challenge-" + key, ceremony: .registration, userID: user.id, username: user.username,
+                    displayName: user.displayName, userHandle: user.userHandle, forExistingUser: true, createdAt: t0,
+                    expiresAt: t0.addingTimeInterval(60))
+            }
+            try await repo.saveConnectToken(token(1, for: ann))
+            try await repo.saveConnectToken(token(2, for: ann, expires: 10))
+            try await repo.saveConnectToken(token(3, for: bob))
+            for key in ["r1", "r2", "r3", "r4"] { try await repo.saveChallenge(challenge(key, for: ann)) }
+            let fresh = makeCredential(9, user: ann)
+
+            // Refused: an expired token, another account's token, an unknown one. Nothing is written, the challenge stays.
+            for (hash, what) in [(2, "expired"), (3, "another account's"), (4, "unknown")] as [(UInt8, String)] {
+                let code = await storageCode {
+                    _ = try await repo.redeemAccountToken(
+                        hash: [hash], registering: fresh, for: ann, consumingChallenge: "r1", replacingOtherPasskeys: true, now: t0.addingTimeInterval(20))
+                }
+                #expect(code == .notFound, "\(what)")
+            }
+            #expect(try await repo.credential(id: fresh.id) == nil)
+            #expect(try await repo.challenge(key: "r1", ceremony: .registration, now: t0) != nil, "the challenge is not consumed")
+            #expect(try await repo.connectToken(hash: [3], now: t0) != nil, "bob's token is untouched")
+            // A consumed challenge: the token stays usable.
+            _ = try await repo.consumeChallenge(key: "r2", ceremony: .registration, now: t0)
+            let consumed = await storageCode {
+                _ = try await repo.redeemAccountToken(hash: [1], registering: fresh, for: ann, consumingChallenge: "r2", replacingOtherPasskeys: true, now: t0)
+            }
+            #expect(consumed == .challengeConsumed)
+            #expect(try await repo.connectToken(hash: [1], now: t0) != nil)
+
+            // Redeemed: the new passkey in, ann's others out, bob's untouched, token and challenge used up.
+            let deleted = try await repo.redeemAccountToken(
+                hash: [1], registering: fresh, for: ann, consumingChallenge: "r1", replacingOtherPasskeys: true, now: t0)
+            #expect(Set(deleted) == [[1, 1, 1], [3, 3, 3]])
+            #expect(try await repo.credentials(userID: ann.id).map(\.id) == [fresh.id])
+            #expect(try await repo.credentials(userID: bob.id).map(\.id) == [[2, 2, 2]])
+            #expect(try await repo.connectToken(hash: [1], now: t0) == nil)
+            #expect(try await repo.challenge(key: "r1", ceremony: .registration, now: t0) == nil)
+            let again = await storageCode {
+                _ = try await repo.redeemAccountToken(
+                    hash: [1], registering: makeCredential(10, user: ann), for: ann, consumingChallenge: "r3", replacingOtherPasskeys: false, now: t0)
+            }
+            #expect(again == .notFound, "single use")
+
+            // Without replacing, the account keeps its passkeys.
+            try await repo.saveConnectToken(token(5, for: ann, type: "account-recovery"))
+            let kept = try await repo.redeemAccountToken(
+                hash: [5], registering: makeCredential(11, user: ann), for: ann, consumingChallenge: "r4", replacingOtherPasskeys: false, now: t0)
+            #expect(kept.isEmpty)
+            #expect(Set(try await repo.credentials(userID: ann.id).map(\.id)) == [fresh.id, [11, 11, 11]])
+
+            // Revoking deletes only the named types of the named account.
+            try await repo.saveConnectToken(token(6, for: ann, type: "account-recovery"))
+            try await repo.saveConnectToken(token(7, for: ann, type: "passkey-list"))
+            try await repo.saveConnectToken(token(8, for: bob, type: "account-recovery"))
+            // Token 6, and token 2 (expired, not yet purged).
+            #expect(try await repo.deleteConnectTokens(userID: ann.id, types: ["account-recovery", "account-recovery-reset"]) == 2)
+            #expect(try await repo.connectToken(hash: [7], now: t0) != nil)
+            #expect(try await repo.connectToken(hash: [8], now: t0) != nil)
+        }
+    }
+
     @Test("a signed token id is accepted once, even by concurrent verifiers; ids are purged after expiry", arguments: Backend.available)
     func tokenReplay(backend: Backend) async throws {
         try await backend.withRepository { repo in
