@@ -50,6 +50,8 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
         public static let accountDisabled: Code = "account_disabled"
         /// The account does not exist (was deleted while a passkey was being added to it).
         public static let userNotFound: Code = "user_not_found"
+        /// A recovery or onboarding link that cannot be used (``RelyingPartyError/accountLinkInvalid``).
+        public static let accountLinkInvalid: Code = "account_link_invalid"
 
         // Signed tokens.
         public static let tokenInvalid: Code = "token_invalid"
@@ -104,6 +106,11 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
     public static let challengeInvalidMessage = "The challenge is unknown, was already used, or expired. Request new options and try again."
 
     static let challengeInvalid = RelyingPartyError(.challengeInvalid, challengeInvalidMessage)
+
+    /// A recovery or onboarding link that is unknown, used, expired or revoked, or whose account is gone or disabled:
+    /// one answer for all, so that only a valid link's holder learns anything about its account.
+    public static let accountLinkInvalid = RelyingPartyError(
+        .accountLinkInvalid, "This link is not valid: it may have been used, have expired or been revoked. Ask for a new one.")
 
     static let registrationClosed = RelyingPartyError(
         .registrationClosed,

@@ -199,7 +199,7 @@ extension SignInReader where Self: CredentialRepository & ChallengeRepository {
 /// challenges, a secret for made-up credentials, sign-ins in one step, and the link of an account to an app's user. An
 /// app that brings its own store implements these; the server needs more (``PasskeyRepository``).
 public typealias CeremonyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader
-    & ExternalUserRepository
+    & ExternalUserRepository & ConnectTokenRepository
 
 /// Everything the relying-party server stores.
 public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader

@@ -8,9 +8,13 @@ import Crypto
 /// options to add a passkey to an existing account made with an append token (so apps written against the
 /// app-backend guide's `/api/complete-registration` can complete them). The append endpoint, which needs no token of
 /// its own, completes only the latter: it never creates an account.
-public enum RegistrationEndpoint: Sendable {
+public enum RegistrationEndpoint: Sendable, Equatable {
     case publicAPI
     case append
+    /// Redeeming a recovery or onboarding link (the token with this hash): completes only options made for the link's
+    /// account, and stores the passkey in the transaction that consumes the link, deleting the account's other passkeys
+    /// when `replacingOtherPasskeys`.
+    case accountLink(tokenHash: [UInt8], replacingOtherPasskeys: Bool)
 }
 
 /// The four ceremony operations of the documented API, over any repository. HTTP-free: the router binds them.
@@ -158,6 +162,9 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         do throws(RelyingPartyError) {
             if !record.forExistingUser {
                 guard endpoint == .publicAPI else { throw RelyingPartyError.challengeInvalid }
+            }
+            if case .accountLink = endpoint, !record.forExistingUser { throw RelyingPartyError.challengeInvalid }
+            if !record.forExistingUser {
                 // Closing public registration also closes the ceremonies started before it closed.
                 guard configuration.publicRegistration else { throw RelyingPartyError.registrationClosed }
             }
@@ -198,10 +205,19 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
                 createdAt: record.createdAt, lastSignInAt: nil)
             let entry = CredentialRecordEntry(verified, userID: userID, createdAt: time)
             // One transaction consumes the challenge and stores the account and credential: of concurrent completions of
-            // one ceremony exactly one writes.
-            do { try await repository.register(entry, for: user, consumingChallenge: record.key, now: time) } catch {
+            // one ceremony exactly one writes. A link's redemption consumes the link in it too.
+            var replaced: [[UInt8]] = []
+            do {
+                if case .accountLink(let tokenHash, let replacing) = endpoint {
+                    replaced = try await repository.redeemAccountToken(
+                        hash: tokenHash, registering: entry, for: user, consumingChallenge: record.key, replacingOtherPasskeys: replacing, now: time)
+                } else {
+                    try await repository.register(entry, for: user, consumingChallenge: record.key, now: time)
+                }
+            } catch {
                 switch error.code {
                 case .challengeConsumed: throw RelyingPartyError.challengeInvalid
+                case .notFound where endpoint != .publicAPI && endpoint != .append: throw RelyingPartyError.accountLinkInvalid
                 case .notFound: throw RelyingPartyError.accountDeleted(error)
                 default: throw RelyingPartyError(error)
                 }
@@ -209,9 +225,9 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             // A passkey added to an existing account: the answer describes the account as stored (its creation time,
             // whether it is anonymous), not as the challenge sketched it.
             if record.forExistingUser, let stored = try? await repository.user(id: userID) {
-                return CompletedRegistration(user: stored, credential: entry)
+                return CompletedRegistration(user: stored, credential: entry, replacedCredentialIDs: replaced)
             }
-            return CompletedRegistration(user: user, credential: entry)
+            return CompletedRegistration(user: user, credential: entry, replacedCredentialIDs: replaced)
         } catch {
             await burn(record)
             throw error
@@ -473,7 +489,11 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     /// Options to add a passkey to `user`: their credentials in `excludeCredentials`. With `replacing`, one of the user's
     /// credentials is removed in the transaction that stores the new one (reset), never before it verified. With
     /// `conditional`, the options are for conditional create (no prompt; presence and verification not required).
-    public func appendOptions(for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false) async throws(RelyingPartyError)
+    /// With `excludingExisting` false, no passkey is excluded: a link that replaces them all lets any authenticator,
+    /// one holding an old passkey included, make the new one.
+    public func appendOptions(
+        for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false, excludingExisting: Bool = true
+    ) async throws(RelyingPartyError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String)
     {
         guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
@@ -486,7 +506,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         let time = now()
         // The passkey being replaced is not excluded: the authenticator that holds it overwrites it (same RP ID and
         // user handle), which is what a reset wants.
-        let excluded = existing.filter { $0.id != replacing }.map(Self.coreRecord)
+        let excluded = excludingExisting ? existing.filter { $0.id != replacing }.map(Self.coreRecord) : []
         let options = relyingParty.makeRegistrationOptions(
             userHandle: user.userHandle, userName: Self.userEntityName(username: user.username, userHandle: user.userHandle), displayName: user.displayName,
             excludeCredentials: excluded, attestation: configuration.attestation,

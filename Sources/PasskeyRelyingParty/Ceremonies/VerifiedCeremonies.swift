@@ -5,10 +5,13 @@ public import PasskeyStorage
 public struct CompletedRegistration: Sendable {
     public var user: UserRecord
     public var credential: CredentialRecordEntry
+    /// The account's passkeys deleted in the same transaction (a recovery link that replaces them).
+    public var replacedCredentialIDs: [[UInt8]]
 
-    public init(user: UserRecord, credential: CredentialRecordEntry) {
+    public init(user: UserRecord, credential: CredentialRecordEntry, replacedCredentialIDs: [[UInt8]] = []) {
         self.user = user
         self.credential = credential
+        self.replacedCredentialIDs = replacedCredentialIDs
     }
 }
 

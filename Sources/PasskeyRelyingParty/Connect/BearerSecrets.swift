@@ -16,6 +16,8 @@ public enum BearerSecrets {
     public static var apiKeyPrefix: String { "pks_" }
     /// Connect tokens.
     public static var connectTokenPrefix: String { "pct_" }
+    /// Recovery and onboarding links (``ConnectService/mintAccountLink(for:replacingPasskeys:lifetime:apiKey:)``).
+    public static var accountLinkPrefix: String { "pal_" }
     /// Dashboard admin invites (setup links and `admin invite`).
     public static var adminInvitePrefix: String { "pai_" }
 

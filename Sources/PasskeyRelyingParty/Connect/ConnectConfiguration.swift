@@ -10,6 +10,9 @@ public struct ConnectConfiguration: Sendable {
     public var signedDataLifetime: TimeInterval = 300
     /// How long a connect token stays valid, in seconds (default 300).
     public var connectTokenLifetime: TimeInterval = 300
+    /// How long a recovery or onboarding link stays valid unless its minter says otherwise, in seconds (default 86 400:
+    /// a day, time for a person to find the message it came in).
+    public var accountLinkLifetime: TimeInterval = 86_400
     /// How long a rotated-out signing key stays in the JWKS, in seconds (default 86 400). At least the token lifetime
     /// plus the time backends cache the JWKS.
     public var keyOverlap: TimeInterval = 86_400

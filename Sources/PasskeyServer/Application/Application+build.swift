@@ -171,6 +171,7 @@ public func buildRouter<Repository: PasskeyRepository>(
         signer: { subject throws(RelyingPartyError) in try await issuer.sign(subject).token }, events: events)
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
+    AccountLinkController(service: connect, ceremonies: ceremonies, linkBase: configuration.linkBase).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
     // The served OpenAPI document names this server: its public URL, or its default address; when both are unknown
     // (web origins given, no --public-url), "/", which readers resolve against where they fetched the document.

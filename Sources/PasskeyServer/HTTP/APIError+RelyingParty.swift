@@ -16,7 +16,7 @@ extension APIError {
     /// The status of each code that is not a plain 400 (docs/error-codes.md).
     static func status(of code: RelyingPartyError.Code) -> Int {
         switch code {
-        case "api_key_missing", "api_key_invalid", "api_key_revoked", "connect_token_missing", "connect_token_invalid": 401
+        case "api_key_missing", "api_key_invalid", "api_key_revoked", "connect_token_missing", "connect_token_invalid", .accountLinkInvalid: 401
         case .registrationClosed, .accountDisabled, "connect_token_wrong_type": 403
         case .userNotFound, .passkeyNotFound, .notFound: 404
         case .usernameTaken, .credentialExists, .counterConflict, "user_id_ambiguous": 409

@@ -29,6 +29,10 @@ struct JSONObjectReaderAPI {
         do { return try reader.optionalInt(name) } catch { throw APIError(error) }
     }
 
+    func optionalBool(_ name: String) throws(APIError) -> Bool? {
+        do { return try reader.optionalBool(name) } catch { throw APIError(error) }
+    }
+
     /// A nested object member, as a reader whose errors name the full path (`user.id`).
     func requiredObject(_ name: String) throws(APIError) -> JSONObjectReaderAPI {
         do {

@@ -1,0 +1,89 @@
+public import Foundation
+public import PasskeyStorage
+public import PasskeyWire
+
+/// A recovery or onboarding link as minted: the secret is shown once (only its hash is stored).
+public struct AccountLink: Sendable {
+    /// The token (`pal_…`): the link carries it, and redeeming sends it as `Authorization: Bearer`.
+    public let token: String
+    public let user: UserRecord
+    public let expiresAt: Date
+    /// Redeeming it deletes the account's other passkeys in the transaction that stores the new one.
+    public let replacesPasskeys: Bool
+}
+
+/// Recovery and onboarding links: a one-time, expiring token that lets its holder add a passkey to one existing
+/// account, for a person who lost their only passkey or for an account the app's backend made before its person had
+/// any. Minted by the app's backend (API key), an operator (`passkey-server users link`) or a dashboard admin.
+///
+/// Only the token's SHA-256 is stored; it is single use (consumed in the transaction that stores the passkey, so a
+/// ceremony the person cancels does not spend it), expires (default a day), and is revoked with the account's other
+/// links or when the account is disabled or deleted. Every way a link cannot be used answers the same
+/// `account_link_invalid`, so only a valid link's holder learns anything about its account.
+extension ConnectService {
+    /// Links live between five minutes and thirty days.
+    public static var accountLinkLifetimes: ClosedRange<TimeInterval> { 300...(30 * 86_400) }
+
+    /// Mints a link for `user`. `lifetime`: seconds (default ``ConnectConfiguration/accountLinkLifetime``). `apiKey`: the
+    /// backend key that asked, recorded so that revoking the key deletes its unused links.
+    public func mintAccountLink(
+        for user: UserRecord, replacingPasskeys: Bool, lifetime: TimeInterval? = nil, apiKey: APIKeyRecord? = nil
+    ) async throws(RelyingPartyError) -> AccountLink {
+        let lifetime = lifetime ?? settings.accountLinkLifetime
+        guard lifetime.isFinite, Self.accountLinkLifetimes.contains(lifetime) else {
+            throw RelyingPartyError(.fieldInvalid, "A link lives 300 seconds (5 minutes) to 2592000 seconds (30 days).")
+        }
+        guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
+        let time = now()
+        let token = BearerSecrets.make(prefix: BearerSecrets.accountLinkPrefix, random: ceremonies.random)
+        let type: ConnectTokenType = replacingPasskeys ? .accountLinkReset : .accountLink
+        let record = ConnectTokenRecord(
+            hash: BearerSecrets.hash(token), type: type.rawValue, userID: user.id, singleUse: true, createdAt: time,
+            expiresAt: time.addingTimeInterval(lifetime), apiKeyID: apiKey?.id)
+        do { try await repository.saveConnectToken(record) } catch { throw RelyingPartyError(error) }
+        return AccountLink(token: token, user: user, expiresAt: record.expiresAt, replacesPasskeys: replacingPasskeys)
+    }
+
+    /// Deletes the account's unused links; returns how many there were.
+    public func revokeAccountLinks(of user: UserRecord) async throws(RelyingPartyError) -> Int {
+        do { return try await repository.deleteConnectTokens(userID: user.id, types: ConnectTokenType.accountLinks.map(\.rawValue)) } catch {
+            throw RelyingPartyError(error)
+        }
+    }
+
+    /// The link in `Authorization: Bearer pal_…` and its account, without using it up. Anything unusable, the account
+    /// disabled or gone included, is ``RelyingPartyError/accountLinkInvalid``.
+    public func accountLink(_ authorization: String?) async throws(RelyingPartyError) -> (record: ConnectTokenRecord, user: UserRecord) {
+        guard let secret = BearerSecrets.bearer(authorization), secret.hasPrefix(BearerSecrets.accountLinkPrefix) else {
+            throw RelyingPartyError.accountLinkInvalid
+        }
+        do {
+            guard let record = try await repository.connectToken(hash: BearerSecrets.hash(secret), now: now()),
+                ConnectTokenType.accountLinks.contains(ConnectTokenType(rawValue: record.type)),
+                let user = try await repository.user(id: record.userID), !user.isDisabled
+            else { throw RelyingPartyError.accountLinkInvalid }
+            return (record, user)
+        } catch { throw RelyingPartyError(mapping: error) }
+    }
+
+    /// Creation options for the link's account. The link stays usable until a passkey made with them is stored.
+    public func accountLinkOptions(_ authorization: String?) async throws(RelyingPartyError)
+        -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord, replacesPasskeys: Bool)
+    {
+        let (record, user) = try await accountLink(authorization)
+        let replacing = record.type == ConnectTokenType.accountLinkReset.rawValue
+        let (options, key) = try await ceremonies.appendOptions(for: user, excludingExisting: !replacing)
+        return (options, key, user, replacing)
+    }
+
+    /// Verifies the passkey made with ``accountLinkOptions(_:)`` and stores it in the transaction that uses up the link
+    /// (and, for a link that replaces them, deletes the account's other passkeys).
+    public func redeemAccountLink(_ authorization: String?, credential: RegistrationResponseJSON, challengeKey: String) async throws(RelyingPartyError)
+        -> CompletedRegistration
+    {
+        let (record, _) = try await accountLink(authorization)
+        return try await ceremonies.verifyRegistration(
+            credential, challengeKey: challengeKey, username: nil,
+            at: .accountLink(tokenHash: record.hash, replacingOtherPasskeys: record.type == ConnectTokenType.accountLinkReset.rawValue))
+    }
+}
