@@ -162,7 +162,7 @@ let package = Package(
             dependencies: [
                 "PasskeyVersion",
                 "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
-                "PasskeyServer", "PasskeyWire", "PasskeyAttestation",
+                "PasskeyServer", "PasskeyRelyingParty", "PasskeyWire", "PasskeyAttestation", "PasskeyCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -17,7 +17,7 @@ struct PasskeyCommand: AsyncParsableCommand {
             """,
         version: PasskeyVersion.description,
         subcommands: [
-            RegisterCommand.self, LoginCommand.self, AppendCommand.self, PasskeysCommand.self, CredentialsCommand.self, InspectCommand.self,
+            RegisterCommand.self, LoginCommand.self, LinkCommand.self, AppendCommand.self, PasskeysCommand.self, CredentialsCommand.self, InspectCommand.self,
             VerifyCommand.self, BenchCommand.self, DoctorCommand.self,
         ]
     )

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import PasskeyRelyingParty
+import PasskeyServer
 import PasskeyStorage
 import PasskeyWire
 
@@ -7,7 +9,8 @@ import PasskeyWire
 /// (none set up, or locked out of it) or a script. The same change as `PATCH /users/{id}` and the dashboard's button.
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "users", abstract: "List accounts, and disable or enable one.", subcommands: [List.self, Disable.self, Enable.self])
+        commandName: "users", abstract: "List accounts, disable or enable one, and give one a recovery or onboarding link.",
+        subcommands: [List.self, Disable.self, Enable.self, Link.self, Unlink.self])
 
     /// One line per account, with the fields an operator decides on.
     static func line(_ user: UserRecord) -> String {
@@ -85,6 +88,53 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var account: AccountArguments
 
         func run() async throws { try await account.set(disabled: false, root: root) }
+    }
+
+    struct Link: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a one-time link that lets its holder add a passkey to an account: to recover one whose passkeys are lost, or to onboard one.",
+            usage: databaseUsage("users link <user> [--by id|username] [--replace-passkeys] [--hours <n>]"),
+            discussion: databaseDiscussion(
+                "Send the link to the account's person over a channel you trust them on. It works once, until it expires (default 24 hours); with --replace-passkeys, redeeming it deletes the account's other passkeys in the same step (a lost or stolen device). Only its hash is stored: it is not shown again. The link is built from the server's settings (--public-url, --origin, --rp-id, --port), as the server would print it; `passkey link --server URL <link>` redeems it from a shell."))
+        @ParentCommand var root: PasskeyServerCommand
+        @OptionGroup var account: AccountArguments
+        @Flag(help: "Delete the account's other passkeys when the link is redeemed (a lost device).") var replacePasskeys = false
+        @Option(parsing: .unconditional, help: "Hours the link works, 0.1 to 720 (default 24).") var hours: Double = 24
+
+        func run() async throws {
+            guard hours.isFinite, hours * 3600 >= 300, hours <= 720 else { throw ValidationError("--hours must be 0.1 to 720 (5 minutes to 30 days)") }
+            let configuration = try root.makeConfiguration()
+            let repository = try await openStorage(root, mustExist: true)
+            let user = try await UsersCommand.account(account.user, by: account.by, in: repository)
+            let made: (link: AccountLink, record: ConnectTokenRecord)
+            do {
+                made = try AccountLink.make(for: user, replacingPasskeys: replacePasskeys, lifetime: hours * 3600, now: Date(), random: .system)
+            } catch { throw CommandFailure(error.message) }
+            try await repository.saveConnectToken(made.record)
+            let shown = String(format: "%g", hours)
+            await recordCommand(
+                "link_user", (replacePasskeys ? "recovery link made (replaces the account's passkeys), valid " : "link made, valid ") + shown + " h",
+                user: user, in: repository)
+            say(configuration.linkBase + "/#link=" + made.link.token)
+            note(
+                "For \(UsersCommand.line(user))\nIt works once, for \(shown) hours\(replacePasskeys ? ", and deletes the account's other passkeys" : ""). It is not shown again; `passkey-server users unlink` revokes it.")
+        }
+    }
+
+    struct Unlink: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke an account's unused recovery and onboarding links.",
+            usage: databaseUsage("users unlink <user> [--by id|username]"), discussion: databaseDiscussion())
+        @ParentCommand var root: PasskeyServerCommand
+        @OptionGroup var account: AccountArguments
+
+        func run() async throws {
+            let repository = try await openStorage(root, mustExist: true)
+            let user = try await UsersCommand.account(account.user, by: account.by, in: repository)
+            let count = try await repository.deleteConnectTokens(userID: user.id, types: ConnectTokenType.accountLinks.map(\.rawValue))
+            await recordCommand("unlink_user", "\(count) link\(count == 1 ? "" : "s") revoked", user: user, in: repository)
+            say("revoked \(count) link\(count == 1 ? "" : "s") of \(UsersCommand.line(user))")
+        }
     }
 
     /// The account `disable` and `enable` act on.

@@ -88,6 +88,65 @@ public actor PasskeyAuthClient {
         }
     }
 
+    /// Adds a passkey to the account of a recovery or onboarding link (minted by the app's backend, an operator's
+    /// `passkey-server users link` or the dashboard): options for that account, a credential from the authenticator,
+    /// the response back, all with the link's token as `Authorization: Bearer`. `link` is the whole link
+    /// (`https://…/#link=pal_…`) or its token. The link works once; a ceremony cancelled on the device does not use it up.
+    /// A link that cannot be used is ``PasskeyError/Code/server`` with code `account_link_invalid`; one that replaces
+    /// the account's passkeys says so in the result's `replacedPasskeys` answer member, and the device is told which
+    /// passkeys the account now has.
+    public func redeemAccountLink(_ link: String) async throws(PasskeyError) -> PasskeyRegistrationResult {
+        try await reportingRegistration(username: nil) { () throws(PasskeyError) in
+            guard let token = Self.accountLinkToken(link) else {
+                throw PasskeyError(.invalidResponse, stage: .options, "not a recovery or onboarding link: expected …#link=pal_… or a pal_ token")
+            }
+            let authorization = "Bearer " + token
+            var request = RelyingPartyRequest(method: .post, path: "links/options")
+            request.authorization = authorization
+            let answer = try await exchange(request, stage: .options)
+            let challengeKey = answer["challengeKey"]?.stringValue
+            let options = try Self.creationOptions(answer)
+            try checkCancellation(before: .authenticator)
+            let credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
+            try checkCancellation(before: .verification)
+            var body = JSONObject()
+            if let challengeKey { body["challengeKey"] = .string(challengeKey) }
+            body["cred"] = credential.json
+            var verify = RelyingPartyRequest(method: .post, path: "links/verify", body: JSONValue.object(body).serializedBytes)
+            verify.authorization = authorization
+            let verified: JSONObject
+            do throws(PasskeyError) { verified = try await exchange(verify, stage: .verification) } catch {
+                await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
+                throw error
+            }
+            let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
+            // A link that replaced the account's passkeys: the device keeps only the new one of this account.
+            if verified["replacedPasskeys"]?.intValue ?? 0 > 0, let id = Base64URL.decode(credential.rawId), let rpID = options.rp.id,
+                let userHandle = Base64URL.decode(options.user.id)
+            {
+                await authenticator.signalAllAcceptedCredentials(rpID: rpID, userHandle: userHandle, credentialIDs: [id])
+            }
+            return PasskeyRegistrationResult(
+                verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
+                isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: nil)
+        }
+    }
+
+    /// The token of a link: `pal_…` itself, or what follows `#link=` (or `?link=`) in a URL.
+    static func accountLinkToken(_ link: String) -> String? {
+        let text = link.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token: Substring
+        if let marker = text.range(of: "link=") {
+            token = text[marker.upperBound...].prefix { $0 != "&" && $0 != "#" }
+        } else {
+            token = Substring(text)
+        }
+        guard token.hasPrefix("pal_"), token.count > 4, token.count <= 200,
+            token.unicodeScalars.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
+        else { return nil }
+        return String(token)
+    }
+
     /// Runs a registration flow between its started and its succeeded or failed event.
     private func reportingRegistration(
         username: String?, _ flow: () async throws(PasskeyError) -> PasskeyRegistrationResult

@@ -1,6 +1,7 @@
 public import Foundation
 public import PasskeyStorage
 public import PasskeyWire
+public import PasskeyCore
 
 /// A recovery or onboarding link as minted: the secret is shown once (only its hash is stored).
 public struct AccountLink: Sendable {
@@ -10,6 +11,27 @@ public struct AccountLink: Sendable {
     public let expiresAt: Date
     /// Redeeming it deletes the account's other passkeys in the transaction that stores the new one.
     public let replacesPasskeys: Bool
+
+    /// A new link for `user` and the record to store (its hash, never the token). Checks the lifetime and the account;
+    /// for callers that store it themselves (`passkey-server users link`); the server's routes use
+    /// ``ConnectService/mintAccountLink(for:replacingPasskeys:lifetime:apiKey:)``.
+    public static func make(
+        for user: UserRecord, replacingPasskeys: Bool, lifetime: TimeInterval, apiKeyID: String? = nil, now: Date, random: RandomSource
+    ) throws(RelyingPartyError) -> (link: AccountLink, record: ConnectTokenRecord) {
+        guard lifetime.isFinite, lifetimes.contains(lifetime) else {
+            throw RelyingPartyError(.fieldInvalid, "A link lives 300 seconds (5 minutes) to 2592000 seconds (30 days).")
+        }
+        guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
+        let token = BearerSecrets.make(prefix: BearerSecrets.accountLinkPrefix, random: random)
+        let type: ConnectTokenType = replacingPasskeys ? .accountLinkReset : .accountLink
+        let record = ConnectTokenRecord(
+            hash: BearerSecrets.hash(token), type: type.rawValue, userID: user.id, singleUse: true, createdAt: now,
+            expiresAt: now.addingTimeInterval(lifetime), apiKeyID: apiKeyID)
+        return (AccountLink(token: token, user: user, expiresAt: record.expiresAt, replacesPasskeys: replacingPasskeys), record)
+    }
+
+    /// Links live between five minutes and thirty days.
+    public static var lifetimes: ClosedRange<TimeInterval> { 300...(30 * 86_400) }
 }
 
 /// Recovery and onboarding links: a one-time, expiring token that lets its holder add a passkey to one existing
@@ -21,27 +43,16 @@ public struct AccountLink: Sendable {
 /// links or when the account is disabled or deleted. Every way a link cannot be used answers the same
 /// `account_link_invalid`, so only a valid link's holder learns anything about its account.
 extension ConnectService {
-    /// Links live between five minutes and thirty days.
-    public static var accountLinkLifetimes: ClosedRange<TimeInterval> { 300...(30 * 86_400) }
-
     /// Mints a link for `user`. `lifetime`: seconds (default ``ConnectConfiguration/accountLinkLifetime``). `apiKey`: the
     /// backend key that asked, recorded so that revoking the key deletes its unused links.
     public func mintAccountLink(
         for user: UserRecord, replacingPasskeys: Bool, lifetime: TimeInterval? = nil, apiKey: APIKeyRecord? = nil
     ) async throws(RelyingPartyError) -> AccountLink {
-        let lifetime = lifetime ?? settings.accountLinkLifetime
-        guard lifetime.isFinite, Self.accountLinkLifetimes.contains(lifetime) else {
-            throw RelyingPartyError(.fieldInvalid, "A link lives 300 seconds (5 minutes) to 2592000 seconds (30 days).")
-        }
-        guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
-        let time = now()
-        let token = BearerSecrets.make(prefix: BearerSecrets.accountLinkPrefix, random: ceremonies.random)
-        let type: ConnectTokenType = replacingPasskeys ? .accountLinkReset : .accountLink
-        let record = ConnectTokenRecord(
-            hash: BearerSecrets.hash(token), type: type.rawValue, userID: user.id, singleUse: true, createdAt: time,
-            expiresAt: time.addingTimeInterval(lifetime), apiKeyID: apiKey?.id)
-        do { try await repository.saveConnectToken(record) } catch { throw RelyingPartyError(error) }
-        return AccountLink(token: token, user: user, expiresAt: record.expiresAt, replacesPasskeys: replacingPasskeys)
+        let made = try AccountLink.make(
+            for: user, replacingPasskeys: replacingPasskeys, lifetime: lifetime ?? settings.accountLinkLifetime, apiKeyID: apiKey?.id,
+            now: now(), random: ceremonies.random)
+        do { try await repository.saveConnectToken(made.record) } catch { throw RelyingPartyError(error) }
+        return made.link
     }
 
     /// Deletes the account's unused links; returns how many there were.
