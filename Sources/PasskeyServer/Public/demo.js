@@ -62,8 +62,10 @@ function credentialJSON(credential) {
   };
 }
 
-async function post(path, body) {
-  const response = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+async function post(path, body, bearer) {
+  const headers = { "content-type": "application/json" };
+  if (bearer) headers.authorization = "Bearer " + bearer;
+  const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
   const json = await response.json();
   if (!response.ok) throw Object.assign(new Error(json.message || "request failed"), { body: json });
   return json;
@@ -178,6 +180,35 @@ async function startAutoFill() {
     if (error.name === "AbortError") return;
     show(error.body ? `Sign-in refused: ${error.body.error}` : `AutoFill sign-in failed: ${error.name}`, error.body || { error: error.name }, false);
   }
+}
+
+// A recovery or onboarding link: /#link=pal_… (a fragment, so the token reaches no server log). It adds a passkey to
+// the link's account once; a ceremony cancelled here does not use it up.
+const linkToken = location.hash.startsWith("#link=") ? location.hash.slice("#link=".length) : null;
+async function redeemLink() {
+  conditionalAbort?.abort();
+  try {
+    const options = await post("/links/options", {}, linkToken);
+    const credential = await navigator.credentials.create({ publicKey: creationOptions(options) });
+    const result = await post("/links/verify", { challengeKey: options.challengeKey, cred: credentialJSON(credential) }, linkToken);
+    // Used up: the token leaves the address bar and the page's history entry.
+    history.replaceState(null, "", location.pathname + location.search);
+    $("link-section").hidden = true;
+    // A link that replaced the account's passkeys: the browser keeps only the new one for this account.
+    if (result.replacedPasskeys > 0 && PublicKeyCredential.signalAllAcceptedCredentials) {
+      PublicKeyCredential.signalAllAcceptedCredentials({ rpId: options.rp.id, userId: options.user.id, allAcceptedCredentialIds: [credential.id] }).catch(() => {});
+    }
+    const replaced = result.replacedPasskeys > 0 ? ` Your ${result.replacedPasskeys} other passkey${result.replacedPasskeys === 1 ? " was" : "s were"} removed.` : "";
+    show(`Added a passkey to ${result.username || "your account"}.${replaced}`, result, true);
+  } catch (error) {
+    show(error.body ? `The link was refused: ${error.body.error}` : `Adding a passkey failed: ${error.name}: ${error.message}`, error.body || { error: error.name, message: error.message }, false);
+  } finally {
+    startAutoFill();
+  }
+}
+if (linkToken) {
+  $("link-section").hidden = false;
+  $("link-button").addEventListener("click", redeemLink);
 }
 
 $("register-form").addEventListener("submit", register);
