@@ -137,4 +137,40 @@ struct AccountLinkAPITests {
             #expect(unknownUser.status == .notFound && unknownUser["error"] == "user_not_found")
         }
     }
+
+    @Test("an admin makes a recovery link on the user's page after a fresh check, and revokes it; both are in the log")
+    func dashboard() async throws {
+        let harness = try DashboardHarness()
+        let server = harness.server
+        try await server.run { client in
+            let session = try await harness.setUp(client)
+            let registered = try await harness.registerUser(client, "eve", device: try Device(server: server, credentialID: 0x21))
+            let userID = try #require(registered["userId"]?.stringValue)
+            let page = String(buffer: try await client.execute(uri: "/dashboard/users/\(userID)", method: .get, headers: session.headers).body)
+            #expect(page.contains("Make a link") && page.contains("valid 24 hours"))
+
+            let withoutCSRF = try await client.call(.post, "/dashboard/api/users/\(userID)/links", json: [:], headers: session.headers)
+            #expect(withoutCSRF.status == .forbidden, "\(withoutCSRF.json)")
+            server.clock.advance(301)
+            let stale = try await client.call(.post, "/dashboard/api/users/\(userID)/links", json: [:], headers: session.withCSRF)
+            #expect(stale["error"] == "fresh_check_required", "\(stale.json)")
+            let fresh = try await harness.signIn(client, signCount: 1)
+            let made = try await client.call(.post, "/dashboard/api/users/\(userID)/links", json: ["replacePasskeys": true], headers: fresh.withCSRF)
+            #expect(made.status == .ok && made["replacesPasskeys"] == true, "\(made.json)")
+            let token = try #require(made["token"]?.stringValue)
+            #expect(made["url"]?.stringValue == "http://localhost:8080/#link=" + token)
+            let options = try await client.call(.post, "/links/options", headers: ConnectHarness.bearer(token))
+            #expect(options.status == .ok && options["replacesPasskeys"] == true, "\(options.json)")
+
+            let revoked = try await client.call(.delete, "/dashboard/api/users/\(userID)/links", headers: fresh.withCSRF)
+            #expect(revoked["revoked"] == 1, "\(revoked.json)")
+            let refused = try await client.call(.post, "/links/options", headers: ConnectHarness.bearer(token))
+            #expect(refused["error"] == "account_link_invalid")
+            let events = try await client.call(.get, "/dashboard/api/events?user=eve", headers: fresh.headers)
+            let kinds = events["events"]?.arrayValue?.compactMap { $0.objectValue?["kind"]?.stringValue } ?? []
+            #expect(kinds.contains("admin.link_user") && kinds.contains("admin.unlink_user") && kinds.contains("link.options"), "\(kinds)")
+            // The token is in no event.
+            #expect(!events.json.serialized().contains(token))
+        }
+    }
 }

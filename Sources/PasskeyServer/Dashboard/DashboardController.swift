@@ -335,7 +335,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         router.get("dashboard/users/:id") { request, context in
             await page(request) { principal throws(APIError) in
                 let (user, passkeys) = try await findUser(context.parameters.get("id"))
-                return DashboardPages.user(principal: principal, user: user, passkeys: passkeys, names: names)
+                return DashboardPages.user(principal: principal, user: user, passkeys: passkeys, names: names, linkLifetime: configuration.connect.accountLinkLifetime)
             }
         }
         router.get("dashboard/settings") { request, _ in
@@ -423,6 +423,37 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                     disabled ? "disable_user" : "enable_user", request, context, principal: principal, user: user,
                     detail: disabled ? "user disabled" : "user enabled")
                 return DashboardJSON.user(updated, passkeys: passkeys.count)
+            }
+        }
+        // A recovery or onboarding link for the account (docs/connect.md): its holder can add a passkey, so a fresh
+        // check first, as for the other changes that decide who gets into an account.
+        router.post("dashboard/api/users/:id/links") { request, context in
+            var request = request
+            return await data(request, fresh: true) { principal throws(APIError) in
+                let (user, _) = try await findUser(context.parameters.get("id"))
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let replacing = try body.optionalBool("replacePasskeys") ?? false
+                let made: (link: AccountLink, record: ConnectTokenRecord)
+                do throws(RelyingPartyError) {
+                    made = try AccountLink.make(
+                        for: user, replacingPasskeys: replacing, lifetime: configuration.connect.accountLinkLifetime, now: now(), random: .system)
+                } catch { throw APIError(error) }
+                do throws(StorageError) { try await repository.saveConnectToken(made.record) } catch { throw APIError(error) }
+                await recordAdmin(
+                    "link_user", request, context, principal: principal, user: user,
+                    detail: replacing ? "recovery link made (replaces the account's passkeys)" : "link made")
+                return AccountLinkController<Repository, Context>.linkJSON(made.link, url: configuration.linkBase + "/#link=" + made.link.token)
+            }
+        }
+        router.delete("dashboard/api/users/:id/links") { request, context in
+            await data(request, fresh: true) { principal throws(APIError) in
+                let (user, _) = try await findUser(context.parameters.get("id"))
+                let count: Int
+                do throws(StorageError) {
+                    count = try await repository.deleteConnectTokens(userID: user.id, types: ConnectTokenType.accountLinks.map(\.rawValue))
+                } catch { throw APIError(error) }
+                await recordAdmin("unlink_user", request, context, principal: principal, user: user, detail: "\(count) link\(count == 1 ? "" : "s") revoked")
+                return .object(["revoked": .number(Double(count))])
             }
         }
         router.delete("dashboard/api/users/:id") { request, context in

@@ -176,7 +176,10 @@ enum DashboardPages {
             """)
     }
 
-    static func user(principal: AdminPrincipal, user: UserRecord, passkeys: [CredentialRecordEntry], names: AuthenticatorNames) -> String {
+    /// `linkLifetime`: how long a recovery link made on the page lives.
+    static func user(
+        principal: AdminPrincipal, user: UserRecord, passkeys: [CredentialRecordEntry], names: AuthenticatorNames, linkLifetime: TimeInterval
+    ) -> String {
         let rows: String = passkeys.map { (credential: CredentialRecordEntry) -> String in
             let id = Base64URL.encode(credential.id)
             return """
@@ -210,6 +213,11 @@ enum DashboardPages {
             </table></div>
             <p><button type="button" id="toggle-user" data-disabled="\(user.isDisabled)">\(user.isDisabled ? "Enable this user" : "Disable this user")</button>
             <button type="button" id="delete-user" class="danger">Delete this user</button></p>
+            <h2>Recovery link</h2>
+            <p>A one-time link, valid \(Int(linkLifetime / 3600)) hours, that lets its holder add a passkey to this account. Send it only over a channel you trust this person on.</p>
+            <p><label><input type="checkbox" id="link-replace"> Replace the account's passkeys (a lost or stolen device)</label></p>
+            <p><button type="button" id="make-link">Make a link</button> <button type="button" id="revoke-links">Revoke unused links</button></p>
+            <p><input type="text" id="link-url" readonly hidden aria-label="The link"></p>
             <p id="status" class="status" role="status"></p>
             """)
     }

@@ -212,6 +212,24 @@ function startUser() {
     const result = await withFreshCheck(() => api("PATCH", "/dashboard/api/users/" + encodeURIComponent(userID), { disabled: disable }));
     if (result.status === 200) window.location.reload(); else status(result.json.message || "The change failed.", false);
   });
+  const linkField = document.getElementById("link-url");
+  document.getElementById("make-link").addEventListener("click", async () => {
+    const replacePasskeys = document.getElementById("link-replace").checked;
+    if (replacePasskeys && !window.confirm("Make a link that deletes this account's passkeys when it is used?")) return;
+    const result = await withFreshCheck(() => api("POST", "/dashboard/api/users/" + encodeURIComponent(userID) + "/links", { replacePasskeys }));
+    if (result.status !== 200) return status(result.json.message || "The link was not made.", false);
+    linkField.value = result.json.url;
+    linkField.hidden = false;
+    linkField.select();
+    status(`Link made, valid until ${new Date(result.json.expiresAt).toLocaleString()}. It is shown only now.`, true);
+  });
+  document.getElementById("revoke-links").addEventListener("click", async () => {
+    const result = await withFreshCheck(() => api("DELETE", "/dashboard/api/users/" + encodeURIComponent(userID) + "/links"));
+    if (result.status !== 200) return status(result.json.message || "Revoking failed.", false);
+    linkField.hidden = true;
+    linkField.value = "";
+    status(`${result.json.revoked} unused link${result.json.revoked === 1 ? "" : "s"} revoked.`, true);
+  });
   document.getElementById("delete-user").addEventListener("click", async () => {
     if (!window.confirm("Delete this user and all their passkeys?")) return;
     const result = await withFreshCheck(() => api("DELETE", "/dashboard/api/users/" + encodeURIComponent(userID)));
