@@ -113,6 +113,9 @@ struct LoginCommand: AsyncParsableCommand {
         } catch {
             var explanation = server.explanation(for: error)
             switch error.server?.code {
+            case "credential_unknown" where error.server?.unknownCredential != nil:
+                // The server says no account holds it, and asked for it to be forgotten (WebAuthn signals).
+                explanation = "the server does not know this passkey (its account was deleted there, or it was made elsewhere), so it was removed from the credential file; sign in with another passkey, or register a new one"
             case "credential_unknown":
                 // Without a username the most recently used passkey is offered, which this one now is: say how to get past it.
                 explanation = "the server does not know this passkey (it may have been deleted there, or belong to another server on the same RP ID)"

@@ -59,6 +59,9 @@ public protocol ConnectTokenRepository: Sendable {
     ) async throws(StorageError) -> [[UInt8]]
     /// Deletes the account's unused connect tokens of these types (revoked links); returns how many.
     func deleteConnectTokens(userID: String, types: [String]) async throws(StorageError) -> Int
+    /// Deletes the tokens of these types that expired by `now` and returns them, so their expiry can be reported:
+    /// each expired token is returned to exactly one caller, also with several instances on one database.
+    func takeExpiredConnectTokens(types: [String], now: Date) async throws(StorageError) -> [ConnectTokenRecord]
 }
 
 /// Links between the app's own user ids and ours, for apps that keep their existing login.

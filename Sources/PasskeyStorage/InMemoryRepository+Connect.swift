@@ -82,6 +82,12 @@ extension InMemoryRepository {
         return doomed.count
     }
 
+    public func takeExpiredConnectTokens(types: [String], now: Date) -> [ConnectTokenRecord] {
+        let expired = connectTokensByHash.values.filter { types.contains($0.type) && $0.expiresAt <= now }
+        for token in expired { connectTokensByHash[token.hash] = nil }
+        return expired.sorted { $0.expiresAt < $1.expiresAt }
+    }
+
     public func markTokenUsed(id: String, expiresAt: Date) -> Bool {
         guard usedTokenIDs[id] == nil else { return false }
         usedTokenIDs[id] = expiresAt

@@ -215,6 +215,21 @@ extension PostgresRepository: ConnectTokenRepository {
         }
     }
 
+    /// `DELETE … RETURNING`: each expired token goes to the one instance whose delete removed it.
+    public func takeExpiredConnectTokens(types: [String], now: Date) async throws(StorageError) -> [ConnectTokenRecord] {
+        let logger = self.logger
+        let rows = try await withConnection("take expired connect tokens") { connection in
+            try await connection.rows(
+                """
+                DELETE FROM connect_tokens WHERE expires_at <= \(PostgresTime.milliseconds(now)) AND type = ANY(\(types))
+                RETURNING \(unescaped: Self.connectTokenColumns)
+                """, logger)
+        }
+        var tokens: [ConnectTokenRecord] = []
+        for row in rows { tokens.append(try Self.connectToken(PostgresRowReader(row))) }
+        return tokens.sorted { $0.expiresAt < $1.expiresAt }
+    }
+
     public func markTokenUsed(id: String, expiresAt: Date) async throws(StorageError) -> Bool {
         let logger = self.logger
         return try await withConnection("mark token used") { connection in

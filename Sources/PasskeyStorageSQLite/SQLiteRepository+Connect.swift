@@ -178,6 +178,17 @@ extension SQLiteRepository {
         }
     }
 
+    public func takeExpiredConnectTokens(types: [String], now: Date) async throws(StorageError) -> [ConnectTokenRecord] {
+        guard !types.isEmpty else { return [] }
+        return try await write { db in
+            let marks = Array(repeating: "?", count: types.count).joined(separator: ", ")
+            let rows = try Row.fetchAll(
+                db, sql: "DELETE FROM connect_tokens WHERE expires_at <= ? AND type IN (\(marks)) RETURNING \(Self.connectTokenColumns)",
+                arguments: StatementArguments([SQLiteSchema.milliseconds(now)] + types))
+            return try rows.map(Self.connectToken).sorted { $0.expiresAt < $1.expiresAt }
+        }
+    }
+
     public func markTokenUsed(id: String, expiresAt: Date) async throws(StorageError) -> Bool {
         try await write { db in
             try db.cachedStatement(sql: "INSERT INTO used_token_ids (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING")

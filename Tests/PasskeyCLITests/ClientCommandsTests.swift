@@ -181,7 +181,9 @@ struct ClientCommandsTests {
         #expect(contactAlone.status == 2 && contactAlone.stderr.contains("--account-creation"), "\(contactAlone.stderr)")
     }
 
-    @Test("a passkey another server on the same RP ID made is credential_unknown here, kept in the file, with a way past it")
+    @Test(
+        "a passkey another server on the same RP ID made: credential_unknown here; kept in the file when this server says another may hold it, forgotten when it says none does"
+    )
     func unknownToThisServer() async throws {
         let store = try privateFile("credentials.json")
         let first = try ServerProcess()
@@ -189,14 +191,25 @@ struct ClientCommandsTests {
         let registered = try CLIRun.run(["register", "--server", first.url, "--username", "ann", "--store", store])
         first.stop()
         #expect(registered.status == 0, "\(registered.stderr)")
-        let second = try ServerProcess()  // a fresh in-memory database: it never saw the passkey
-        defer { second.stop() }
-        try await second.waitUntilHealthy()
-        let login = try CLIRun.run(["login", "--server", second.url, "--store", store])
+        // A fresh in-memory database that never saw the passkey, on a server told that another shares its RP ID.
+        let shared = try ServerProcess(arguments: ["--no-unknown-credential-signal"])
+        try await shared.waitUntilHealthy()
+        let login = try CLIRun.run(["login", "--server", shared.url, "--store", store])
+        shared.stop()
         #expect(login.status == 1)
         #expect(login.stderr.contains("sign in with --username to use a passkey of that account"), "\(login.stderr)")
-        let listed = try CLIRun.run(["credentials", "--store", store, "--json"])
-        #expect(try JSONValue.parse(listed.stdout).objectValue?["credentials"]?.arrayValue?.count == 1, "credential_unknown does not delete")
+        var listed = try CLIRun.run(["credentials", "--store", store, "--json"])
+        #expect(try JSONValue.parse(listed.stdout).objectValue?["credentials"]?.arrayValue?.count == 1, "kept: it may be the other server's")
+
+        // By default a server holds that no account anywhere under its RP ID has a passkey it does not know.
+        let alone = try ServerProcess()
+        defer { alone.stop() }
+        try await alone.waitUntilHealthy()
+        let refused = try CLIRun.run(["login", "--server", alone.url, "--store", store])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("so it was removed from the credential file"), "\(refused.stderr)")
+        listed = try CLIRun.run(["credentials", "--store", store, "--json"])
+        #expect(try JSONValue.parse(listed.stdout).objectValue?["credentials"]?.arrayValue?.count == 0, "forgotten, as the server asked")
     }
 
     @Test("register, log in with and without a username, refuse a second registration and a tampered store")

@@ -144,7 +144,8 @@ struct DashboardTests {
         "GET /dashboard/api/users/{id}", "PATCH /dashboard/api/users/{id}/passkeys/{credentialId}",
         "DELETE /dashboard/api/users/{id}/passkeys/{credentialId}", "DELETE /dashboard/api/users/{id}", "PATCH /dashboard/api/users/{id}",
         "POST /dashboard/api/recheck/options",
-        "POST /dashboard/api/recheck/verify", "POST /dashboard/api/logout",
+        "POST /dashboard/api/recheck/verify", "POST /dashboard/api/logout", "POST /dashboard/api/users/{id}/links",
+        "DELETE /dashboard/api/users/{id}/links",
     ]
 
     static func routes(_ server: TestServer) -> Set<String> {

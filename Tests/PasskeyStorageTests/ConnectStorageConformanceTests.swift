@@ -240,6 +240,29 @@ struct ConnectStorageConformanceTests {
         }
     }
 
+    @Test("expired tokens of the named types are taken once, for their expiry to be reported; others stay", arguments: Backend.available)
+    func takeExpiredConnectTokens(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let (ann, bob) = try await registerAnnAndBob(repo)
+            for (hash, user, type, expires) in [
+                (1, ann, "account-link", 10.0), (2, bob, "account-link-reset", 20), (3, ann, "account-link", 1000), (4, ann, "passkey-list", 10),
+            ] as [(UInt8, UserRecord, String, TimeInterval)] {
+                try await repo.saveConnectToken(
+                    ConnectTokenRecord(hash: [hash], type: type, userID: user.id, singleUse: true, createdAt: t0, expiresAt: t0.addingTimeInterval(expires)))
+            }
+            let takers = try await withThrowingTaskGroup(of: [ConnectTokenRecord].self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await repo.takeExpiredConnectTokens(types: ["account-link", "account-link-reset"], now: t0.addingTimeInterval(30)) }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(takers.map(\.hash) == [[1], [2]], "each expired link once, oldest first: \(takers.map(\.hash))")
+            #expect(takers.map(\.userID) == [ann.id, bob.id])
+            #expect(try await repo.connectToken(hash: [3], now: t0) != nil, "not expired")
+            #expect(try await repo.purgeExpiredTokens(now: t0.addingTimeInterval(30)) == 1, "the expired list token is left to the plain purge")
+        }
+    }
+
     @Test("a signed token id is accepted once, even by concurrent verifiers; ids are purged after expiry", arguments: Backend.available)
     func tokenReplay(backend: Backend) async throws {
         try await backend.withRepository { repo in

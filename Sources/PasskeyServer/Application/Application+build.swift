@@ -50,7 +50,8 @@ public func buildApplication<Repository: PasskeyRepository>(
         if let setupLink { FileHandle.standardOutput.write(Data(setupLink.utf8)) }
     }
     let purger = ChallengePurger(
-        repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster)
+        repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster,
+        events: EventRecorder(repository: repository, sink: eventSink ?? broadcaster))
     let services: [any Service] = [purger] + extra
     let http1 = HTTPServerBuilder.http1(
         configuration: .init(
@@ -218,6 +219,8 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
     let logger: Logger
     let dashboard: DashboardConfiguration
     let broadcaster: EventBroadcaster
+    /// Where the expiry of unused recovery and onboarding links is reported (`link.expire`).
+    let events: EventRecorder
 
     func run() async throws {
         await withGracefulShutdownHandler {
@@ -238,6 +241,9 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
             do {
                 let purged = try await repository.purgeExpiredChallenges(now: Date())
                 if purged > 0 { logger.debug("purged expired challenges", metadata: ["count": "\(purged)"]) }
+                // Unused links that expired are reported, one event each, before the other expired tokens go.
+                let expiredLinks = try await repository.takeExpiredConnectTokens(types: ConnectTokenType.accountLinks.map(\.rawValue), now: Date())
+                for link in expiredLinks { await events.record(Self.expiryEvent(link), logger: logger) }
                 try await repository.purgeExpiredTokens(now: Date())
                 try await repository.deleteRetiredSigningKeys(now: Date())
                 let now = Date()
@@ -249,6 +255,15 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
                 logger.warning("could not purge expired challenges", metadata: ["error": "\(error.code)"])
             }
         }
+    }
+}
+
+extension ChallengePurger {
+    /// The event of a recovery or onboarding link that expired unused: the account it was for, and when.
+    static func expiryEvent(_ link: ConnectTokenRecord) -> EventRecord {
+        let kind = link.type == ConnectTokenType.accountLinkReset.rawValue ? "recovery link (replacing the passkeys)" : "link"
+        return EventRecord(
+            time: link.expiresAt, kind: "link.expire", result: .success, explanation: "\(kind) expired unused", userID: link.userID)
     }
 }
 
