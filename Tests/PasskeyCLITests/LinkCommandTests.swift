@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
 
@@ -7,11 +8,7 @@ import Testing
 /// the old passkey is refused, the new one signs in, and the link works once.
 @Suite("passkey link against a real server")
 struct LinkCommandTests {
-    func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-link-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
+    func folder() throws -> String { try temporaryFolder("passkey-link") }
 
     @Test("mint with users link, redeem with passkey link: old passkey refused, new one signs in, the link works once, unlink revokes")
     func lostDevice() async throws {

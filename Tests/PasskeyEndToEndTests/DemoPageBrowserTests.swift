@@ -19,16 +19,7 @@ struct DemoPageBrowserTests {
         .enabled(if: available || required, "chromium and chromedriver are not on PATH (apt-get install chromium chromium-driver)"),
         .timeLimit(.minutes(2)))
     func demoPageCeremonies() async throws {
-        guard let chromium = Self.chromium, let chromedriver = Self.chromedriver else {
-            let missing = [Self.chromium == nil ? "chromium" : nil, Self.chromedriver == nil ? "chromedriver" : nil].compactMap { $0 }
-            let verb = missing.count == 1 ? "is" : "are"
-            Issue.record("CI=true but \(missing.joined(separator: " and ")) \(verb) not on PATH: .ci/run installs chromium and chromium-driver")
-            return
-        }
-        let run = try BrowserRun(chromium: chromium, chromedriver: chromedriver)
-        await run.run { page in
-            try await Self.scenario(page, database: run.database)
-        }
+        try await BrowserRun.demoPage { page, database in try await Self.scenario(page, database: database) }
     }
 
     static func scenario(_ page: DemoPage, database: URL) async throws {

@@ -13,14 +13,7 @@ struct SignalBrowserTests {
             "chromium and chromedriver are not on PATH (apt-get install chromium chromium-driver)"),
         .timeLimit(.minutes(2)))
     func deletedPasskeysLeaveTheDevice() async throws {
-        guard let chromium = DemoPageBrowserTests.chromium, let chromedriver = DemoPageBrowserTests.chromedriver else {
-            Issue.record("CI=true but chromium or chromedriver is not on PATH: .ci/run installs chromium and chromium-driver")
-            return
-        }
-        let run = try BrowserRun(chromium: chromium, chromedriver: chromedriver)
-        await run.run { page in
-            try await Self.scenario(page, database: run.database)
-        }
+        try await BrowserRun.demoPage { page, database in try await Self.scenario(page, database: database) }
     }
 
     static func scenario(_ page: DemoPage, database: URL) async throws {

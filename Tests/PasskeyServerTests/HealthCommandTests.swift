@@ -9,11 +9,7 @@ struct HealthCommandTests {
         try await onOwnThread { try runProgram(ServerProcess.executable, ["health"] + arguments, timeout: 30) }
     }
 
-    func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-health-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
+    func folder() throws -> String { try temporaryFolder("passkey-health") }
 
     @Test("a serving server is healthy on the port its settings give, also when it listens on every address; a stopped one is not")
     func servingAndStopped() async throws {

@@ -11,11 +11,7 @@ struct ServerSubcommandTests {
         try await onOwnThread { try runProgram(ServerProcess.executable, arguments) }
     }
 
-    func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-subcommands-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
+    func folder() throws -> String { try temporaryFolder("passkey-subcommands") }
 
     @Test("listing from a database path that does not exist says so, and creates nothing")
     func missingDatabase() async throws {

@@ -46,6 +46,20 @@ final class BrowserRun {
         database = folder.appendingPathComponent("e2e.sqlite")
     }
 
+    /// Runs `scenario` on the demo page in a fresh ``BrowserRun`` (its database beside it). Without chromium or
+    /// chromedriver on PATH (a test enabled only because `CI=true`), records that instead: CI never skips them silently.
+    static func demoPage(_ scenario: (DemoPage, URL) async throws -> Void) async throws {
+        guard let chromium = DemoPageBrowserTests.chromium, let chromedriver = DemoPageBrowserTests.chromedriver else {
+            let missing = [DemoPageBrowserTests.chromium == nil ? "chromium" : nil, DemoPageBrowserTests.chromedriver == nil ? "chromedriver" : nil]
+                .compactMap { $0 }
+            let verb = missing.count == 1 ? "is" : "are"
+            Issue.record("CI=true but \(missing.joined(separator: " and ")) \(verb) not on PATH: .ci/run installs chromium and chromium-driver")
+            return
+        }
+        let run = try BrowserRun(chromium: chromium, chromedriver: chromedriver)
+        await run.run { page in try await scenario(page, run.database) }
+    }
+
     /// Starts everything, runs `scenario` on the demo page, records any failure with diagnostics, and cleans up.
     func run(_ scenario: (DemoPage) async throws -> Void) async {
         var failed = false
