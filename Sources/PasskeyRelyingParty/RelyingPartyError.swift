@@ -50,6 +50,8 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
         public static let accountDisabled: Code = "account_disabled"
         /// The account does not exist (was deleted while a passkey was being added to it).
         public static let userNotFound: Code = "user_not_found"
+        /// A webhook message whose headers do not prove it came from this server (``WebhookSignature/verify(body:header:secrets:now:)``).
+        public static let webhookSignatureInvalid: Code = "webhook_signature_invalid"
         /// A recovery or onboarding link that cannot be used (``RelyingPartyError/accountLinkInvalid``).
         public static let accountLinkInvalid: Code = "account_link_invalid"
 
