@@ -15,6 +15,11 @@ public enum RegistrationEndpoint: Sendable, Equatable {
     /// account, and stores the passkey in the transaction that consumes the link, deleting the account's other passkeys
     /// when `replacingOtherPasskeys`.
     case accountLink(tokenHash: [UInt8], replacingOtherPasskeys: Bool)
+
+    var isAccountLink: Bool {
+        if case .accountLink = self { return true }
+        return false
+    }
 }
 
 /// The four ceremony operations of the documented API, over any repository. HTTP-free: the router binds them.
@@ -161,10 +166,8 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         let record = try await findChallenge(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
         do throws(RelyingPartyError) {
             if !record.forExistingUser {
+                // Only the public endpoints make accounts: append and link options are for an existing one.
                 guard endpoint == .publicAPI else { throw RelyingPartyError.challengeInvalid }
-            }
-            if case .accountLink = endpoint, !record.forExistingUser { throw RelyingPartyError.challengeInvalid }
-            if !record.forExistingUser {
                 // Closing public registration also closes the ceremonies started before it closed.
                 guard configuration.publicRegistration else { throw RelyingPartyError.registrationClosed }
             }
@@ -217,7 +220,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             } catch {
                 switch error.code {
                 case .challengeConsumed: throw RelyingPartyError.challengeInvalid
-                case .notFound where endpoint != .publicAPI && endpoint != .append: throw RelyingPartyError.accountLinkInvalid
+                case .notFound where endpoint.isAccountLink: throw RelyingPartyError.accountLinkInvalid
                 case .notFound: throw RelyingPartyError.accountDeleted(error)
                 default: throw RelyingPartyError(error)
                 }
