@@ -80,6 +80,15 @@ struct DashboardBrowserTests {
         let passkeys = try await driver.element("table.passkeys").text()
         try check(passkeys.contains("ES256") && !passkeys.contains("SQL"), "ann's passkey row: \(passkeys)")
         try await driver.screenshot().write(to: screenshots.appendingPathComponent("user.png"))
+        // A recovery link for ann: its URL and a QR code of it, drawn on the page (the admin's check is fresh).
+        try await driver.element("#make-link").click()
+        try await waitFor("the link and its QR code") {
+            let url = try await driver.element("#link-url").property("value")
+            let drawn = try await driver.element("#link-qr svg path").property("tagName")
+            return url.hasPrefix(page.origin + "/#link=pal_") && drawn.lowercased() == "path"
+        }
+        try await driver.command("POST", "execute/sync", ["script": "document.getElementById('link-qr').scrollIntoView()", "args": []])
+        try await driver.screenshot().write(to: screenshots.appendingPathComponent("user-link.png"))
         try await driver.navigate(to: page.origin + "/dashboard/settings")
         try check(try await driver.element("main").text().contains("apple-app-site-association"), "the .well-known previews")
         try await driver.screenshot().write(to: screenshots.appendingPathComponent("settings.png"))

@@ -43,7 +43,9 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         self.now = now
         names = AuthenticatorNames.bundled
         var assets: [String: (bytes: [UInt8], type: String)] = [:]
-        for (name, type) in [("dashboard.js", "text/javascript; charset=utf-8"), ("dashboard.css", "text/css; charset=utf-8")] {
+        for (name, type) in [
+            ("dashboard.js", "text/javascript; charset=utf-8"), ("qr.js", "text/javascript; charset=utf-8"), ("dashboard.css", "text/css; charset=utf-8"),
+        ] {
             if let url = Bundle.module.url(forResource: "Public/" + name, withExtension: nil)
                 ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Public"),
                 let data = try? Data(contentsOf: url)
@@ -179,7 +181,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
 
     func addAssetRoutes(to router: Router<Context>) {
         let assets = assets
-        for name in ["dashboard.js", "dashboard.css"] {
+        for name in ["dashboard.js", "qr.js", "dashboard.css"] {
             router.get(RouterPath("dashboard/\(name)")) { _, _ in
                 guard let asset = assets[name] else {
                     return Response.json(.object(["error": "not_found", "message": "The dashboard's files are missing from this build."]), status: .notFound)

@@ -4,7 +4,8 @@ import PasskeyStorage
 import PasskeyWire
 
 /// The dashboard's HTML, rendered on the server. Every value from storage or the request goes through ``escape(_:)``;
-/// scripts and styles come from `/dashboard/dashboard.js` and `.css` only (the CSP allows nothing inline).
+/// scripts and styles come from `/dashboard/dashboard.js`, `/dashboard/qr.js` and `.css` only (the CSP allows nothing
+/// inline).
 enum DashboardPages {
     static func escape(_ text: String) -> String {
         var out = ""
@@ -54,6 +55,7 @@ enum DashboardPages {
             <meta name="csrf-token" content="\(escape(principal?.csrfToken ?? ""))">
             <title>\(escape(title)) · passkey-server</title>
             <link rel="stylesheet" href="/dashboard/dashboard.css">
+            <script src="/dashboard/qr.js" defer></script>
             <script src="/dashboard/dashboard.js" defer></script>
             </head>
             <body data-page="\(page)">
@@ -218,6 +220,7 @@ enum DashboardPages {
             <p><label><input type="checkbox" id="link-replace"> Replace the account's passkeys (a lost or stolen device)</label></p>
             <p><button type="button" id="make-link">Make a link</button> <button type="button" id="revoke-links">Revoke unused links</button></p>
             <p><input type="text" id="link-url" readonly hidden aria-label="The link"></p>
+            <div id="link-qr" hidden></div>
             <p id="status" class="status" role="status"></p>
             """)
     }

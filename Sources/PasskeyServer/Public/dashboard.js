@@ -221,6 +221,10 @@ function startUser() {
     linkField.value = result.json.url;
     linkField.hidden = false;
     linkField.select();
+    // The same link as a QR code, to open on the person's phone: drawn here, sent to no one.
+    const qr = document.getElementById("link-qr");
+    qr.replaceChildren(QRCode.svg(result.json.url));
+    qr.hidden = false;
     status(`Link made, valid until ${new Date(result.json.expiresAt).toLocaleString()}. It is shown only now.`, true);
   });
   document.getElementById("revoke-links").addEventListener("click", async () => {
@@ -228,6 +232,8 @@ function startUser() {
     if (result.status !== 200) return status(result.json.message || "Revoking failed.", false);
     linkField.hidden = true;
     linkField.value = "";
+    document.getElementById("link-qr").replaceChildren();
+    document.getElementById("link-qr").hidden = true;
     status(`${result.json.revoked} unused link${result.json.revoked === 1 ? "" : "s"} revoked.`, true);
   });
   document.getElementById("delete-user").addEventListener("click", async () => {
