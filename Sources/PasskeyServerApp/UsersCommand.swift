@@ -115,7 +115,7 @@ struct UsersCommand: AsyncParsableCommand {
             await recordCommand(
                 "link_user", (replacePasskeys ? "recovery link made (replaces the account's passkeys), valid " : "link made, valid ") + shown + " h",
                 user: user, in: repository)
-            say(configuration.linkBase + "/#link=" + made.link.token)
+            say(made.link.url(base: configuration.linkBase))
             note(
                 "For \(UsersCommand.line(user))\nIt works once, for \(shown) hours\(replacePasskeys ? ", and deletes the account's other passkeys" : ""). It is not shown again; `passkey-server users unlink` revokes it.")
         }

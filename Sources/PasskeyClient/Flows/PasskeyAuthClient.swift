@@ -101,34 +101,21 @@ public actor PasskeyAuthClient {
                 throw PasskeyError(.invalidResponse, stage: .options, "not a recovery or onboarding link: expected …#link=pal_… or a pal_ token")
             }
             let authorization = "Bearer " + token
-            var request = RelyingPartyRequest(method: .post, path: "links/options")
-            request.authorization = authorization
-            let answer = try await exchange(request, stage: .options)
-            let challengeKey = answer["challengeKey"]?.stringValue
+            let answer = try await exchange(RelyingPartyRequest(method: .post, path: "links/options", authorization: authorization), stage: .options)
             let options = try Self.creationOptions(answer)
             try checkCancellation(before: .authenticator)
             let credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
             try checkCancellation(before: .verification)
-            var body = JSONObject()
-            if let challengeKey { body["challengeKey"] = .string(challengeKey) }
-            body["cred"] = credential.json
-            var verify = RelyingPartyRequest(method: .post, path: "links/verify", body: JSONValue.object(body).serializedBytes)
-            verify.authorization = authorization
-            let verified: JSONObject
-            do throws(PasskeyError) { verified = try await exchange(verify, stage: .verification) } catch {
-                await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
-                throw error
+            return try await completeRegistration(
+                credential, challengeKey: answer["challengeKey"]?.stringValue, body: [:], rpID: options.rp.id, prf: nil, path: "links/verify",
+                authorization: authorization
+            ) { verified in
+                // A link that replaced the account's passkeys: the device keeps only the new one of this account.
+                guard verified["replacedPasskeys"]?.intValue ?? 0 > 0, let id = Base64URL.decode(credential.rawId), let rpID = options.rp.id,
+                    let userHandle = Base64URL.decode(options.user.id)
+                else { return }
+                await self.authenticator.signalAllAcceptedCredentials(rpID: rpID, userHandle: userHandle, credentialIDs: [id])
             }
-            let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
-            // A link that replaced the account's passkeys: the device keeps only the new one of this account.
-            if verified["replacedPasskeys"]?.intValue ?? 0 > 0, let id = Base64URL.decode(credential.rawId), let rpID = options.rp.id,
-                let userHandle = Base64URL.decode(options.user.id)
-            {
-                await authenticator.signalAllAcceptedCredentials(rpID: rpID, userHandle: userHandle, credentialIDs: [id])
-            }
-            return PasskeyRegistrationResult(
-                verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
-                isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: nil)
         }
     }
 
@@ -271,10 +258,12 @@ public actor PasskeyAuthClient {
         }
     }
 
-    /// Sends a registration to `POST /verify-registration` with the body's other members; a passkey the server refused
-    /// is forgotten by the device (``RefusedRegistration``).
+    /// Sends a registration to `POST /verify-registration` (or `path`, with `authorization`) with the body's other
+    /// members; a passkey the server refused is forgotten by the device (``RefusedRegistration``). `verified` sees the
+    /// server's answer before the result is made of it.
     private func completeRegistration(
-        _ credential: RegistrationResponseJSON, challengeKey: String?, body: JSONObject, rpID: String?, prf: PRFOutputs?
+        _ credential: RegistrationResponseJSON, challengeKey: String?, body: JSONObject, rpID: String?, prf: PRFOutputs?,
+        path: String = "verify-registration", authorization: String? = nil, verified inspect: (JSONObject) async -> Void = { _ in }
     ) async throws(PasskeyError) -> PasskeyRegistrationResult {
         var body = body
         if let challengeKey { body["challengeKey"] = .string(challengeKey) }
@@ -282,12 +271,14 @@ public actor PasskeyAuthClient {
         let verified: JSONObject
         do {
             verified = try await exchange(
-                RelyingPartyRequest(method: .post, path: "verify-registration", body: JSONValue.object(body).serializedBytes), stage: .verification)
+                RelyingPartyRequest(method: .post, path: path, body: JSONValue.object(body).serializedBytes, authorization: authorization),
+                stage: .verification)
         } catch {
             await RefusedRegistration.forget(credential, rpID: rpID, after: error, authenticator: authenticator)
             throw error
         }
         let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
+        await inspect(verified)
         return PasskeyRegistrationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
             isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: prf)

@@ -32,6 +32,15 @@ public struct AccountLink: Sendable {
 
     /// Links live between five minutes and thirty days.
     public static var lifetimes: ClosedRange<TimeInterval> { 300...(30 * 86_400) }
+
+    /// The page at `base` (a server's public URL) that redeems it: `<base>/#link=<token>`, a fragment, so the token
+    /// reaches no server's or proxy's access log.
+    public func url(base: String) -> String { base + "/#link=" + token }
+}
+
+extension ConnectTokenRecord {
+    /// An account link whose redemption deletes the account's other passkeys.
+    var replacesPasskeys: Bool { type == ConnectTokenType.accountLinkReset.rawValue }
 }
 
 /// Recovery and onboarding links: a one-time, expiring token that lets its holder add a passkey to one existing
@@ -82,9 +91,8 @@ extension ConnectService {
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord, replacesPasskeys: Bool)
     {
         let (record, user) = try await accountLink(authorization)
-        let replacing = record.type == ConnectTokenType.accountLinkReset.rawValue
-        let (options, key) = try await ceremonies.appendOptions(for: user, excludingExisting: !replacing)
-        return (options, key, user, replacing)
+        let (options, key) = try await ceremonies.appendOptions(for: user, excludingExisting: !record.replacesPasskeys)
+        return (options, key, user, record.replacesPasskeys)
     }
 
     /// Verifies the passkey made with ``accountLinkOptions(_:)`` and stores it in the transaction that uses up the link
@@ -95,6 +103,6 @@ extension ConnectService {
         let (record, _) = try await accountLink(authorization)
         return try await ceremonies.verifyRegistration(
             credential, challengeKey: challengeKey, username: nil,
-            at: .accountLink(tokenHash: record.hash, replacingOtherPasskeys: record.type == ConnectTokenType.accountLinkReset.rawValue))
+            at: .accountLink(tokenHash: record.hash, replacingOtherPasskeys: record.replacesPasskeys))
     }
 }

@@ -12,14 +12,10 @@ import PasskeyWire
 struct AccountLinkController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
     let service: ConnectService<Repository>
     let ceremonies: CeremonyController<Repository, Context>
-    /// Where this server's page is: links point at it (`<base>/#link=<token>`; a fragment, so the token never reaches
-    /// a server's or proxy's access log).
+    /// Where this server's page is: links point at it (``PasskeyRelyingParty/AccountLink/url(base:)``).
     let linkBase: String
 
     var bodyLimit: Int { ceremonies.bodyLimit }
-
-    /// The page that redeems `token`.
-    func url(of token: String) -> String { linkBase + "/#link=" + token }
 
     func addRoutes(to router: Router<Context>) {
         router.post("users/:id/links") { request, context in
@@ -33,7 +29,7 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
                     for: user, replacingPasskeys: try body.optionalBool("replacePasskeys") ?? false, lifetime: lifetime, apiKey: key)
                 note.concerns(user)
                 note.detail = link.replacesPasskeys ? "link created (replaces the account's passkeys)" : "link created"
-                return Self.linkJSON(link, url: url(of: link.token))
+                return Self.linkJSON(link, base: linkBase)
             }
         }
         router.delete("users/:id/links") { request, context in
@@ -80,9 +76,9 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
     }
 
     /// What minting answers: the token (shown once), the page that redeems it, and its terms.
-    static func linkJSON(_ link: AccountLink, url: String) -> JSONValue {
+    static func linkJSON(_ link: AccountLink, base: String) -> JSONValue {
         .object([
-            "token": .string(link.token), "url": .string(url), "userId": .string(link.user.id),
+            "token": .string(link.token), "url": .string(link.url(base: base)), "userId": .string(link.user.id),
             "expiresAt": .string(ISO8601DateFormatter().string(from: link.expiresAt)), "replacesPasskeys": .bool(link.replacesPasskeys),
         ])
     }

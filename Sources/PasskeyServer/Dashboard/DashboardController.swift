@@ -444,7 +444,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 await recordAdmin(
                     "link_user", request, context, principal: principal, user: user,
                     detail: replacing ? "recovery link made (replaces the account's passkeys)" : "link made")
-                return AccountLinkController<Repository, Context>.linkJSON(made.link, url: configuration.linkBase + "/#link=" + made.link.token)
+                return AccountLinkController<Repository, Context>.linkJSON(made.link, base: configuration.linkBase)
             }
         }
         router.delete("dashboard/api/users/:id/links") { request, context in
