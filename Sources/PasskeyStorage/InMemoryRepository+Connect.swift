@@ -70,10 +70,13 @@ extension InMemoryRepository {
         // Checks come first inside the registration, so a failure leaves everything, the token included, as it was.
         try register(credential, for: user, consumingChallenge: challengeKey, now: now)
         connectTokensByHash[hash] = nil
-        guard replacingOtherPasskeys else { return [] }
-        let others = credentialsByID.values.filter { $0.userID == credential.userID && $0.id != credential.id }.map(\.id)
-        for id in others { credentialsByID[id] = nil }
-        return others
+        let others = replacingOtherPasskeys ? credentialsByID.values.filter { $0.userID == credential.userID && $0.id != credential.id } : []
+        for other in others {
+            credentialsByID[other.id] = nil
+            reportWebhook(.passkeyDeleted, user: usersByID[credential.userID], credential: other)
+        }
+        enqueue(.linkUsed(credential: credential, owner: usersByID[credential.userID] ?? user, replacing: replacingOtherPasskeys, at: now))
+        return others.map(\.id)
     }
 
     public func deleteConnectTokens(userID: String, types: [String]) -> Int {
@@ -118,6 +121,7 @@ extension InMemoryRepository {
         }
         insertUser(newUser)
         externalIDsByUserID[newUser.id] = externalID
+        reportWebhook(.userCreated, user: newUser)
         return newUser
     }
 
@@ -130,7 +134,11 @@ extension InMemoryRepository {
             user.username = username
         }
         if let displayName { user.displayName = displayName }
+        let before = usersByID[userID]
         insertUser(user)
+        if let before, (before.username, before.displayName) != (user.username, user.displayName) {
+            reportWebhook(.userUpdated, user: user, detail: before.username)
+        }
         return user
     }
 }

@@ -91,5 +91,14 @@ extension InMemoryRepository {
         signingKeysByID = signingKeys
         self.secrets = secrets
         if !hadAdmins, !importedAdmins.isEmpty { adminInvitesByHash = [:] }
+        // As the databases' triggers report imported rows.
+        for record in records {
+            switch record {
+            case .user(let user, _): reportWebhook(.userCreated, user: user)
+            case .credential(let credential):
+                reportWebhook(.passkeyCreated, user: usersByID[credential.userID], credential: credential, detail: credential.aaguid)
+            default: break
+            }
+        }
     }
 }

@@ -19,6 +19,8 @@ public actor InMemoryRepository: PasskeyRepository {
     var adminCredentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
     var adminInvitesByHash: [[UInt8]: AdminInviteRecord] = [:]
     var adminSessionsByHash: [[UInt8]: AdminSessionRecord] = [:]
+    // Webhook endpoints and outbox (InMemoryRepository+Webhooks.swift).
+    var webhooks = InMemoryWebhooks()
 
     public init() {}
 
@@ -46,7 +48,9 @@ public actor InMemoryRepository: PasskeyRepository {
     }
 
     public func deleteUser(id: String) throws(StorageError) {
-        guard usersByID.removeValue(forKey: id) != nil else { throw StorageError(.notFound, "no user \(id)") }
+        guard let user = usersByID[id] else { throw StorageError(.notFound, "no user \(id)") }
+        reportWebhook(.userDeleted, user: user)
+        usersByID[id] = nil
         credentialsByID = credentialsByID.filter { $0.value.userID != id }
         externalIDsByUserID[id] = nil
         connectTokensByHash = connectTokensByHash.filter { $0.value.userID != id }
@@ -54,6 +58,7 @@ public actor InMemoryRepository: PasskeyRepository {
 
     public func setUserDisabled(id: String, disabledAt: Date?) throws(StorageError) -> UserRecord {
         guard var user = usersByID[id] else { throw StorageError(.notFound, "no user \(id)") }
+        let wasDisabled = user.isDisabled
         if let disabledAt, user.disabledAt == nil {
             user.disabledAt = disabledAt
             user.tokensRevokedAt = disabledAt
@@ -61,6 +66,7 @@ public actor InMemoryRepository: PasskeyRepository {
             user.disabledAt = nil
         }
         usersByID[id] = user
+        if wasDisabled != user.isDisabled { reportWebhook(user.isDisabled ? .userDisabled : .userEnabled, user: user) }
         if disabledAt != nil {
             connectTokensByHash = connectTokensByHash.filter { $0.value.userID != id }
             challengesByKey = challengesByKey.filter { $0.value.userID != id }
@@ -85,8 +91,10 @@ public actor InMemoryRepository: PasskeyRepository {
                 throw StorageError(.usernameTaken, "username belongs to user \(other.id)")
             }
             usersByID[user.id] = user
+            reportWebhook(.userCreated, user: user)
         }
         credentialsByID[credential.id] = credential
+        reportWebhook(.passkeyCreated, user: usersByID[user.id], credential: credential, detail: credential.aaguid)
     }
 
     public func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
@@ -98,8 +106,9 @@ public actor InMemoryRepository: PasskeyRepository {
             if stored.isDisabled { throw StorageError(.accountDisabled, "the account was disabled during this registration") }
         }
         try register(credential, for: user)
-        if let replaced = challengesByKey[challengeKey]?.replacesCredentialID, credentialsByID[replaced]?.userID == credential.userID {
+        if let replaced = challengesByKey[challengeKey]?.replacesCredentialID, let old = credentialsByID[replaced], old.userID == credential.userID {
             credentialsByID[replaced] = nil
+            reportWebhook(.passkeyDeleted, user: usersByID[user.id], credential: old)
         }
         challengesByKey[challengeKey] = nil
     }
@@ -138,8 +147,10 @@ public actor InMemoryRepository: PasskeyRepository {
         guard var credential = credentialsByID[id], credential.userID == userID else {
             throw StorageError(.notFound, "credential not found for this user")
         }
+        let previous = credential.name
         credential.name = name
         credentialsByID[id] = credential
+        if previous != name { reportWebhook(.passkeyRenamed, user: usersByID[userID], credential: credential, detail: previous) }
     }
 
     public func deleteCredential(id: [UInt8], userID: String) throws(StorageError) {
@@ -147,6 +158,7 @@ public actor InMemoryRepository: PasskeyRepository {
             throw StorageError(.notFound, "credential not found for this user")
         }
         credentialsByID[id] = nil
+        reportWebhook(.passkeyDeleted, user: usersByID[userID], credential: credential)
     }
 
     // MARK: Challenges

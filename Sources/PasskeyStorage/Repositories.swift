@@ -204,4 +204,4 @@ public typealias CeremonyRepository = UserRepository & CredentialRepository & Ch
 /// Everything the relying-party server stores.
 public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader
     & SigningKeyRepository & APIKeyRepository & ConnectTokenRepository & ExternalUserRepository & EventRepository & AdminRepository
-    & TotalsRepository & TransferRepository
+    & TotalsRepository & TransferRepository & WebhookRepository

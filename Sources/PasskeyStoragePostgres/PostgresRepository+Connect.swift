@@ -199,11 +199,13 @@ extension PostgresRepository: ConnectTokenRepository {
                 _ = try await connection.rows("SELECT 1 FROM credentials WHERE user_id = \(credential.userID) FOR UPDATE", logger)
             }
             try await Self.register(connection, credential: credential, user: user, consumingChallenge: challengeKey, now: now, logger: logger)
-            guard replacingOtherPasskeys else { return [] }
-            let deleted = try await connection.rows(
-                "DELETE FROM credentials WHERE user_id = \(credential.userID) AND id <> \(ByteBuffer(credential.id)) RETURNING id", logger)
             var ids: [[UInt8]] = []
-            for row in deleted { ids.append(try PostgresRowReader(row).bytes(0)) }
+            if replacingOtherPasskeys {
+                let deleted = try await connection.rows(
+                    "DELETE FROM credentials WHERE user_id = \(credential.userID) AND id <> \(ByteBuffer(credential.id)) RETURNING id", logger)
+                for row in deleted { ids.append(try PostgresRowReader(row).bytes(0)) }
+            }
+            try await Self.enqueue(.linkUsed(credential: credential, owner: user, replacing: replacingOtherPasskeys, at: now), connection, logger)
             return ids
         }
     }

@@ -221,6 +221,7 @@ enum PostgresSchema {
             // now share a key the older keeps it (``PostgresRepository/usernameCollisions()`` lists the other).
             version: 13, name: "username keys map fullwidth and halfwidth forms", statements: [],
             then: { connection, logger in try await refreshUsernameKeys(connection, logger: logger) }),
+        PostgresMigration(version: 14, name: "webhook endpoints, outbox and deliveries", statements: PostgresWebhookSchema.statements),
     ]
 
     /// The migration that adds `users.username_key`.

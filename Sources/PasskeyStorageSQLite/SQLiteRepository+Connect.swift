@@ -159,11 +159,14 @@ extension SQLiteRepository {
                     .execute(arguments: [Data(hash), credential.userID, SQLiteSchema.milliseconds(now)])
                 guard db.changesCount == 1 else { throw StorageError(.notFound, "the token is unknown, used, expired or another account's") }
                 try Self.register(db, raw, credential: credential, user: user, consumingChallenge: challengeKey, now: now)
-                guard replacingOtherPasskeys else { return [] }
-                return try Data.fetchAll(
-                    db.cachedStatement(sql: "DELETE FROM credentials WHERE user_id = ? AND id <> ? RETURNING id"),
-                    arguments: [credential.userID, Data(credential.id)]
-                ).map { Array($0) }
+                let replaced =
+                    replacingOtherPasskeys
+                    ? try Data.fetchAll(
+                        db.cachedStatement(sql: "DELETE FROM credentials WHERE user_id = ? AND id <> ? RETURNING id"),
+                        arguments: [credential.userID, Data(credential.id)]
+                    ).map { Array($0) } : []
+                try Self.enqueue(.linkUsed(credential: credential, owner: user, replacing: replacingOtherPasskeys, at: now), db)
+                return replaced
             }
         } catch { throw Self.map(error) }
     }

@@ -194,6 +194,10 @@ enum SQLiteSchema {
             // that now share a key the older keeps it (``SQLiteRepository/usernameCollisions()`` lists the other).
             try refreshUsernameKeys(db)
         }
+        migrator.registerMigration("v15: webhook endpoints, outbox and deliveries") { db in
+            try db.execute(sql: SQLiteWebhookSchema.tables)
+            for trigger in SQLiteWebhookSchema.triggers { try db.execute(sql: trigger) }
+        }
         return migrator
     }
 
