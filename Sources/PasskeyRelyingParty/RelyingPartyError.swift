@@ -54,6 +54,12 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
         public static let webhookSignatureInvalid: Code = "webhook_signature_invalid"
         /// A recovery or onboarding link that cannot be used (``RelyingPartyError/accountLinkInvalid``).
         public static let accountLinkInvalid: Code = "account_link_invalid"
+        /// A webhook endpoint's URL that is not an absolute https:// URL (http:// only to localhost).
+        public static let webhookURLInvalid: Code = "webhook_url_invalid"
+        /// A webhook event type this server does not send.
+        public static let webhookEventTypeUnknown: Code = "webhook_event_type_unknown"
+        /// No webhook endpoint has this id.
+        public static let webhookEndpointNotFound: Code = "webhook_endpoint_not_found"
 
         // Signed tokens.
         public static let tokenInvalid: Code = "token_invalid"

@@ -80,6 +80,18 @@ extension PasskeyServerCommand {
         c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")
         c.publicRegistration = try !(noPublicRegistration || settings.bool("no-public-registration"))
         c.signalUnknownCredentials = try !(noUnknownCredentialSignal || settings.bool("no-unknown-credential-signal"))
+        if let schedule = webhookRetrySchedule ?? settings.value("webhook-retry-schedule") {
+            let delays = schedule.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard !delays.isEmpty, delays.count <= 50, delays.allSatisfy({ $0.map { $0.isFinite && $0 >= 0.1 && $0 <= 7 * 86_400 } ?? false }) else {
+                throw ValidationError("--webhook-retry-schedule must be 1 to 50 comma-separated numbers of seconds, each 0.1 to 604800")
+            }
+            c.webhooks.retry.delays = delays.compactMap { $0 }.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+        }
+        if let timeout = try webhookTimeout ?? settings.double("webhook-timeout") {
+            guard timeout.isFinite, (1...120).contains(timeout) else { throw ValidationError("--webhook-timeout must be 1 to 120 seconds") }
+            c.webhooks.retry.timeout = .milliseconds(Int64(timeout * 1000))
+        }
+        c.webhooks.deliver = try !(noWebhookDelivery || settings.bool("no-webhook-delivery"))
         c.requestTimeout = try requestTimeout ?? settings.double("request-timeout") ?? c.requestTimeout
         c.requestMinimumRate = try requestMinimumRate ?? settings.int("request-minimum-rate") ?? c.requestMinimumRate
         if let value = try optionsPerMinute ?? settings.int("options-per-minute") {

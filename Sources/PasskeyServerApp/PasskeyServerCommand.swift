@@ -29,7 +29,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         version: PasskeyVersion.description,
         subcommands: [
             MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self, UsersCommand.self, ExportCommand.self, ImportCommand.self, BackupCommand.self,
-            HealthCommand.self,
+            HealthCommand.self, WebhooksCommand.self,
         ]
     )
 
@@ -73,6 +73,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var noPublicRegistration = false
     @Flag(help: "Do not tell browsers and apps to forget a passkey this server does not hold (signalUnknownCredential): for a server that shares its RP ID with another one that has its own database, such as staging (default: tell them).")
     var noUnknownCredentialSignal = false
+    @Option(help: "Seconds between attempts to deliver a webhook message its receiver did not take, comma-separated; once used up the delivery is failed (default 5,300,1800,7200,18000,36000,36000: about 28 hours).")
+    var webhookRetrySchedule: String?
+    @Option(help: "Seconds a webhook receiver has to answer one attempt, 1-120 (default 15).") var webhookTimeout: Double?
+    @Flag(help: "Write webhook messages but deliver none from this instance (another instance on the same PostgreSQL delivers; default: deliver).")
+    var noWebhookDelivery = false
     @Option(help: "Seconds a request has to arrive, headers and body, from its first byte, plus one per --request-minimum-rate bytes it sent; later is 408 request_timeout and the connection closes (default 20).")
     var requestTimeout: Double?
     @Option(help: "Bytes per second that earn a request one more second to arrive (default 1000; 0: --request-timeout and no more).")

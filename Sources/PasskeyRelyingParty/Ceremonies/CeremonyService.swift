@@ -359,10 +359,28 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             }
         }
         switch outcome {
-        case .verified(let signIn): return signIn
+        case .verified(let signIn):
+            if signIn.counterRegressed { await reportCounterRegression(owner: signIn.user, credential: signIn.credential, accepted: true) }
+            return signIn
         case .unknownCredential(let challenge): throw await unknownCredentialError(credential, credentialID: credentialID, challenge: challenge)
+        case .counterRegressed(var error, let owner, let stored):
+            await reportCounterRegression(owner: owner, credential: stored, accepted: false)
+            error.accountID = owner.id
+            error.accountUsername = owner.username
+            throw error
         case .refused(let error): throw error
         }
+    }
+
+    /// A counter regression is written to the webhook outbox (`signin.counter_regressed`) before the answer, where the
+    /// storage keeps one: no stored row reports it. Best effort: the sign-in's own outcome stands if this write fails.
+    func reportCounterRegression(owner: UserRecord, credential: CredentialRecordEntry, accepted: Bool) async {
+        guard let outbox = repository as? any WebhookRepository else { return }
+        try? await outbox.enqueueWebhookMessage(
+            WebhookMessageRecord(
+                id: WebhookMessageRecord.newID(), type: WebhookEventType.signInCounterRegressed.rawValue, createdAt: now(), userID: owner.id,
+                username: owner.username, displayName: owner.displayName, credentialID: credential.id, credentialName: credential.name,
+                detail: accepted ? "accepted" : "refused"))
     }
 
     /// What a sign-in's checks concluded, inside its storage work.
@@ -371,6 +389,8 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         case verified(CompletedSignIn)
         /// The passkey is not stored: which answer fits needs another read (``unknownCredentialError(_:credentialID:challenge:)``).
         case unknownCredential(ChallengeRecord)
+        /// Refused because the signature counter did not increase (a possible clone): reported to webhooks.
+        case counterRegressed(RelyingPartyError, owner: UserRecord, credential: CredentialRecordEntry)
         case refused(RelyingPartyError)
     }
 
@@ -402,7 +422,10 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
                 credential, expectedChallenge: record.challenge, credential: coreRecord,
                 expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
                 allowedCredentialIDs: record.allowedCredentialIDs)
-        } catch { return (.burn, .refused(RelyingPartyError(error))) }
+        } catch {
+            if error.code == .counterRegressed { return (.burn, .counterRegressed(RelyingPartyError(error), owner: owner, credential: stored)) }
+            return (.burn, .refused(RelyingPartyError(error)))
+        }
         // Sign-in with a username: the credential must be the named user's.
         if let userID = record.userID, userID != stored.userID {
             return (.burn, .refused(RelyingPartyError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))))

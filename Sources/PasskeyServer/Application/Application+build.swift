@@ -52,7 +52,13 @@ public func buildApplication<Repository: PasskeyRepository>(
     let purger = ChallengePurger(
         repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster,
         events: EventRecorder(repository: repository, sink: eventSink ?? broadcaster))
-    let services: [any Service] = [purger] + extra
+    var services: [any Service] = [purger] + extra
+    if configuration.webhooks.deliver {
+        services.append(
+            WebhookDelivery(
+                repository: repository, settings: configuration.webhooks,
+                events: EventRecorder(repository: repository, sink: eventSink ?? broadcaster), logger: logger))
+    }
     let http1 = HTTPServerBuilder.http1(
         configuration: .init(
             additionalChannelHandlers: [MalformedRequestHandler(maximumBodySize: configuration.maximumBodySize, requestDeadline: RequestDeadline(configuration), logger: logger)], idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000))))
@@ -173,6 +179,8 @@ public func buildRouter<Repository: PasskeyRepository>(
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
     AccountLinkController(service: connect, ceremonies: ceremonies, linkBase: configuration.linkBase).addRoutes(to: router)
+    let webhookEndpoints = WebhookEndpoints(repository: repository, now: now, random: random)
+    WebhookController(endpoints: webhookEndpoints, connect: connect, ceremonies: ceremonies).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
     // The served OpenAPI document names this server: its public URL, or its default address; when both are unknown
     // (web origins given, no --public-url), "/", which readers resolve against where they fetched the document.
@@ -248,6 +256,8 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
                 try await repository.deleteRetiredSigningKeys(now: Date())
                 let now = Date()
                 try await repository.deleteEvents(olderThan: now.addingTimeInterval(-Double(dashboard.eventRetentionDays) * 86_400))
+                // Delivered and failed webhook messages are kept as long as events, for the dashboard.
+                try await repository.purgeWebhookDeliveries(before: now.addingTimeInterval(-Double(dashboard.eventRetentionDays) * 86_400))
                 try await repository.purgeAdminSessions(
                     createdBefore: now.addingTimeInterval(-dashboard.sessionAbsoluteTimeout),
                     idleBefore: now.addingTimeInterval(-dashboard.sessionIdleTimeout), now: now)

@@ -114,6 +114,20 @@ public struct ServerConfiguration: Sendable {
     public var connect = ConnectConfiguration()
     /// The admin dashboard: sessions, invites, event retention, break-glass token (docs/dashboard.md).
     public var dashboard = DashboardConfiguration()
+    /// Signed webhooks (docs/webhooks.md): when a failed delivery is retried, how long an attempt may take, how often
+    /// the outbox is looked at, and whether this instance delivers at all.
+    public var webhooks = WebhookSettings()
+
+    public struct WebhookSettings: Sendable {
+        /// `--webhook-retry-schedule` (seconds between attempts) and `--webhook-timeout`.
+        public var retry = WebhookRetryPolicy()
+        /// How often the outbox is looked at for due messages. Default 1 s.
+        public var pollInterval: Duration = .seconds(1)
+        /// `--no-webhook-delivery`: this instance writes messages but sends none (another instance on the same
+        /// PostgreSQL does). Default on.
+        public var deliver = true
+        public init() {}
+    }
 
     public struct AndroidApp: Sendable, Hashable {
         public var packageName: String

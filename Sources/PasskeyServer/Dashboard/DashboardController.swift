@@ -177,6 +177,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         addCeremonyRoutes(to: router)
         addPageRoutes(to: router)
         addDataRoutes(to: router)
+        addWebhookRoutes(to: router)
     }
 
     func addAssetRoutes(to router: Router<Context>) {

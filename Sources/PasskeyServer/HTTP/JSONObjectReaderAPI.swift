@@ -1,4 +1,5 @@
 import PasskeyWire
+import PasskeyStorage
 
 /// Reads members of a request body, turning wire errors into 400 answers.
 struct JSONObjectReaderAPI {
@@ -31,6 +32,11 @@ struct JSONObjectReaderAPI {
 
     func optionalBool(_ name: String) throws(APIError) -> Bool? {
         do { return try reader.optionalBool(name) } catch { throw APIError(error) }
+    }
+
+    /// An array of strings (webhook event types).
+    func optionalStrings(_ name: String) throws(APIError) -> [String]? {
+        do { return try reader.optionalStrings(name, as: WebhookEventType.self)?.map(\.rawValue) } catch { throw APIError(error) }
     }
 
     /// A nested object member, as a reader whose errors name the full path (`user.id`).

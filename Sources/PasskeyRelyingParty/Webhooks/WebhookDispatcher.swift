@@ -1,0 +1,129 @@
+public import Foundation
+public import PasskeyStorage
+import PasskeyCore
+
+/// Delivers the webhook outbox: for each endpoint with a message due, one task sends its pending messages in the order
+/// they were written, signed with the endpoint's secrets, and records every attempt.
+///
+/// - At least once: a message is marked delivered only after its receiver answered 2xx; an instance that dies between
+///   the answer and the mark sends it again after restart (receivers drop duplicates by `webhook-id`).
+/// - In order: an endpoint's next message waits until the one before it was delivered or has failed for good (every
+///   retry of ``WebhookRetryPolicy`` used), so a receiver sees each account's events in the order they happened.
+/// - Isolated: each endpoint has its own task and schedule, so a receiver that is slow, down, or answers 500 delays only
+///   its own messages.
+/// - Once across instances: an endpoint's lease (``WebhookRepository/leaseWebhookEndpoint(id:owner:until:now:)``) lets
+///   one instance at a time deliver to it. A lease outlives its holder by at most ``leaseDuration``.
+public struct WebhookDispatcher<Repository: WebhookRepository>: Sendable {
+    public let repository: Repository
+    public let transport: any WebhookTransport
+    public let policy: WebhookRetryPolicy
+    /// How often the outbox is looked at for due messages.
+    public let pollInterval: Duration
+    /// This instance, as lease holder.
+    public let owner: String
+    /// Messages read per round trip.
+    public var batchSize = 50
+    let now: @Sendable () -> Date
+    /// Told of each attempt once it is recorded: the server logs failures and publishes them to the dashboard.
+    let onAttempt: @Sendable (WebhookEndpointRecord, WebhookDeliveryRecord, WebhookAttempt) async -> Void
+
+    public init(
+        repository: Repository, transport: any WebhookTransport, policy: WebhookRetryPolicy = WebhookRetryPolicy(),
+        pollInterval: Duration = .seconds(1), owner: String, now: @escaping @Sendable () -> Date = Date.init,
+        onAttempt: @escaping @Sendable (WebhookEndpointRecord, WebhookDeliveryRecord, WebhookAttempt) async -> Void = { _, _, _ in }
+    ) {
+        self.repository = repository
+        self.transport = transport
+        self.policy = policy
+        self.pollInterval = pollInterval
+        self.owner = owner
+        self.now = now
+        self.onAttempt = onAttempt
+    }
+
+    /// An endpoint's lease lasts one attempt's timeout and a margin; it is renewed before each attempt.
+    public var leaseDuration: Duration { policy.timeout + .seconds(30) }
+
+    /// Delivers until the task is cancelled. A storage failure is reported to `onStorageError` and tried again at the
+    /// next poll.
+    public func run(onStorageError: @escaping @Sendable (StorageError) -> Void = { _ in }) async {
+        let running = RunningEndpoints()
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                do throws(StorageError) {
+                    for id in try await repository.dueWebhookEndpoints(now: now()) where await running.start(id) {
+                        group.addTask {
+                            do throws(StorageError) { try await deliver(endpointID: id) } catch { onStorageError(error) }
+                            await running.finish(id)
+                        }
+                    }
+                } catch {
+                    onStorageError(error)
+                }
+                do { try await Task.sleep(for: pollInterval) } catch { break }
+            }
+        }
+    }
+
+    /// Sends the endpoint's due messages, in order, while this instance holds its lease; stops at the first failure
+    /// (that message's retry is scheduled, and the ones after it wait for it).
+    public func deliver(endpointID id: String) async throws(StorageError) {
+        guard try await repository.leaseWebhookEndpoint(id: id, owner: owner, until: now() + leaseDuration, now: now()) else { return }
+        do {
+            try await deliverLeased(id)
+        } catch {
+            try? await repository.releaseWebhookEndpoint(id: id, owner: owner)
+            throw error
+        }
+        try await repository.releaseWebhookEndpoint(id: id, owner: owner)
+    }
+
+    private func deliverLeased(_ id: String) async throws(StorageError) {
+        while !Task.isCancelled {
+            guard let endpoint = try await repository.webhookEndpoint(id: id), endpoint.disabledAt == nil else { return }
+            let batch = try await repository.pendingWebhookDeliveries(endpointID: id, limit: batchSize)
+            for delivery in batch {
+                let start = now()
+                guard delivery.nextAttemptAt <= start, !Task.isCancelled else { return }
+                // Renewed before each attempt, so a long batch never outlives its lease.
+                guard try await repository.leaseWebhookEndpoint(id: id, owner: owner, until: start + leaseDuration, now: start) else { return }
+                let attempt = await attempt(delivery, to: endpoint, at: start)
+                try await repository.recordWebhookAttempt(endpointID: id, sequence: delivery.message.sequence, attempt)
+                await onAttempt(endpoint, delivery, attempt)
+                guard attempt.state == .delivered || attempt.state == .failed else { return }
+            }
+            if batch.count < batchSize { return }
+        }
+    }
+
+    /// One signed POST and what it came to.
+    func attempt(_ delivery: WebhookDeliveryRecord, to endpoint: WebhookEndpointRecord, at time: Date) async -> WebhookAttempt {
+        let body = WebhookPayload.body(of: delivery.message)
+        let secrets = endpoint.signingSecrets(at: time).compactMap(WebhookSecret.init)
+        let headers =
+            [("content-type", "application/json"), ("user-agent", "passkey-server-webhooks")]
+            + WebhookSignature.headers(id: delivery.message.id, timestamp: time, body: body, secrets: secrets)
+        let response = await transport.post(url: endpoint.url, headers: headers, body: body, timeout: policy.timeout)
+        let finished = now()
+        if response.delivered { return WebhookAttempt(time: finished, status: response.status, error: nil, state: .delivered) }
+        let reason = response.error ?? response.status.map { "the receiver answered HTTP \($0)" } ?? "no answer"
+        guard let wait = policy.delay(after: delivery.attempts + 1) else {
+            return WebhookAttempt(time: finished, status: response.status, error: reason, state: .failed)
+        }
+        return WebhookAttempt(time: finished, status: response.status, error: reason, state: .pending, nextAttemptAt: finished + wait)
+    }
+}
+
+/// The endpoints this instance is delivering to now, so a poll does not start a second task for one.
+actor RunningEndpoints {
+    private var ids: Set<String> = []
+    func start(_ id: String) -> Bool { ids.insert(id).inserted }
+    func finish(_ id: String) { ids.remove(id) }
+}
+
+extension Date {
+    static func + (date: Date, duration: Duration) -> Date {
+        let (seconds, attoseconds) = duration.components
+        return date.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}

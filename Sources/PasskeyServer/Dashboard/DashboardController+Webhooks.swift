@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import PasskeyRelyingParty
+import PasskeyStorage
+import PasskeyWire
+
+/// The dashboard's Webhooks section: endpoints and the latest deliveries with their attempts. Adding, changing,
+/// rotating and removing an endpoint need a fresh passkey check, as the account changes do: an endpoint receives every
+/// account's names. A new secret is in the answer that made it, and nowhere else.
+extension DashboardController {
+    var webhookEndpoints: WebhookEndpoints { WebhookEndpoints(repository: repository, now: now) }
+
+    /// Runs library work in a dashboard handler: its refusals become API errors.
+    func library<T>(_ body: () async throws(RelyingPartyError) -> T) async throws(APIError) -> T {
+        do { return try await body() } catch { throw APIError(error) }
+    }
+
+    func addWebhookRoutes(to router: Router<Context>) {
+        router.get("dashboard/api/webhooks") { request, _ in
+            await data(request) { _ throws(APIError) in
+                let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }
+                let deliveries = try await library { () async throws(RelyingPartyError) in
+                    try await webhookEndpoints.deliveries(endpointID: nil, limit: 50)
+                }
+                return .object([
+                    "endpoints": .array(endpoints.map { WebhookJSON.endpoint($0) }), "deliveries": .array(deliveries.map(WebhookJSON.delivery)),
+                    "eventTypes": .array(WebhookEventType.all.map { .string($0.rawValue) }),
+                ])
+            }
+        }
+        router.post("dashboard/api/webhooks") { request, context in
+            var request = request
+            return await data(request, fresh: true) { principal throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let url = try body.requiredString("url")
+                let description = try body.optionalString("description") ?? ""
+                let types = try body.optionalStrings("eventTypes") ?? []
+                let endpoint = try await library { () async throws(RelyingPartyError) in
+                    try await webhookEndpoints.create(url: url, description: description, eventTypes: types)
+                }
+                await recordAdmin("add_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) added")
+                return WebhookJSON.endpoint(endpoint, withSecret: true)
+            }
+        }
+        router.patch("dashboard/api/webhooks/:id") { request, context in
+            var request = request
+            return await data(request, fresh: true) { principal throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let (url, description) = (try body.optionalString("url"), try body.optionalString("description"))
+                let (types, enabled) = (try body.optionalStrings("eventTypes"), try body.optionalBool("enabled"))
+                let endpoint = try await library { () async throws(RelyingPartyError) in
+                    try await webhookEndpoints.update(
+                        id: context.parameters.get("id") ?? "", url: url, description: description, eventTypes: types, enabled: enabled)
+                }
+                await recordAdmin("change_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) changed")
+                return WebhookJSON.endpoint(endpoint)
+            }
+        }
+        router.delete("dashboard/api/webhooks/:id") { request, context in
+            await data(request, fresh: true) { principal throws(APIError) in
+                let id = context.parameters.get("id") ?? ""
+                try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.delete(id: id) }
+                await recordAdmin("remove_webhook", request, context, principal: principal, detail: "webhook endpoint \(id) removed")
+                return .object(["deleted": true])
+            }
+        }
+        router.post("dashboard/api/webhooks/:id/rotate") { request, context in
+            var request = request
+            return await data(request, fresh: true) { principal throws(APIError) in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let overlap = try body.optionalInt("overlapSeconds").map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
+                let endpoint = try await library { () async throws(RelyingPartyError) in
+                    try await webhookEndpoints.rotateSecret(id: context.parameters.get("id") ?? "", overlap: overlap)
+                }
+                await recordAdmin("rotate_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) has a new secret")
+                return WebhookJSON.endpoint(endpoint, withSecret: true)
+            }
+        }
+        router.post("dashboard/api/webhooks/:id/retry") { request, context in
+            await data(request) { principal throws(APIError) in
+                let id = context.parameters.get("id") ?? ""
+                let count = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.retryFailed(id: id) }
+                await recordAdmin("retry_webhook", request, context, principal: principal, detail: "\(count) failed deliveries of \(id) sent again")
+                return .object(["retried": .number(Double(count))])
+            }
+        }
+    }
+}

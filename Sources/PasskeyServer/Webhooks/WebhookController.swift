@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import PasskeyRelyingParty
+import PasskeyStorage
+import PasskeyWire
+
+/// The backend API for webhook endpoints (docs/webhooks.md), with an API key as `Authorization: Bearer pks_…`:
+/// - `GET /webhooks`, `POST /webhooks` `{url, description?, eventTypes?}` (answers the secret, once);
+/// - `GET`, `PATCH` `{url?, description?, eventTypes?, enabled?}` and `DELETE /webhooks/{id}`;
+/// - `POST /webhooks/{id}/rotate-secret` `{overlapSeconds?}` (answers the new secret, once; the old one signs beside it
+///   for the overlap, default 24 h);
+/// - `GET /webhooks/{id}/deliveries?before=&limit=` and `POST /webhooks/{id}/retry` (failed deliveries again).
+///
+/// Each call is an event in the dashboard's log (`webhook.<step>`), without the secret.
+struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
+    let endpoints: WebhookEndpoints
+    let connect: ConnectService<Repository>
+    let ceremonies: CeremonyController<Repository, Context>
+
+    var bodyLimit: Int { ceremonies.bodyLimit }
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("webhooks") { request, context in
+            await backend("list", request, context) { _ throws in
+                .object(["endpoints": .array(try await endpoints.list().map { WebhookJSON.endpoint($0) })])
+            }
+        }
+        router.post("webhooks") { request, context in
+            var request = request
+            return await backend("create", request, context) { note throws in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let endpoint = try await endpoints.create(
+                    url: try body.requiredString("url"), description: try body.optionalString("description") ?? "",
+                    eventTypes: try body.optionalStrings("eventTypes") ?? [])
+                note.detail = "webhook endpoint \(endpoint.id) added"
+                return WebhookJSON.endpoint(endpoint, withSecret: true)
+            }
+        }
+        router.get("webhooks/:id") { request, context in
+            await backend("read", request, context) { _ throws in WebhookJSON.endpoint(try await endpoints.endpoint(id: Self.id(context))) }
+        }
+        router.patch("webhooks/:id") { request, context in
+            var request = request
+            return await backend("update", request, context) { note throws in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let endpoint = try await endpoints.update(
+                    id: Self.id(context), url: try body.optionalString("url"), description: try body.optionalString("description"),
+                    eventTypes: try body.optionalStrings("eventTypes"), enabled: try body.optionalBool("enabled"))
+                note.detail = "webhook endpoint \(endpoint.id) changed"
+                return WebhookJSON.endpoint(endpoint)
+            }
+        }
+        router.delete("webhooks/:id") { request, context in
+            await backend("delete", request, context) { note throws in
+                let id = Self.id(context)
+                try await endpoints.delete(id: id)
+                note.detail = "webhook endpoint \(id) deleted"
+                return .object(["deleted": true])
+            }
+        }
+        router.post("webhooks/:id/rotate-secret") { request, context in
+            var request = request
+            return await backend("rotate", request, context) { note throws in
+                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let overlap = try body.optionalInt("overlapSeconds").map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
+                let endpoint = try await endpoints.rotateSecret(id: Self.id(context), overlap: overlap)
+                note.detail = "webhook endpoint \(endpoint.id) has a new secret"
+                return WebhookJSON.endpoint(endpoint, withSecret: true)
+            }
+        }
+        router.get("webhooks/:id/deliveries") { request, context in
+            await backend("deliveries", request, context) { _ throws in
+                let query = request.formQuery
+                let before = try query.single("before").map { text throws(APIError) -> Int64 in
+                    guard let value = Int64(text) else { throw APIError.badRequest("field_invalid", "before must be a message sequence number.") }
+                    return value
+                }
+                let limit = try query.single("limit").flatMap(Int.init) ?? 50
+                let deliveries = try await endpoints.deliveries(endpointID: Self.id(context), before: before, limit: limit)
+                return .object(["deliveries": .array(deliveries.map(WebhookJSON.delivery))])
+            }
+        }
+        router.post("webhooks/:id/retry") { request, context in
+            await backend("retry", request, context) { note throws in
+                let count = try await endpoints.retryFailed(id: Self.id(context))
+                note.detail = "\(count) failed deliver\(count == 1 ? "y" : "ies") retried"
+                return .object(["retried": .number(Double(count))])
+            }
+        }
+    }
+
+    /// A call of the app's backend: authenticated with its API key, recorded as `webhook.<step>`.
+    func backend(
+        _ step: String, _ request: Request, _ context: Context, _ body: @escaping (CeremonyNote) async throws -> JSONValue
+    ) async -> Response {
+        await ceremonies.observed("webhook", step, request, context) { note in
+            _ = try await connect.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
+            return try await body(note)
+        }
+    }
+
+    static func id(_ context: Context) -> String { context.parameters.get("id") ?? "" }
+}

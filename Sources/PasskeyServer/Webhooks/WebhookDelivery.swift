@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+import PasskeyRelyingParty
+import PasskeyStorage
+import ServiceLifecycle
+
+/// The background service that delivers the webhook outbox (``PasskeyRelyingParty/WebhookDispatcher``) until the
+/// server shuts down. A failed attempt is logged at warning with the endpoint, the message id and type and why; never
+/// the payload, a secret or the URL's query. A delivery whose retries ran out is an error and an event in the
+/// dashboard's log (`webhook.failed`).
+struct WebhookDelivery<Repository: PasskeyRepository>: Service {
+    let dispatcher: WebhookDispatcher<Repository>
+    let transport: HTTPWebhookTransport
+    let logger: Logger
+
+    init(repository: Repository, settings: ServerConfiguration.WebhookSettings, events: EventRecorder, logger: Logger) {
+        let transport = HTTPWebhookTransport()
+        self.transport = transport
+        self.logger = logger
+        dispatcher = WebhookDispatcher(
+            repository: repository, transport: transport, policy: settings.retry, pollInterval: settings.pollInterval,
+            owner: "instance-" + UUID().uuidString.lowercased(), now: Date.init
+        ) { endpoint, delivery, attempt in
+            let metadata: Logger.Metadata = [
+                "endpoint": "\(endpoint.id)", "message": "\(delivery.message.id)", "type": "\(delivery.message.type)",
+                "attempt": "\(delivery.attempts + 1)", "status": "\(attempt.status.map(String.init) ?? "none")",
+            ]
+            switch attempt.state {
+            case .delivered:
+                logger.debug("webhook delivered", metadata: metadata)
+            case .failed:
+                logger.error("webhook delivery failed for good: \(attempt.error ?? "")", metadata: metadata)
+                await events.record(
+                    EventRecord(
+                        time: attempt.time, kind: "webhook.failed", result: .failure, code: "webhook_delivery_failed",
+                        explanation: "\(delivery.message.type) \(delivery.message.id) to \(endpoint.id): \(attempt.error ?? "failed") after \(delivery.attempts + 1) attempts",
+                        userID: delivery.message.userID, username: delivery.message.username),
+                    logger: logger)
+            default:
+                logger.warning("webhook delivery failed, will retry: \(attempt.error ?? "")", metadata: metadata)
+            }
+        }
+    }
+
+    func run() async throws {
+        let logger = logger
+        await cancelWhenGracefulShutdown {
+            await dispatcher.run { error in logger.warning("webhook outbox unavailable", metadata: ["error": "\(error.code)"]) }
+        }
+        await transport.shutdown()
+    }
+}
