@@ -93,6 +93,22 @@ struct DashboardBrowserTests {
         try check(try await driver.element("main").text().contains("apple-app-site-association"), "the .well-known previews")
         try await driver.screenshot().write(to: screenshots.appendingPathComponent("settings.png"))
 
+        // A webhook endpoint added from the Webhooks page: its secret is shown once, then it is listed without it.
+        try await driver.navigate(to: page.origin + "/dashboard/webhooks")
+        try await driver.element("#endpoint-url").type("http://127.0.0.1:9/passkey-hooks")
+        try await driver.element("#endpoint-description").type("billing")
+        try await driver.element("input[value='user.deleted']").click()
+        try await driver.element("#add-endpoint").click()
+        var secret = ""
+        try await waitFor("the new endpoint's secret") {
+            secret = try await driver.element("#endpoint-secret").property("value")
+            return secret.hasPrefix("whsec_")
+        }
+        try await driver.navigate(to: page.origin + "/dashboard/webhooks")
+        let endpoints = try await driver.element("table.endpoints").text()
+        try check(endpoints.contains("/passkey-hooks") && endpoints.contains("user.deleted") && !endpoints.contains(secret), "the endpoint row: \(endpoints)")
+        try await driver.screenshot().write(to: screenshots.appendingPathComponent("webhooks.png"))
+
         try await driver.navigate(to: page.origin + "/dashboard")
         try check(try await driver.element(".stats").text().contains("Users"), "the overview's totals")
         try await driver.screenshot().write(to: screenshots.appendingPathComponent("overview.png"))

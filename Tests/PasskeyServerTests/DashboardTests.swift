@@ -138,6 +138,7 @@ struct DashboardTests {
     ]
     static let pages: Set<String> = [
         "GET /dashboard", "GET /dashboard/log", "GET /dashboard/users", "GET /dashboard/users/{id}", "GET /dashboard/settings",
+        "GET /dashboard/webhooks",
     ]
     static let dataEndpoints: Set<String> = [
         "GET /dashboard/api/events", "GET /dashboard/events/stream", "GET /dashboard/api/stats", "GET /dashboard/api/users",
@@ -145,7 +146,9 @@ struct DashboardTests {
         "DELETE /dashboard/api/users/{id}/passkeys/{credentialId}", "DELETE /dashboard/api/users/{id}", "PATCH /dashboard/api/users/{id}",
         "POST /dashboard/api/recheck/options",
         "POST /dashboard/api/recheck/verify", "POST /dashboard/api/logout", "POST /dashboard/api/users/{id}/links",
-        "DELETE /dashboard/api/users/{id}/links",
+        "DELETE /dashboard/api/users/{id}/links", "GET /dashboard/api/webhooks", "POST /dashboard/api/webhooks",
+        "PATCH /dashboard/api/webhooks/{id}", "DELETE /dashboard/api/webhooks/{id}", "POST /dashboard/api/webhooks/{id}/rotate",
+        "POST /dashboard/api/webhooks/{id}/retry",
     ]
 
     static func routes(_ server: TestServer) -> Set<String> {

@@ -16,6 +16,15 @@ extension DashboardController {
     }
 
     func addWebhookRoutes(to router: Router<Context>) {
+        router.get("dashboard/webhooks") { request, _ in
+            await page(request) { principal throws(APIError) in
+                let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }
+                let deliveries = try await library { () async throws(RelyingPartyError) in
+                    try await webhookEndpoints.deliveries(endpointID: nil, limit: 100)
+                }
+                return DashboardPages.webhooks(principal: principal, endpoints: endpoints, deliveries: deliveries)
+            }
+        }
         router.get("dashboard/api/webhooks") { request, _ in
             await data(request) { _ throws(APIError) in
                 let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }

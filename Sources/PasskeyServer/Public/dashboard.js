@@ -243,6 +243,49 @@ function startUser() {
   });
 }
 
+function startWebhooks() {
+  const secretField = document.getElementById("endpoint-secret");
+  const showSecret = (secret, what) => {
+    secretField.value = secret;
+    secretField.hidden = false;
+    secretField.select();
+    status(`${what} Its signing secret is above, shown only now: give it to the receiver.`, true);
+  };
+  document.getElementById("add-endpoint").addEventListener("click", async () => {
+    const url = document.getElementById("endpoint-url").value.trim();
+    const description = document.getElementById("endpoint-description").value.trim();
+    const eventTypes = [...document.querySelectorAll('input[name="event-type"]:checked')].map((box) => box.value);
+    const result = await withFreshCheck(() => api("POST", "/dashboard/api/webhooks", { url, description, eventTypes }));
+    if (result.status !== 200) return status(result.json.message || "The endpoint was not added.", false);
+    showSecret(result.json.secret, "Endpoint added (reload to see it in the list).");
+  });
+  for (const row of document.querySelectorAll("tr[data-endpoint]")) {
+    const path = "/dashboard/api/webhooks/" + encodeURIComponent(row.dataset.endpoint);
+    row.querySelector(".toggle-endpoint").addEventListener("click", async () => {
+      const enabled = row.dataset.enabled !== "true";
+      const result = await withFreshCheck(() => api("PATCH", path, { enabled }));
+      if (result.status === 200) window.location.reload(); else status(result.json.message || "The change failed.", false);
+    });
+    row.querySelector(".rotate-endpoint").addEventListener("click", async () => {
+      const hours = window.prompt("Hours the current secret keeps signing beside the new one (0 if it leaked)", "24");
+      if (hours === null) return;
+      const result = await withFreshCheck(() => api("POST", path + "/rotate", { overlapSeconds: Math.round(Number(hours) * 3600) }));
+      if (result.status !== 200) return status(result.json.message || "No new secret was made.", false);
+      showSecret(result.json.secret, "New secret made.");
+    });
+    row.querySelector(".retry-endpoint").addEventListener("click", async () => {
+      const result = await api("POST", path + "/retry", {});
+      if (result.status !== 200) return status(result.json.message || "Retry failed.", false);
+      status(`${result.json.retried} failed deliver${result.json.retried === 1 ? "y" : "ies"} will be sent again.`, true);
+    });
+    row.querySelector(".delete-endpoint").addEventListener("click", async () => {
+      if (!window.confirm("Remove this endpoint? Its pending messages are dropped.")) return;
+      const result = await withFreshCheck(() => api("DELETE", path));
+      if (result.status === 200) window.location.reload(); else status(result.json.message || "Remove failed.", false);
+    });
+  }
+}
+
 const signOut = document.getElementById("sign-out");
 if (signOut) {
   signOut.addEventListener("click", async () => {
@@ -254,3 +297,4 @@ if (page === "login") document.getElementById("sign-in").addEventListener("click
 if (page === "setup" && document.getElementById("create-admin")) document.getElementById("create-admin").addEventListener("click", setUp);
 if (page === "log") startLog();
 if (page === "user") startUser();
+if (page === "webhooks") startWebhooks();
