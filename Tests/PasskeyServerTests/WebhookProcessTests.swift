@@ -117,6 +117,16 @@ struct WebhookProcessTests {
         return folder
     }
 
+    /// A new SQLite database (`passkey-server migrate`, as an operator makes one) with an endpoint to a receiver on the
+    /// second of two free ports; the first is the server's.
+    static func sqliteWithEndpoint() async throws -> (folder: URL, database: String, ports: [Int], secret: String) {
+        let folder = try Self.folder()
+        let database = "sqlite:" + folder.appendingPathComponent("hooks.sqlite").path
+        let ports = try LocalPorts.free(2)
+        try await Self.migrate(database)
+        return (folder, database, ports, try await Self.addEndpoint("http://127.0.0.1:\(ports[1])/hooks", database: database))
+    }
+
     /// `passkey-server migrate`, which makes a new database, as an operator does before adding endpoints.
     static func migrate(_ database: String) async throws {
         let run = try await onOwnThread { try runProgram(ServerProcess.executable, ["migrate", "--database", database]) }
@@ -165,11 +175,7 @@ struct WebhookProcessTests {
 
     @Test("a receiver that fails for a while, then recovers: nothing lost, every signature verifies, each account's order kept", .timeLimit(.minutes(3)))
     func failingReceiver() async throws {
-        let folder = try Self.folder()
-        let database = "sqlite:" + folder.appendingPathComponent("hooks.sqlite").path
-        let ports = try LocalPorts.free(2)
-        try await Self.migrate(database)
-        let secret = try await Self.addEndpoint("http://127.0.0.1:\(ports[1])/hooks", database: database)
+        let (folder, database, ports, secret) = try await Self.sqliteWithEndpoint()
         let receiver = try await Receiver(secret: secret, port: ports[1], failFirst: 3, folder: folder)
         defer { receiver.stop() }
         let server = try await ServerProcess.start(
@@ -195,11 +201,7 @@ struct WebhookProcessTests {
 
     @Test("kill -9 between a change and its delivery: the message is delivered after the restart", .timeLimit(.minutes(3)))
     func killedServer() async throws {
-        let folder = try Self.folder()
-        let database = "sqlite:" + folder.appendingPathComponent("hooks.sqlite").path
-        let ports = try LocalPorts.free(2)
-        try await Self.migrate(database)
-        let secret = try await Self.addEndpoint("http://127.0.0.1:\(ports[1])/hooks", database: database)
+        let (folder, database, ports, secret) = try await Self.sqliteWithEndpoint()
         // No receiver yet: deliveries fail and wait.
         let schedule = Array(repeating: "0.5", count: 30).joined(separator: ",")
         let first = try await ServerProcess.start(database: database, port: ports[0], extraArguments: ["--webhook-retry-schedule", schedule])

@@ -9,44 +9,56 @@ import ServiceLifecycle
 /// the payload, a secret or the URL's query. A delivery whose retries ran out is an error and an event in the
 /// dashboard's log (`webhook.failed`).
 struct WebhookDelivery<Repository: PasskeyRepository>: Service {
-    let dispatcher: WebhookDispatcher<Repository>
-    let transport: HTTPWebhookTransport
+    let repository: Repository
+    let settings: ServerConfiguration.WebhookSettings
+    let events: EventRecorder
     let logger: Logger
 
     init(repository: Repository, settings: ServerConfiguration.WebhookSettings, events: EventRecorder, logger: Logger) {
-        let transport = HTTPWebhookTransport()
-        self.transport = transport
+        self.repository = repository
+        self.settings = settings
+        self.events = events
         self.logger = logger
-        dispatcher = WebhookDispatcher(
+    }
+
+    /// The HTTP client lives only while the service runs: made here, shut down before returning (an application that is
+    /// built but never run holds none).
+    func run() async throws {
+        let transport = HTTPWebhookTransport()
+        let logger = logger
+        let events = events
+        let dispatcher = WebhookDispatcher(
             repository: repository, transport: transport, policy: settings.retry, pollInterval: settings.pollInterval,
             owner: "instance-" + UUID().uuidString.lowercased(), now: Date.init
         ) { endpoint, delivery, attempt in
-            let metadata: Logger.Metadata = [
-                "endpoint": "\(endpoint.id)", "message": "\(delivery.message.id)", "type": "\(delivery.message.type)",
-                "attempt": "\(delivery.attempts + 1)", "status": "\(attempt.status.map(String.init) ?? "none")",
-            ]
-            switch attempt.state {
-            case .delivered:
-                logger.debug("webhook delivered", metadata: metadata)
-            case .failed:
-                logger.error("webhook delivery failed for good: \(attempt.error ?? "")", metadata: metadata)
-                await events.record(
-                    EventRecord(
-                        time: attempt.time, kind: "webhook.failed", result: .failure, code: "webhook_delivery_failed",
-                        explanation: "\(delivery.message.type) \(delivery.message.id) to \(endpoint.id): \(attempt.error ?? "failed") after \(delivery.attempts + 1) attempts",
-                        userID: delivery.message.userID, username: delivery.message.username),
-                    logger: logger)
-            default:
-                logger.warning("webhook delivery failed, will retry: \(attempt.error ?? "")", metadata: metadata)
-            }
+            await Self.report(endpoint, delivery, attempt, events: events, logger: logger)
         }
-    }
-
-    func run() async throws {
-        let logger = logger
         await cancelWhenGracefulShutdown {
             await dispatcher.run { error in logger.warning("webhook outbox unavailable", metadata: ["error": "\(error.code)"]) }
         }
         await transport.shutdown()
+    }
+
+    static func report(
+        _ endpoint: WebhookEndpointRecord, _ delivery: WebhookDeliveryRecord, _ attempt: WebhookAttempt, events: EventRecorder, logger: Logger
+    ) async {
+        let metadata: Logger.Metadata = [
+            "endpoint": "\(endpoint.id)", "message": "\(delivery.message.id)", "type": "\(delivery.message.type)",
+            "attempt": "\(delivery.attempts + 1)", "status": "\(attempt.status.map(String.init) ?? "none")",
+        ]
+        switch attempt.state {
+        case .delivered:
+            logger.debug("webhook delivered", metadata: metadata)
+        case .failed:
+            logger.error("webhook delivery failed for good: \(attempt.error ?? "")", metadata: metadata)
+            await events.record(
+                EventRecord(
+                    time: attempt.time, kind: "webhook.failed", result: .failure, code: "webhook_delivery_failed",
+                    explanation: "\(delivery.message.type) \(delivery.message.id) to \(endpoint.id): \(attempt.error ?? "failed") after \(delivery.attempts + 1) attempts",
+                    userID: delivery.message.userID, username: delivery.message.username),
+                logger: logger)
+        default:
+            logger.warning("webhook delivery failed, will retry: \(attempt.error ?? "")", metadata: metadata)
+        }
     }
 }
