@@ -223,8 +223,12 @@ extension PostgresRepository: WebhookRepository {
                 RETURNING 1
                 """, logger
             ).count
+            // Only old messages are looked at (by index): every instance purges every 30 s.
             try await connection.query(
-                "DELETE FROM webhook_messages m WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_seq = m.seq)", logger: logger)
+                """
+                DELETE FROM webhook_messages m WHERE m.created_at < \(PostgresTime.milliseconds(time))
+                    AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_seq = m.seq)
+                """, logger: logger)
             return count
         }
     }

@@ -53,6 +53,7 @@ enum PostgresWebhookSchema {
         "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (endpoint_id, message_seq) WHERE state = 'pending'",
         "CREATE INDEX webhook_deliveries_message ON webhook_deliveries (message_seq)",
         "CREATE INDEX webhook_messages_user_id ON webhook_messages (user_id)",
+        "CREATE INDEX webhook_messages_created_at ON webhook_messages (created_at)",
         """
         CREATE FUNCTION webhook_enqueue(
             p_type TEXT, p_user_id TEXT, p_username TEXT, p_display_name TEXT, p_external_user_id TEXT, p_credential_id BYTEA,

@@ -107,6 +107,8 @@ extension SQLiteRepository {
             arguments: [sequence, created, message.type])
     }
 
+    /// The pending deliveries are read through their partial index (`INDEXED BY`): without statistics SQLite would walk
+    /// the primary key, through every delivered message the endpoint kept.
     public func dueWebhookEndpoints(now: Date) async throws(StorageError) -> [String] {
         let now = SQLiteSchema.milliseconds(now)
         return try await read { db in
@@ -115,7 +117,8 @@ extension SQLiteRepository {
                 sql: """
                     SELECT e.id FROM webhook_endpoints e
                     WHERE e.disabled_at IS NULL AND (e.lease_until IS NULL OR e.lease_until <= ?1)
-                        AND (SELECT d.next_attempt_at FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'pending'
+                        AND (SELECT d.next_attempt_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending
+                            WHERE d.endpoint_id = e.id AND d.state = 'pending'
                             ORDER BY d.message_seq LIMIT 1) <= ?1
                     ORDER BY e.id
                     """, arguments: [now])
@@ -145,7 +148,8 @@ extension SQLiteRepository {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(Self.deliveryColumns) FROM webhook_deliveries d JOIN webhook_messages m ON m.seq = d.message_seq
+                    SELECT \(Self.deliveryColumns) FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending
+                        JOIN webhook_messages m ON m.seq = d.message_seq
                     WHERE d.endpoint_id = ? AND d.state = 'pending' ORDER BY d.message_seq LIMIT ?
                     """, arguments: [endpointID, max(0, limit)]
             ).map(Self.delivery)
@@ -197,8 +201,12 @@ extension SQLiteRepository {
                         AND message_seq IN (SELECT seq FROM webhook_messages WHERE created_at < ?)
                     """, arguments: [SQLiteSchema.milliseconds(time)])
             let count = db.changesCount
+            // Only old messages are looked at (by index): the purge runs every 30 s on the writer.
             try db.execute(
-                sql: "DELETE FROM webhook_messages WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_seq = webhook_messages.seq)")
+                sql: """
+                    DELETE FROM webhook_messages WHERE created_at < ?
+                        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_seq = webhook_messages.seq)
+                    """, arguments: [SQLiteSchema.milliseconds(time)])
             return count
         }
     }

@@ -48,6 +48,7 @@ enum SQLiteWebhookSchema {
         CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (endpoint_id, message_seq) WHERE state = 'pending';
         CREATE INDEX webhook_deliveries_message ON webhook_deliveries (message_seq);
         CREATE INDEX webhook_messages_user_id ON webhook_messages (user_id);
+        CREATE INDEX webhook_messages_created_at ON webhook_messages (created_at);
         """
 
     /// The endpoints that receive `type` (an SQL string expression).
