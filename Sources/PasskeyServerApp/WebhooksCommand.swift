@@ -16,6 +16,12 @@ struct WebhooksCommand: AsyncParsableCommand {
         WebhookEndpoints(repository: try await openStorage(root, mustExist: true))
     }
 
+    /// Puts the change in the dashboard's event log, as the dashboard's own changes are (never with the secret).
+    static func record(_ action: String, _ detail: String, _ endpoints: WebhookEndpoints) async {
+        guard let repository = endpoints.repository as? any PasskeyRepository else { return }
+        await recordCommand(action, detail, in: repository)
+    }
+
     static func line(_ endpoint: WebhookEndpointRecord) -> String {
         let types = endpoint.eventTypes.isEmpty ? "every event" : endpoint.eventTypes.joined(separator: ",")
         let state = endpoint.disabledAt == nil ? "enabled" : "disabled"
@@ -64,6 +70,7 @@ struct WebhooksCommand: AsyncParsableCommand {
             let endpoint = try await WebhooksCommand.refusing { () async throws(RelyingPartyError) in
                 try await endpoints.create(url: url, description: description, eventTypes: WebhooksCommand.eventTypes(events) ?? [])
             }
+            await WebhooksCommand.record("add_webhook", "webhook endpoint \(endpoint.id) added", endpoints)
             say(endpoint.secret)
             note("Added \(WebhooksCommand.line(endpoint))\nThe secret above signs its messages; it is not shown again (`webhooks rotate` makes a new one).")
         }
@@ -91,6 +98,7 @@ struct WebhooksCommand: AsyncParsableCommand {
                 try await endpoints.update(
                     id: id, url: url, description: description, eventTypes: WebhooksCommand.eventTypes(events), enabled: state.map { $0 == .enable })
             }
+            await WebhooksCommand.record("change_webhook", "webhook endpoint \(endpoint.id) changed", endpoints)
             say(WebhooksCommand.line(endpoint))
         }
     }
@@ -109,6 +117,7 @@ struct WebhooksCommand: AsyncParsableCommand {
             let endpoint = try await WebhooksCommand.refusing { () async throws(RelyingPartyError) in
                 try await endpoints.rotateSecret(id: id, overlap: overlapHours * 3600)
             }
+            await WebhooksCommand.record("rotate_webhook", "webhook endpoint \(endpoint.id) has a new secret", endpoints)
             say(endpoint.secret)
             note("New secret for \(WebhooksCommand.line(endpoint)); it is not shown again.")
         }
@@ -123,6 +132,7 @@ struct WebhooksCommand: AsyncParsableCommand {
         func run() async throws {
             let endpoints = try await WebhooksCommand.endpoints(root)
             try await WebhooksCommand.refusing { () async throws(RelyingPartyError) in try await endpoints.delete(id: id) }
+            await WebhooksCommand.record("remove_webhook", "webhook endpoint \(id) removed", endpoints)
             say("removed \(id)")
         }
     }
@@ -163,6 +173,7 @@ struct WebhooksCommand: AsyncParsableCommand {
         func run() async throws {
             let endpoints = try await WebhooksCommand.endpoints(root)
             let count = try await WebhooksCommand.refusing { () async throws(RelyingPartyError) in try await endpoints.retryFailed(id: id) }
+            await WebhooksCommand.record("retry_webhook", "\(count) failed deliveries of \(id) sent again", endpoints)
             say("\(count) failed deliver\(count == 1 ? "y" : "ies") will be sent again")
         }
     }

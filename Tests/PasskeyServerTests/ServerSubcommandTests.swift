@@ -44,7 +44,8 @@ struct ServerSubcommandTests {
     func usageShowsDatabase() async throws {
         for command in [
             ["api-keys", "create"], ["api-keys", "list"], ["api-keys", "revoke"], ["keys", "rotate"], ["keys", "list"], ["admin", "invite"], ["migrate"],
-            ["users", "list"], ["users", "disable"], ["users", "enable"], ["export"], ["import"],
+            ["users", "list"], ["users", "disable"], ["users", "enable"], ["export"], ["import"], ["webhooks", "add"], ["webhooks", "list"],
+            ["webhooks", "rotate"], ["webhooks", "deliveries"],
         ] {
             let answer = try await run(command + ["--help"])
             #expect(answer.status == 0, "\(command)")
@@ -56,6 +57,37 @@ struct ServerSubcommandTests {
             #expect(words.contains("PASSKEY_DATABASE"), "\(command)")
             #expect(words.contains("--config"), "\(command)")
         }
+    }
+
+    @Test("webhooks: added (the secret printed once), listed without it, changed, rotated, removed; each change in the event log; bad input refused")
+    func webhooks() async throws {
+        let path = try folder() + "/passkey.sqlite"
+        let database = "sqlite:" + path
+        #expect(try await run(["migrate", "--database", database]).status == 0)
+        let added = try await run(["webhooks", "add", "https://hooks.example.com/p", "--events", "user.deleted,passkey.created", "--description", "billing", "--database", database])
+        #expect(added.status == 0, "\(added.output)")
+        let secret = try #require(added.output.split(separator: "\n").first { $0.hasPrefix("whsec_") }.map(String.init))
+        let id = try #require(added.output.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("whe_") }.map(String.init))
+        let listed = try await run(["webhooks", "list", "--database", database])
+        #expect(listed.output.contains("\(id)  https://hooks.example.com/p  user.deleted,passkey.created  enabled  \"billing\""), "\(listed.output)")
+        #expect(!listed.output.contains(secret))
+        let disabled = try await run(["webhooks", "update", id, "--disable", "--events", "user.created", "--database", database])
+        #expect(disabled.output.contains("user.created  disabled"), "\(disabled.output)")
+        let rotated = try await run(["webhooks", "rotate", id, "--overlap-hours", "0", "--database", database])
+        #expect(rotated.status == 0 && rotated.output.contains("whsec_") && !rotated.output.contains(secret), "\(rotated.output)")
+        #expect(try await run(["webhooks", "deliveries", id, "--database", database]).output.contains("no deliveries"))
+        for (arguments, message) in [
+            (["webhooks", "add", "http://hooks.example.com/"], "webhook_url_invalid"),
+            (["webhooks", "add", "https://hooks.example.com/", "--events", "user.exploded"], "webhook_event_type_unknown"),
+            (["webhooks", "rotate", id, "--overlap-hours", "200"], "field_invalid"),
+            (["webhooks", "remove", "whe_missing"], "webhook_endpoint_not_found"),
+        ] {
+            let refused = try await run(arguments + ["--database", database])
+            #expect(refused.status != 0 && refused.output.contains(message), "\(arguments): \(refused.output)")
+        }
+        #expect(try await run(["webhooks", "remove", id, "--database", database]).output.contains("removed \(id)"))
+        let events = try await SQLiteRepository(path: path).events(matching: EventFilter(), before: nil, limit: 20).map(\.kind)
+        #expect(["admin.add_webhook", "admin.change_webhook", "admin.rotate_webhook", "admin.remove_webhook"].allSatisfy(events.contains), "\(events)")
     }
 
     @Test("users: listed with their state, disabled and enabled by user id or username; unknown names and limits are refused")
