@@ -14,7 +14,11 @@ import Glibc
 /// with `standardwebhooks` from PyPI (an implementation we did not write). Endpoints are added with
 /// `passkey-server webhooks add`, as an operator would. Without python3 and the package the suite is skipped locally;
 /// with `CI=true` it fails instead.
-@Suite("Webhooks between processes", .enabled(if: WebhookSignatureTests.available || WebhookSignatureTests.required, "python3 with standardwebhooks is not installed"))
+///
+/// One test at a time: each starts servers and receivers, and together they loaded the machine enough to starve the
+/// time-bounded tests running beside them. Nothing here blocks a Swift concurrency thread: stores are opened and
+/// programs run on threads of their own.
+@Suite("Webhooks between processes", .serialized, .enabled(if: WebhookSignatureTests.available || WebhookSignatureTests.required, "python3 with standardwebhooks is not installed"))
 struct WebhookProcessTests {
     /// The receiver: verifies each POST with the library, answers 500 to its first `fail_first` requests and 200
     /// after (400 to one whose signature does not verify), and writes a JSON line per request.
@@ -105,10 +109,8 @@ struct WebhookProcessTests {
             }
         }
 
-        func stop() {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        /// Ends the receiver at once, without waiting (Foundation reaps it).
+        func stop() { kill(process.processIdentifier, SIGKILL) }
     }
 
     static func folder() throws -> URL {
@@ -125,6 +127,11 @@ struct WebhookProcessTests {
         let ports = try LocalPorts.free(2)
         try await Self.migrate(database)
         return (folder, database, ports, try await Self.addEndpoint("http://127.0.0.1:\(ports[1])/hooks", database: database))
+    }
+
+    /// The server's SQLite database, opened on a thread of its own: opening it waits for the server's writer.
+    static func openSQLite(_ database: String) async throws -> SQLiteRepository {
+        try await onOwnThread { try SQLiteRepository(path: String(database.dropFirst("sqlite:".count))) }
     }
 
     /// `passkey-server migrate`, which makes a new database, as an operator does before adding endpoints.
@@ -188,7 +195,7 @@ struct WebhookProcessTests {
         #expect(disabled.status == 0, "\(disabled.output)")
         await client.close()
 
-        let repository = try SQLiteRepository(path: String(database.dropFirst("sqlite:".count)))
+        let repository = try await Self.openSQLite(database)
         let delivered = try await Self.eventually(60) { try await Self.written(repository).allSatisfy { $0.state == .delivered } }
         let written = try await Self.written(repository)
         #expect(delivered, "\(written.map { "\($0.message.type) \($0.state.rawValue) \($0.lastError ?? "")" })")
@@ -208,10 +215,10 @@ struct WebhookProcessTests {
         let client = ProcessClient(port: first.port)
         _ = try await Self.register("ann", client, credential: 1)
         await client.close()
-        let repository = try SQLiteRepository(path: String(database.dropFirst("sqlite:".count)))
+        let repository = try await Self.openSQLite(database)
         #expect(try await Self.eventually(20) { try await Self.written(repository).first?.attempts ?? 0 >= 1 }, "an attempt failed")
         kill(first.process.processIdentifier, SIGKILL)
-        first.process.waitUntilExit()
+        try await onOwnThread { first.process.waitUntilExit() }
         #expect(try await Self.written(repository).allSatisfy { $0.state == .pending })
 
         let receiver = try await Receiver(secret: secret, port: ports[1], failFirst: 0, folder: folder)
