@@ -66,6 +66,7 @@ let package = Package(
         .executable(name: "passkey", targets: ["PasskeyCLI"]),
         .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
         .executable(name: "passkey-server-bench", targets: ["PasskeyServerBenchmarks"]),
+        .executable(name: "passkey-operator-bench", targets: ["PasskeyOperatorBenchmarks"]),
     ] + appleAdapterProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -280,6 +281,17 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
+        .executableTarget(
+            name: "PasskeyOperatorBenchmarks",
+            dependencies: [
+                "PasskeyServer", "PasskeyStorage", "PasskeyCore", "PasskeyWire", "PasskeyTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "PasskeyServerBenchmarks",
             dependencies: [

@@ -1,0 +1,109 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The release `passkey-server` beside this program, run as an operator runs it: its own process, its defaults, its log
+/// in a file. Its CPU is read from `/proc/<pid>/stat`, so the load generator's own work is never counted.
+final class ServerUnderTest: @unchecked Sendable {
+    let process: Process
+    let port: Int
+    let database: String
+    let log: URL
+
+    static var executable: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey-server") }
+
+    /// Runs `passkey-server <arguments>` to completion (migrate, import); throws with its output when it fails.
+    static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("operator-bench-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try? handle.close()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: output)
+        guard process.terminationStatus == 0 else {
+            throw BenchFailure("passkey-server \(arguments.prefix(2).joined(separator: " ")) failed: \(text.suffix(1500))")
+        }
+    }
+
+    /// Starts the server on `port` over `database` with `--log-level info` and its other defaults; the one deviation is
+    /// the options rate limit, which counts per client address and every connection here comes from 127.0.0.1.
+    init(database: String, port: Int, folder: URL) async throws {
+        self.port = port
+        self.database = database
+        log = folder.appendingPathComponent("server-\(port).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["--port", String(port), "--database", database, "--log-level", "info", "--options-per-minute", "1000000000"]
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        self.process = process
+        for _ in 0..<600 {
+            if try await LoadClient.healthy(port: port) { return }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.terminate()
+        throw BenchFailure("passkey-server did not start: \(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(1500))")
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// User and system CPU seconds of the server process (all its threads), from `/proc/<pid>/stat`.
+    func cpu() -> (user: Double, system: Double) {
+        guard let text = Self.readProc("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return (0, 0) }
+        // After the command name (which may hold spaces or parentheses): field 3 (state) is index 0, so utime (field 14)
+        // is index 11 and stime (field 15) index 12, in clock ticks.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return (0, 0) }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user / ticks, system / ticks)
+    }
+
+    /// Resident memory now and at its peak, in MB, from `/proc/<pid>/status`.
+    func memory() -> (resident: Double, peak: Double) {
+        guard let text = Self.readProc("/proc/\(pid)/status") else { return (0, 0) }
+        func kilobytes(_ name: String) -> Double {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+            return Double(line.split(separator: " ").dropFirst().first.map(String.init) ?? "") ?? 0
+        }
+        return (kilobytes("VmRSS") / 1024, kilobytes("VmHWM") / 1024)
+    }
+
+    /// A /proc file (their size reads as 0, so they are read until the end).
+    static func readProc(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count <= 0 { break }
+            bytes += buffer.prefix(count)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
