@@ -84,7 +84,7 @@ struct Phase {
     var p50 = 0.0
     var p99 = 0.0
     var firstFailure: String?
-    var perSecond: Double { Double(operations) / wall }
+    var perSecond: Double { wall > 0 ? Double(operations) / wall : 0 }
     var cpuPerOperation: Double { serverCPU / Double(max(operations, 1)) }
 }
 
@@ -178,14 +178,19 @@ for storage in storages {
     defer { cluster?.destroy() }
     var servers: [(accounts: Int, server: ServerUnderTest, clients: [LoadClient])] = []
     let ports = try LocalPorts.free(accountCounts.count)
-    for (index, count) in accountCounts.enumerated() {
+    // Every database is seeded before any server starts: a server waiting through a long import closes its idle
+    // keep-alive connections (--idle-timeout).
+    var databases: [(count: Int, database: String, seconds: Double)] = []
+    for count in accountCounts {
         let database: String
         if storage == "sqlite" {
             database = "sqlite:" + folder.appendingPathComponent("sqlite-\(count)/passkey.sqlite").path
         } else {
             database = TestPostgres.withSchema(postgresURL ?? cluster?.url ?? "", "pkbench_\(count)_\(runID)")
         }
-        let seedSeconds = try seeding.seed(count, database: database, folder: folder)
+        databases.append((count, database, try seeding.seed(count, database: database, folder: folder)))
+    }
+    for (index, (count, database, seedSeconds)) in databases.enumerated() {
         let server = try await ServerUnderTest(database: database, port: ports[index], folder: folder)
         try await Task.sleep(for: .seconds(2))
         let idle = server.memory()
