@@ -36,6 +36,6 @@ public enum WebhookPayload {
         return ["type": .string(message.type), "timestamp": .string(timestamp(message.createdAt)), "data": .object(data)]
     }
 
-    /// RFC 3339 in UTC with milliseconds.
-    static func timestamp(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+    /// RFC 3339 in UTC with milliseconds: the payload's `timestamp`, and the times the API shows beside it.
+    public static func timestamp(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
 }

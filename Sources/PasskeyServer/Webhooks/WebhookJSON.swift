@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
 
@@ -29,5 +30,5 @@ enum WebhookJSON {
         ])
     }
 
-    static func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+    static func time(_ date: Date) -> String { WebhookPayload.timestamp(date) }
 }
