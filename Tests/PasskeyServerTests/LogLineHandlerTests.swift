@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PasskeyServer
+@testable import PasskeyServer
 import PasskeyTestSupport
 import PasskeyServerTestSupport
 import Testing
@@ -25,6 +25,25 @@ struct LogLineHandlerTests {
         #expect(line.contains(#"detail=http://x\u{a}2026-11-22T07:00:00+0000 critical passkey-server: FORGED admin=root\u{1b}[31mRED"#), "\(line)")
         #expect(line.contains("origin=" + String(repeating: "a", count: LogLineHandler.maximumValueLength) + "…(39488 more) "), "\(line.count)")
         #expect(line.contains(" notice passkey-server: detail=") && line.hasSuffix(" [PasskeyServerTests] ceremony failed\n"), "\(line)")
+    }
+
+    @Test("a line starts with the local time to the second and the level's name; durations show milliseconds with one decimal")
+    func timeAndDuration() throws {
+        let capture = LogCapture()
+        let before = LogLineHandler.timestamp()
+        logger(capture).warning("slow", metadata: ["ms": .string(RequestLog.milliseconds(.microseconds(12_345)))])
+        let after = LogLineHandler.timestamp()
+        let line = try #require(capture.lines.first)
+        let time = String(line.prefix { $0 != " " })
+        #expect(time == before || time == after, "\(line)")
+        #expect(time.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}/) != nil, "\(time)")
+        #expect(line.hasPrefix(time + " warning passkey-server: ms=12.3 ["), "\(line)")
+        #expect(RequestLog.milliseconds(.zero) == "0.0")
+        #expect(RequestLog.milliseconds(.microseconds(49)) == "0.0")
+        #expect(RequestLog.milliseconds(.microseconds(50)) == "0.1")
+        #expect(RequestLog.milliseconds(.microseconds(999_960)) == "1000.0")
+        #expect(RequestLog.milliseconds(.seconds(2) + .milliseconds(7)) == "2007.0")
+        #expect(RequestLog.milliseconds(.milliseconds(-3)) == "0.0")
     }
 
     @Test("C1 controls, DEL, separators and direction controls are escaped in short values too", arguments: ["a\u{85}b", "a\u{7F}b", "a\u{9B}31mb", "a\u{2029}b", "a\u{202E}b", "a\u{61C}b"])

@@ -25,6 +25,8 @@ public struct LogLineHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     private let label: String
     private let write: @Sendable (String) -> Void
+    /// Shared by the copies of a logger: the time is formatted once a second, not once a line.
+    private let clock = LogClock()
 
     /// A handler for `label` that writes to standard error. Copies of the logger (every request's) share its lock.
     public init(label: String) {
@@ -46,12 +48,25 @@ public struct LogLineHandler: LogHandler {
     public func log(event: LogEvent) {
         var merged = metadata
         if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
-        if let error = event.error { merged["error.message"] = "\(error)" }
-        var line = "\(Self.timestamp()) \(event.level) \(label):"
+        if let error = event.error { merged["error.message"] = .string(String(describing: error)) }
+        var line = ""
+        line.reserveCapacity(256)
+        line += clock.now()
+        line += " "
+        line += event.level.rawValue  // not "\(level)": an enum without a description is printed through reflection
+        line += " "
+        line += label
+        line += ":"
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
-            line += " \(Self.safe(key))=\(Self.safe(Self.text(value)))"
+            line += " "
+            line += Self.safe(key)
+            line += "="
+            line += Self.safe(Self.text(value))
         }
-        line += " [\(Self.safe(event.source))] \(Self.safe(event.message.description))"
+        line += " ["
+        line += Self.safe(event.source)
+        line += "] "
+        line += Self.safe(event.message.description)
         write(Self.limited(line) + "\n")
     }
 
@@ -80,13 +95,31 @@ public struct LogLineHandler: LogHandler {
     /// `text` with control characters escaped, cut to ``maximumValueLength`` characters.
     static func safe(_ text: String) -> String { DisplayEscaping.escape(text, limit: maximumValueLength) }
 
-    static func timestamp() -> String {
-        var now = time(nil)
+    static func timestamp() -> String { LogClock.format(time(nil)) }
+}
+
+/// The local time of log lines (`2026-11-27T01:02:03+0000`), formatted at most once per second: `localtime_r` and
+/// `strftime` cost more than the rest of a request's line.
+final class LogClock: Sendable {
+    private let last = Mutex<(second: time_t, text: String)>((-1, ""))
+
+    func now() -> String {
+        let second = time(nil)
+        if let cached = last.withLock({ $0.second == second ? $0.text : nil }) { return cached }
+        let text = Self.format(second)
+        last.withLock { $0 = (second, text) }
+        return text
+    }
+
+    static func format(_ second: time_t) -> String {
+        var now = second
         var parts = tm()
         guard localtime_r(&now, &parts) != nil else { return "-" }
-        var buffer = [CChar](repeating: 0, count: 64)
-        let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
-        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            guard let base = buffer.baseAddress else { return "-" }
+            let length = strftime(base, 64, "%Y-%m-%dT%H:%M:%S%z", &parts)
+            return String(decoding: UnsafeRawBufferPointer(start: base, count: length), as: UTF8.self)
+        }
     }
 }
 

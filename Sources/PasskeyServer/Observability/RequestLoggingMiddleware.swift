@@ -26,12 +26,11 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
         var response = try await next(request, context)
         if let header = RequestLog.requestIDHeader { response.headers[header] = id }
         let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         context.logger.info(
             "request",
             metadata: [
                 "method": .string(request.method.rawValue), "path": .string(RequestLog.loggedPath(request.uri.path)),
-                "status": .stringConvertible(response.status.code), "ms": .string(String(format: "%.1f", milliseconds)),
+                "status": .stringConvertible(response.status.code), "ms": .string(RequestLog.milliseconds(elapsed)),
             ])
         return response
     }
@@ -60,16 +59,34 @@ enum RequestLog {
     }
 
     /// A random (version 4) UUID, lowercased. From the system generator (`getrandom`): Foundation's `UUID()` opens
-    /// `/dev/urandom` for each id on Linux, a file open per request.
+    /// `/dev/urandom` for each id on Linux, a file open per request; written here as hex without Foundation's formatter.
     static func newRequestID() -> String {
         var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        let bytes = withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Array($0) }
-        let uuid = UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6] & 0x0F | 0x40, bytes[7],
-            bytes[8] & 0x3F | 0x80, bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-        return uuid.uuidString.lowercased()
+        let high = (generator.next() as UInt64) & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000  // version 4
+        let low = (generator.next() as UInt64) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000  // variant 10
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var index = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[index] = UInt8(ascii: "-")
+                    index += 1
+                }
+                let word = nibble < 16 ? high : low
+                let value = Int(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble % 16))) & 0xF
+                buffer[index] = digits.withUTF8Buffer { $0[value] }
+                index += 1
+            }
+            return index
+        }
+    }
+
+    /// A duration in milliseconds with one decimal (`12.3`), as the request line has always shown it, without
+    /// Foundation's `String(format:)`.
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let tenths = max(0, seconds) * 10_000 + (max(0, attoseconds) + 50_000_000_000_000) / 100_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// Logs a request answered below the routes (bytes that are not HTTP, a header section over the limits, a body
