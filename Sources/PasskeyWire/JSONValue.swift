@@ -417,13 +417,13 @@ extension JSONValue {
 
     private func write(to out: inout [UInt8], sortedKeys: Bool, indent: Int?, level: Int) {
         switch self {
-        case .null: out.append(contentsOf: Array("null".utf8))
-        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .number(let n):
             if n.rounded() == n, abs(n) < 1e15 {
-                out.append(contentsOf: Array(String(Int64(n)).utf8))
+                out.append(contentsOf: String(Int64(n)).utf8)
             } else {
-                out.append(contentsOf: Array("\(n)".utf8))
+                out.append(contentsOf: "\(n)".utf8)
             }
         case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let items):
@@ -463,7 +463,7 @@ extension JSONValue {
             case 0x0d: out.append(0x5c); out.append(UInt8(ascii: "r"))
             case 0x09: out.append(0x5c); out.append(UInt8(ascii: "t"))
             case 0..<0x20:
-                out.append(contentsOf: Array("\\u00".utf8))
+                out.append(contentsOf: "\\u00".utf8)
                 out.append(hexDigits[Int(c >> 4)])
                 out.append(hexDigits[Int(c & 0xf)])
             default: out.append(c)

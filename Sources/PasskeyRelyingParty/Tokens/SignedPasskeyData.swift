@@ -1,4 +1,5 @@
 public import JWTKit
+public import PasskeyWire
 
 /// The claims of `signedPasskeyData`: a short-lived JWT (ES256) that proves to the app's backend who just signed in
 /// (or registered) with which passkey. The backend verifies it offline with `/.well-known/jwks.json` or online with
@@ -37,4 +38,20 @@ public struct SignedPasskeyClaims: JWTPayload, Equatable {
 
     /// Time and audience are checked by ``TokenIssuer`` with the server's clock, not here.
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+extension SignedPasskeyClaims {
+    /// The claims as the token's payload: members in the order of ``CodingKeys``, absent optionals left out (as
+    /// `JSONEncoder` wrote them when jwt-kit signed).
+    public var json: JSONValue {
+        var object: JSONObject = [
+            "iss": .string(iss), "sub": .string(sub), "aud": .string(aud), "iat": .number(Double(iat)), "exp": .number(Double(exp)),
+            "jti": .string(jti), "amr": .array(amr.map(JSONValue.string)), "ceremony": .string(ceremony),
+        ]
+        if let username { object["username"] = .string(username) }
+        if let externalUserID { object["external_user_id"] = .string(externalUserID) }
+        object["credential_id"] = .string(credentialID)
+        if let counterRegressed { object["counter_regressed"] = .bool(counterRegressed) }
+        return .object(object)
+    }
 }

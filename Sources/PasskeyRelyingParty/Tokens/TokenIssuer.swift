@@ -21,6 +21,8 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
     private var collection = JWTKeyCollection()
     private var keys: [SigningKeyRecord] = []
     private var publicKeys: [String: P256.Signing.PublicKey] = [:]
+    /// The key that signs, and its JWS header already base64url-encoded (`{"alg":"ES256","kid":…,"typ":"JWT"}`).
+    private var signer: (key: P256.Signing.PrivateKey, encodedHeader: String)?
     private var loadedAt: Date?
 
     public static var reloadInterval: TimeInterval { 30 }
@@ -49,29 +51,37 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
         let fresh = JWTKeyCollection()
         var publics: [String: P256.Signing.PublicKey] = [:]
         var usable: [SigningKeyRecord] = []
+        var current: (key: P256.Signing.PrivateKey, encodedHeader: String)?
         for record in stored where record.algorithm == "ES256" && (record.retiresAt.map { $0 > time } ?? true) {
             guard let key = try? P256.Signing.PrivateKey(pemRepresentation: record.privateKeyPEM),
-                let signer = try? ES256PrivateKey(backing: key)
+                let verifier = try? ES256PrivateKey(backing: key)
             else { continue }
-            await fresh.add(ecdsa: signer, kid: JWKIdentifier(string: record.id))
+            await fresh.add(ecdsa: verifier, kid: JWKIdentifier(string: record.id))
             publics[record.id] = key.publicKey
             usable.append(record)
+            if current == nil, record.retiresAt == nil {
+                let header: JSONValue = .object(["alg": .string("ES256"), "kid": .string(record.id), "typ": .string("JWT")])
+                current = (key, Base64URL.encode(header.serializedBytes))
+            }
         }
-        guard usable.contains(where: { $0.retiresAt == nil }) else {
+        guard let current else {
             throw RelyingPartyError.internalError("no usable signing key")
         }
         collection = fresh
         publicKeys = publics
         keys = usable
+        signer = current
         loadedAt = time
     }
 
     /// Signs the claims of a verified ceremony; returns the token and its expiry.
+    ///
+    /// The JWS is put together here (RFC 7515 compact serialisation: base64url header `.` payload, ES256 over both,
+    /// the signature as `r || s`) rather than by jwt-kit, whose Foundation `JSONEncoder` cost more per sign-in than the
+    /// signature itself. jwt-kit still verifies (``verify(_:consume:)``), and the tests check every token with joserfc.
     public func sign(_ subject: SignedPasskeySubject) async throws(RelyingPartyError) -> (token: String, expiresAt: Date) {
         try await load()
-        guard let current = keys.first(where: { $0.retiresAt == nil }) else {
-            throw RelyingPartyError.internalError("no signing key")
-        }
+        guard let signer else { throw RelyingPartyError.internalError("no signing key") }
         let issuedAt = now()
         let expiresAt = issuedAt.addingTimeInterval(lifetime)
         let claims = SignedPasskeyClaims(
@@ -79,9 +89,10 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
             exp: Int(expiresAt.timeIntervalSince1970), jti: Base64URL.encode(random.bytes(16)), amr: subject.userVerified ? ["fido", "mfa"] : ["fido"],
             ceremony: subject.ceremony.rawValue, username: subject.username, externalUserID: subject.externalUserID,
             credentialID: Base64URL.encode(subject.credentialID), counterRegressed: subject.counterRegressed ? true : nil)
+        let signingInput = signer.encodedHeader + "." + Base64URL.encode(claims.json.serializedBytes)
         do {
-            let token = try await collection.sign(claims, kid: JWKIdentifier(string: current.id))
-            return (token, expiresAt)
+            let signature = try signer.key.signature(for: Array(signingInput.utf8))
+            return (signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation)), expiresAt)
         } catch {
             throw RelyingPartyError.internalError("signing failed: \(error)")
         }
