@@ -53,7 +53,7 @@ extension PostgresRepository: AdminRepository {
                 try await connection.query("DELETE FROM admin_invites", logger: logger)
             }
             try await connection.query(Self.insertAdmin(admin), logger: logger)
-            try await connection.query(Self.insertCredential(credential, table: "admin_credentials"), logger: logger)
+            try await connection.query(Self.insertCredentials([credential], table: "admin_credentials"), logger: logger)
         }
     }
 

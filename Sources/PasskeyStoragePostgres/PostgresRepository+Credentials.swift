@@ -82,19 +82,35 @@ extension PostgresRepository: CredentialRepository {
         if try await connection.rows("SELECT 1 FROM users WHERE id = \(user.id)", logger).isEmpty {
             try await insertNewUser(connection, user, logger: logger)
         }
-        try await connection.query(insertCredential(credential, table: "credentials"), logger: logger)
+        try await connection.query(insertCredentials([credential], table: "credentials"), logger: logger)
     }
 
     /// Inserts into `table`: `credentials`, or `admin_credentials` (same columns).
-    static func insertCredential(_ credential: CredentialRecordEntry, table: String) -> PostgresQuery {
-        """
-        INSERT INTO \(unescaped: table) (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible,
-            backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at)
-        VALUES (\(ByteBuffer(credential.id)), \(credential.userID), \(ByteBuffer(credential.publicKey)), \(Int64(credential.algorithm)),
-            \(Int64(credential.signCount)), \(credential.uvInitialized), \(credential.transports), \(credential.backupEligible),
-            \(credential.backupState), \(credential.aaguid), \(credential.attestationFormat), \(credential.attestationType),
-            \(credential.name), \(PostgresTime.milliseconds(credential.createdAt)), \(credential.lastUsedAt.map(PostgresTime.milliseconds)))
-        """
+    static func insertCredentials(_ credentials: [CredentialRecordEntry], table: String) -> PostgresQuery {
+        var sql = PostgresQuery.StringInterpolation(literalCapacity: 300 + 60 * credentials.count, interpolationCount: 15 * credentials.count)
+        sql.appendLiteral("""
+            INSERT INTO \(table) (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible,
+                backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at) VALUES
+            """)
+        for (index, credential) in credentials.enumerated() {
+            sql.appendLiteral(index == 0 ? " (" : ", (")
+            sql.appendInterpolation(ByteBuffer(credential.id)); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.userID); sql.appendLiteral(", ")
+            sql.appendInterpolation(ByteBuffer(credential.publicKey)); sql.appendLiteral(", ")
+            sql.appendInterpolation(Int64(credential.algorithm)); sql.appendLiteral(", ")
+            sql.appendInterpolation(Int64(credential.signCount)); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.uvInitialized); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.transports); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.backupEligible); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.backupState); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.aaguid); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.attestationFormat); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.attestationType); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.name); sql.appendLiteral(", ")
+            sql.appendInterpolation(PostgresTime.milliseconds(credential.createdAt)); sql.appendLiteral(", ")
+            sql.appendInterpolation(credential.lastUsedAt.map(PostgresTime.milliseconds)); sql.appendLiteral(")")
+        }
+        return PostgresQuery(stringInterpolation: sql)
     }
 
     /// Creates an account inside the caller's transaction: `username_taken` when its name (ASCII case folded) belongs to
@@ -112,15 +128,30 @@ extension PostgresRepository: CredentialRepository {
     /// Inserts `user`, every column. `ifNew`: a row with the same id already there is left as it is (a registration
     /// racing another of the same account); otherwise it is an error (an import, which must never attach to a row it did
     /// not write).
-    static func insertUser(_ user: UserRecord, ifNew: Bool) -> PostgresQuery {
-        """
-        INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at,
-            disabled_at, tokens_revoked_at)
-        VALUES (\(user.id), \(ByteBuffer(user.userHandle)), \(user.username), \(user.username.map(UsernameKey.of)), \(user.displayName),
-            \(user.isAnonymous), \(PostgresTime.milliseconds(user.createdAt)), \(user.lastSignInAt.map(PostgresTime.milliseconds)),
-            \(user.disabledAt.map(PostgresTime.milliseconds)), \(user.tokensRevokedAt.map(PostgresTime.milliseconds)))
-        \(unescaped: ifNew ? "ON CONFLICT (id) DO NOTHING" : "")
-        """
+    static func insertUser(_ user: UserRecord, ifNew: Bool) -> PostgresQuery { insertUsers([user], ifNew: ifNew) }
+
+    /// Inserts `users` in one statement (an import's batch; see ``insertUser(_:ifNew:)``).
+    static func insertUsers(_ users: [UserRecord], ifNew: Bool) -> PostgresQuery {
+        var sql = PostgresQuery.StringInterpolation(literalCapacity: 250 + 40 * users.count, interpolationCount: 10 * users.count)
+        sql.appendLiteral("""
+            INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at,
+                disabled_at, tokens_revoked_at) VALUES
+            """)
+        for (index, user) in users.enumerated() {
+            sql.appendLiteral(index == 0 ? " (" : ", (")
+            sql.appendInterpolation(user.id); sql.appendLiteral(", ")
+            sql.appendInterpolation(ByteBuffer(user.userHandle)); sql.appendLiteral(", ")
+            sql.appendInterpolation(user.username); sql.appendLiteral(", ")
+            sql.appendInterpolation(user.username.map(UsernameKey.of)); sql.appendLiteral(", ")
+            sql.appendInterpolation(user.displayName); sql.appendLiteral(", ")
+            sql.appendInterpolation(user.isAnonymous); sql.appendLiteral(", ")
+            sql.appendInterpolation(PostgresTime.milliseconds(user.createdAt)); sql.appendLiteral(", ")
+            sql.appendInterpolation(user.lastSignInAt.map(PostgresTime.milliseconds)); sql.appendLiteral(", ")
+            sql.appendInterpolation(user.disabledAt.map(PostgresTime.milliseconds)); sql.appendLiteral(", ")
+            sql.appendInterpolation(user.tokensRevokedAt.map(PostgresTime.milliseconds)); sql.appendLiteral(")")
+        }
+        if ifNew { sql.appendLiteral(" ON CONFLICT (id) DO NOTHING") }
+        return PostgresQuery(stringInterpolation: sql)
     }
 
     /// Deletes the challenge inside the caller's transaction; `challenge_consumed` when it was gone or expired (the

@@ -134,6 +134,65 @@ struct TransferConformanceTests {
         }
     }
 
+    /// Imports write accounts and passkeys in batches (PostgreSQL: 500 records); the checks must still see every record
+    /// before the one checked, in the same batch or an earlier one, and the stored ones.
+    @Test("a large import finds conflicts between records far apart and with stored ones, and names them", arguments: Backend.available)
+    func largeImport(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let (ann, _) = try await registerAnnAndBob(repo)
+            var records: [TransferRecord] = []
+            for index in 0..<1_200 {
+                var user = makeUser("member-\(index)", handle: 0)
+                user.id = "member-\(index)"
+                user.userHandle = Array("handle-\(index)".utf8)
+                var passkey = makeCredential(0, user: user)
+                passkey.id = Array("passkey-\(index)".utf8)
+                records += [.user(user, externalID: index.isMultiple(of: 2) ? "app-\(index)" : nil), .credential(passkey)]
+            }
+            func failure(_ change: (inout [TransferRecord]) -> Void) async -> StorageError? {
+                var changed = records
+                change(&changed)
+                do { try await repo.importRecords(changed) } catch let error as StorageError { return error } catch { return StorageError("unexpected", "\(error)") }
+                return nil
+            }
+            func user(_ index: Int, _ edit: @escaping (inout UserRecord, inout String?) -> Void) -> (inout [TransferRecord]) -> Void {
+                { records in
+                    guard case .user(var user, var externalID) = records[2 * index] else { return }
+                    edit(&user, &externalID)
+                    records[2 * index] = .user(user, externalID: externalID)
+                }
+            }
+            let name = await failure(user(1_100) { user, _ in user.username = "MEMBER-3" })
+            #expect(name?.code == .usernameTaken)
+            #expect(name?.reason == "the username of account member-1100 belongs to account member-3")
+            let stored = await failure(user(950) { user, _ in user.username = "Ann" })
+            #expect(stored?.reason == "the username of account member-950 belongs to account \(ann.id)")
+            let handle = await failure(user(1_150) { user, _ in user.userHandle = Array("handle-2".utf8) })
+            #expect(handle?.code == .recordExists)
+            #expect(handle?.reason == "the user handle of account member-1150 belongs to another account")
+            let link = await failure(user(1_001) { _, externalID in externalID = "app-4" })
+            #expect(link?.reason == "the app user id of account member-1001 is linked to another account")
+            let sameID = await failure(user(700) { user, _ in user.id = "member-5" })
+            #expect(sameID?.reason == "an account with the user id member-5 exists")
+            let passkey = await failure { records in
+                guard case .credential(var credential) = records[2 * 1_199 + 1] else { return }
+                credential.id = Array("passkey-0".utf8)
+                records[2 * 1_199 + 1] = .credential(credential)
+            }
+            #expect(passkey?.code == .credentialExists)
+            let early = await failure { records in records.swapAt(2 * 900, 2 * 900 + 1) }
+            #expect(early?.code == .notFound, "a passkey before its account")
+            #expect(try await repo.user(id: "member-0") == nil, "nothing of a failed import is stored")
+
+            try await repo.importRecords(records)
+            #expect(try await repo.user(username: "MEMBER-1199")?.id == "member-1199")
+            #expect(try await repo.user(externalID: "app-1198")?.id == "member-1198")
+            #expect(try await repo.credential(id: Array("passkey-777".utf8))?.userID == "member-777")
+            #expect(try await export(repo).count == 2 * 1_200 + 4, "ann, bob and their passkeys, and the import")
+            #expect(await storageCode { try await repo.importRecords([records[2 * 600]]) } == .recordExists, "imported before")
+        }
+    }
+
     @Test("signing keys go only into a database without its own; the first admins revoke pending setup links", arguments: Backend.available)
     func secretsAndSetup(backend: Backend) async throws {
         try await backend.withRepository { repo in
