@@ -4,7 +4,6 @@ public import Foundation
 import PasskeyCore
 public import PasskeyStorage
 import PasskeyWire
-import Synchronization
 
 /// The file `passkey-server export` writes and `passkey-server import` reads: JSON Lines (one JSON object per line,
 /// UTF-8). The first line says what the file is; every other line is one ``TransferRecord``, with a `"type"`: `user`,
@@ -120,25 +119,11 @@ public enum TransferFile {
         object["lastUsedAt"] = optionalTime(credential.lastUsedAt)
     }
 
-    static func time(_ date: Date) -> String { formatters.withLock { $0.fractional.string(from: date) } }
+    static func time(_ date: Date) -> String { TransferTime.format(date) }
     static func optionalTime(_ date: Date?) -> JSONValue { date.map { .string(time($0)) } ?? .null }
 
-    /// A time with or without fractional seconds; nil when the text is not ISO 8601.
-    static func parseTime(_ text: String) -> Date? {
-        formatters.withLock { $0.fractional.date(from: text) ?? $0.plain.date(from: text) }
-    }
-
-    /// The ISO 8601 formatters, made once: making one costs 70–115 µs on Linux, more than the rest of a line's work,
-    /// and a record has up to five times. (Foundation's `ISO8601FormatStyle` would need no lock, but it truncates
-    /// milliseconds, and stored times must come back to the millisecond.)
-    static let formatters = Mutex(TimeFormatters())
-
-    struct TimeFormatters {
-        let fractional = ISO8601DateFormatter()
-        let plain = ISO8601DateFormatter()
-
-        init() { fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds] }
-    }
+    /// A time with or without fractional seconds; nil when the text is not an RFC 3339 (ISO 8601) date-time.
+    static func parseTime(_ text: String) -> Date? { TransferTime.parse(text) }
 
     // MARK: Reading
 
