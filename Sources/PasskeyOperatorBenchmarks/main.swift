@@ -27,6 +27,7 @@ var connections = 32
 var seconds = 10.0
 var rounds = 3
 var postgresURL: String?
+var memoryConnections = 256
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     let value = arguments.popFirst() ?? ""
@@ -37,15 +38,17 @@ while let argument = arguments.popFirst() {
     case "--seconds": seconds = Double(value) ?? seconds
     case "--rounds": rounds = Int(value) ?? rounds
     case "--postgres": postgresURL = value
+    case "--memory-connections": memoryConnections = Int(value) ?? memoryConnections
     default:
         print("""
             usage: passkey-operator-bench [--storage sqlite,postgres] [--accounts 1000,1000000] [--connections 32] [--seconds 10]
                                           [--rounds 3] [--postgres postgres://…]   (default: a cluster of its own, fsync on)
+                                          [--memory-connections 256]   (a last sign-in phase with that many connections; 0: none)
             """)
         exit(2)
     }
 }
-guard !accountCounts.isEmpty, accountCounts.allSatisfy({ $0 >= 1 }), connections >= 1, seconds > 0, rounds >= 1,
+guard !accountCounts.isEmpty, accountCounts.allSatisfy({ $0 >= 1 }), connections >= 1, memoryConnections >= 0, seconds > 0, rounds >= 1,
     storages.allSatisfy({ ["sqlite", "postgres"].contains($0) })
 else {
     print("bad arguments")
@@ -232,6 +235,16 @@ for storage in storages {
         print(String(
             format: "\nsign-in, %@ vs %@ accounts: throughput %+.1f %%, p99 %+.1f %% (target: within 10 %%)", servers[servers.count - 1].accounts.formatted(),
             servers[0].accounts.formatted(), (large.perSecond / small.perSecond - 1) * 100, (large.p99 / small.p99 - 1) * 100))
+    }
+    // Memory under many connections: one more sign-in phase on the smallest account count, from
+    // --memory-connections keep-alive connections at once.
+    if memoryConnections > 0, let first = servers.first {
+        let many = try (0..<memoryConnections).map { try LoadClient(port: first.server.port, group: group, key: key, seed: UInt64(10_000 + $0)) }
+        let crowd = await phase(.signIn, first.server, many, accounts: first.accounts, seconds: seconds, tag: "m")
+        let memory = first.server.memory()
+        print(row("sign-in, \(memoryConnections) connections", first.accounts, crowd, floor: floorBefore.signIn))
+        print(String(format: "server with %d connections open: %.0f MB resident, %.0f MB at its peak", memoryConnections, memory.resident, memory.peak))
+        for client in many { await client.close() }
     }
     for entry in servers {
         let memory = entry.server.memory()
