@@ -67,6 +67,7 @@ let package = Package(
         .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
         .executable(name: "passkey-server-bench", targets: ["PasskeyServerBenchmarks"]),
         .executable(name: "passkey-operator-bench", targets: ["PasskeyOperatorBenchmarks"]),
+        .executable(name: "passkey-http-floor", targets: ["PasskeyHTTPFloor"]),
     ] + appleAdapterProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -281,6 +282,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
+        // The minimal reproduction beside passkey-operator-bench: Hummingbird alone, one constant route.
+        .executableTarget(
+            name: "PasskeyHTTPFloor",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "PasskeyOperatorBenchmarks",
             dependencies: [

@@ -14,6 +14,12 @@ enum Ceremony: String, CaseIterable {
     case usernameless
     /// `GET /generate-registration-options?username=` and `POST /verify-registration` for a new account.
     case registration
+    /// Two `GET /.well-known/webauthn` (a constant document through every middleware): what the HTTP edge costs for
+    /// the two requests of a ceremony, without storage or cryptography.
+    case twoStaticRequests = "two-static-requests"
+    /// Only the first request of a sign-in (`GET /generate-authentication-options?username=`): with the sign-in's
+    /// figure, splits its cost between the two requests.
+    case signInOptions = "sign-in-options"
 }
 
 /// One keep-alive HTTP/1.1 connection of the load generator, on the generator's one event-loop thread: a lean client, so
@@ -79,6 +85,11 @@ final class LoadClient: @unchecked Sendable {
                 "challengeKey": options["challengeKey"] ?? nil, "cred": try device.assertion(authData: signInAuthData, clientData: clientData).json,
             ]
             guard try await call(.post, "/verify-authentication", body)["verified"] == true else { throw BenchFailure("not verified") }
+        case .signInOptions:
+            _ = try await call(.get, "/generate-authentication-options?username=" + Seeding.username(next(below: accounts)))
+        case .twoStaticRequests:
+            _ = try await call(.get, "/.well-known/webauthn")
+            _ = try await call(.get, "/.well-known/webauthn")
         case .registration:
             let options = try await call(.get, "/generate-registration-options?username=" + name)
             var device = base

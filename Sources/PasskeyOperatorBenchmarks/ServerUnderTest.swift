@@ -36,15 +36,27 @@ final class ServerUnderTest: @unchecked Sendable {
 
     /// Starts the server on `port` over `database` with `--log-level info` and its other defaults; the one deviation is
     /// the options rate limit, which counts per client address and every connection here comes from 127.0.0.1.
-    init(database: String, port: Int, folder: URL) async throws {
+    convenience init(database: String, port: Int, folder: URL) async throws {
+        try await self.init(
+            executable: Self.executable, port: port, folder: folder, database: database,
+            arguments: ["--port", String(port), "--database", database, "--log-level", "info", "--options-per-minute", "1000000000"])
+    }
+
+    /// `passkey-http-floor` beside this program: Hummingbird alone (the minimal reproduction of the HTTP edge's cost).
+    static func httpFloor(port: Int, folder: URL) async throws -> ServerUnderTest {
+        let program = executable.deletingLastPathComponent().appendingPathComponent("passkey-http-floor")
+        return try await ServerUnderTest(executable: program, port: port, folder: folder, database: "", arguments: ["--port", String(port)])
+    }
+
+    private init(executable: URL, port: Int, folder: URL, database: String, arguments: [String]) async throws {
         self.port = port
         self.database = database
         log = folder.appendingPathComponent("server-\(port).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["--port", String(port), "--database", database, "--log-level", "info", "--options-per-minute", "1000000000"]
+        process.executableURL = executable
+        process.arguments = arguments
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
@@ -55,7 +67,7 @@ final class ServerUnderTest: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         process.terminate()
-        throw BenchFailure("passkey-server did not start: \(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(1500))")
+        throw BenchFailure("\(executable.lastPathComponent) did not start: \(((try? String(contentsOf: log, encoding: .utf8)) ?? "").suffix(1500))")
     }
 
     var pid: Int32 { process.processIdentifier }

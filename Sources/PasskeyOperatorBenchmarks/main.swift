@@ -28,8 +28,14 @@ var seconds = 10.0
 var rounds = 3
 var postgresURL: String?
 var memoryConnections = 256
+var ceremonies: [Ceremony] = [.signIn, .usernameless, .registration]
+var httpFloor = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
+    if argument == "--http-floor" {
+        httpFloor = true
+        continue
+    }
     let value = arguments.popFirst() ?? ""
     switch argument {
     case "--storage": storages = value.split(separator: ",").map(String.init)
@@ -39,16 +45,19 @@ while let argument = arguments.popFirst() {
     case "--rounds": rounds = Int(value) ?? rounds
     case "--postgres": postgresURL = value
     case "--memory-connections": memoryConnections = Int(value) ?? memoryConnections
+    case "--ceremonies": ceremonies = value.split(separator: ",").compactMap { Ceremony(rawValue: String($0)) }
     default:
         print("""
             usage: passkey-operator-bench [--storage sqlite,postgres] [--accounts 1000,1000000] [--connections 32] [--seconds 10]
                                           [--rounds 3] [--postgres postgres://…]   (default: a cluster of its own, fsync on)
                                           [--memory-connections 256]   (a last sign-in phase with that many connections; 0: none)
+                                          [--ceremonies sign-in,usernameless,registration]   (also: sign-in-options, two-static-requests)
+                                          [--http-floor]   (also two-static-requests against passkey-http-floor: Hummingbird alone)
             """)
         exit(2)
     }
 }
-guard !accountCounts.isEmpty, accountCounts.allSatisfy({ $0 >= 1 }), connections >= 1, memoryConnections >= 0, seconds > 0, rounds >= 1,
+guard !accountCounts.isEmpty, !ceremonies.isEmpty, accountCounts.allSatisfy({ $0 >= 1 }), connections >= 1, memoryConnections >= 0, seconds > 0, rounds >= 1,
     storages.allSatisfy({ ["sqlite", "postgres"].contains($0) })
 else {
     print("bad arguments")
@@ -207,14 +216,14 @@ for storage in storages {
     for round in 0..<rounds {
         let order = round.isMultiple(of: 2) ? servers : servers.reversed()
         for entry in order {
-            for ceremony in [Ceremony.signIn, .usernameless] {
+            for ceremony in [Ceremony.signIn, .usernameless, .signInOptions, .twoStaticRequests] where ceremonies.contains(ceremony) {
                 results["\(ceremony.rawValue) \(entry.accounts)", default: []].append(
                     await phase(ceremony, entry.server, entry.clients, accounts: entry.accounts, seconds: seconds, tag: "r\(round)"))
             }
         }
     }
     // Registrations last, on the smallest account count, so the sign-in runs' counts never change.
-    if let first = servers.first {
+    if let first = servers.first, ceremonies.contains(.registration) {
         for round in 0..<rounds {
             results["registration \(first.accounts)", default: []].append(
                 await phase(.registration, first.server, first.clients, accounts: first.accounts, seconds: seconds, tag: "g\(round)"))
@@ -253,6 +262,22 @@ for storage in storages {
         entry.server.stop()
     }
     print("")
+}
+if httpFloor {
+    // The minimal reproduction of the HTTP edge's cost: the same two requests against Hummingbird with one route and
+    // nothing else, as its own process, CPU read the same way.
+    let port = try LocalPorts.free(1)[0]
+    let floorServer = try await ServerUnderTest.httpFloor(port: port, folder: folder)
+    let clients = try (0..<connections).map { try LoadClient(port: port, group: group, key: key, seed: UInt64($0 + 1)) }
+    _ = await phase(.twoStaticRequests, floorServer, clients, accounts: 1, seconds: 3, tag: "warm")
+    var phases: [Phase] = []
+    for round in 0..<rounds { phases.append(await phase(.twoStaticRequests, floorServer, clients, accounts: 1, seconds: seconds, tag: "f\(round)")) }
+    print("Hummingbird alone (passkey-http-floor: one route, no middleware, no log):\n")
+    print(row("two-static-requests", 0, medianPhase(phases), floor: floorBefore.signIn))
+    let memory = floorServer.memory()
+    print(String(format: "passkey-http-floor: %.0f MB resident, %.0f MB at its peak\n", memory.resident, memory.peak))
+    for client in clients { await client.close() }
+    floorServer.stop()
 }
 } catch {
     print("passkey-operator-bench: \(error)")
