@@ -42,7 +42,7 @@ struct PostgresConfigurationTests {
         // without the query timeout a request waits for its circuit breaker, a minute.
         var start = ContinuousClock.now
         let refused = await #expect(throws: StorageError.self) { try await PostgresRepository.connect(configuration) }
-        #expect(ContinuousClock.now - start < .seconds(12))
+        #expect(ContinuousClock.now - start < .seconds(30))  // 12 s was once exceeded (12.3 s) beside a full parallel run
         // The cause in words, from one direct connection: not the pool's "no answer within 1 s".
         #expect(refused?.code == .unavailable)
         #expect(refused?.reason.hasPrefix("cannot connect to postgres://nobody@127.0.0.1:\(port)/none: ") == true, "\(refused?.reason ?? "")")
