@@ -105,6 +105,36 @@ struct RecordSignInConsumingChallenge: RowsStatement {
     }
 }
 
+/// The account of a sign-in with a username: the same match as ``PostgresSchema/userNamed(_:columns:)`` (by its
+/// ``UsernameKey``, or for an account without one by the old ASCII case folding), `$1` the key and `$2` the name.
+struct UserNamed: RowsStatement {
+    static let sql = """
+        SELECT \(PostgresSchema.userColumns) FROM users
+        WHERE username_key = $1::text OR (username_key IS NULL AND lower(username COLLATE "C") = lower($2::text COLLATE "C"))
+        ORDER BY username_key IS NULL LIMIT 1
+        """
+    let name: String
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(UsernameKey.of(name))
+        bindings.append(name)
+        return bindings
+    }
+}
+
+/// An account's passkeys, oldest first (sign-in options' `allowCredentials`, the signals after a sign-in).
+struct CredentialsOfUser: RowsStatement {
+    static let sql = "SELECT \(PostgresSchema.credentialColumns) FROM credentials WHERE user_id = $1::text ORDER BY created_at, id"
+    let userID: String
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(userID)
+        return bindings
+    }
+}
+
 /// A new challenge (options of either ceremony).
 struct SaveChallenge: RowsStatement {
     static let sql = """

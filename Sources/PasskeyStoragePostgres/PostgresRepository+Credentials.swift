@@ -16,9 +16,7 @@ extension PostgresRepository: CredentialRepository {
     public func credentials(userID: String) async throws(StorageError) -> [CredentialRecordEntry] {
         let logger = self.logger
         let rows = try await withConnection("credentials of a user") { connection in
-            try await connection.rows(
-                "SELECT \(unescaped: PostgresSchema.credentialColumns) FROM credentials WHERE user_id = \(userID) ORDER BY created_at, id",
-                logger)
+            try await connection.rows(CredentialsOfUser(userID: userID), logger)
         }
         var credentials: [CredentialRecordEntry] = []
         for row in rows { credentials.append(try CredentialRecordEntry(PostgresRowReader(row))) }

@@ -9,9 +9,10 @@ extension PostgresRepository: UserRepository {
     }
 
     public func user(username: String) async throws(StorageError) -> UserRecord? {
-        try await fetchUser(
-            "user by username",
-            PostgresSchema.userNamed(username, columns: PostgresSchema.userColumns))
+        let logger = self.logger
+        let rows = try await withConnection("user by username") { connection in try await connection.rows(UserNamed(name: username), logger) }
+        guard let row = rows.first else { return nil }
+        return try UserRecord(PostgresRowReader(row))
     }
 
     public func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord? {
