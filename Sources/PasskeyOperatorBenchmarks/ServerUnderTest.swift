@@ -74,13 +74,34 @@ final class ServerUnderTest: @unchecked Sendable {
 
     /// User and system CPU seconds of the server process (all its threads), from `/proc/<pid>/stat`.
     func cpu() -> (user: Double, system: Double) {
-        guard let text = Self.readProc("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return (0, 0) }
-        // After the command name (which may hold spaces or parentheses): field 3 (state) is index 0, so utime (field 14)
-        // is index 11 and stime (field 15) index 12, in clock ticks.
+        let (user, system, _) = Self.stat(pid)
+        return (user, system)
+    }
+
+    /// User and system CPU seconds and the parent of process `pid`, from `/proc/<pid>/stat`.
+    static func stat(_ pid: Int32) -> (user: Double, system: Double, parent: Int32) {
+        guard let text = readProc("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return (0, 0, 0) }
+        // After the command name (which may hold spaces or parentheses): field 3 (state) is index 0, so the parent
+        // (field 4) is index 1, utime (field 14) index 11 and stime (field 15) index 12, in clock ticks.
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return (0, 0) }
+        guard fields.count > 12, let parent = Int32(fields[1]), let user = Double(fields[11]), let system = Double(fields[12]) else { return (0, 0, 0) }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        return (user / ticks, system / ticks)
+        return (user / ticks, system / ticks, parent)
+    }
+
+    /// CPU seconds of a PostgreSQL cluster: its postmaster (the first line of `postmaster.pid` in `dataFolder`) and
+    /// every process it started (a backend per connection, the WAL writer, the checkpointer). Zero when there is none.
+    static func clusterCPU(dataFolder: URL?) -> Double {
+        guard let dataFolder, let text = readProc(dataFolder.appendingPathComponent("postmaster.pid").path),
+            let postmaster = text.split(separator: "\n").first.flatMap({ Int32($0) })
+        else { return 0 }
+        var total = 0.0
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry) else { continue }
+            let (user, system, parent) = stat(pid)
+            if pid == postmaster || parent == postmaster { total += user + system }
+        }
+        return total
     }
 
     /// Resident memory now and at its peak, in MB, from `/proc/<pid>/status`.

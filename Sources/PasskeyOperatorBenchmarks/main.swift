@@ -10,6 +10,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PasskeyTestSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -92,6 +93,8 @@ struct Phase {
     var wall = 0.0
     var serverCPU = 0.0
     var serverSystem = 0.0
+    /// CPU of the PostgreSQL cluster the bench started (its postmaster and backends); 0 for SQLite or an external one.
+    var databaseCPU = 0.0
     var generatorCPU = 0.0
     var p50 = 0.0
     var p99 = 0.0
@@ -107,12 +110,15 @@ func processCPU() -> Double {
 }
 
 let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+/// The data folder of the PostgreSQL cluster the bench started, while it runs (its CPU is read beside the server's).
+let clusterDataFolder = Mutex<URL?>(nil)
 let key = try TestKey.make(.es256)
 let runID = String(UUID().uuidString.prefix(8)).lowercased()
 
 /// Runs `ceremony` from `clients` against `server` for `seconds`.
 func phase(_ ceremony: Ceremony, _ server: ServerUnderTest, _ clients: [LoadClient], accounts: Int, seconds: Double, tag: String) async -> Phase {
     let cpu0 = server.cpu()
+    let database0 = ServerUnderTest.clusterCPU(dataFolder: clusterDataFolder.withLock { $0 })
     let generator0 = processCPU()
     let start = ContinuousClock.now
     let deadline = start + .milliseconds(Int64(seconds * 1000))
@@ -144,6 +150,7 @@ func phase(_ ceremony: Ceremony, _ server: ServerUnderTest, _ clients: [LoadClie
     }
     let wall = (ContinuousClock.now - start).seconds
     let cpu1 = server.cpu()
+    let database1 = ServerUnderTest.clusterCPU(dataFolder: clusterDataFolder.withLock { $0 })
     var phase = Phase()
     let latencies = results.flatMap(\.0).sorted()
     phase.operations = latencies.count
@@ -152,6 +159,7 @@ func phase(_ ceremony: Ceremony, _ server: ServerUnderTest, _ clients: [LoadClie
     phase.wall = wall
     phase.serverCPU = (cpu1.user + cpu1.system) - (cpu0.user + cpu0.system)
     phase.serverSystem = cpu1.system - cpu0.system
+    phase.databaseCPU = database1 - database0
     phase.generatorCPU = processCPU() - generator0
     func percentile(_ p: Double) -> Double {
         guard !latencies.isEmpty else { return 0 }
@@ -171,10 +179,12 @@ func medianPhase(_ phases: [Phase]) -> Phase {
 
 func row(_ name: String, _ accounts: Int, _ phase: Phase, floor: Double) -> String {
     let failed = phase.failures > 0 ? "  (\(phase.failures) failed: \(phase.firstFailure?.prefix(160) ?? ""))" : ""
+    let operations = Double(max(phase.operations, 1))
+    let database = phase.databaseCPU > 0 ? String(format: "%.0f µs", phase.databaseCPU / operations * 1e6) : "—"
     return String(
-        format: "| %@ | %@ | %.0f | %.0f µs (kernel %.0f) | %.1f× | %.1f | %.1f | %.0f µs |",
-        name, accounts.formatted(), phase.perSecond, phase.cpuPerOperation * 1e6, phase.serverSystem / Double(max(phase.operations, 1)) * 1e6,
-        phase.cpuPerOperation / floor, phase.p50, phase.p99, phase.generatorCPU / Double(max(phase.operations, 1)) * 1e6) + failed
+        format: "| %@ | %@ | %.0f | %.0f µs (kernel %.0f) | %.1f× | %.1f | %.1f | %@ | %.0f µs |",
+        name, accounts.formatted(), phase.perSecond, phase.cpuPerOperation * 1e6, phase.serverSystem / operations * 1e6,
+        phase.cpuPerOperation / floor, phase.p50, phase.p99, database, phase.generatorCPU / operations * 1e6) + failed
 }
 
 // MARK: Runs
@@ -187,7 +197,11 @@ do {
 for storage in storages {
     var cluster: TestPostgresCluster?
     if storage == "postgres", postgresURL == nil { cluster = try TestPostgresCluster(fsync: true) }
-    defer { cluster?.destroy() }
+    clusterDataFolder.withLock { $0 = cluster?.folder.appendingPathComponent("data") }
+    defer {
+        clusterDataFolder.withLock { $0 = nil }
+        cluster?.destroy()
+    }
     var servers: [(accounts: Int, server: ServerUnderTest, clients: [LoadClient])] = []
     let ports = try LocalPorts.free(accountCounts.count)
     // Every database is seeded before any server starts: a server waiting through a long import closes its idle
@@ -230,8 +244,8 @@ for storage in storages {
         }
     }
     print("\n\(storage == "sqlite" ? "SQLite (synchronous=FULL)" : "PostgreSQL (fsync on)"), --log-level info:\n")
-    print("| ceremony | accounts | per second | server CPU per ceremony | × floor | p50 ms | p99 ms | load generator CPU |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| ceremony | accounts | per second | server CPU per ceremony | × floor | p50 ms | p99 ms | PostgreSQL CPU | load generator CPU |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for ceremony in Ceremony.allCases {
         for entry in servers {
             guard let phases = results["\(ceremony.rawValue) \(entry.accounts)"] else { continue }
