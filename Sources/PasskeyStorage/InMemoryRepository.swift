@@ -204,9 +204,10 @@ public actor InMemoryRepository: PasskeyRepository {
         case .value(let value): challenge(value: value, ceremony: .authentication, now: now)
         }
         let credential = credentialsByID[credentialID]
+        let owner = credential.flatMap { usersByID[$0.userID] }
         return SignInLookup(
-            challenge: record, credential: credential, owner: credential.flatMap { usersByID[$0.userID] },
-            externalUserID: credential.flatMap { externalIDsByUserID[$0.userID] })
+            challenge: record, credential: credential, owner: owner, externalUserID: credential.flatMap { externalIDsByUserID[$0.userID] },
+            ownerCredentialIDs: owner.map { credentials(userID: $0.id).map(\.id) })
     }
 
     // MARK: Secrets

@@ -125,12 +125,19 @@ public struct SignInLookup: Sendable, Hashable {
     public var owner: UserRecord?
     /// The app's own user id linked to the owner (connect), for the sign-in's signed token.
     public var externalUserID: String?
+    /// The IDs of the owner's passkeys, oldest first, read with the rest (for the Signal API's list after the sign-in,
+    /// which a sign-in's write does not change); nil where the storage did not read them.
+    public var ownerCredentialIDs: [[UInt8]]?
 
-    public init(challenge: ChallengeRecord?, credential: CredentialRecordEntry?, owner: UserRecord?, externalUserID: String? = nil) {
+    public init(
+        challenge: ChallengeRecord?, credential: CredentialRecordEntry?, owner: UserRecord?, externalUserID: String? = nil,
+        ownerCredentialIDs: [[UInt8]]? = nil
+    ) {
         self.challenge = challenge
         self.credential = credential
         self.owner = owner
         self.externalUserID = externalUserID
+        self.ownerCredentialIDs = ownerCredentialIDs
     }
 }
 
@@ -147,8 +154,8 @@ public enum SignInWrite: Sendable, Hashable {
 
 /// Reads a sign-in's context in one round trip to storage, and completes a sign-in.
 public protocol SignInReader: Sendable {
-    /// The unexpired challenge (not consumed), the credential with `credentialID`, the credential's owner and the owner's
-    /// external (app) user id.
+    /// The unexpired challenge (not consumed), the credential with `credentialID`, the credential's owner, the owner's
+    /// external (app) user id and the IDs of the owner's passkeys.
     func lookUpSignIn(challenge: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup
 
     /// A whole sign-in's storage work: reads its ``SignInLookup``, lets `decide` check it (the signature, the account),

@@ -28,15 +28,16 @@ extension PostgresConnection {
     }
 }
 
-/// A sign-in's context in one row: the challenge (by key or by value), the credential, its owner and the owner's
-/// external user id, side by side (NULL columns for what is missing). `$1` the challenge key or value, `$2` the
+/// A sign-in's context in one row: the challenge (by key or by value), the credential, its owner, the owner's
+/// external user id and the IDs of the owner's passkeys, side by side (NULL columns for what is missing). `$1` the challenge key or value, `$2` the
 /// credential id.
 enum SignInLookupSQL {
     static func sql(matching column: String) -> String {
         """
         SELECT \(PostgresSchema.qualified(PostgresSchema.challengeColumns, "ch")),
             \(PostgresSchema.qualified(PostgresSchema.credentialColumns, "cr")),
-            \(PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id
+            \(PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id,
+            (SELECT array_agg(owned.id ORDER BY owned.created_at, owned.id) FROM credentials owned WHERE owned.user_id = u.id)
         FROM (SELECT 1) AS one
         LEFT JOIN challenges ch ON ch.\(column) = $1::text AND ch.ceremony = 'authentication'
         LEFT JOIN credentials cr ON cr.id = $2::bytea

@@ -2,8 +2,8 @@ public import Foundation
 public import PasskeyStorage
 import PostgresNIO
 
-/// A sign-in's context in one statement: one row whatever exists, the challenge, credential, owner and the owner's
-/// external (app) user id side by side (NULL columns for what is missing).
+/// A sign-in's context in one statement: one row whatever exists, the challenge, credential, owner, the owner's
+/// external (app) user id and the IDs of the owner's passkeys side by side (NULL columns for what is missing).
 extension PostgresRepository: SignInReader {
     public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
         let logger = self.logger
@@ -22,7 +22,12 @@ extension PostgresRepository: SignInReader {
         if let record = challenge, record.expiresAt <= now { challenge = nil }
         let credential = try credentialColumns.isNull(0) ? nil : CredentialRecordEntry(credentialColumns)
         let owner = try userColumns.isNull(0) ? nil : UserRecord(userColumns)
-        let externalColumn = PostgresRowReader(row, offset: ChallengeRecord.columnCount + CredentialRecordEntry.columnCount + UserRecord.columnCount)
-        return SignInLookup(challenge: challenge, credential: credential, owner: owner, externalUserID: try externalColumn.optional(0, String.self))
+        let lastColumns = PostgresRowReader(row, offset: ChallengeRecord.columnCount + CredentialRecordEntry.columnCount + UserRecord.columnCount)
+        // The owner's passkey IDs, for the Signal API after the sign-in: read here rather than in a second round trip.
+        let ownerCredentialIDs: [[UInt8]]? =
+            try owner == nil ? nil : (lastColumns.optional(1, [ByteBuffer].self).map { $0.map { Array($0.readableBytesView) } } ?? [])
+        return SignInLookup(
+            challenge: challenge, credential: credential, owner: owner, externalUserID: try lastColumns.optional(0, String.self),
+            ownerCredentialIDs: ownerCredentialIDs)
     }
 }

@@ -646,19 +646,27 @@ extension RepositoryConformanceTests {
         }
     }
 
-    @Test("a sign-in's context is read in one call: challenge, credential and owner", arguments: Backend.available)
+    @Test("a sign-in's context is read in one call: challenge, credential, owner and the owner's passkeys", arguments: Backend.available)
     func signInLookup(backend: Backend) async throws {
         try await backend.withRepository { repo in
             let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(2, user: ann, at: t0.addingTimeInterval(1)), for: ann)
             try await repo.register(makeCredential(1, user: ann), for: ann)
+            let bob = makeUser("bob", handle: 2)
+            try await repo.register(makeCredential(3, user: bob), for: bob)
             try await repo.saveChallenge(makeChallenge("s", expires: 10))
             let byKey = try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0)
             #expect(byKey.challenge?.key == "s" && byKey.credential?.userID == ann.id && byKey.owner == ann)
+            #expect(byKey.ownerCredentialIDs == [[1, 1, 1], [2, 2, 2]], "the owner's passkeys, oldest first, not bob's")
             let byValue = try await repo.lookUpSignIn(challenge: .value("challenge-s"), credentialID: [9], now: t0)
             #expect(byValue.challenge?.key == "s" && byValue.credential == nil && byValue.owner == nil)
+            #expect(byValue.ownerCredentialIDs == nil, "no owner, no list")
             let expired = try await repo.lookUpSignIn(challenge: .key("s"), credentialID: [1, 1, 1], now: t0.addingTimeInterval(11))
             #expect(expired.challenge == nil && expired.credential != nil)
             #expect(try await repo.challengeCount() == 1)
+            // The same inside a whole sign-in (SQLite: on the writer's connection, in its transaction).
+            let seen = try await repo.completeSignIn(challenge: .key("s"), credentialID: [3, 3, 3], now: t0) { lookup in (.burn, lookup.ownerCredentialIDs) }
+            #expect(seen == [[3, 3, 3]])
         }
     }
 

@@ -450,7 +450,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             .verified(
                 CompletedSignIn(
                     user: user, credential: updated, userVerified: verified.userVerified, externalUserID: lookup.externalUserID,
-                    counterRegressed: verified.counterRegressed))
+                    counterRegressed: verified.counterRegressed, accountCredentialIDs: lookup.ownerCredentialIDs))
         )
     }
 
@@ -502,9 +502,13 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         return error
     }
 
-    /// What a verified sign-in's client passes to the Signal API: the account's current passkeys and names. One read
-    /// of the account's passkeys, after the sign-in was recorded.
+    /// What a verified sign-in's client passes to the Signal API: the account's current passkeys and names. The passkeys
+    /// come with the sign-in where storage read them in its transaction (a sign-in changes none); otherwise one read of
+    /// the account's passkeys, after the sign-in was recorded.
     public func signals(after signIn: CompletedSignIn) async throws(RelyingPartyError) -> SignedInAccountSignals {
+        if let ids = signIn.accountCredentialIDs {
+            return SignedInAccountSignals(rpID: configuration.rpID, user: signIn.user, acceptedCredentialIDs: ids)
+        }
         let credentials: [CredentialRecordEntry]
         do { credentials = try await repository.credentials(userID: signIn.user.id) } catch { throw RelyingPartyError(error) }
         return SignedInAccountSignals(rpID: configuration.rpID, user: signIn.user, acceptedCredentialIDs: credentials.map(\.id))

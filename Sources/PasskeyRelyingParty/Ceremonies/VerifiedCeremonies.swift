@@ -28,12 +28,19 @@ public struct CompletedSignIn: Sendable {
     /// Accepted although the signature counter did not increase (``PasskeyCore/CounterPolicy/reportRegression``): the
     /// authenticator may have been cloned; tell the app, and log it.
     public var counterRegressed: Bool
+    /// The IDs of the account's passkeys, oldest first, when storage read them with the sign-in (the Signal API's list;
+    /// a sign-in adds or removes none). Nil: ``CeremonyService/signals(after:)`` reads them.
+    public var accountCredentialIDs: [[UInt8]]?
 
-    public init(user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?, counterRegressed: Bool) {
+    public init(
+        user: UserRecord, credential: CredentialRecordEntry, userVerified: Bool, externalUserID: String?, counterRegressed: Bool,
+        accountCredentialIDs: [[UInt8]]? = nil
+    ) {
         self.user = user
         self.credential = credential
         self.userVerified = userVerified
         self.externalUserID = externalUserID
         self.counterRegressed = counterRegressed
+        self.accountCredentialIDs = accountCredentialIDs
     }
 }
