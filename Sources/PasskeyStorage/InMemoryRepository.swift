@@ -5,6 +5,8 @@ public actor InMemoryRepository: PasskeyRepository {
     var usersByID: [String: UserRecord] = [:]
     var credentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
     private var challengesByKey: [String: ChallengeRecord] = [:]
+    /// Sealed challenges spent, by key, with their expiry.
+    private var spentChallenges: [String: Date] = [:]
     var secrets: [String: [UInt8]] = [:]
     // Connect state (InMemoryRepository+Connect.swift).
     var signingKeysByID: [String: SigningKeyRecord] = [:]
@@ -122,6 +124,17 @@ public actor InMemoryRepository: PasskeyRepository {
         challengesByKey[challengeKey] = nil
     }
 
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        spendingChallenge challengeKey: String, expiresAt: Date
+    ) throws(StorageError) {
+        guard spentChallenges[challengeKey] == nil, expiresAt > time else {
+            throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+        }
+        try recordSignIn(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
+        spentChallenges[challengeKey] = expiresAt
+    }
+
     /// Throws `challenge_consumed` when the challenge is gone or has expired. (The actor makes check-then-remove atomic.)
     private func checkChallenge(_ key: String, now: Date) throws(StorageError) {
         guard let record = challengesByKey[key], record.expiresAt > now else {
@@ -188,7 +201,14 @@ public actor InMemoryRepository: PasskeyRepository {
         return record.expiresAt > now ? record : nil
     }
 
+    public func spendChallenge(key: String, expiresAt: Date, now: Date) -> Bool {
+        guard spentChallenges[key] == nil, expiresAt > now else { return false }
+        spentChallenges[key] = expiresAt
+        return true
+    }
+
     public func purgeExpiredChallenges(now: Date) -> Int {
+        spentChallenges = spentChallenges.filter { $0.value > now }
         let before = challengesByKey.count
         challengesByKey = challengesByKey.filter { $0.value.expiresAt > now }
         return before - challengesByKey.count
@@ -202,6 +222,7 @@ public actor InMemoryRepository: PasskeyRepository {
         let record: ChallengeRecord? = switch reference {
         case .key(let key): challenge(key: key, ceremony: .authentication, now: now)
         case .value(let value): challenge(value: value, ceremony: .authentication, now: now)
+        case .sealed(let record): record.expiresAt > now && spentChallenges[record.key] == nil ? record : nil
         }
         let credential = credentialsByID[credentialID]
         let owner = credential.flatMap { usersByID[$0.userID] }

@@ -74,6 +74,15 @@ public protocol CredentialRepository: Sendable {
         consumingChallenge challengeKey: String
     ) async throws(StorageError)
 
+    /// ``recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:)`` in the transaction that records
+    /// the sign-in's sealed challenge, which was never stored, as spent (``ChallengeRepository/spendChallenge(key:expiresAt:now:)``).
+    /// - Throws: `challenge_consumed` when the challenge was spent before, or expired at `time`; otherwise as the plain
+    ///   call. On any failure nothing is written.
+    func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        spendingChallenge challengeKey: String, expiresAt: Date
+    ) async throws(StorageError)
+
     func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError)
     func deleteCredential(id: [UInt8], userID: String) async throws(StorageError)
 }
@@ -96,7 +105,14 @@ public protocol ChallengeRepository: Sendable {
     /// The same, found by the challenge value itself (clients that echo only the signed client data).
     func consumeChallenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord?
 
-    /// Deletes challenges that expired before `now`; returns how many.
+    /// Records as spent the challenge with `key` that was never stored (a sealed sign-in challenge, which carries its
+    /// ceremony itself), until `expiresAt`, after which it cannot be used anyway. Atomic across instances: of concurrent
+    /// calls with one key exactly one returns true. False when it was spent before, or has expired at `now`.
+    @discardableResult
+    func spendChallenge(key: String, expiresAt: Date, now: Date) async throws(StorageError) -> Bool
+
+    /// Deletes challenges that expired before `now`, and the records of spent ones that did; returns how many of the
+    /// former.
     @discardableResult
     func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int
 
@@ -116,6 +132,10 @@ public protocol SecretRepository: Sendable {
 public enum ChallengeReference: Sendable, Hashable {
     case key(String)
     case value(String)
+    /// A challenge that was never stored: it carries its ceremony itself, and the caller opened it and checked its seal.
+    /// Storage reads nothing for it and gives it back as the lookup's challenge while it has not expired; single use is
+    /// enforced by recording its key as spent in the write's transaction (``ChallengeRepository/spendChallenge(key:expiresAt:now:)``).
+    case sealed(ChallengeRecord)
 }
 
 /// What finishing a sign-in needs, read together: the ceremony, the credential, and its owner.
@@ -178,27 +198,44 @@ extension SignInReader where Self: CredentialRepository & ChallengeRepository {
     ) async throws(StorageError) -> T {
         let lookup = try await lookUpSignIn(challenge: reference, credentialID: credentialID, now: now)
         let (write, result) = decide(lookup)
-        guard let key = lookup.challenge?.key else {
+        guard let record = lookup.challenge else {
             // Nothing to consume, so nothing may be recorded either.
             if case .record = write { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
             return result
         }
+        let sealed = if case .sealed = reference { true } else { false }
         switch write {
         case .record(let expectedSignCount, let newSignCount, let backupState, let time):
             do {
-                try await recordSignIn(
-                    credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
-                    at: time, consumingChallenge: key)
+                if sealed {
+                    try await recordSignIn(
+                        credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                        at: time, spendingChallenge: record.key, expiresAt: record.expiresAt)
+                } else {
+                    try await recordSignIn(
+                        credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                        at: time, consumingChallenge: record.key)
+                }
             } catch {
-                _ = try? await consumeChallenge(key: key, ceremony: .authentication, now: now)
+                await burn(record, sealed: sealed, now: now)
                 throw error
             }
         case .burn:
-            _ = try? await consumeChallenge(key: key, ceremony: .authentication, now: now)
+            await burn(record, sealed: sealed, now: now)
         case .nothing:
             break
         }
         return result
+    }
+
+    /// Consumes a sign-in's challenge whose sign-in was not recorded, so the ceremony cannot be tried again. Best effort:
+    /// the outcome that burns it stands either way.
+    func burn(_ record: ChallengeRecord, sealed: Bool, now: Date) async {
+        if sealed {
+            _ = try? await spendChallenge(key: record.key, expiresAt: record.expiresAt, now: now)
+        } else {
+            _ = try? await consumeChallenge(key: record.key, ceremony: .authentication, now: now)
+        }
     }
 }
 

@@ -29,15 +29,16 @@ extension PostgresConnection {
 }
 
 /// A sign-in's context in one row: the challenge (by key or by value), the credential, its owner, the owner's
-/// external user id and the IDs of the owner's passkeys, side by side (NULL columns for what is missing). `$1` the challenge key or value, `$2` the
-/// credential id.
+/// external user id, the IDs of the owner's passkeys, and whether a sealed challenge with key `$1` was spent, side by
+/// side (NULL columns for what is missing). `$1` the challenge key or value, `$2` the credential id.
 enum SignInLookupSQL {
     static func sql(matching column: String) -> String {
         """
         SELECT \(PostgresSchema.qualified(PostgresSchema.challengeColumns, "ch")),
             \(PostgresSchema.qualified(PostgresSchema.credentialColumns, "cr")),
             \(PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id,
-            (SELECT array_agg(owned.id ORDER BY owned.created_at, owned.id) FROM credentials owned WHERE owned.user_id = u.id)
+            (SELECT array_agg(owned.id ORDER BY owned.created_at, owned.id) FROM credentials owned WHERE owned.user_id = u.id),
+            EXISTS (SELECT 1 FROM spent_challenges sp WHERE sp.key = $1::text)
         FROM (SELECT 1) AS one
         LEFT JOIN challenges ch ON ch.\(column) = $1::text AND ch.ceremony = 'authentication'
         LEFT JOIN credentials cr ON cr.id = $2::bytea
@@ -102,6 +103,47 @@ struct RecordSignInConsumingChallenge: RowsStatement {
         bindings.append(milliseconds)
         bindings.append(Int64(newSignCount))
         bindings.append(backupState)
+        return bindings
+    }
+}
+
+/// ``RecordSignInConsumingChallenge`` for a sealed challenge, which was never stored: its key is inserted into
+/// `spent_challenges` instead of a stored row deleted, and the primary key makes one winner across instances (see
+/// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:spendingChallenge:expiresAt:)``).
+struct RecordSignInSpendingChallenge: RowsStatement {
+    static let sql = """
+        WITH locked AS (
+            SELECT id FROM credentials WHERE id = $1::bytea AND sign_count = $2::bigint FOR NO KEY UPDATE
+        ), spent AS (
+            INSERT INTO spent_challenges (key, expires_at) SELECT $3::text, $7::bigint WHERE EXISTS (SELECT 1 FROM locked)
+            ON CONFLICT (key) DO NOTHING
+            RETURNING key
+        ), moved AS (
+            UPDATE credentials SET sign_count = $5::bigint, backup_state = $6::boolean, last_used_at = $4::bigint
+            WHERE id IN (SELECT id FROM locked) AND EXISTS (SELECT 1 FROM spent)
+            RETURNING user_id
+        ), touched AS (
+            UPDATE users SET last_sign_in_at = $4::bigint WHERE id IN (SELECT user_id FROM moved)
+        )
+        SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM locked)
+        """
+    let credentialID: [UInt8]
+    let expectedSignCount: UInt32
+    let challengeKey: String
+    let milliseconds: Int64
+    let newSignCount: UInt32
+    let backupState: Bool
+    let expiresAt: Int64
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
+        bindings.append(ByteBuffer(bytes: credentialID))
+        bindings.append(Int64(expectedSignCount))
+        bindings.append(challengeKey)
+        bindings.append(milliseconds)
+        bindings.append(Int64(newSignCount))
+        bindings.append(backupState)
+        bindings.append(expiresAt)
         return bindings
     }
 }

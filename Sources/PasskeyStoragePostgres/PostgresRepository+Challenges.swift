@@ -37,6 +37,8 @@ extension PostgresRepository: ChallengeRepository {
         switch reference {
         case .key(let key): ("key", key)
         case .value(let value): ("challenge", value)
+        // Never stored: matches no row (stored keys are 16 random bytes, base64url).
+        case .sealed: ("key", "")
         }
     }
 
@@ -64,10 +66,26 @@ extension PostgresRepository: ChallengeRepository {
         return record.expiresAt > now ? record : nil
     }
 
+    public func spendChallenge(key: String, expiresAt: Date, now: Date) async throws(StorageError) -> Bool {
+        guard expiresAt > now else { return false }
+        let logger = self.logger
+        return try await withConnection("spend challenge") { connection in
+            // The primary key makes one winner across instances: a second insert of the key returns no row.
+            try await !connection.rows(
+                """
+                INSERT INTO spent_challenges (key, expires_at) VALUES (\(key), \(PostgresTime.milliseconds(expiresAt)))
+                ON CONFLICT (key) DO NOTHING RETURNING 1
+                """, logger
+            ).isEmpty
+        }
+    }
+
     public func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int {
         let logger = self.logger
+        let milliseconds = PostgresTime.milliseconds(now)
         return try await withConnection("purge challenges") { connection in
-            try await connection.rows("DELETE FROM challenges WHERE expires_at <= \(PostgresTime.milliseconds(now)) RETURNING 1", logger).count
+            try await connection.query("DELETE FROM spent_challenges WHERE expires_at <= \(milliseconds)", logger: logger)
+            return try await connection.rows("DELETE FROM challenges WHERE expires_at <= \(milliseconds) RETURNING 1", logger).count
         }
     }
 

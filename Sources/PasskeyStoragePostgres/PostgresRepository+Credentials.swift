@@ -232,6 +232,32 @@ extension PostgresRepository: CredentialRepository {
         }
     }
 
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        spendingChallenge challengeKey: String, expiresAt: Date
+    ) async throws(StorageError) {
+        guard expiresAt > time else { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
+        let logger = self.logger
+        try await withConnection("record sign-in spending a challenge") { connection in
+            let rows = try await connection.rows(
+                RecordSignInSpendingChallenge(
+                    credentialID: credentialID, expectedSignCount: expectedSignCount, challengeKey: challengeKey,
+                    milliseconds: PostgresTime.milliseconds(time), newSignCount: newSignCount, backupState: backupState,
+                    expiresAt: PostgresTime.milliseconds(expiresAt)), logger)
+            guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in statement returned no row") }
+            let columns = PostgresRowReader(row)
+            if try columns.value(0, Bool.self) { return }
+            // Nothing was written. The credential was there with the expected counter, so the key was spent already
+            // (perhaps by a concurrent completion, which this statement waited for).
+            if try columns.value(1, Bool.self) { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
+            // The credential was not: a spent challenge still answers first, as in every other store, read after the
+            // statement (a concurrent completion that moved the counter has committed its spent key by now).
+            let spent = try await connection.rows("SELECT 1 FROM spent_challenges WHERE key = \(challengeKey)", logger)
+            guard spent.isEmpty else { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
+            try await Self.checkMoved(rows, column: 0, connection, credentialID: credentialID, logger: logger)
+        }
+    }
+
     /// Whether the compare-and-set moved the counter; if not, tells a moved counter from a missing credential.
     static func checkMoved(_ rows: [PostgresRow], column: Int, _ connection: PostgresConnection, credentialID: [UInt8], logger: Logger) async throws {
         guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in statement returned no row") }

@@ -222,6 +222,11 @@ enum PostgresSchema {
             version: 13, name: "username keys map fullwidth and halfwidth forms", statements: [],
             then: { connection, logger in try await refreshUsernameKeys(connection, logger: logger) }),
         PostgresMigration(version: 14, name: "webhook endpoints, outbox and deliveries", statements: PostgresWebhookSchema.statements),
+        PostgresMigration(
+            // One row per sealed sign-in challenge used (its nonce), until it expires: the primary key makes its single
+            // use across instances. No index on the expiry: the purge every 30 s reads at most a minute of sign-ins.
+            version: 15, name: "sign-in challenges are sealed, and only spent ones are stored",
+            statements: ["CREATE TABLE spent_challenges (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)"]),
     ]
 
     /// The migration that adds `users.username_key`.

@@ -283,6 +283,31 @@ public final class SQLiteRepository: PasskeyRepository {
         }
     }
 
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
+        spendingChallenge challengeKey: String, expiresAt: Date
+    ) async throws(StorageError) {
+        try await writeRaw { raw throws(StorageError) in
+            guard try Self.spendChallenge(raw, key: challengeKey, expiresAt: expiresAt, now: time) else {
+                throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+            }
+            try Self.recordSignIn(
+                raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                at: time)
+        }
+    }
+
+    /// Records a sealed challenge as spent, inside the caller's transaction; false when it was spent before or has
+    /// expired at `now`. The primary key makes one winner: a second insert of the key changes nothing.
+    static func spendChallenge(_ raw: RawConnection, key: String, expiresAt: Date, now: Date) throws(StorageError) -> Bool {
+        guard expiresAt > now else { return false }
+        let statement = try raw.statement("INSERT INTO spent_challenges (key, expires_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING")
+        try statement.bind(1, key)
+        try statement.bind(2, SQLiteSchema.milliseconds(expiresAt))
+        try statement.execute()
+        return raw.changes == 1
+    }
+
     /// Consumes the challenge (marks it, see ``consume(column:value:ceremony:now:)``) and returns what a registration
     /// needs of it; throws `challenge_consumed` when it was used or expired (the write then rolls back).
     @discardableResult
@@ -379,6 +404,8 @@ public final class SQLiteRepository: PasskeyRepository {
         let (column, value) = switch reference {
         case .key(let key): ("key", key)
         case .value(let value): ("challenge", value)
+        // Never stored: matches no row (stored keys are 16 random bytes, base64url).
+        case .sealed: ("key", "")
         }
         return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.challengeColumns) FROM challenges WHERE \(column) = ? AND ceremony = ? AND consumed = 0"), arguments: [value, ceremony.rawValue])
             .map(ChallengeRecord.init(row:))
@@ -389,21 +416,27 @@ public final class SQLiteRepository: PasskeyRepository {
     public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
         let (sql, value) = Self.signInLookupStatement(reference)
         return try readers.withConnection { connection throws(StorageError) in
-            try Self.lookUpSignIn(connection, sql: sql, value: value, credentialID: credentialID, now: now)
+            try Self.lookUpSignIn(connection, reference, sql: sql, value: value, credentialID: credentialID, now: now)
         }
     }
 
     /// The sign-in lookup's statement on `connection` (a reader's, or the writer's inside its transaction).
-    static func lookUpSignIn(_ connection: RawConnection, sql: String, value: String, credentialID: [UInt8], now: Date) throws(StorageError)
-        -> SignInLookup
-    {
+    static func lookUpSignIn(
+        _ connection: RawConnection, _ reference: ChallengeReference, sql: String, value: String, credentialID: [UInt8], now: Date
+    ) throws(StorageError) -> SignInLookup {
         let statement = try connection.statement(sql)
         defer { statement.reset() }  // ends a reader's read transaction
         try statement.bind(1, value)
         try statement.bind(2, credentialID)
         guard try statement.step() else { throw StorageError(.corrupt, "the sign-in lookup returned no row") }
         let layout = SignInLookupLayout.self
-        var challenge = statement.isNull(0) ? nil : try ChallengeRecord(columns: statement, at: 0)
+        var challenge: ChallengeRecord?
+        if case .sealed(let record) = reference {
+            // Spent: gone, as a consumed stored challenge is.
+            challenge = try statement.bool(layout.spent) ? nil : record
+        } else {
+            challenge = statement.isNull(0) ? nil : try ChallengeRecord(columns: statement, at: 0)
+        }
         if let record = challenge, record.expiresAt <= now { challenge = nil }
         let credential = statement.isNull(layout.credential) ? nil : try CredentialRecordEntry(columns: statement, at: layout.credential)
         let owner = statement.isNull(layout.owner) ? nil : try UserRecord(columns: statement, at: layout.owner)
@@ -438,7 +471,7 @@ public final class SQLiteRepository: PasskeyRepository {
     ) async throws(StorageError) -> T {
         let (sql, value) = Self.signInLookupStatement(reference)
         let lookUp: @Sendable (RawConnection) throws(StorageError) -> SignInLookup = { raw throws(StorageError) in
-            try Self.lookUpSignIn(raw, sql: sql, value: value, credentialID: credentialID, now: now)
+            try Self.lookUpSignIn(raw, reference, sql: sql, value: value, credentialID: credentialID, now: now)
         }
         // The last decision, for when the write fails: a refusal stands without its challenge burnt, as with the
         // protocol's default (only a verified sign-in must not be answered unless it was recorded).
@@ -452,16 +485,16 @@ public final class SQLiteRepository: PasskeyRepository {
         do {
             (result, failure) = try await writer.writeRaw(read: lookUp, decide: deciding) { raw, lookup, decision throws(StorageError) in
                 do throws(StorageError) {
-                    return try Self.applySignIn(raw, decision, lookup: lookup, credentialID: credentialID, now: now)
+                    return try Self.applySignIn(raw, decision, lookup: lookup, reference: reference, credentialID: credentialID, now: now)
                 } catch where error.code == .counterConflict || error.code == .notFound {
                     // Another write of this batch changed the credential after this sign-in's lookup: decide again.
                     let fresh = try lookUp(raw)
                     let again = deciding(fresh)
                     do throws(StorageError) {
-                        return try Self.applySignIn(raw, again, lookup: fresh, credentialID: credentialID, now: now)
+                        return try Self.applySignIn(raw, again, lookup: fresh, reference: reference, credentialID: credentialID, now: now)
                     } catch where error.code == .counterConflict || error.code == .notFound {
                         // The decision does not fit what is stored: the write fails, the challenge is consumed all the same.
-                        _ = try Self.applySignIn(raw, (.burn, again.result), lookup: fresh, credentialID: credentialID, now: now)
+                        _ = try Self.applySignIn(raw, (.burn, again.result), lookup: fresh, reference: reference, credentialID: credentialID, now: now)
                         return (again.result, error)
                     }
                 }
@@ -477,22 +510,35 @@ public final class SQLiteRepository: PasskeyRepository {
     /// Writes what a sign-in decided. The counter moves first: when it fails its compare-and-set nothing was written
     /// yet, so the caller may decide again. A failure after that (the challenge consumed meanwhile) rolls the write back.
     static func applySignIn<T>(
-        _ raw: RawConnection, _ decision: (write: SignInWrite, result: T), lookup: SignInLookup, credentialID: [UInt8], now: Date
+        _ raw: RawConnection, _ decision: (write: SignInWrite, result: T), lookup: SignInLookup, reference: ChallengeReference,
+        credentialID: [UInt8], now: Date
     ) throws(StorageError) -> (T, StorageError?) {
-        guard let challengeKey = lookup.challenge?.key else {
+        guard let challenge = lookup.challenge else {
             // Nothing to consume, so nothing may be recorded either.
             if case .record = decision.write { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
             return (decision.result, nil)
         }
+        let sealed = if case .sealed = reference { true } else { false }
         switch decision.write {
         case .record(let expectedSignCount, let newSignCount, let backupState, let time):
             try recordSignIn(
                 raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
                 at: time, expectedUserID: lookup.credential?.userID)
-            try takeChallenge(raw, key: challengeKey, now: now)
+            if sealed {
+                guard try spendChallenge(raw, key: challenge.key, expiresAt: challenge.expiresAt, now: now) else {
+                    throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+                }
+            } else {
+                try takeChallenge(raw, key: challenge.key, now: now)
+            }
         case .burn:
-            do throws(StorageError) { try takeChallenge(raw, key: challengeKey, now: now) } catch where error.code == .challengeConsumed {
-                // Another attempt of the batch consumed it first: burnt all the same.
+            if sealed {
+                // Spent before (another attempt of the batch, perhaps): burnt all the same.
+                _ = try spendChallenge(raw, key: challenge.key, expiresAt: challenge.expiresAt, now: now)
+            } else {
+                do throws(StorageError) { try takeChallenge(raw, key: challenge.key, now: now) } catch where error.code == .challengeConsumed {
+                    // Another attempt of the batch consumed it first: burnt all the same.
+                }
             }
         case .nothing:
             break
@@ -505,6 +551,7 @@ public final class SQLiteRepository: PasskeyRepository {
         static let credential = SQLiteSchema.columnCount(SQLiteSchema.challengeColumns)
         static let owner = credential + SQLiteSchema.columnCount(SQLiteSchema.credentialColumns)
         static let externalID = owner + SQLiteSchema.columnCount(SQLiteSchema.userColumns)
+        static let spent = externalID + 1
     }
 
     /// The lookup's SQL for how the challenge is named, and the value to bind.
@@ -512,17 +559,21 @@ public final class SQLiteRepository: PasskeyRepository {
         switch reference {
         case .key(let key): (signInLookupByKeySQL, key)
         case .value(let value): (signInLookupByValueSQL, value)
+        // Nothing stored to read for the challenge but whether its key was spent (the statement's last column).
+        case .sealed(let record): (signInLookupByKeySQL, record.key)
         }
     }
 
     static let signInLookupByKeySQL = signInLookupSQL(challengeColumn: "key")
     static let signInLookupByValueSQL = signInLookupSQL(challengeColumn: "challenge")
 
-    /// A single row whatever exists: each part is NULL when missing.
+    /// A single row whatever exists: each part is NULL when missing; last, whether a sealed challenge with key `?1` was
+    /// spent.
     static func signInLookupSQL(challengeColumn: String) -> String {
         """
         SELECT \(SQLiteSchema.qualified(SQLiteSchema.challengeColumns, "c")), \(SQLiteSchema.qualified(SQLiteSchema.credentialColumns, "cr")),
-            \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), e.external_id
+            \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), e.external_id,
+            EXISTS (SELECT 1 FROM spent_challenges sp WHERE sp.key = ?1)
         FROM (SELECT 1)
         LEFT JOIN challenges c ON c.\(challengeColumn) = ?1 AND c.ceremony = 'authentication' AND c.consumed = 0
         LEFT JOIN credentials cr ON cr.id = ?2
@@ -559,8 +610,13 @@ public final class SQLiteRepository: PasskeyRepository {
         return record
     }
 
+    public func spendChallenge(key: String, expiresAt: Date, now: Date) async throws(StorageError) -> Bool {
+        try await writeRaw { raw throws(StorageError) in try Self.spendChallenge(raw, key: key, expiresAt: expiresAt, now: now) }
+    }
+
     public func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int {
         try await write { db in
+            try db.cachedStatement(sql: "DELETE FROM spent_challenges WHERE expires_at <= ?").execute(arguments: [SQLiteSchema.milliseconds(now)])
             // Consumed challenges go too, whatever their expiry: the table holds what is pending plus what was consumed
             // since the last purge.
             try db.cachedStatement(sql: "DELETE FROM challenges WHERE expires_at <= ? OR consumed = 1").execute(arguments: [SQLiteSchema.milliseconds(now)])

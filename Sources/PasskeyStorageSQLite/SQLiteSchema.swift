@@ -198,6 +198,11 @@ enum SQLiteSchema {
             try db.execute(sql: SQLiteWebhookSchema.tables)
             for trigger in SQLiteWebhookSchema.triggers { try db.execute(sql: trigger) }
         }
+        migrator.registerMigration("v16: sign-in challenges are sealed, and only spent ones are stored") { db in
+            // One row per sealed challenge used (its nonce), until it expires: the primary key makes its single use.
+            // No index on the expiry: the purge every 30 s reads at most a minute of sign-ins.
+            try db.execute(sql: "CREATE TABLE spent_challenges (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID")
+        }
         return migrator
     }
 

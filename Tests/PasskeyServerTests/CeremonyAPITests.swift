@@ -227,17 +227,22 @@ struct CeremonyAPITests {
         }
     }
 
-    @Test("pending ceremonies are bounded: past the limit options get 503 busy, and expired ones make room again")
+    @Test("pending registrations are bounded: past the limit options get 503 busy, and expired ones make room again; sign-in options store nothing and are never refused")
     func pendingLimit() async throws {
         let server = TestServer { $0.maximumPendingChallenges = 3 }
         try await server.run { client in
-            for _ in 0..<3 { #expect(try await client.call(.get, "/generate-authentication-options").status == .ok) }
+            for name in ["ann", "bo", "cy"] {
+                #expect(try await client.call(.get, "/generate-registration-options?username=\(name)").status == .ok)
+            }
             let busy = try await client.call(.get, "/generate-registration-options?username=zed")
             #expect(busy.status == .serviceUnavailable)
             #expect(busy["error"] == "busy")
-            #expect(try await client.call(.get, "/generate-authentication-options")["error"] == "busy")
+            // A sign-in's challenge is sealed: its options write nothing, so they take no room.
+            for _ in 0..<5 { #expect(try await client.call(.get, "/generate-authentication-options").status == .ok) }
+            #expect(try await client.call(.get, "/generate-authentication-options?username=ann").status == .ok)
+            #expect(await server.repository.challengeCount() == 3)
             server.clock.advance(61)  // the three expire and are purged on the next count
-            #expect(try await client.call(.get, "/generate-authentication-options").status == .ok)
+            #expect(try await client.call(.get, "/generate-registration-options?username=zed").status == .ok)
         }
         #expect(await server.repository.challengeCount() == 1)
     }

@@ -73,8 +73,9 @@ struct PostgresServerTests {
         #expect(error?.reason.contains("the server refused: database \"passkey_no_such_database\" does not exist") == true, "\(error?.reason ?? "")")
     }
 
-    /// Takes migration 14 (webhooks) back: its triggers go with their functions.
-    static let undoWebhooks = [
+    /// Takes migrations 15 (spent sealed challenges) and 14 (webhooks) back: the triggers go with their functions.
+    static let undoSinceVersion14 = [
+        "DROP TABLE spent_challenges",
         "DROP FUNCTION webhook_users_changed() CASCADE", "DROP FUNCTION webhook_credentials_changed() CASCADE",
         "DROP FUNCTION webhook_user_linked() CASCADE", "DROP FUNCTION webhook_enqueue(TEXT, TEXT, TEXT, TEXT, TEXT, BYTEA, TEXT, TEXT)",
         "DROP TABLE webhook_deliveries, webhook_messages, webhook_endpoints",
@@ -87,7 +88,7 @@ struct PostgresServerTests {
         // The schema as version 5 left it (the later migrations taken back), with accounts it allowed: "Zoë" and "ZOË"
         // were two names then.
         try await repository.withConnection("schema 5") { connection in
-            for statement in Self.undoWebhooks + [
+            for statement in Self.undoSinceVersion14 + [
                 "DROP INDEX users_username_key_full", "ALTER TABLE users DROP COLUMN username_key",
                 "ALTER TABLE events DROP COLUMN username_key", "ALTER TABLE connect_tokens DROP COLUMN api_key_id",
                 "ALTER TABLE users DROP COLUMN disabled_at", "ALTER TABLE users DROP COLUMN tokens_revoked_at",
@@ -101,7 +102,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13, 14])
+        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
         #expect(try await repository.user(username: "zoë")?.id == "u-old")
         #expect(try await repository.user(username: "ANN")?.id == "u-ann")
         #expect(try await repository.user(id: "u-new")?.username == "ZOË")
@@ -138,7 +139,7 @@ struct PostgresServerTests {
         let logger = repository.logger
         // Version 7 keyed "GIEẞEN" as "gießen", so "Gießen" (keyed "giessen") could be registered next to it.
         try await repository.withConnection("schema 7") { connection in
-            for statement in Self.undoWebhooks { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            for statement in Self.undoSinceVersion14 { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
             try await connection.query("ALTER TABLE connect_tokens DROP COLUMN api_key_id", logger: logger)
             try await connection.query("ALTER TABLE users DROP COLUMN disabled_at", logger: logger)
             try await connection.query("ALTER TABLE users DROP COLUMN tokens_revoked_at", logger: logger)
@@ -153,7 +154,7 @@ struct PostgresServerTests {
                 "INSERT INTO events (time, kind, result, username, username_key) VALUES (1, 'authentication.verify', 'success', 'GIEẞEN', 'gießen')",
                 logger: logger)
         }
-        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13, 14])
+        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13, 14, 15])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)
@@ -175,7 +176,7 @@ struct PostgresServerTests {
         let logger = repository.logger
         // Version 12 keyed the fullwidth "ｃａｒｏｌ" as itself, so it could be registered next to "carol".
         try await repository.withConnection("schema 12") { connection in
-            for statement in Self.undoWebhooks { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            for statement in Self.undoSinceVersion14 { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
             try await connection.query("DELETE FROM schema_migrations WHERE version >= 13", logger: logger)
             for (id, name, key, created) in [("u-old", "carol", "carol", 1), ("u-new", "ｃａｒｏｌ", "ｃａｒｏｌ", 2), ("u-bob", "ＢＯＢ", "ｂｏｂ", 3)] {
                 try await connection.query(
@@ -183,7 +184,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [13, 14])
+        #expect(try await repository.migrate().applied == [13, 14, 15])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)

@@ -13,8 +13,9 @@ public struct CeremonyConfiguration: Sendable {
     /// Whether anyone may make an account through registration options without a username's authorization. Off, new
     /// accounts come only from an app's backend (connect tokens); adding passkeys to accounts still works.
     public var publicRegistration = true
-    /// Ceremonies in progress kept at most (expired ones are purged first); past it options are refused with `busy`, so
-    /// storage stays bounded whatever clients do. Default 100 000.
+    /// Registrations in progress kept at most (expired ones are purged first); past it their options are refused with
+    /// `busy`, so storage stays bounded whatever clients do. Sign-in options store nothing (``SealedChallenge``) and are
+    /// never refused for it. Default 100 000.
     public var maximumPendingChallenges = 100_000
     /// Whether a sign-in with a passkey this server does not hold answers with what the client needs to tell the
     /// device's passkey manager to forget it (``UnknownCredentialSignal``). On by default. Turn it off when another

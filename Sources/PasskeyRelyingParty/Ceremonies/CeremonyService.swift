@@ -36,6 +36,8 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     let gauge = PendingChallengeGauge()
     /// What a sign-in with a made-up credential ID is checked against (``DecoyCredential``).
     let decoy = DecoyCredential()
+    /// Shared by copies of the service: the server secrets, read once.
+    let secrets = CeremonySecrets()
 
     public init(
         repository: Repository, relyingParty: RelyingParty, configuration: CeremonyConfiguration,
@@ -247,7 +249,6 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)
     {
         let username = try UsernameRules.normalized(rawUsername)
-        try await ensureCapacity()
         var allowed: [CredentialRecord] = []
         var userID: String?
         if let username {
@@ -266,16 +267,33 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
                 if allowed.isEmpty { allowed = try await fakeCredentials(for: username) }
             } catch { throw RelyingPartyError(error) }
         }
-        let time = now()
         var options = relyingParty.makeAuthenticationOptions(
             allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
         if username == nil { options.allowCredentials = [] }
-        let key = newChallengeKey()
-        let record = ChallengeRecord(
-            key: key, challenge: options.challenge, ceremony: .authentication, userID: userID, username: username,
-            allowedCredentialIDs: allowed.map(\.id), createdAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL))
-        do { try await repository.saveChallenge(record) } catch { throw RelyingPartyError(error) }
+        // Options for a name carry its account's tag, or random bytes in its place when it has none (``SealedChallenge``).
+        let account: SealedChallenge.Account = if let userID { .named(userID: userID) } else if username != nil { .unknown } else { .any }
+        let key = try await seal(&options, for: account)
         return (options, key)
+    }
+
+    /// Puts a sealed challenge (``SealedChallenge``) in sign-in options: nothing is stored until the sign-in is verified.
+    /// Returns the challenge's key (its nonce), which the options give as `challengeKey`.
+    func seal(_ options: inout PublicKeyCredentialRequestOptionsJSON, for account: SealedChallenge.Account) async throws(RelyingPartyError)
+        -> String
+    {
+        let key: SymmetricKey
+        do { key = try await secrets.key(CeremonySecrets.challengeSealKey, in: repository) } catch { throw RelyingPartyError(error) }
+        let time = now()
+        let tag: [UInt8]? = switch account {
+        case .any: nil
+        case .named(let userID): SealedChallenge.accountTag(userID: userID, key: key)
+        case .unknown: random.bytes(SealedChallenge.accountTagLength)
+        }
+        let sealed = SealedChallenge(
+            issuedAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL), nonce: random.bytes(SealedChallenge.nonceLength),
+            accountTag: tag)
+        options.challenge = sealed.sealed(key: key)
+        return sealed.key
     }
 
     /// One to three credential IDs derived from the username with a server secret: stable for a given name, unlinkable
@@ -286,8 +304,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     /// often, sometimes two or three. An account with a shape outside these (more passkeys, an unusual ID length) can
     /// still be told from a fake; with public registration open, `username_taken` tells it anyway.
     public func fakeCredentials(for username: String) async throws(StorageError) -> [CredentialRecord] {
-        let secret = try await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
-        let key = SymmetricKey(data: secret)
+        let key = try await secrets.key(CeremonySecrets.fakeCredentialKey, in: repository)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: Array(UsernameKey.of(username).utf8), using: key))
         // One passkey in 4 of 8 names, two in 3, three in 1.
         let count = [1, 1, 1, 1, 2, 2, 2, 3][Int(mac[0] & 7)]
@@ -315,11 +332,11 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
 
     /// Whether `id` is one ``fakeCredentials(for:)`` made up.
     public func isFakeCredentialID(_ id: [UInt8]) async -> Bool {
-        guard id.count > Self.fakeTagLength,
-            let secret = try? await repository.secret(named: "fake-credential-key", orCreate: { RandomSource.system.bytes(32) })
-        else { return false }
+        guard id.count > Self.fakeTagLength, let key = try? await secrets.key(CeremonySecrets.fakeCredentialKey, in: repository) else {
+            return false
+        }
         let body = Array(id.dropLast(Self.fakeTagLength))
-        return constantTimeEqual(Array(id.suffix(Self.fakeTagLength)), Self.fakeTag(body, key: SymmetricKey(data: secret)))
+        return constantTimeEqual(Array(id.suffix(Self.fakeTagLength)), Self.fakeTag(body, key: key))
     }
 
     /// Verifies a sign-in and records the new counter, backup state and last use.
@@ -328,19 +345,33 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?, expectedUsername: String? = nil)
         async throws(RelyingPartyError) -> CompletedSignIn
     {
-        // One read gathers the ceremony, the credential and its owner.
+        // A sealed challenge carries its ceremony: nothing stored to read for it.
+        let sealed = try await openSealedChallenge(of: credential)
+        // One read gathers the ceremony (a stored one), the credential and its owner.
         let credentialID: [UInt8]
         do { credentialID = try credential.credentialID() } catch {
             // A malformed response still burns the ceremony it names.
-            if let challengeKey { _ = try? await repository.consumeChallenge(key: challengeKey, ceremony: .authentication, now: now()) }
+            if let sealed {
+                _ = try? await repository.spendChallenge(key: sealed.opened.challenge.key, expiresAt: sealed.opened.challenge.expiresAt, now: now())
+            } else if let challengeKey {
+                _ = try? await repository.consumeChallenge(key: challengeKey, ceremony: .authentication, now: now())
+            }
             throw RelyingPartyError(error)
         }
         let reference: ChallengeReference
-        if let challengeKey, !challengeKey.isEmpty {
+        if let sealed {
+            // A client that sends the options' challengeKey sends this ceremony's.
+            if let challengeKey, !challengeKey.isEmpty, challengeKey != sealed.opened.challenge.key { throw RelyingPartyError.challengeInvalid }
+            reference = .sealed(sealed.opened.challenge.record(challenge: sealed.value))
+        } else if let challengeKey, !challengeKey.isEmpty {
             reference = .key(challengeKey)
         } else {
             do { reference = .value(try credential.signedChallenge()) } catch { throw RelyingPartyError(error) }
         }
+        let opened = sealed?.opened
+        // Options for a name list made-up IDs when it has no account or no passkey: whether this is one, for the check
+        // against what the options listed (a sealed challenge lists none).
+        let madeUp = opened?.identified == true ? await isFakeCredentialID(credentialID) : false
         // The lookup, the checks and the write in one piece of storage work (one transaction on SQLite): the checks run
         // inside, and say what to write — the new counter, or only the challenge consumed when they fail.
         let relyingParty = relyingParty
@@ -349,7 +380,8 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         do {
             outcome = try await repository.completeSignIn(challenge: reference, credentialID: credentialID, now: now()) { lookup in
                 Self.decideSignIn(
-                    lookup, credential, credentialID: credentialID, relyingParty: relyingParty, expectedUsername: expectedUsername, now: now)
+                    lookup, credential, credentialID: credentialID, sealed: opened, credentialIsMadeUp: madeUp, relyingParty: relyingParty,
+                    expectedUsername: expectedUsername, now: now)
             }
         } catch {
             switch error.code {
@@ -362,7 +394,8 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         case .verified(let signIn):
             if signIn.counterRegressed { await reportCounterRegression(owner: signIn.user, credential: signIn.credential, accepted: true) }
             return signIn
-        case .unknownCredential(let challenge): throw await unknownCredentialError(credential, credentialID: credentialID, challenge: challenge)
+        case .unknownCredential(let challenge, let identified):
+            throw await unknownCredentialError(credential, credentialID: credentialID, challenge: challenge, identified: identified)
         case .counterRegressed(var error, let owner, let stored):
             await reportCounterRegression(owner: owner, credential: stored, accepted: false)
             error.accountID = owner.id
@@ -370,6 +403,18 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             throw error
         case .refused(let error): throw error
         }
+    }
+
+    /// The response's challenge opened as a sealed one (``SealedChallenge``), with its value; nil when it is not one (a
+    /// stored ceremony's, from options made before challenges were sealed, or anything else: then storage is asked).
+    func openSealedChallenge(of credential: AuthenticationResponseJSON) async throws(RelyingPartyError)
+        -> (opened: SealedChallenge.Opened, value: String)?
+    {
+        guard let value = try? credential.signedChallenge() else { return nil }
+        let key: SymmetricKey
+        do { key = try await secrets.key(CeremonySecrets.challengeSealKey, in: repository) } catch { throw RelyingPartyError(error) }
+        guard let challenge = SealedChallenge.open(value, key: key) else { return nil }
+        return (SealedChallenge.Opened(challenge: challenge, key: key), value)
     }
 
     /// A counter regression is written to the webhook outbox (`signin.counter_regressed`) before the answer, where the
@@ -387,8 +432,9 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     enum SignInOutcome: Sendable {
         /// `counterRegressed`: accepted under ``CounterPolicy/reportRegression`` although the counter did not increase.
         case verified(CompletedSignIn)
-        /// The passkey is not stored: which answer fits needs another read (``unknownCredentialError(_:credentialID:challenge:)``).
-        case unknownCredential(ChallengeRecord)
+        /// The passkey is not stored: which answer fits needs another read
+        /// (``unknownCredentialError(_:credentialID:challenge:identified:)``). `identified`: the options named an account.
+        case unknownCredential(ChallengeRecord, identified: Bool)
         /// Refused because the signature counter did not increase (a possible clone): reported to webhooks.
         case counterRegressed(RelyingPartyError, owner: UserRecord, credential: CredentialRecordEntry)
         case refused(RelyingPartyError)
@@ -398,11 +444,12 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     /// write: the new counter, backup state and last use when they pass; only the challenge consumed when they fail, so
     /// a refused ceremony cannot be retried.
     static func decideSignIn(
-        _ lookup: SignInLookup, _ credential: AuthenticationResponseJSON, credentialID: [UInt8], relyingParty: RelyingParty,
-        expectedUsername: String?,
+        _ lookup: SignInLookup, _ credential: AuthenticationResponseJSON, credentialID: [UInt8], sealed: SealedChallenge.Opened?,
+        credentialIsMadeUp: Bool, relyingParty: RelyingParty, expectedUsername: String?,
         now: @Sendable () -> Date
     ) -> (write: SignInWrite, result: SignInOutcome) {
         guard let record = lookup.challenge else { return (.nothing, .refused(.challengeInvalid)) }
+        let identified = record.userID != nil || sealed?.identified == true
         // Until the signature verified, no answer may depend on what is stored (whether the credential exists, whose
         // it is): otherwise anyone holding a credential ID, or the IDs the options for a username list, learns whether
         // that account exists. So a credential outside the options' allowCredentials is refused first, for what the
@@ -410,7 +457,17 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         if !record.allowedCredentialIDs.isEmpty, !record.allowedCredentialIDs.contains(where: { constantTimeEqual($0, credentialID) }) {
             return (.burn, .refused(RelyingPartyError(WebAuthnError(.credentialNotAllowed, "the credential is not among allowCredentials"))))
         }
-        guard let stored = lookup.credential else { return (.burn, .unknownCredential(record)) }
+        // A sealed challenge lists no IDs. Options for a name listed its account's passkeys, or made-up ones when it had
+        // none: a stored passkey of another account, or an ID neither stored nor made up, is refused here as one outside
+        // allowCredentials is. (A made-up ID goes on to the decoy, whichever name it was made for: the answer is the same
+        // whether or not the name has an account.)
+        if let sealed, sealed.identified {
+            let listed = if let stored = lookup.credential { sealed.admits(userID: stored.userID) } else { credentialIsMadeUp }
+            guard listed else {
+                return (.burn, .refused(RelyingPartyError(WebAuthnError(.credentialNotAllowed, "the credential is not among allowCredentials"))))
+            }
+        }
+        guard let stored = lookup.credential else { return (.burn, .unknownCredential(record, identified: identified)) }
         guard let owner = lookup.owner else {
             return (.burn, .refused(RelyingPartyError("credential_unknown", "This passkey's account no longer exists.")))
         }
@@ -420,7 +477,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         do {
             verified = try relyingParty.verifyAuthentication(
                 credential, expectedChallenge: record.challenge, credential: coreRecord,
-                expectedUser: record.userID == nil ? .discoverable : .identified(userHandle: owner.userHandle),
+                expectedUser: identified ? .identified(userHandle: owner.userHandle) : .discoverable,
                 allowedCredentialIDs: record.allowedCredentialIDs)
         } catch {
             if error.code == .counterRegressed { return (.burn, .counterRegressed(RelyingPartyError(error), owner: owner, credential: stored)) }
@@ -437,6 +494,12 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         // recorded (the counter stays), and the challenge is spent.
         if owner.isDisabled {
             return (.burn, .refused(.accountDisabled(owner)))
+        }
+        // Disabling an account spends its pending ceremonies; a sealed challenge has nothing stored to spend, so one
+        // issued before the account's last disable is refused here: enabling the account again brings back nothing
+        // made before.
+        if sealed != nil, let revoked = owner.tokensRevokedAt, record.createdAt < revoked {
+            return (.burn, .refused(.challengeInvalid))
         }
         let time = now()
         var updated = stored
@@ -463,13 +526,15 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     ///   later deleted here while the device kept it: `passkey_deleted_on_server`, so the app can tell the person and the
     ///   device can forget the passkey. A user handle is 64 random bytes: it reveals nothing to someone who guesses.
     /// - Otherwise `credential_unknown`: a credential ID no options listed tells nothing about any account.
-    func unknownCredentialError(_ credential: AuthenticationResponseJSON, credentialID: [UInt8], challenge: ChallengeRecord) async -> RelyingPartyError {
+    func unknownCredentialError(
+        _ credential: AuthenticationResponseJSON, credentialID: [UInt8], challenge: ChallengeRecord, identified: Bool
+    ) async -> RelyingPartyError {
         if await isFakeCredentialID(credentialID) {
             let userHandle = (try? credential.userHandleBytes()) ?? nil
             do {
                 _ = try relyingParty.verifyAuthentication(
                     credential, expectedChallenge: challenge.challenge, credential: decoy.record(for: credentialID, userHandle: userHandle),
-                    expectedUser: challenge.userID == nil ? .discoverable : .identified(userHandle: nil),
+                    expectedUser: identified ? .identified(userHandle: nil) : .discoverable,
                     allowedCredentialIDs: challenge.allowedCredentialIDs)
             } catch {
                 // The client sees a real passkey's answer; the log says what it was.
@@ -562,15 +627,9 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         guard !allowed.isEmpty else {
             throw RelyingPartyError("passkey_not_found", "This account has no passkey to confirm with.")
         }
-        try await ensureCapacity()
-        let time = now()
-        let options = relyingParty.makeAuthenticationOptions(
+        var options = relyingParty.makeAuthenticationOptions(
             allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
-        let key = newChallengeKey()
-        let record = ChallengeRecord(
-            key: key, challenge: options.challenge, ceremony: .authentication, userID: user.id, username: user.username,
-            allowedCredentialIDs: allowed.map(\.id), createdAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL))
-        do { try await repository.saveChallenge(record) } catch { throw RelyingPartyError(error) }
+        let key = try await seal(&options, for: .named(userID: user.id))
         return (options, key)
     }
 

@@ -168,7 +168,7 @@ public enum TransferFile {
     }()
 
     /// The secrets a server keeps, and their sizes: an import takes no others.
-    static let knownSecrets = ["fake-credential-key": 32]
+    static let knownSecrets = [CeremonySecrets.fakeCredentialKey: 32, CeremonySecrets.challengeSealKey: 32]
 
     /// The last line of an export: how many records came before it, so that a file cut short (an export that failed
     /// half-way into a pipe) is refused rather than imported in part.
