@@ -5,8 +5,13 @@ public actor InMemoryRepository: PasskeyRepository {
     var usersByID: [String: UserRecord] = [:]
     var credentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
     private var challengesByKey: [String: ChallengeRecord] = [:]
-    /// Sealed challenges spent, by key, with their expiry.
-    private var spentChallenges: [String: Date] = [:]
+    /// Sealed challenges spent: their expiry and key.
+    private var spentChallenges: Set<SpentChallenge> = []
+
+    struct SpentChallenge: Hashable {
+        var expiresAt: Date
+        var key: String
+    }
     var secrets: [String: [UInt8]] = [:]
     // Connect state (InMemoryRepository+Connect.swift).
     var signingKeysByID: [String: SigningKeyRecord] = [:]
@@ -128,11 +133,12 @@ public actor InMemoryRepository: PasskeyRepository {
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
         spendingChallenge challengeKey: String, expiresAt: Date
     ) throws(StorageError) {
-        guard spentChallenges[challengeKey] == nil, expiresAt > time else {
+        let spent = SpentChallenge(expiresAt: expiresAt, key: challengeKey)
+        guard !spentChallenges.contains(spent), expiresAt > time else {
             throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
         }
         try recordSignIn(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
-        spentChallenges[challengeKey] = expiresAt
+        spentChallenges.insert(spent)
     }
 
     /// Throws `challenge_consumed` when the challenge is gone or has expired. (The actor makes check-then-remove atomic.)
@@ -202,13 +208,12 @@ public actor InMemoryRepository: PasskeyRepository {
     }
 
     public func spendChallenge(key: String, expiresAt: Date, now: Date) -> Bool {
-        guard spentChallenges[key] == nil, expiresAt > now else { return false }
-        spentChallenges[key] = expiresAt
-        return true
+        guard expiresAt > now else { return false }
+        return spentChallenges.insert(SpentChallenge(expiresAt: expiresAt, key: key)).inserted
     }
 
     public func purgeExpiredChallenges(now: Date) -> Int {
-        spentChallenges = spentChallenges.filter { $0.value > now }
+        spentChallenges = spentChallenges.filter { $0.expiresAt > now }
         let before = challengesByKey.count
         challengesByKey = challengesByKey.filter { $0.value.expiresAt > now }
         return before - challengesByKey.count
@@ -222,7 +227,8 @@ public actor InMemoryRepository: PasskeyRepository {
         let record: ChallengeRecord? = switch reference {
         case .key(let key): challenge(key: key, ceremony: .authentication, now: now)
         case .value(let value): challenge(value: value, ceremony: .authentication, now: now)
-        case .sealed(let record): record.expiresAt > now && spentChallenges[record.key] == nil ? record : nil
+        case .sealed(let record):
+            record.expiresAt > now && !spentChallenges.contains(SpentChallenge(expiresAt: record.expiresAt, key: record.key)) ? record : nil
         }
         let credential = credentialsByID[credentialID]
         let owner = credential.flatMap { usersByID[$0.userID] }

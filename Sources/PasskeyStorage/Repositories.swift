@@ -106,8 +106,10 @@ public protocol ChallengeRepository: Sendable {
     func consumeChallenge(value: String, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord?
 
     /// Records as spent the challenge with `key` that was never stored (a sealed sign-in challenge, which carries its
-    /// ceremony itself), until `expiresAt`, after which it cannot be used anyway. Atomic across instances: of concurrent
-    /// calls with one key exactly one returns true. False when it was spent before, or has expired at `now`.
+    /// ceremony itself), until `expiresAt`, after which it cannot be used anyway. A sealed challenge is named by its key
+    /// and expiry together (both are sealed in it), which lets storage keep spent ones in expiry order. Atomic across
+    /// instances: of concurrent calls with one key and expiry exactly one returns true. False when it was spent before,
+    /// or has expired at `now`.
     @discardableResult
     func spendChallenge(key: String, expiresAt: Date, now: Date) async throws(StorageError) -> Bool
 

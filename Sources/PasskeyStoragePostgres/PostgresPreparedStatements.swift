@@ -29,8 +29,9 @@ extension PostgresConnection {
 }
 
 /// A sign-in's context in one row: the challenge (by key or by value), the credential, its owner, the owner's
-/// external user id, the IDs of the owner's passkeys, and whether a sealed challenge with key `$1` was spent, side by
-/// side (NULL columns for what is missing). `$1` the challenge key or value, `$2` the credential id.
+/// external user id, the IDs of the owner's passkeys, and whether a sealed challenge with key `$1` and expiry `$3` was
+/// spent, side by side (NULL columns for what is missing). `$1` the challenge key or value, `$2` the credential id, `$3`
+/// a sealed challenge's expiry (0 for a stored one).
 enum SignInLookupSQL {
     static func sql(matching column: String) -> String {
         """
@@ -38,7 +39,7 @@ enum SignInLookupSQL {
             \(PostgresSchema.qualified(PostgresSchema.credentialColumns, "cr")),
             \(PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id,
             (SELECT array_agg(owned.id ORDER BY owned.created_at, owned.id) FROM credentials owned WHERE owned.user_id = u.id),
-            EXISTS (SELECT 1 FROM spent_challenges sp WHERE sp.key = $1::text)
+            EXISTS (SELECT 1 FROM spent_challenges sp WHERE sp.expires_at = $3::bigint AND sp.key = $1::text)
         FROM (SELECT 1) AS one
         LEFT JOIN challenges ch ON ch.\(column) = $1::text AND ch.ceremony = 'authentication'
         LEFT JOIN credentials cr ON cr.id = $2::bytea
@@ -47,10 +48,11 @@ enum SignInLookupSQL {
         """
     }
 
-    static func bindings(_ challenge: String, _ credentialID: [UInt8]) -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
+    static func bindings(_ challenge: String, _ credentialID: [UInt8], sealedExpiry: Int64) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
         bindings.append(challenge)
         bindings.append(ByteBuffer(bytes: credentialID))
+        bindings.append(sealedExpiry)
         return bindings
     }
 }
@@ -59,14 +61,16 @@ struct SignInLookupByKey: RowsStatement {
     static let sql = SignInLookupSQL.sql(matching: "key")
     let key: String
     let credentialID: [UInt8]
-    func makeBindings() -> PostgresBindings { SignInLookupSQL.bindings(key, credentialID) }
+    /// A sealed challenge's expiry, to find its key among the spent ones; 0 for a stored challenge.
+    var sealedExpiry: Int64 = 0
+    func makeBindings() -> PostgresBindings { SignInLookupSQL.bindings(key, credentialID, sealedExpiry: sealedExpiry) }
 }
 
 struct SignInLookupByValue: RowsStatement {
     static let sql = SignInLookupSQL.sql(matching: "challenge")
     let value: String
     let credentialID: [UInt8]
-    func makeBindings() -> PostgresBindings { SignInLookupSQL.bindings(value, credentialID) }
+    func makeBindings() -> PostgresBindings { SignInLookupSQL.bindings(value, credentialID, sealedExpiry: 0) }
 }
 
 /// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement (see
@@ -115,8 +119,8 @@ struct RecordSignInSpendingChallenge: RowsStatement {
         WITH locked AS (
             SELECT id FROM credentials WHERE id = $1::bytea AND sign_count = $2::bigint FOR NO KEY UPDATE
         ), spent AS (
-            INSERT INTO spent_challenges (key, expires_at) SELECT $3::text, $7::bigint WHERE EXISTS (SELECT 1 FROM locked)
-            ON CONFLICT (key) DO NOTHING
+            INSERT INTO spent_challenges (expires_at, key) SELECT $7::bigint, $3::text WHERE EXISTS (SELECT 1 FROM locked)
+            ON CONFLICT (expires_at, key) DO NOTHING
             RETURNING key
         ), moved AS (
             UPDATE credentials SET sign_count = $5::bigint, backup_state = $6::boolean, last_used_at = $4::bigint

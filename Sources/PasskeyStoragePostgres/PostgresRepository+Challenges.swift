@@ -73,8 +73,8 @@ extension PostgresRepository: ChallengeRepository {
             // The primary key makes one winner across instances: a second insert of the key returns no row.
             try await !connection.rows(
                 """
-                INSERT INTO spent_challenges (key, expires_at) VALUES (\(key), \(PostgresTime.milliseconds(expiresAt)))
-                ON CONFLICT (key) DO NOTHING RETURNING 1
+                INSERT INTO spent_challenges (expires_at, key) VALUES (\(PostgresTime.milliseconds(expiresAt)), \(key))
+                ON CONFLICT (expires_at, key) DO NOTHING RETURNING 1
                 """, logger
             ).isEmpty
         }

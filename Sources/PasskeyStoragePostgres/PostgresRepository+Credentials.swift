@@ -252,7 +252,8 @@ extension PostgresRepository: CredentialRepository {
             if try columns.value(1, Bool.self) { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
             // The credential was not: a spent challenge still answers first, as in every other store, read after the
             // statement (a concurrent completion that moved the counter has committed its spent key by now).
-            let spent = try await connection.rows("SELECT 1 FROM spent_challenges WHERE key = \(challengeKey)", logger)
+            let spent = try await connection.rows(
+                "SELECT 1 FROM spent_challenges WHERE expires_at = \(PostgresTime.milliseconds(expiresAt)) AND key = \(challengeKey)", logger)
             guard spent.isEmpty else { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
             try await Self.checkMoved(rows, column: 0, connection, credentialID: credentialID, logger: logger)
         }

@@ -13,7 +13,9 @@ extension PostgresRepository: SignInReader {
             case .key(let key): try await connection.rows(SignInLookupByKey(key: key, credentialID: credentialID), logger)
             case .value(let value): try await connection.rows(SignInLookupByValue(value: value, credentialID: credentialID), logger)
             // Nothing stored to read for the challenge but whether its key was spent (the statement's last column).
-            case .sealed(let record): try await connection.rows(SignInLookupByKey(key: record.key, credentialID: credentialID), logger)
+            case .sealed(let record):
+                try await connection.rows(
+                    SignInLookupByKey(key: record.key, credentialID: credentialID, sealedExpiry: PostgresTime.milliseconds(record.expiresAt)), logger)
             }
         }
         guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in lookup returned no row") }

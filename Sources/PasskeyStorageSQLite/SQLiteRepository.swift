@@ -301,9 +301,9 @@ public final class SQLiteRepository: PasskeyRepository {
     /// expired at `now`. The primary key makes one winner: a second insert of the key changes nothing.
     static func spendChallenge(_ raw: RawConnection, key: String, expiresAt: Date, now: Date) throws(StorageError) -> Bool {
         guard expiresAt > now else { return false }
-        let statement = try raw.statement("INSERT INTO spent_challenges (key, expires_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING")
-        try statement.bind(1, key)
-        try statement.bind(2, SQLiteSchema.milliseconds(expiresAt))
+        let statement = try raw.statement("INSERT INTO spent_challenges (expires_at, key) VALUES (?, ?) ON CONFLICT (expires_at, key) DO NOTHING")
+        try statement.bind(1, SQLiteSchema.milliseconds(expiresAt))
+        try statement.bind(2, key)
         try statement.execute()
         return raw.changes == 1
     }
@@ -428,6 +428,8 @@ public final class SQLiteRepository: PasskeyRepository {
         defer { statement.reset() }  // ends a reader's read transaction
         try statement.bind(1, value)
         try statement.bind(2, credentialID)
+        // A sealed challenge is found among the spent ones by its expiry and key; a stored one has no expiry there.
+        if case .sealed(let record) = reference { try statement.bind(3, SQLiteSchema.milliseconds(record.expiresAt)) } else { try statement.bind(3, Int64(0)) }
         guard try statement.step() else { throw StorageError(.corrupt, "the sign-in lookup returned no row") }
         let layout = SignInLookupLayout.self
         var challenge: ChallengeRecord?
@@ -567,13 +569,13 @@ public final class SQLiteRepository: PasskeyRepository {
     static let signInLookupByKeySQL = signInLookupSQL(challengeColumn: "key")
     static let signInLookupByValueSQL = signInLookupSQL(challengeColumn: "challenge")
 
-    /// A single row whatever exists: each part is NULL when missing; last, whether a sealed challenge with key `?1` was
-    /// spent.
+    /// A single row whatever exists: each part is NULL when missing; last, whether a sealed challenge with key `?1` and
+    /// expiry `?3` (0 for a stored challenge) was spent.
     static func signInLookupSQL(challengeColumn: String) -> String {
         """
         SELECT \(SQLiteSchema.qualified(SQLiteSchema.challengeColumns, "c")), \(SQLiteSchema.qualified(SQLiteSchema.credentialColumns, "cr")),
             \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), e.external_id,
-            EXISTS (SELECT 1 FROM spent_challenges sp WHERE sp.key = ?1)
+            EXISTS (SELECT 1 FROM spent_challenges sp WHERE sp.expires_at = ?3 AND sp.key = ?1)
         FROM (SELECT 1)
         LEFT JOIN challenges c ON c.\(challengeColumn) = ?1 AND c.ceremony = 'authentication' AND c.consumed = 0
         LEFT JOIN credentials cr ON cr.id = ?2
