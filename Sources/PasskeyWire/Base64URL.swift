@@ -12,20 +12,52 @@ public enum Base64URL {
 
     /// Encodes bytes as base64url without padding.
     public static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var iterator = bytes.makeIterator()
-        while let b0 = iterator.next() {
-            let b1 = iterator.next()
-            let b2 = iterator.next()
-            out.append(alphabet[Int(b0 >> 2)])
-            out.append(alphabet[Int(((b0 & 0x03) << 4) | ((b1 ?? 0) >> 4))])
-            if let b1 {
-                out.append(alphabet[Int(((b1 & 0x0f) << 2) | ((b2 ?? 0) >> 6))])
-                if let b2 { out.append(alphabet[Int(b2 & 0x3f)]) }
+        // Contiguous storage (arrays, slices of them, Data) is read in place; anything else is copied once.
+        if let encoded = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return encoded }
+        return Array(bytes).withUnsafeBufferPointer { encode(buffer: $0) }
+    }
+
+    /// Encodes bytes as base64url without padding. (The overload callers with an array reach without generic dispatch:
+    /// a generic function called across modules goes through its witness tables, per byte.)
+    public static func encode(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBufferPointer { encode(buffer: $0) }
+    }
+
+    /// Writes the characters straight into the string's storage: one allocation, no UTF-8 validation pass.
+    static func encode(buffer input: UnsafeBufferPointer<UInt8>) -> String {
+        let count = (input.count * 4 + 2) / 3
+        guard count > 0 else { return "" }
+        return String(unsafeUninitializedCapacity: count) { output in
+            alphabet.withUnsafeBufferPointer { table in
+                var index = 0
+                var written = 0
+                while index + 3 <= input.count {
+                    let b0 = input[index], b1 = input[index + 1], b2 = input[index + 2]
+                    output[written] = table[Int(b0 >> 2)]
+                    output[written + 1] = table[Int(((b0 & 0x03) << 4) | (b1 >> 4))]
+                    output[written + 2] = table[Int(((b1 & 0x0f) << 2) | (b2 >> 6))]
+                    output[written + 3] = table[Int(b2 & 0x3f)]
+                    index += 3
+                    written += 4
+                }
+                switch input.count - index {
+                case 1:
+                    let b0 = input[index]
+                    output[written] = table[Int(b0 >> 2)]
+                    output[written + 1] = table[Int((b0 & 0x03) << 4)]
+                    written += 2
+                case 2:
+                    let b0 = input[index], b1 = input[index + 1]
+                    output[written] = table[Int(b0 >> 2)]
+                    output[written + 1] = table[Int(((b0 & 0x03) << 4) | (b1 >> 4))]
+                    output[written + 2] = table[Int((b1 & 0x0f) << 2)]
+                    written += 3
+                default:
+                    break
+                }
+                return written
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes base64url. Returns `nil` for characters outside the URL-safe alphabet (so standard

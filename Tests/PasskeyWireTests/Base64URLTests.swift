@@ -1,3 +1,4 @@
+import Foundation
 import PasskeyWire
 import Testing
 
@@ -9,6 +10,21 @@ struct Base64URLTests {
     func vectors(plain: String, encoded: String) {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
         #expect(Base64URL.decode(encoded) == Array(plain.utf8))
+    }
+
+    @Test("every length from 0 to 99, from an array, a slice, Data and a sequence that is not contiguous: Foundation's base64 made URL-safe")
+    func againstFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<100 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected, "\(length)")
+            #expect(Base64URL.encode(([0] + bytes + [0])[1..<(length + 1)]) == expected, "slice \(length)")
+            #expect(Base64URL.encode(Data(bytes)) == expected, "Data \(length)")
+            #expect(Base64URL.encode(bytes.reversed().reversed()) == expected, "reversed twice \(length)")
+            #expect(Base64URL.decode(expected) == bytes)
+        }
     }
 
     @Test("the URL-safe alphabet is used both ways")
