@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import PasskeyServer
+@testable import PasskeyServer
 import PasskeyWire
 import PasskeyServerTestSupport
 import Testing
@@ -43,6 +44,22 @@ struct ContentTypeTests {
             }
             let empty = try await client.execute(uri: "/generate-authentication-options", method: .post, headers: [:], body: nil)
             #expect(empty.status == .ok)
+        }
+    }
+
+    @Test("the media type is read up to its parameters, around them spaces and tabs, in any ASCII letter case")
+    func mediaTypes() {
+        for accepted in [
+            "application/json", " application/json ", "\tAPPLICATION/JSON\t;charset=utf-8", "application/json;", "application/problem+json",
+            "Application/Vnd.Example+JSON ; q=1", "application/+json",
+        ] {
+            #expect(Request.isJSONMediaType(accepted), "\(accepted.debugDescription)")
+        }
+        for refused in [
+            "", ";application/json", "application/jsonx", "application/json5", "text/json", "application/x+json5", "application /json",
+            "application/", "+json", "applicationjson", "application/json\u{A0}",
+        ] {
+            #expect(!Request.isJSONMediaType(refused), "\(refused.debugDescription)")
         }
     }
 }

@@ -10,7 +10,7 @@ struct ModuleImportTests {
     static let allowed: [String: Set<String>] = [
         "PasskeyCBOR": [],
         "PasskeyWire": ["Foundation"],
-        "PasskeyCore": ["Foundation", "Crypto", "_CryptoExtras", "PasskeyCBOR", "PasskeyWire"],
+        "PasskeyCore": ["Foundation", "Glibc", "Crypto", "_CryptoExtras", "PasskeyCBOR", "PasskeyWire"],
         "PasskeyAttestation": ["Foundation", "Crypto", "_CryptoExtras", "X509", "SwiftASN1", "PasskeyCBOR", "PasskeyWire", "PasskeyCore"],
         "PasskeyStorage": ["Foundation", "PasskeyWire"],
         "PasskeyRelyingParty": [

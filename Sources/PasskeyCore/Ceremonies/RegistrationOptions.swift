@@ -55,16 +55,18 @@ extension RelyingParty {
     /// Builds `PublicKeyCredentialRequestOptionsJSON` (WebAuthn L3 §5.5).
     ///
     /// Pass the user's credentials for a sign-in by username; pass none for a sign-in without one (discoverable
-    /// credentials and AutoFill with `mediation: "conditional"`).
+    /// credentials and AutoFill with `mediation: "conditional"`). `challenge`: one the caller made (base64url), for
+    /// example one that carries its ceremony; by default 32 random bytes.
     public func makeAuthenticationOptions(
         allowCredentials: [CredentialRecord] = [],
         hints: [PublicKeyCredentialHint]? = nil,
         timeoutMilliseconds: Int = 60_000,
         extensions: JSONObject? = nil,
+        challenge: String? = nil,
         random: RandomSource = .system
     ) -> PublicKeyCredentialRequestOptionsJSON {
         PublicKeyCredentialRequestOptionsJSON(
-            challenge: Base64URL.encode(random.bytes(Self.challengeLength)),
+            challenge: challenge ?? Base64URL.encode(random.bytes(Self.challengeLength)),
             timeout: timeoutMilliseconds,
             rpId: id,
             allowCredentials: allowCredentials.map(\.descriptor),

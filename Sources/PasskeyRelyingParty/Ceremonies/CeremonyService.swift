@@ -267,20 +267,18 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
                 if allowed.isEmpty { allowed = try await fakeCredentials(for: username) }
             } catch { throw RelyingPartyError(error) }
         }
-        var options = relyingParty.makeAuthenticationOptions(
-            allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
-        if username == nil { options.allowCredentials = [] }
         // Options for a name carry its account's tag, or random bytes in its place when it has none (``SealedChallenge``).
         let account: SealedChallenge.Account = if let userID { .named(userID: userID) } else if username != nil { .unknown } else { .any }
-        let key = try await seal(&options, for: account)
+        let (challenge, key) = try await sealedChallenge(for: account)
+        var options = relyingParty.makeAuthenticationOptions(
+            allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), challenge: challenge, random: random)
+        if username == nil { options.allowCredentials = [] }
         return (options, key)
     }
 
-    /// Puts a sealed challenge (``SealedChallenge``) in sign-in options: nothing is stored until the sign-in is verified.
-    /// Returns the challenge's key (its nonce), which the options give as `challengeKey`.
-    func seal(_ options: inout PublicKeyCredentialRequestOptionsJSON, for account: SealedChallenge.Account) async throws(RelyingPartyError)
-        -> String
-    {
+    /// A sealed challenge (``SealedChallenge``) for sign-in options: nothing is stored until the sign-in is verified.
+    /// Returns it (base64url) and its key (its nonce), which the options give as `challengeKey`.
+    func sealedChallenge(for account: SealedChallenge.Account) async throws(RelyingPartyError) -> (challenge: String, key: String) {
         let key: SymmetricKey
         do { key = try await secrets.key(CeremonySecrets.challengeSealKey, in: repository) } catch { throw RelyingPartyError(error) }
         let time = now()
@@ -292,8 +290,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         let sealed = SealedChallenge(
             issuedAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL), nonce: random.bytes(SealedChallenge.nonceLength),
             accountTag: tag)
-        options.challenge = sealed.sealed(key: key)
-        return sealed.key
+        return (sealed.sealed(key: key), sealed.key)
     }
 
     /// One to three credential IDs derived from the username with a server secret: stable for a given name, unlinkable
@@ -627,9 +624,9 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         guard !allowed.isEmpty else {
             throw RelyingPartyError("passkey_not_found", "This account has no passkey to confirm with.")
         }
-        var options = relyingParty.makeAuthenticationOptions(
-            allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
-        let key = try await seal(&options, for: .named(userID: user.id))
+        let (challenge, key) = try await sealedChallenge(for: .named(userID: user.id))
+        let options = relyingParty.makeAuthenticationOptions(
+            allowCredentials: allowed, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), challenge: challenge, random: random)
         return (options, key)
     }
 

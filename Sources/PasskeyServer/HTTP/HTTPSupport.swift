@@ -76,9 +76,17 @@ extension Request {
     }
 
     /// `application/json` or `application/…+json` (RFC 6839), in any letter case, with any parameters.
+    /// Read as bytes: the type ends at the first `;`, around it optional whitespace (RFC 9110 §5.6.3: spaces and tabs),
+    /// compared in ASCII letter case. (Foundation's trimming and splitting cost a few microseconds on every request.)
     static func isJSONMediaType(_ value: String) -> Bool {
-        let type = (value.split(separator: ";", omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+        var type = Array(value.utf8.prefix { $0 != UInt8(ascii: ";") })
+        while let last = type.last, last == 0x20 || last == 0x09 { type.removeLast() }
+        let start = type.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? type.endIndex
+        let lowered = type[start...].map { (0x41...0x5a).contains($0) ? $0 | 0x20 : $0 }
+        let prefix = Array("application/".utf8)
+        let suffix = Array("+json".utf8)
+        return lowered.elementsEqual("application/json".utf8)
+            || (lowered.starts(with: prefix) && lowered.count > prefix.count + suffix.count - 1 && lowered.suffix(suffix.count).elementsEqual(suffix))
     }
 }
 
