@@ -128,15 +128,24 @@ public final class SQLiteRepository: PasskeyRepository {
         try await read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [id]).map(UserRecord.init(row:)) }
     }
 
+    /// On a raw read-only connection, like the sign-in's lookup: every sign-in's options with a name read it.
     public func user(username: String) async throws(StorageError) -> UserRecord? {
-        try await read { db in
-            try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE \(SQLiteSchema.usernameMatch) ORDER BY username_key IS NULL LIMIT 1"),
-                arguments: [UsernameKey.of(username), username])
-                .map(UserRecord.init(row:))
+        let key = UsernameKey.of(username)
+        return try readers.withConnection { connection throws(StorageError) in
+            let statement = try connection.statement(Self.userNamedSQL)
+            defer { statement.reset() }  // ends the read transaction
+            try statement.bind(1, key)
+            try statement.bind(2, username)
+            guard try statement.step() else { return nil }
+            return try UserRecord(columns: statement, at: 0)
         }
     }
+
+    static let credentialsOfUserSQL = "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE user_id = ? ORDER BY created_at, id"
+
+    static let userNamedSQL =
+        "SELECT \(SQLiteSchema.userColumns) FROM users WHERE \(SQLiteSchema.usernameMatch) ORDER BY username_key IS NULL LIMIT 1"
+
 
     public func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord? {
         try await read { db in
@@ -212,10 +221,15 @@ public final class SQLiteRepository: PasskeyRepository {
         }
     }
 
+    /// On a raw read-only connection, like the sign-in's lookup: every sign-in's options with a name read them.
     public func credentials(userID: String) async throws(StorageError) -> [CredentialRecordEntry] {
-        try await read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE user_id = ? ORDER BY created_at, id"), arguments: [userID])
-                .map(CredentialRecordEntry.init(row:))
+        try readers.withConnection { connection throws(StorageError) in
+            let statement = try connection.statement(Self.credentialsOfUserSQL)
+            defer { statement.reset() }  // ends the read transaction
+            try statement.bind(1, userID)
+            var found: [CredentialRecordEntry] = []
+            while try statement.step() { found.append(try CredentialRecordEntry(columns: statement, at: 0)) }
+            return found
         }
     }
 

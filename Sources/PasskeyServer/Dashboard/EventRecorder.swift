@@ -85,7 +85,7 @@ public struct EventRecorder: Sendable {
         kind: String, rpID: String, metadata: RequestMetadata, error: APIError?, userID: String? = nil, username: String? = nil,
         credentialID: [UInt8]? = nil, requestedUsername: String? = nil, detail: String? = nil
     ) -> EventRecord {
-        let requested = requestedUsername.map { APIError.clipped($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let requested = requestedUsername.map { APIError.clipped(Self.trimmed($0)) }
         return EventRecord(
             time: now(), kind: kind, result: error == nil ? .success : .failure, code: error?.code, explanation: error?.message ?? detail,
             userID: userID ?? error?.accountID, username: username ?? requested.flatMap { $0.isEmpty ? nil : $0 },
@@ -93,6 +93,17 @@ public struct EventRecorder: Sendable {
             origin: metadata.origin ?? error?.received.flatMap { error?.code == "origin_mismatch" ? $0 : nil }, rpID: rpID,
             expected: error?.expected, received: error?.received, clientIP: metadata.clientIP, userAgent: metadata.userAgent,
             requestID: metadata.requestID)
+    }
+}
+
+extension EventRecorder {
+    /// `text` without white space or newlines at its ends. A name that begins and ends with a visible ASCII character
+    /// (nearly every one, and every name the username rules let through) is returned as it is, without Foundation's
+    /// trimming, which cost a few microseconds on every ceremony's event.
+    static func trimmed(_ text: String) -> String {
+        let visible: ClosedRange<UInt8> = 0x21...0x7e
+        if let first = text.utf8.first, let last = text.utf8.last, visible.contains(first), visible.contains(last) { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

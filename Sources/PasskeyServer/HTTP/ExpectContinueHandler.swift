@@ -39,7 +39,7 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
         // A body announced over the limit is refused before any of it comes, with or without an expectation: waiting
         // for it would let a client hold the connection until the request deadline by announcing 10 MB and sending
         // nothing.
-        let announced = head.headers["content-length"].first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let announced = head.headers["content-length"].first.flatMap { Int($0) ?? Int($0.trimmingCharacters(in: .whitespaces)) }
         if let announced, announced > maximumBodySize {
             refuse(context, head: head)
             return
