@@ -407,23 +407,30 @@ public final class SQLiteRepository: PasskeyRepository {
         try await peek(.value(value), ceremony: ceremony, now: now)
     }
 
+    /// On a raw read-only connection, like the sign-in's lookup: every registration's verification reads its challenge.
     func peek(_ reference: ChallengeReference, ceremony: ChallengeRecord.Ceremony, now: Date) async throws(StorageError) -> ChallengeRecord? {
-        let record = try await read { db in try Self.fetchChallenge(db, reference, ceremony: ceremony) }
+        let sql: String
+        let value: String
+        switch reference {
+        case .key(let key): (sql, value) = (Self.challengeByKeySQL, key)
+        case .value(let challenge): (sql, value) = (Self.challengeByValueSQL, challenge)
+        // Never stored: nothing to read.
+        case .sealed: return nil
+        }
+        let record = try readers.withConnection { connection throws(StorageError) -> ChallengeRecord? in
+            let statement = try connection.statement(sql)
+            defer { statement.reset() }  // ends the read transaction
+            try statement.bind(1, value)
+            try statement.bind(2, ceremony.rawValue)
+            guard try statement.step() else { return nil }
+            return try ChallengeRecord(columns: statement, at: 0)
+        }
         guard let record, record.expiresAt > now else { return nil }
         return record
     }
 
-    /// The challenge named by key or value for `ceremony`, expired or not.
-    static func fetchChallenge(_ db: Database, _ reference: ChallengeReference, ceremony: ChallengeRecord.Ceremony) throws -> ChallengeRecord? {
-        let (column, value) = switch reference {
-        case .key(let key): ("key", key)
-        case .value(let value): ("challenge", value)
-        // Never stored: matches no row (stored keys are 16 random bytes, base64url).
-        case .sealed: ("key", "")
-        }
-        return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.challengeColumns) FROM challenges WHERE \(column) = ? AND ceremony = ? AND consumed = 0"), arguments: [value, ceremony.rawValue])
-            .map(ChallengeRecord.init(row:))
-    }
+    static let challengeByKeySQL = "SELECT \(SQLiteSchema.challengeColumns) FROM challenges WHERE key = ? AND ceremony = ? AND consumed = 0"
+    static let challengeByValueSQL = "SELECT \(SQLiteSchema.challengeColumns) FROM challenges WHERE challenge = ? AND ceremony = ? AND consumed = 0"
 
     /// One statement, one snapshot, on a raw read-only connection: the ceremony, the credential, its owner and the
     /// owner's app user id. The sign-in runs this once per request, so it skips GRDB (see ``RawConnection``).
