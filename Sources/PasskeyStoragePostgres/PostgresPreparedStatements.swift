@@ -73,16 +73,17 @@ struct SignInLookupByValue: RowsStatement {
     func makeBindings() -> PostgresBindings { SignInLookupSQL.bindings(value, credentialID, sealedExpiry: 0) }
 }
 
-/// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement (see
-/// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:consumingChallenge:)``).
-/// Answers whether the counter moved, and whether the credential was there with the expected counter.
-struct RecordSignInConsumingChallenge: RowsStatement {
-    static let sql = """
+/// A verified sign-in in one statement: the challenge taken (`take`, which must `RETURNING key` and write only `WHERE
+/// EXISTS (SELECT 1 FROM locked)`), the counter's compare-and-set and the owner's last sign-in. Answers whether the
+/// counter moved, and whether the credential was there with the expected counter. `$1` the credential id, `$2` the
+/// expected counter, `$3` the challenge's key, `$4` the time, `$5` the new counter, `$6` the backup state.
+enum RecordSignInSQL {
+    static func sql(taking take: String) -> String {
+        """
         WITH locked AS (
             SELECT id FROM credentials WHERE id = $1::bytea AND sign_count = $2::bigint FOR NO KEY UPDATE
         ), taken AS (
-            DELETE FROM challenges WHERE key = $3::text AND expires_at > $4::bigint AND EXISTS (SELECT 1 FROM locked)
-            RETURNING key
+            \(take)
         ), moved AS (
             UPDATE credentials SET sign_count = $5::bigint, backup_state = $6::boolean, last_used_at = $4::bigint
             WHERE id IN (SELECT id FROM locked) AND EXISTS (SELECT 1 FROM taken)
@@ -92,6 +93,11 @@ struct RecordSignInConsumingChallenge: RowsStatement {
         )
         SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM locked)
         """
+    }
+}
+
+/// What ``RecordSignInSQL`` binds, `$1` to `$6`.
+struct RecordSignInValues {
     let credentialID: [UInt8]
     let expectedSignCount: UInt32
     let challengeKey: String
@@ -99,8 +105,8 @@ struct RecordSignInConsumingChallenge: RowsStatement {
     let newSignCount: UInt32
     let backupState: Bool
 
-    func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 6)
+    var bindings: PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
         bindings.append(ByteBuffer(bytes: credentialID))
         bindings.append(Int64(expectedSignCount))
         bindings.append(challengeKey)
@@ -111,42 +117,30 @@ struct RecordSignInConsumingChallenge: RowsStatement {
     }
 }
 
-/// ``RecordSignInConsumingChallenge`` for a sealed challenge, which was never stored: its key is inserted into
-/// `spent_challenges` instead of a stored row deleted, and the primary key makes one winner across instances (see
+/// ``RecordSignInSQL`` consuming a stored challenge: its row is deleted (see
+/// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:consumingChallenge:)``).
+struct RecordSignInConsumingChallenge: RowsStatement {
+    static let sql = RecordSignInSQL.sql(
+        taking: "DELETE FROM challenges WHERE key = $3::text AND expires_at > $4::bigint AND EXISTS (SELECT 1 FROM locked) RETURNING key")
+    let values: RecordSignInValues
+
+    func makeBindings() -> PostgresBindings { values.bindings }
+}
+
+/// ``RecordSignInSQL`` spending a sealed challenge, which was never stored: its expiry (`$7`) and key are inserted into
+/// `spent_challenges`, whose primary key makes one winner across instances (see
 /// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:spendingChallenge:expiresAt:)``).
 struct RecordSignInSpendingChallenge: RowsStatement {
-    static let sql = """
-        WITH locked AS (
-            SELECT id FROM credentials WHERE id = $1::bytea AND sign_count = $2::bigint FOR NO KEY UPDATE
-        ), spent AS (
+    static let sql = RecordSignInSQL.sql(
+        taking: """
             INSERT INTO spent_challenges (expires_at, key) SELECT $7::bigint, $3::text WHERE EXISTS (SELECT 1 FROM locked)
-            ON CONFLICT (expires_at, key) DO NOTHING
-            RETURNING key
-        ), moved AS (
-            UPDATE credentials SET sign_count = $5::bigint, backup_state = $6::boolean, last_used_at = $4::bigint
-            WHERE id IN (SELECT id FROM locked) AND EXISTS (SELECT 1 FROM spent)
-            RETURNING user_id
-        ), touched AS (
-            UPDATE users SET last_sign_in_at = $4::bigint WHERE id IN (SELECT user_id FROM moved)
-        )
-        SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM locked)
-        """
-    let credentialID: [UInt8]
-    let expectedSignCount: UInt32
-    let challengeKey: String
-    let milliseconds: Int64
-    let newSignCount: UInt32
-    let backupState: Bool
+            ON CONFLICT (expires_at, key) DO NOTHING RETURNING key
+            """)
+    let values: RecordSignInValues
     let expiresAt: Int64
 
     func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 7)
-        bindings.append(ByteBuffer(bytes: credentialID))
-        bindings.append(Int64(expectedSignCount))
-        bindings.append(challengeKey)
-        bindings.append(milliseconds)
-        bindings.append(Int64(newSignCount))
-        bindings.append(backupState)
+        var bindings = values.bindings
         bindings.append(expiresAt)
         return bindings
     }

@@ -213,8 +213,9 @@ extension PostgresRepository: CredentialRepository {
         try await withConnection("record sign-in consuming a challenge") { connection in
             let rows = try await connection.rows(
                 RecordSignInConsumingChallenge(
-                    credentialID: credentialID, expectedSignCount: expectedSignCount, challengeKey: challengeKey, milliseconds: milliseconds,
-                    newSignCount: newSignCount, backupState: backupState), logger)
+                    values: RecordSignInValues(
+                        credentialID: credentialID, expectedSignCount: expectedSignCount, challengeKey: challengeKey, milliseconds: milliseconds,
+                        newSignCount: newSignCount, backupState: backupState)), logger)
             guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in statement returned no row") }
             let columns = PostgresRowReader(row)
             if try columns.value(0, Bool.self) { return }
@@ -241,8 +242,9 @@ extension PostgresRepository: CredentialRepository {
         try await withConnection("record sign-in spending a challenge") { connection in
             let rows = try await connection.rows(
                 RecordSignInSpendingChallenge(
-                    credentialID: credentialID, expectedSignCount: expectedSignCount, challengeKey: challengeKey,
-                    milliseconds: PostgresTime.milliseconds(time), newSignCount: newSignCount, backupState: backupState,
+                    values: RecordSignInValues(
+                        credentialID: credentialID, expectedSignCount: expectedSignCount, challengeKey: challengeKey,
+                        milliseconds: PostgresTime.milliseconds(time), newSignCount: newSignCount, backupState: backupState),
                     expiresAt: PostgresTime.milliseconds(expiresAt)), logger)
             guard let row = rows.first else { throw StorageError(.corrupt, "the sign-in statement returned no row") }
             let columns = PostgresRowReader(row)
