@@ -146,7 +146,6 @@ public final class SQLiteRepository: PasskeyRepository {
     static let userNamedSQL =
         "SELECT \(SQLiteSchema.userColumns) FROM users WHERE \(SQLiteSchema.usernameMatch) ORDER BY username_key IS NULL LIMIT 1"
 
-
     public func user(userHandle: [UInt8]) async throws(StorageError) -> UserRecord? {
         try await read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE user_handle = ?"), arguments: [Data(userHandle)])
