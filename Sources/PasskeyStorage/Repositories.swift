@@ -138,6 +138,12 @@ public enum ChallengeReference: Sendable, Hashable {
     /// Storage reads nothing for it and gives it back as the lookup's challenge while it has not expired; single use is
     /// enforced by recording its key as spent in the write's transaction (``ChallengeRepository/spendChallenge(key:expiresAt:now:)``).
     case sealed(ChallengeRecord)
+
+    /// Whether the challenge was never stored: its use is recorded as spent rather than a stored row consumed.
+    public var isSealed: Bool {
+        if case .sealed = self { return true }
+        return false
+    }
 }
 
 /// What finishing a sign-in needs, read together: the ceremony, the credential, and its owner.
@@ -205,7 +211,7 @@ extension SignInReader where Self: CredentialRepository & ChallengeRepository {
             if case .record = write { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
             return result
         }
-        let sealed = if case .sealed = reference { true } else { false }
+        let sealed = reference.isSealed
         switch write {
         case .record(let expectedSignCount, let newSignCount, let backupState, let time):
             do {

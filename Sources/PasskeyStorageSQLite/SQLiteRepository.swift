@@ -540,7 +540,7 @@ public final class SQLiteRepository: PasskeyRepository {
             if case .record = decision.write { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
             return (decision.result, nil)
         }
-        let sealed = if case .sealed = reference { true } else { false }
+        let sealed = reference.isSealed
         switch decision.write {
         case .record(let expectedSignCount, let newSignCount, let backupState, let time):
             try recordSignIn(
