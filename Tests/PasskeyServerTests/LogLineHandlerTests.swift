@@ -96,4 +96,16 @@ struct LogLineHandlerTests {
         #expect(line.hasSuffix(#": request_id=abc\u{d}\u{a} [PasskeyServerTests] two\u{a}lines\u{2028}and Zoë 👩‍💻"# + "\n"), "\(line)")
         #expect(line.split(separator: " ").first?.count == 24)  // 2026-11-22T07:00:00+0000
     }
+
+    @Test("the call's metadata wins over the logger's for the same key, and keys are written sorted")
+    func metadataOrder() {
+        let capture = LogCapture()
+        var logger = logger(capture)
+        logger[metadataKey: "request_id"] = "r1"
+        logger[metadataKey: "method"] = "from-logger"
+        logger.info("request", metadata: ["status": "200", "method": "GET", "path": "/x"])
+        let line = capture.lines.first ?? ""
+        #expect(line.contains(": method=GET path=/x request_id=r1 status=200 [PasskeyServerTests] request\n"), "\(line)")
+        #expect(!line.contains("from-logger"))
+    }
 }

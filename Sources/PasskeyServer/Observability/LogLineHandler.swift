@@ -24,20 +24,26 @@ public struct LogLineHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     private let label: String
-    private let write: @Sendable (String) -> Void
+    private let output: Output
     /// Shared by the copies of a logger: the time is formatted once a second, not once a line.
     private let clock = LogClock()
 
+    /// Where finished lines go.
+    enum Output: Sendable {
+        case standardError(StandardError)
+        case lines(@Sendable (String) -> Void)
+    }
+
     /// A handler for `label` that writes to standard error. Copies of the logger (every request's) share its lock.
     public init(label: String) {
-        let output = StandardError()
-        self.init(label: label) { line in output.write(line) }
+        self.label = label
+        output = .standardError(StandardError())
     }
 
     /// A handler that hands each finished line to `write` (tests).
     public init(label: String, write: @escaping @Sendable (String) -> Void) {
         self.label = label
-        self.write = write
+        output = .lines(write)
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -46,41 +52,53 @@ public struct LogLineHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
-        if let error = event.error { merged["error.message"] = .string(String(describing: error)) }
-        var line = ""
-        line.reserveCapacity(256)
-        line += clock.now()
-        line += " "
-        line += event.level.rawValue  // not "\(level)": an enum without a description is printed through reflection
-        line += " "
-        line += label
-        line += ":"
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
-            line += " "
-            line += Self.safe(key)
-            line += "="
-            line += Self.safe(Self.text(value))
+        // The handler's metadata (the request id) and the call's, the call's winning, sorted by key: an array of a few
+        // pairs, not a merged dictionary.
+        let explicit = event.metadata ?? [:]
+        var pairs: [(key: String, value: Logger.Metadata.Value)] = []
+        pairs.reserveCapacity(metadata.count + explicit.count + 1)
+        for (key, value) in explicit { pairs.append((key, value)) }
+        for (key, value) in metadata where explicit[key] == nil { pairs.append((key, value)) }
+        if let error = event.error {
+            pairs.removeAll { $0.key == "error.message" }
+            pairs.append(("error.message", .string(String(describing: error))))
         }
-        line += " ["
-        line += Self.safe(event.source)
-        line += "] "
-        line += Self.safe(event.message.description)
-        write(Self.limited(line) + "\n")
+        pairs.sort { $0.key < $1.key }
+
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: clock.now().utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: event.level.rawValue.utf8)  // not "\(level)": an enum without a description is printed through reflection
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: label.utf8)
+        line.append(UInt8(ascii: ":"))
+        for (key, value) in pairs {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: Self.safe(key).utf8)
+            line.append(UInt8(ascii: "="))
+            line.append(contentsOf: Self.safe(Self.text(value)).utf8)
+        }
+        line.append(contentsOf: " [".utf8)
+        line.append(contentsOf: Self.safe(event.source).utf8)
+        line.append(contentsOf: "] ".utf8)
+        line.append(contentsOf: Self.safe(event.message.description).utf8)
+        Self.limit(&line)
+        line.append(0x0A)
+        switch output {
+        case .standardError(let standardError): standardError.write(line)
+        case .lines(let write): write(String(decoding: line, as: UTF8.self))
+        }
     }
 
-    /// `line` cut to ``maximumLineLength`` UTF-8 bytes (at a scalar boundary), marked with `…` when cut.
-    static func limited(_ line: String) -> String {
-        guard line.utf8.count > maximumLineLength else { return line }
-        var kept = String.UnicodeScalarView()
-        var bytes = 0
-        for scalar in line.unicodeScalars {
-            bytes += UTF8.width(scalar)
-            if bytes > maximumLineLength - 3 { break }
-            kept.append(scalar)
-        }
-        return String(kept) + "…"
+    /// `line` cut to ``maximumLineLength`` bytes at a scalar boundary, marked with `…` when cut.
+    static func limit(_ line: inout [UInt8]) {
+        guard line.count > maximumLineLength else { return }
+        var end = maximumLineLength - 3
+        // Back to the first byte of a scalar: continuation bytes are 0b10xxxxxx.
+        while end > 0 && line[end] & 0xC0 == 0x80 { end -= 1 }
+        line.removeSubrange(end...)
+        line.append(contentsOf: "…".utf8)
     }
 
     /// A metadata value as swift-log's stream handler writes it.
@@ -127,10 +145,9 @@ final class LogClock: Sendable {
 final class StandardError: Sendable {
     private let lock = Mutex(())
 
-    func write(_ line: String) {
-        var bytes = Array(line.utf8)
+    func write(_ line: [UInt8]) {
         lock.withLock { _ in
-            bytes.withUnsafeMutableBytes { buffer in
+            line.withUnsafeBytes { buffer in
                 var offset = 0
                 while offset < buffer.count {
                     let written = Glibc.write(2, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
