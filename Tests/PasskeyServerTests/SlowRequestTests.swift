@@ -129,6 +129,36 @@ struct SlowRequestTests {
         }
     }
 
+    @Test("each request on a kept-alive connection has its own deadline: a long upload's credit does not carry over to the next")
+    func deadlinePerRequest() async throws {
+        try await withLiveServer(Self.timeoutConfiguration) { port in
+            let (first, second, seconds) = try await onOwnThread { () -> (String, String, Double) in
+                // 20 000 bytes in about 1.5 s: still arriving at its base second, so its check moves 20 s later.
+                let long = #"{"cred":{"id":"x"}}"#.padding(toLength: 20_000, withPad: " ", startingAt: 0)
+                let head = Self.head.replacingOccurrences(of: "Content-Length: 1000", with: "Content-Length: 20000")
+                guard let socket = RawConnection.open(port: port, sending: head, limit: 30) else { return ("", "", 0) }
+                defer { close(socket) }
+                signal(SIGPIPE, SIG_IGN)
+                let bytes = Array(long.utf8)
+                for start in stride(from: 0, to: bytes.count, by: 2_000) {
+                    let part = Array(bytes[start..<min(bytes.count, start + 2_000)])
+                    _ = part.withUnsafeBytes { send(socket, $0.baseAddress, part.count, Int32(MSG_NOSIGNAL)) }
+                    Thread.sleep(forTimeInterval: 0.15)
+                }
+                let first = RawConnection.read(socket, untilCount: 1, of: "HTTP/1.1 ")
+                // The next request stops after its head: cut at its own second, not at the first one's moved check.
+                let started = Date()
+                _ = Self.head.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                let (second, _) = RawConnection.readUntilClosed(socket)
+                return (first, second, Date().timeIntervalSince(started))
+            }
+            #expect(first.hasPrefix("HTTP/1.1 400"), "\(first)")
+            #expect(MalformedRequestTests.statusLines(second) == ["HTTP/1.1 408 Request Timeout"], "\(second)")
+            // About 1.1 s; the first request's credit would have made it about 15 s.
+            #expect(seconds < 8, "\(seconds)")
+        }
+    }
+
     @Test("with 64 slow connections open, other clients are answered, and every slow one is cut off")
     func manySlowConnections() async throws {
         try await withLiveServer(Self.timeoutConfiguration) { port in

@@ -37,7 +37,11 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var answeredEarly = false
     /// Requests whose head arrived and whose answer has not ended.
     private var responsesOwed = 0
+    /// The pending check and when it runs. It outlives the request it was set for: the next request that starts later
+    /// keeps it when it is due no later than that request's own deadline (the check then looks at whichever request is
+    /// arriving), so a keep-alive connection does not schedule and cancel a timer for every request.
     private var timer: Scheduled<Void>?
+    private var timerDue: NIODeadline?
     /// The connection was answered here and is closing.
     private var timedOut = false
 
@@ -62,7 +66,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             received = 0
             headArrived = false
             answeredEarly = false
-            schedule(at: started + deadline.base)
+            let due = started + deadline.base
+            if timerDue.map({ $0 > due }) ?? true { schedule(at: due) }
         }
         received += count
     }
@@ -74,9 +79,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             headArrived = true
             responsesOwed += 1
         case .end:
-            receiving = false
-            timer?.cancel()
-            timer = nil
+            receiving = false  // the pending check, if any, stays for the next request (``timer``)
         case .body: break
         }
         context.fireChannelRead(data)
@@ -97,6 +100,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        timerDue = nil
         context.fireChannelInactive()
     }
 
@@ -104,10 +108,12 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         timer?.cancel()
         guard let context else { return }
         timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: time) { [self] in check() }
+        timerDue = time
     }
 
     private func check() {
         timer = nil
+        timerDue = nil
         guard receiving, !timedOut, let context else { return }
         // An earlier request is still being answered: a client that pipelines may wait for it before it sends on.
         if responsesOwed > (headArrived ? 1 : 0) {
