@@ -151,6 +151,8 @@ final class WriteQueue: @unchecked Sendable {
     /// GRDB's writer connection driven raw, and the writer's own connection; used on the writer thread only.
     private var borrowed: RawConnection?
     private var own: RawConnection?
+    /// Copies the WAL into the database file beside the writer (see ``WALCheckpointer``); outlives `own`.
+    private var checkpointer: WALCheckpointer?
 
     /// Deferred writes (``GroupCommitWriter/writeLater(_:finish:)``), when the first of them came, and whether a caller
     /// asked for them to be committed now.
@@ -218,6 +220,8 @@ final class WriteQueue: @unchecked Sendable {
                 condition.unlock()
                 borrowed = nil
                 own = nil
+                checkpointer?.stop()
+                checkpointer = nil
                 return
             }
             // Deferred writes first (they are older) when they are due, then up to the batch limit of awaited ones.
@@ -254,8 +258,7 @@ final class WriteQueue: @unchecked Sendable {
                     try run(batch, db: db, on: connection)
                 }
             } else {
-                let connection = try own ?? RawConnection(writerPath: path)
-                own = connection
+                let connection = try own ?? openOwnConnection(path: path)
                 try run(batch, db: nil, on: connection)
             }
             for write in batch { write.finish(nil) }
@@ -266,6 +269,16 @@ final class WriteQueue: @unchecked Sendable {
         } catch {
             for write in batch { write.finish(error) }
         }
+    }
+
+    /// The writer's own connection, its commits reported to a background checkpointer.
+    private func openOwnConnection(path: String) throws(StorageError) -> RawConnection {
+        let connection = try RawConnection(writerPath: path)
+        let checkpointer = checkpointer ?? WALCheckpointer(path: path)
+        checkpointer.install(on: connection)
+        self.checkpointer = checkpointer
+        own = connection
+        return connection
     }
 
     /// One transaction for the batch, its statements prepared once: `BEGIN IMMEDIATE` (the write lock up front, so the

@@ -164,7 +164,43 @@ struct SQLiteWriterTests {
             #expect(error.reason == "cannot create the folder \(file.path)/data for the database: Not a directory", "\(error.reason)")
         }
     }
+
+    @Test("a background thread copies the WAL into the database file, and the WAL still starts over: it stays bounded")
+    func backgroundCheckpoints() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-checkpoint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("wal.sqlite").path
+        let pool = try DatabasePool(path: path)  // WAL mode
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE rows (value BLOB NOT NULL)") }
+        let checkpointer = WALCheckpointer(path: path)
+        defer { checkpointer.stop() }
+        let writer = try RawConnection(writerPath: path)
+        try writer.execute("PRAGMA synchronous = OFF")  // the commits' own syncs are not what this test is about
+        checkpointer.install(on: writer)
+        // About two frames per commit (a new leaf of its own, the page above it): 6 000 frames without a checkpoint.
+        let commits = 3_000
+        for index in 0..<commits {
+            try writer.execute("BEGIN IMMEDIATE")
+            let insert = try writer.statement("INSERT INTO rows (value) VALUES (?)")
+            try insert.bind(1, [UInt8](repeating: UInt8(index & 0xFF), count: 3_000))
+            try insert.execute()
+            try writer.execute("COMMIT")
+        }
+        var passes = checkpointer.backgroundPasses
+        for _ in 0..<100 where passes == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+            passes = checkpointer.backgroundPasses
+        }
+        #expect(passes > 0)
+        // Started over at least once: never more than about the restart size (1 000 frames of 4 KiB, plus what came
+        // while a pass ran), where 6 000 frames would be 24 MB.
+        let walBytes = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? -1
+        #expect(walBytes > 0 && walBytes < 8 * 1024 * 1024, "\(walBytes)")
+        #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rows") } == commits)
+    }
 }
+
 
 /// Upgrading a database made by an earlier version.
 @Suite("SQLite migrations")
@@ -288,4 +324,3 @@ struct SQLiteMigrationTests {
         }
     }
 }
-
