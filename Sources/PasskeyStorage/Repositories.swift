@@ -197,6 +197,30 @@ public protocol SignInReader: Sendable {
     func completeSignIn<T: Sendable>(
         challenge: ChallengeReference, credentialID: [UInt8], now: Date, decide: @escaping @Sendable (SignInLookup) -> (write: SignInWrite, result: T)
     ) async throws(StorageError) -> T
+
+    /// The account `username` names (matched as ``UserRepository/user(username:)`` matches) with its passkeys, oldest
+    /// first, as ``CredentialRepository/credentials(userID:)`` lists them: what sign-in options for a name list. One round
+    /// trip to storage where the storage can (SQLite: one read transaction; PostgreSQL: one statement); the default
+    /// asks for the two in turn.
+    func signInAccount(username: String) async throws(StorageError) -> SignInAccount?
+}
+
+/// An account and its passkeys, oldest first (``SignInReader/signInAccount(username:)``).
+public struct SignInAccount: Sendable, Equatable {
+    public var user: UserRecord
+    public var credentials: [CredentialRecordEntry]
+
+    public init(user: UserRecord, credentials: [CredentialRecordEntry]) {
+        self.user = user
+        self.credentials = credentials
+    }
+}
+
+extension SignInReader where Self: UserRepository & CredentialRepository {
+    public func signInAccount(username: String) async throws(StorageError) -> SignInAccount? {
+        guard let user = try await user(username: username) else { return nil }
+        return SignInAccount(user: user, credentials: try await credentials(userID: user.id))
+    }
 }
 
 extension SignInReader where Self: CredentialRepository & ChallengeRepository {

@@ -164,6 +164,21 @@ struct UserNamed: RowsStatement {
     }
 }
 
+/// The account of a sign-in with a username and its passkeys, oldest first, in one statement: a row per passkey (the
+/// account's columns repeated), or one row with NULL passkey columns for an account without any. Matched as
+/// ``UserNamed``.
+struct AccountNamed: RowsStatement {
+    static let sql = """
+        SELECT \(PostgresSchema.qualified(PostgresSchema.userColumns, "u")), \(PostgresSchema.qualified(PostgresSchema.credentialColumns, "c"))
+        FROM (\(UserNamed.sql)) u
+        LEFT JOIN credentials c ON c.user_id = u.id
+        ORDER BY c.created_at, c.id
+        """
+    let name: String
+
+    func makeBindings() -> PostgresBindings { UserNamed(name: name).makeBindings() }
+}
+
 /// An account's passkeys, oldest first (sign-in options' `allowCredentials`, the signals after a sign-in).
 struct CredentialsOfUser: RowsStatement {
     static let sql = "SELECT \(PostgresSchema.credentialColumns) FROM credentials WHERE user_id = $1::text ORDER BY created_at, id"

@@ -6,6 +6,21 @@ import PostgresNIO
 /// external (app) user id, the IDs of the owner's passkeys and whether a sealed challenge was spent, side by side (NULL
 /// columns for what is missing).
 extension PostgresRepository: SignInReader {
+    public func signInAccount(username: String) async throws(StorageError) -> SignInAccount? {
+        let logger = self.logger
+        let rows = try await withConnection("account and passkeys by username") { connection in
+            try await connection.rows(AccountNamed(name: username), logger)
+        }
+        guard let first = rows.first else { return nil }
+        var account = SignInAccount(user: try UserRecord(PostgresRowReader(first)), credentials: [])
+        for row in rows {
+            let credentialColumns = PostgresRowReader(row, offset: UserRecord.columnCount)
+            // The passkey's id is its first column: NULL when the account has none.
+            if try !credentialColumns.isNull(0) { account.credentials.append(try CredentialRecordEntry(credentialColumns)) }
+        }
+        return account
+    }
+
     public func lookUpSignIn(challenge reference: ChallengeReference, credentialID: [UInt8], now: Date) async throws(StorageError) -> SignInLookup {
         let logger = self.logger
         let rows = try await withConnection("look up sign-in") { connection in

@@ -143,6 +143,33 @@ public final class SQLiteRepository: PasskeyRepository {
 
     static let credentialsOfUserSQL = "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE user_id = ? ORDER BY created_at, id"
 
+    /// The account and its passkeys in one read transaction: a row per passkey (the account's columns repeated), or
+    /// one row with NULL passkey columns for an account without any.
+    public func signInAccount(username: String) async throws(StorageError) -> SignInAccount? {
+        let key = UsernameKey.of(username)
+        return try readers.withConnection { connection throws(StorageError) in
+            let statement = try connection.statement(Self.accountNamedSQL)
+            defer { statement.reset() }  // ends the read transaction
+            try statement.bind(1, key)
+            try statement.bind(2, username)
+            guard try statement.step() else { return nil }
+            var account = SignInAccount(user: try UserRecord(columns: statement, at: 0), credentials: [])
+            let offset = SQLiteSchema.columnCount(SQLiteSchema.userColumns)
+            repeat {
+                // The passkey's id is its first column: NULL when the account has none.
+                if !statement.isNull(offset) { account.credentials.append(try CredentialRecordEntry(columns: statement, at: offset)) }
+            } while try statement.step()
+            return account
+        }
+    }
+
+    static let accountNamedSQL = """
+        SELECT \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), \(SQLiteSchema.qualified(SQLiteSchema.credentialColumns, "c"))
+        FROM (\(userNamedSQL)) u
+        LEFT JOIN credentials c ON c.user_id = u.id
+        ORDER BY c.created_at, c.id
+        """
+
     static let userNamedSQL =
         "SELECT \(SQLiteSchema.userColumns) FROM users WHERE \(SQLiteSchema.usernameMatch) ORDER BY username_key IS NULL LIMIT 1"
 

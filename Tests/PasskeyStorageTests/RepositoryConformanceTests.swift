@@ -111,6 +111,27 @@ struct RepositoryConformanceTests {
         }
     }
 
+    @Test("sign-in options read an account by name with its passkeys, oldest first, as the two separate reads give them", arguments: Backend.available)
+    func signInAccount(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            // Registered out of order: listed by creation time.
+            try await repo.register(makeCredential(3, user: ann, at: t0.addingTimeInterval(20)), for: ann)
+            try await repo.register(makeCredential(1, user: ann, at: t0), for: ann)
+            try await repo.register(makeCredential(2, user: ann, at: t0.addingTimeInterval(10)), for: ann)
+            let bob = makeUser("bob", handle: 2)
+            try await repo.register(makeCredential(4, user: bob), for: bob)
+            try await repo.deleteCredential(id: [4, 4, 4], userID: bob.id)  // an account without passkeys
+
+            let account = try #require(try await repo.signInAccount(username: "ANN"))
+            #expect(account.user == ann)
+            #expect(account.credentials.map(\.id) == [[1, 1, 1], [2, 2, 2], [3, 3, 3]])
+            #expect(account.credentials == (try await repo.credentials(userID: ann.id)))
+            #expect(try await repo.signInAccount(username: "bob") == SignInAccount(user: bob, credentials: []))
+            #expect(try await repo.signInAccount(username: "carol") == nil)
+        }
+    }
+
     @Test("a credential ID registered to anyone is refused and nothing is written (§7.1 step 26)", arguments: Backend.available)
     func duplicateCredential(backend: Backend) async throws {
         try await backend.withRepository { repo in

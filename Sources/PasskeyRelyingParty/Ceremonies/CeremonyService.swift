@@ -253,14 +253,15 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         var userID: String?
         if let username {
             do {
-                var found = try await repository.user(username: username)
+                // The account and its passkeys in one round trip to storage.
+                var found = try await repository.signInAccount(username: username)
                 // A phone number finds its account however it is spaced (new accounts keep + and the digits).
                 if found == nil, let phone = ContactIdentifier.phoneNumber(username), phone != username {
-                    found = try await repository.user(username: phone)
+                    found = try await repository.signInAccount(username: phone)
                 }
-                if let user = found {
-                    userID = user.id
-                    allowed = try await repository.credentials(userID: user.id).map(Self.coreRecord)
+                if let account = found {
+                    userID = account.user.id
+                    allowed = account.credentials.map(Self.coreRecord)
                 }
                 // An account without passkeys (the connect flow makes them; deleting the last passkey leaves one) gets
                 // the fake list an unknown name gets: an empty list would tell the two apart.
