@@ -30,7 +30,6 @@ public func buildApplication<Repository: PasskeyRepository>(
     try configuration.validate()
     // A logger given is used at its own level (`--log-level`); the default one logs from info up.
     let logger = logger ?? Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
-    let tls = configuration.tlsCertificatePath != nil
     let router = buildRouter(configuration, repository: repository, broadcaster: broadcaster, eventSink: eventSink)
     await UsernameCollisionReport.log(repository, logger: logger)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
