@@ -128,31 +128,17 @@ public final class SQLiteRepository: PasskeyRepository {
         try await read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT \(SQLiteSchema.userColumns) FROM users WHERE id = ?"), arguments: [id]).map(UserRecord.init(row:)) }
     }
 
-    /// On a raw read-only connection, like the sign-in's lookup: every sign-in's options with a name read it.
+    /// On a raw read-only connection, like the sign-in's lookup.
     public func user(username: String) async throws(StorageError) -> UserRecord? {
-        let key = UsernameKey.of(username)
-        return try readers.withConnection { connection throws(StorageError) in
-            let statement = try connection.statement(Self.userNamedSQL)
-            defer { statement.reset() }  // ends the read transaction
-            try statement.bind(1, key)
-            try statement.bind(2, username)
-            guard try statement.step() else { return nil }
-            return try UserRecord(columns: statement, at: 0)
-        }
+        try readNamed(Self.userNamedSQL, username) { statement throws(StorageError) in try UserRecord(columns: statement, at: 0) }
     }
 
     static let credentialsOfUserSQL = "SELECT \(SQLiteSchema.credentialColumns) FROM credentials WHERE user_id = ? ORDER BY created_at, id"
 
-    /// The account and its passkeys in one read transaction: a row per passkey (the account's columns repeated), or
-    /// one row with NULL passkey columns for an account without any.
+    /// The account and its passkeys in one read transaction (every sign-in's options with a name read it): a row per
+    /// passkey (the account's columns repeated), or one row with NULL passkey columns for an account without any.
     public func signInAccount(username: String) async throws(StorageError) -> SignInAccount? {
-        let key = UsernameKey.of(username)
-        return try readers.withConnection { connection throws(StorageError) in
-            let statement = try connection.statement(Self.accountNamedSQL)
-            defer { statement.reset() }  // ends the read transaction
-            try statement.bind(1, key)
-            try statement.bind(2, username)
-            guard try statement.step() else { return nil }
+        try readNamed(Self.accountNamedSQL, username) { statement throws(StorageError) in
             var account = SignInAccount(user: try UserRecord(columns: statement, at: 0), credentials: [])
             let offset = SQLiteSchema.columnCount(SQLiteSchema.userColumns)
             repeat {
@@ -160,6 +146,22 @@ public final class SQLiteRepository: PasskeyRepository {
                 if !statement.isNull(offset) { account.credentials.append(try CredentialRecordEntry(columns: statement, at: offset)) }
             } while try statement.step()
             return account
+        }
+    }
+
+    /// Runs `sql`, which matches an account by name (`?1` its ``UsernameKey``, `?2` the name as given), in one read
+    /// transaction on a raw read connection. `read` reads from the first row on; `nil` when no row matched.
+    private func readNamed<T>(
+        _ sql: String, _ username: String, _ read: (RawStatement) throws(StorageError) -> T
+    ) throws(StorageError) -> T? {
+        let key = UsernameKey.of(username)
+        return try readers.withConnection { connection throws(StorageError) in
+            let statement = try connection.statement(sql)
+            defer { statement.reset() }  // ends the read transaction
+            try statement.bind(1, key)
+            try statement.bind(2, username)
+            guard try statement.step() else { return nil }
+            return try read(statement)
         }
     }
 
