@@ -83,6 +83,8 @@ final class WALCheckpointer: @unchecked Sendable {
 
     private func run() {
         // Its own connection, synced as the writer's: a checkpoint syncs the WAL before it copies and the file after.
+        // Should it fail to open, nothing is lost but the overlap: the writer's own checkpoints from ``restartFrames`` on
+        // copy everything, as SQLite's default did.
         let connection = try? RawConnection(writerPath: path)
         while true {
             condition.lock()
