@@ -64,14 +64,15 @@ final class BrowserRun {
     func run(_ scenario: (DemoPage) async throws -> Void) async {
         var failed = false
         do {
-            let ports = try LocalPorts.free(2)
-            server = try await PasskeyServerLauncher.start(port: ports[0], database: database, directory: folder)
-            driverProcess = try await ChromeDriverLauncher.start(executable: chromedriver, port: ports[1], directory: folder)
-            driverPort = ports[1]
-            let driver = try await WebDriver.newSession(port: ports[1], browser: chromium, arguments: Self.browserArguments)
+            let serverPort = try LocalPorts.free()
+            server = try await PasskeyServerLauncher.start(port: serverPort, database: database, directory: folder)
+            let (driverProcess, driverPort) = try await ChromeDriverLauncher.startOnFreePort(executable: chromedriver, directory: folder)
+            self.driverProcess = driverProcess
+            self.driverPort = driverPort
+            let driver = try await WebDriver.newSession(port: driverPort, browser: chromium, arguments: Self.browserArguments)
             self.driver = driver
             let authenticator = try await driver.addVirtualAuthenticator(Self.authenticatorOptions)
-            let page = DemoPage(driver: driver, origin: "http://localhost:\(ports[0])", authenticator: authenticator)
+            let page = DemoPage(driver: driver, origin: "http://localhost:\(serverPort)", authenticator: authenticator)
             self.page = page
             try await scenario(page)
         } catch let failure as ScenarioFailure {

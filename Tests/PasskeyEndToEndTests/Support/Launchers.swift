@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyWire
+import PasskeyTestSupport
 
 /// A launch step that did not work, with the program's output.
 struct LaunchError: Error, CustomStringConvertible {
@@ -51,6 +52,20 @@ enum PasskeyServerLauncher {
 
 /// chromedriver on 127.0.0.1, ready for sessions.
 enum ChromeDriverLauncher {
+    /// Starts chromedriver on a free port. A port found free can be taken by another test's process before chromedriver
+    /// binds it ("bind() failed: Address already in use"), so such a start is tried again on another port, twice at most.
+    static func startOnFreePort(executable: URL, directory: URL) async throws -> (process: ChildProcess, port: Int) {
+        var attempt = 0
+        while true {
+            let port = try LocalPorts.free()
+            do {
+                return (try await start(executable: executable, port: port, directory: directory), port)
+            } catch let error as LaunchError where attempt < 2 && error.description.contains("Address already in use") {
+                attempt += 1
+            }
+        }
+    }
+
     static func start(executable: URL, port: Int, directory: URL) async throws -> ChildProcess {
         // Chromium puts its profile and singleton socket in TMPDIR: inside the run's folder, they go with it.
         let temporary = directory.appendingPathComponent("tmp")
