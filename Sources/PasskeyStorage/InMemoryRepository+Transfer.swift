@@ -54,6 +54,7 @@ extension InMemoryRepository {
             case .credential(let credential):
                 try TransferRecord.checkPasskey(credential, ofAdmin: false, registered: credentials[credential.id] != nil, importedOwners: importedUsers)
                 credentials[credential.id] = credential
+                users[credential.userID]?.noteUse(at: credential.lastUsedAt)
             case .admin(let admin):
                 guard admins[admin.id] == nil, !admins.values.contains(where: { $0.userHandle == admin.userHandle }) else {
                     throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")

@@ -159,7 +159,7 @@ public actor InMemoryRepository: PasskeyRepository {
         credential.backupState = backupState
         credential.lastUsedAt = time
         credentialsByID[credentialID] = credential
-        usersByID[credential.userID]?.lastSignInAt = time
+        usersByID[credential.userID]?.noteUse(at: time)
     }
 
     public func renameCredential(id: [UInt8], userID: String, name: String) throws(StorageError) {
@@ -247,4 +247,13 @@ public actor InMemoryRepository: PasskeyRepository {
     }
 
     func insertUser(_ user: UserRecord) { usersByID[user.id] = user }
+}
+
+extension UserRecord {
+    /// An account's last sign-in is the latest use of any of its passkeys, as the databases read it (their
+    /// `userColumns`): a sign-in whose clock reads earlier than a previous one does not move it back.
+    mutating func noteUse(at time: Date?) {
+        guard let time, lastSignInAt.map({ $0 < time }) ?? true else { return }
+        lastSignInAt = time
+    }
 }

@@ -37,7 +37,7 @@ enum SignInLookupSQL {
         """
         SELECT \(PostgresSchema.qualified(PostgresSchema.challengeColumns, "ch")),
             \(PostgresSchema.qualified(PostgresSchema.credentialColumns, "cr")),
-            \(PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id,
+            \(PostgresSchema.userColumns(of: "u")), e.external_id,
             (SELECT array_agg(owned.id ORDER BY owned.created_at, owned.id) FROM credentials owned WHERE owned.user_id = u.id),
             EXISTS (SELECT 1 FROM spent_challenges sp WHERE sp.expires_at = $3::bigint AND sp.key = $1::text)
         FROM (SELECT 1) AS one
@@ -74,7 +74,8 @@ struct SignInLookupByValue: RowsStatement {
 }
 
 /// A verified sign-in in one statement: the challenge taken (`take`, which must `RETURNING key` and write only `WHERE
-/// EXISTS (SELECT 1 FROM locked)`), the counter's compare-and-set and the owner's last sign-in. Answers whether the
+/// EXISTS (SELECT 1 FROM locked)`) and the counter's compare-and-set with the passkey's last use (which is the owner's
+/// last sign-in: ``PostgresSchema/userColumns``). Answers whether the
 /// counter moved, and whether the credential was there with the expected counter. `$1` the credential id, `$2` the
 /// expected counter, `$3` the challenge's key, `$4` the time, `$5` the new counter, `$6` the backup state.
 enum RecordSignInSQL {
@@ -87,9 +88,7 @@ enum RecordSignInSQL {
         ), moved AS (
             UPDATE credentials SET sign_count = $5::bigint, backup_state = $6::boolean, last_used_at = $4::bigint
             WHERE id IN (SELECT id FROM locked) AND EXISTS (SELECT 1 FROM taken)
-            RETURNING user_id
-        ), touched AS (
-            UPDATE users SET last_sign_in_at = $4::bigint WHERE id IN (SELECT user_id FROM moved)
+            RETURNING id
         )
         SELECT EXISTS (SELECT 1 FROM moved), EXISTS (SELECT 1 FROM locked)
         """
@@ -169,7 +168,7 @@ struct UserNamed: RowsStatement {
 /// ``UserNamed``.
 struct AccountNamed: RowsStatement {
     static let sql = """
-        SELECT \(PostgresSchema.qualified(PostgresSchema.userColumns, "u")), \(PostgresSchema.qualified(PostgresSchema.credentialColumns, "c"))
+        SELECT \(PostgresSchema.qualified(PostgresSchema.userColumnNames, "u")), \(PostgresSchema.qualified(PostgresSchema.credentialColumns, "c"))
         FROM (\(UserNamed.sql)) u
         LEFT JOIN credentials c ON c.user_id = u.id
         ORDER BY c.created_at, c.id

@@ -172,7 +172,7 @@ extension PostgresRepository: CredentialRepository {
         let forExistingUser: Bool
     }
 
-    /// One statement, atomic by itself: both updates or neither.
+    /// The counter's compare-and-set, with the passkey's last use (the owner's last sign-in: ``PostgresSchema/userColumns``).
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
     ) async throws(StorageError) {
@@ -184,9 +184,7 @@ extension PostgresRepository: CredentialRepository {
                 WITH moved AS (
                     UPDATE credentials SET sign_count = \(Int64(newSignCount)), backup_state = \(backupState), last_used_at = \(milliseconds)
                     WHERE id = \(ByteBuffer(credentialID)) AND sign_count = \(Int64(expectedSignCount))
-                    RETURNING user_id
-                ), touched AS (
-                    UPDATE users SET last_sign_in_at = \(milliseconds) WHERE id IN (SELECT user_id FROM moved)
+                    RETURNING id
                 )
                 SELECT EXISTS (SELECT 1 FROM moved)
                 """, logger)
@@ -194,8 +192,8 @@ extension PostgresRepository: CredentialRepository {
         }
     }
 
-    /// The challenge's deletion, the counter's compare-and-set and the owner's last sign-in in one statement: atomic by
-    /// itself, so no `BEGIN` and `COMMIT` round trips.
+    /// The challenge's deletion and the counter's compare-and-set (with the passkey's last use) in one statement: atomic
+    /// by itself, so no `BEGIN` and `COMMIT` round trips.
     ///
     /// The credential row is locked first (`FOR NO KEY UPDATE`, the lock its UPDATE takes anyway, and only while its
     /// counter is still `expectedSignCount`), so

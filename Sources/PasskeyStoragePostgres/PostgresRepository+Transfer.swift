@@ -28,7 +28,7 @@ extension PostgresRepository: TransferRepository {
                         try await each(
                             connection,
                             """
-                            SELECT \(unescaped: PostgresSchema.qualified(PostgresSchema.userColumns, "u")), e.external_id FROM users u
+                            SELECT \(unescaped: PostgresSchema.userColumns(of: "u")), e.external_id FROM users u
                             LEFT JOIN external_users e ON e.user_id = u.id ORDER BY u.created_at, u.id
                             """
                         ) { row in

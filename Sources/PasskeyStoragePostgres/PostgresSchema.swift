@@ -228,6 +228,27 @@ enum PostgresSchema {
             // the index's right edge instead of a random page, and the purge takes a range from its left edge.
             version: 15, name: "sign-in challenges are sealed, and only spent ones are stored",
             statements: ["CREATE TABLE spent_challenges (expires_at BIGINT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (expires_at, key))"]),
+        PostgresMigration(
+            // An account's last sign-in is read as the later of its own column and its passkeys' last use (see
+            // `userColumns`), so a passkey deleted takes nothing with it: its last use moves onto the account first.
+            // When the account itself is deleted, its row is gone before its passkeys are, and this updates nothing.
+            // Instances of the previous version still write the account's column too, which reads the same.
+            version: 16, name: "a sign-in writes only its passkey's row",
+            statements: [
+                """
+                CREATE FUNCTION credentials_keep_last_sign_in() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    UPDATE users SET last_sign_in_at = OLD.last_used_at
+                    WHERE id = OLD.user_id AND (last_sign_in_at IS NULL OR last_sign_in_at < OLD.last_used_at);
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER credentials_keep_last_sign_in AFTER DELETE ON credentials
+                FOR EACH ROW WHEN (OLD.last_used_at IS NOT NULL) EXECUTE FUNCTION credentials_keep_last_sign_in()
+                """,
+            ]),
     ]
 
     /// The migration that adds `users.username_key`.
@@ -330,7 +351,20 @@ enum PostgresSchema {
     }
 
     // Column lists in the order the row decoders read them (rows are decoded by position).
-    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at, tokens_revoked_at"
+    //
+    // An account's last sign-in is the later of `users.last_sign_in_at` and its passkeys' `last_used_at` (`greatest`
+    // skips NULLs): a sign-in writes only its passkey's row, not the account's too, and deleting a passkey moves its
+    // last use onto the account (the trigger of migration 16).
+    static func userColumns(of table: String) -> String {
+        """
+        \(table).id, \(table).user_handle, \(table).username, \(table).display_name, \(table).is_anonymous, \(table).created_at, \
+        greatest(\(table).last_sign_in_at, (SELECT max(last_used_at) FROM credentials WHERE user_id = \(table).id)) AS last_sign_in_at, \
+        \(table).disabled_at, \(table).tokens_revoked_at
+        """
+    }
+    static let userColumns = userColumns(of: "users")
+    /// The names of ``userColumns``, to select from a subquery that selected those.
+    static let userColumnNames = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at, tokens_revoked_at"
     static let credentialColumns = """
         id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible, backup_state, aaguid, \
         attestation_format, attestation_type, name, created_at, last_used_at

@@ -9,11 +9,11 @@ extension SQLiteRepository {
             let users = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "users")), external_users.external_id FROM users
+                    SELECT \(SQLiteSchema.userColumns), external_users.external_id FROM users
                     LEFT JOIN external_users ON external_users.user_id = users.id ORDER BY users.created_at, users.id
                     """)
             while let row = try users.next() {
-                try body(.user(try UserRecord(row: row), externalID: try row.optionalText(SQLiteSchema.columnCount(SQLiteSchema.userColumns))))
+                try body(.user(try UserRecord(row: row), externalID: try row.optionalText(SQLiteSchema.userColumnCount)))
             }
             let credentials = try Row.fetchCursor(db, sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials ORDER BY created_at, id")
             while let row = try credentials.next() { try body(.credential(try CredentialRecordEntry(row: row))) }

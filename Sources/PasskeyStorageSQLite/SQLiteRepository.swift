@@ -140,7 +140,7 @@ public final class SQLiteRepository: PasskeyRepository {
     public func signInAccount(username: String) async throws(StorageError) -> SignInAccount? {
         try readNamed(Self.accountNamedSQL, username) { statement throws(StorageError) in
             var account = SignInAccount(user: try UserRecord(columns: statement, at: 0), credentials: [])
-            let offset = SQLiteSchema.columnCount(SQLiteSchema.userColumns)
+            let offset = SQLiteSchema.userColumnCount
             repeat {
                 // The passkey's id is its first column: NULL when the account has none.
                 if !statement.isNull(offset) { account.credentials.append(try CredentialRecordEntry(columns: statement, at: offset)) }
@@ -166,7 +166,7 @@ public final class SQLiteRepository: PasskeyRepository {
     }
 
     static let accountNamedSQL = """
-        SELECT \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), \(SQLiteSchema.qualified(SQLiteSchema.credentialColumns, "c"))
+        SELECT \(SQLiteSchema.qualified(SQLiteSchema.userColumnNames, "u")), \(SQLiteSchema.qualified(SQLiteSchema.credentialColumns, "c"))
         FROM (\(userNamedSQL)) u
         LEFT JOIN credentials c ON c.user_id = u.id
         ORDER BY c.created_at, c.id
@@ -403,10 +403,6 @@ public final class SQLiteRepository: PasskeyRepository {
             if try exists.step() { throw StorageError(.counterConflict, "the stored counter changed during this sign-in") }
             throw StorageError(.notFound, "credential not found")
         }
-        let user = try raw.statement("UPDATE users SET last_sign_in_at = ? WHERE id = (SELECT user_id FROM credentials WHERE id = ?)")
-        try user.bind(1, SQLiteSchema.milliseconds(time))
-        try user.bind(2, credentialID)
-        try user.execute()
     }
 
     public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) {
@@ -601,7 +597,7 @@ public final class SQLiteRepository: PasskeyRepository {
     enum SignInLookupLayout {
         static let credential = SQLiteSchema.columnCount(SQLiteSchema.challengeColumns)
         static let owner = credential + SQLiteSchema.columnCount(SQLiteSchema.credentialColumns)
-        static let externalID = owner + SQLiteSchema.columnCount(SQLiteSchema.userColumns)
+        static let externalID = owner + SQLiteSchema.userColumnCount
         static let spent = externalID + 1
     }
 
@@ -623,7 +619,7 @@ public final class SQLiteRepository: PasskeyRepository {
     static func signInLookupSQL(challengeColumn: String) -> String {
         """
         SELECT \(SQLiteSchema.qualified(SQLiteSchema.challengeColumns, "c")), \(SQLiteSchema.qualified(SQLiteSchema.credentialColumns, "cr")),
-            \(SQLiteSchema.qualified(SQLiteSchema.userColumns, "u")), e.external_id,
+            \(SQLiteSchema.userColumns(of: "u")), e.external_id,
             EXISTS (SELECT 1 FROM spent_challenges sp WHERE sp.expires_at = ?3 AND sp.key = ?1)
         FROM (SELECT 1)
         LEFT JOIN challenges c ON c.\(challengeColumn) = ?1 AND c.ceremony = 'authentication' AND c.consumed = 0

@@ -205,6 +205,20 @@ enum SQLiteSchema {
             try db.execute(
                 sql: "CREATE TABLE spent_challenges (expires_at INTEGER NOT NULL, key TEXT NOT NULL, PRIMARY KEY (expires_at, key)) WITHOUT ROWID")
         }
+        migrator.registerMigration("v17: a sign-in writes only its passkey's row") { db in
+            // An account's last sign-in is read as the later of its own column and its passkeys' last use (see
+            // `userColumns`), so a passkey deleted takes nothing with it: its last use moves onto the account first.
+            // When the account itself is deleted, its row is gone before its passkeys are, and this updates nothing.
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER credentials_keep_last_sign_in AFTER DELETE ON credentials
+                    WHEN OLD.last_used_at IS NOT NULL
+                    BEGIN
+                        UPDATE users SET last_sign_in_at = OLD.last_used_at
+                        WHERE id = OLD.user_id AND (last_sign_in_at IS NULL OR last_sign_in_at < OLD.last_used_at);
+                    END
+                    """)
+        }
         return migrator
     }
 
@@ -269,7 +283,21 @@ enum SQLiteSchema {
 
     // Column lists in the order the row decoders read them: rows are decoded by position, not by name (a lookup by name
     // folds case on every call, which showed in the sign-in profile).
-    static let userColumns = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at, tokens_revoked_at"
+    //
+    // An account's last sign-in is the later of `users.last_sign_in_at` and its passkeys' `last_used_at`: a sign-in
+    // writes only its passkey's row (one page, not two: with a million accounts the second page was a random one, and
+    // cost a tenth of the throughput), and deleting a passkey moves its last use onto the account (trigger of v17).
+    static func userColumns(of table: String) -> String {
+        """
+        \(table).id, \(table).user_handle, \(table).username, \(table).display_name, \(table).is_anonymous, \(table).created_at, \
+        (SELECT max(at) FROM (SELECT \(table).last_sign_in_at AS at UNION ALL SELECT last_used_at FROM credentials WHERE user_id = \(table).id)) \
+        AS last_sign_in_at, \(table).disabled_at, \(table).tokens_revoked_at
+        """
+    }
+    static let userColumns = userColumns(of: "users")
+    static let userColumnCount = 9
+    /// The names of ``userColumns``, to select from a subquery that selected those.
+    static let userColumnNames = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at, tokens_revoked_at"
     static let credentialColumns = """
         id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible, backup_state, aaguid, \
         attestation_format, attestation_type, name, created_at, last_used_at
@@ -313,7 +341,7 @@ enum SQLiteSchema {
 extension UserRecord {
     init(row: Row) throws(StorageError) { try self.init(columns: row) }
 
-    /// From `userColumns`, starting at column `offset`.
+    /// From ``SQLiteSchema/userColumns``, starting at column `offset`.
     init(columns row: some ColumnReader, at offset: Int = 0) throws(StorageError) {
         self.init(
             id: try row.text(offset), userHandle: try row.blob(offset + 1), username: try row.optionalText(offset + 2),

@@ -180,6 +180,45 @@ struct RepositoryConformanceTests {
         }
     }
 
+    @Test("an account's last sign-in is its passkeys' latest use, read alike everywhere, and outlives their deletion", arguments: Backend.available)
+    func lastSignIn(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann), for: ann)
+            try await repo.register(makeCredential(2, user: ann), for: ann)
+            func everyRead() async throws -> [Date?] {
+                [
+                    try await repo.user(id: ann.id)?.lastSignInAt, try await repo.user(username: "ANN")?.lastSignInAt,
+                    try await repo.user(userHandle: ann.userHandle)?.lastSignInAt,
+                    try await repo.users(matching: "an", limit: 10, offset: 0).first?.lastSignInAt,
+                    try await repo.signInAccount(username: "ann")?.user.lastSignInAt,
+                ]
+            }
+            #expect(try await everyRead() == [nil, nil, nil, nil, nil])
+            let first = t0.addingTimeInterval(30)
+            try await repo.recordSignIn(credentialID: [1, 1, 1], expectedSignCount: 0, newSignCount: 1, backupState: false, at: first)
+            #expect(try await everyRead() == Array(repeating: first, count: 5))
+            // Another instance whose clock reads earlier does not move it back.
+            try await repo.recordSignIn(credentialID: [2, 2, 2], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0.addingTimeInterval(20))
+            #expect(try await everyRead() == Array(repeating: first, count: 5))
+            // Deleting the passkey last used keeps the account's last sign-in; so does deleting the other.
+            try await repo.deleteCredential(id: [1, 1, 1], userID: ann.id)
+            #expect(try await everyRead() == Array(repeating: first, count: 5))
+            try await repo.deleteCredential(id: [2, 2, 2], userID: ann.id)
+            #expect(try await everyRead() == Array(repeating: first, count: 5))
+            #expect(try await repo.setUserDisabled(id: ann.id, disabledAt: t0.addingTimeInterval(40)).lastSignInAt == first)
+            // A later sign-in with a new passkey moves it on.
+            try await repo.register(makeCredential(3, user: ann), for: ann)
+            let later = t0.addingTimeInterval(50)
+            try await repo.recordSignIn(credentialID: [3, 3, 3], expectedSignCount: 0, newSignCount: 1, backupState: false, at: later)
+            #expect(try await everyRead() == Array(repeating: later, count: 5))
+            // An account deleted with a used passkey: nothing is left of either.
+            try await repo.deleteUser(id: ann.id)
+            #expect(try await repo.user(id: ann.id) == nil)
+            #expect(try await repo.credential(id: [3, 3, 3]) == nil)
+        }
+    }
+
     @Test("of 50 concurrent sign-ins with the same counter exactly one moves it", arguments: Backend.available)
     func concurrentCounter(backend: Backend) async throws {
         try await backend.withRepository { repo in
