@@ -49,6 +49,8 @@ public final class TestPostgresCluster: Sendable {
     /// Whether commits are synced to disk. Off for tests (faster, and a test machine's crash loses nothing); on for the
     /// operator benchmark, which measures what a deployment pays.
     let fsync: Bool
+    /// More server settings (`name=value`, each passed as `-c`).
+    let settings: [String]
 
     /// The folder holding `initdb` and `pg_ctl`, or nil when PostgreSQL's server programs are not installed.
     public static var binaries: URL? {
@@ -64,8 +66,9 @@ public final class TestPostgresCluster: Sendable {
     }
 
     /// Creates and starts a cluster.
-    public init(fsync: Bool = false) throws {
+    public init(fsync: Bool = false, settings: [String] = []) throws {
         self.fsync = fsync
+        self.settings = settings
         guard let binaries = Self.binaries else { throw ClusterError("PostgreSQL's server programs (initdb, pg_ctl) are not installed") }
         self.binaries = binaries
         runAs = geteuid() == 0 ? "postgres" : nil
@@ -87,7 +90,8 @@ public final class TestPostgresCluster: Sendable {
             binaries.appendingPathComponent("pg_ctl"),
             [
                 "-D", folder.appendingPathComponent("data").path, "-l", folder.appendingPathComponent("log").path, "-w", "-t", "60",
-                "-o", "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=\(fsync ? "on" : "off")", "start",
+                "-o", (["-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=\(fsync ? "on" : "off")"] + settings.map { "-c \($0)" })
+                    .joined(separator: " "), "start",
             ], as: runAs)
     }
 
