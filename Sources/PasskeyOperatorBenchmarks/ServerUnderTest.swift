@@ -74,23 +74,28 @@ final class ServerUnderTest: @unchecked Sendable {
 
     /// User and system CPU seconds of the server process (all its threads), from `/proc/<pid>/stat`.
     func cpu() -> (user: Double, system: Double) {
-        let (user, system, _) = Self.stat(pid)
+        let (user, system, _, _) = Self.stat(pid)
         return (user, system)
     }
 
     /// User and system CPU seconds and the parent of process `pid`, from `/proc/<pid>/stat`.
-    static func stat(_ pid: Int32) -> (user: Double, system: Double, parent: Int32) {
-        guard let text = readProc("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return (0, 0, 0) }
+    static func stat(_ pid: Int32) -> (user: Double, system: Double, parent: Int32, exitedChildren: Double) {
+        guard let text = readProc("/proc/\(pid)/stat"), let close = text.lastIndex(of: ")") else { return (0, 0, 0, 0) }
         // After the command name (which may hold spaces or parentheses): field 3 (state) is index 0, so the parent
-        // (field 4) is index 1, utime (field 14) index 11 and stime (field 15) index 12, in clock ticks.
+        // (field 4) is index 1, utime (field 14) index 11, stime (field 15) index 12, and the user and system time of
+        // children it waited for (fields 16 and 17) indexes 13 and 14, in clock ticks.
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let parent = Int32(fields[1]), let user = Double(fields[11]), let system = Double(fields[12]) else { return (0, 0, 0) }
+        guard fields.count > 14, let parent = Int32(fields[1]), let user = Double(fields[11]), let system = Double(fields[12]),
+            let childrenUser = Double(fields[13]), let childrenSystem = Double(fields[14])
+        else { return (0, 0, 0, 0) }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        return (user / ticks, system / ticks, parent)
+        return (user / ticks, system / ticks, parent, (childrenUser + childrenSystem) / ticks)
     }
 
     /// CPU seconds of a PostgreSQL cluster: its postmaster (the first line of `postmaster.pid` in `dataFolder`) and
-    /// every process it started (a backend per connection, the WAL writer, the checkpointer). Zero when there is none.
+    /// every process it started (a backend per connection, the WAL writer, the checkpointer, autovacuum workers),
+    /// including those that exited (the postmaster waits for them, so their time is its children's): a backend that
+    /// closed during a phase must not take its earlier time out of the sum. Zero when there is none.
     static func clusterCPU(dataFolder: URL?) -> Double {
         guard let dataFolder, let text = readProc(dataFolder.appendingPathComponent("postmaster.pid").path),
             let postmaster = text.split(separator: "\n").first.flatMap({ Int32($0) })
@@ -98,8 +103,9 @@ final class ServerUnderTest: @unchecked Sendable {
         var total = 0.0
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry) else { continue }
-            let (user, system, parent) = stat(pid)
-            if pid == postmaster || parent == postmaster { total += user + system }
+            let (user, system, parent, exitedChildren) = stat(pid)
+            if pid == postmaster { total += user + system + exitedChildren }
+            if parent == postmaster { total += user + system }
         }
         return total
     }

@@ -222,6 +222,11 @@ for storage in storages {
         }
         databases.append((count, database, try seeding.seed(count, database: database, folder: folder)))
     }
+    if let cluster {
+        let began = ContinuousClock.now
+        try cluster.settle()
+        print(String(format: "postgres: vacuumed, analysed and checkpointed after the import in %.1f s", (ContinuousClock.now - began).seconds))
+    }
     for (index, (count, database, seedSeconds)) in databases.enumerated() {
         let server = try await ServerUnderTest(database: database, port: ports[index], folder: folder)
         try await Task.sleep(for: .seconds(2))

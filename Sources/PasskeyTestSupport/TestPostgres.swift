@@ -95,6 +95,16 @@ public final class TestPostgresCluster: Sendable {
             ], as: runAs)
     }
 
+    /// Brings a cluster just loaded to the state a deployment is in between imports: every table of the `postgres`
+    /// database vacuumed and analysed (hint bits set and statistics current, so autovacuum has nothing left to do on
+    /// them during a measurement), then a checkpoint (no dirty pages of the load left to write).
+    public func settle() throws {
+        try Self.run(
+            binaries.appendingPathComponent("psql"),
+            ["-h", folder.path, "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-q", "-c", "VACUUM (ANALYZE)", "-c", "CHECKPOINT"],
+            as: runAs)
+    }
+
     /// Stops the server: `immediate` is a crash (no checkpoint, recovery at the next start), `fast` a clean shutdown.
     public func stop(mode: String = "immediate") throws {
         try Self.run(
