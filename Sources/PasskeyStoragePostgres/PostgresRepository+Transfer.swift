@@ -100,6 +100,14 @@ extension PostgresRepository: TransferRepository {
                         if !hadAdmins, !imported.admins.isEmpty { try await connection.query("DELETE FROM admin_invites", logger: logger) }
                         if dryRun { throw DryRunRollback() }
                     }
+                    // Statistics for the tables' new size before the first sign-ins are planned: until autovacuum
+                    // gets to them (up to a minute later), tables never analysed are planned as nearly empty. A
+                    // sample of each table, not a scan. The import is committed: a failure here only delays that.
+                    do {
+                        try await connection.query("ANALYZE users, credentials, external_users", logger: logger)
+                    } catch {
+                        logger.warning("the imported tables were not analysed; autovacuum will", metadata: ["error": "\(PostgresErrorMapping.describe(error))"])
+                    }
                 }
             }
         } catch let error as PostgresTransactionError where error.closureError is DryRunRollback {

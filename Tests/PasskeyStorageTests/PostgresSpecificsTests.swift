@@ -220,6 +220,32 @@ struct PostgresServerTests {
         for repository in repositories { await repository.shutdown() }
     }
 
+    @Test("an import leaves the tables analysed: planned for their size, not as empty ones")
+    func importAnalyses() async throws {
+        let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
+        let logger = repository.logger
+        func estimates() async throws -> [Double] {
+            try await repository.withConnection("row estimates") { connection in
+                var estimates: [Double] = []
+                for table in ["users", "credentials"] {
+                    let rows = try await connection.query(
+                        PostgresQuery(unsafeSQL: "SELECT reltuples::float8 FROM pg_class WHERE oid = '\(table)'::regclass"), logger: logger)
+                    for try await estimate in rows.decode(Double.self) { estimates.append(estimate) }
+                }
+                return estimates
+            }
+        }
+        #expect(try await estimates() == [-1, -1], "never analysed")
+        var records: [TransferRecord] = []
+        for index in UInt8(1)...3 {
+            let user = makeUser("user\(index)", handle: index)
+            records += [.user(user, externalID: nil), .credential(makeCredential(index, user: user))]
+        }
+        try await repository.importRecords(records)
+        #expect(try await estimates() == [3, 3])
+        await repository.shutdown()
+    }
+
     @Test("a row that does not decode is storage_corrupt")
     func corruptRow() async throws {
         let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
