@@ -295,7 +295,7 @@ enum SQLiteSchema {
         """
     }
     static let userColumns = userColumns(of: "users")
-    static let userColumnCount = 9
+    static let userColumnCount = columnCount(userColumnNames)
     /// The names of ``userColumns``, to select from a subquery that selected those.
     static let userColumnNames = "id, user_handle, username, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at, tokens_revoked_at"
     static let credentialColumns = """
