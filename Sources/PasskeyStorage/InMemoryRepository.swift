@@ -120,6 +120,17 @@ public actor InMemoryRepository: PasskeyRepository {
         challengesByKey[challengeKey] = nil
     }
 
+    public func register(
+        _ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date
+    ) throws(StorageError) {
+        let spent = SpentChallenge(expiresAt: expiresAt, key: challengeKey)
+        guard !spentChallenges.contains(spent), expiresAt > now else {
+            throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+        }
+        try register(credential, for: user)
+        spentChallenges.insert(spent)
+    }
+
     public func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
         consumingChallenge challengeKey: String

@@ -58,6 +58,14 @@ public protocol CredentialRepository: Sendable {
     func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
         async throws(StorageError)
 
+    /// ``register(_:for:)`` for a new account, in the transaction that records its registration's sealed challenge,
+    /// which was never stored, as spent (``ChallengeRepository/spendChallenge(key:expiresAt:now:)``): of concurrent
+    /// completions of one ceremony, on any number of instances, exactly one writes.
+    /// - Throws: `challenge_consumed` when the challenge was spent before, or has expired at `now`; otherwise as
+    ///   ``register(_:for:)``. On any failure nothing is written, the spent challenge included.
+    func register(_ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date)
+        async throws(StorageError)
+
     /// Records a verified sign-in with compare-and-set on the counter: the row changes only if its sign count is still
     /// `expectedSignCount`, so two sign-ins racing with the same counter cannot both move it.
     /// - Throws: `counter_conflict` when the stored counter moved meanwhile, `not_found` when the credential is gone.

@@ -39,6 +39,20 @@ extension PostgresRepository: CredentialRepository {
         }
     }
 
+    public func register(
+        _ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date
+    ) async throws(StorageError) {
+        guard expiresAt > now else { throw StorageError(.challengeConsumed, "the challenge has expired") }
+        let logger = self.logger
+        try await transaction("register spending a challenge") { connection in
+            // Of two completions, the second finds the key spent, and its transaction rolls back.
+            guard try await Self.spend(connection, key: challengeKey, expiresAt: expiresAt, logger: logger) else {
+                throw StorageError(.challengeConsumed, "the challenge was already used")
+            }
+            try await Self.register(connection, credential: credential, user: user, logger: logger)
+        }
+    }
+
     /// ``register(_:for:consumingChallenge:now:)``'s statements, inside the caller's transaction.
     static func register(
         _ connection: PostgresConnection, credential: CredentialRecordEntry, user: UserRecord, consumingChallenge challengeKey: String,

@@ -293,6 +293,19 @@ public final class SQLiteRepository: PasskeyRepository {
         } catch { throw Self.map(error) }
     }
 
+    public func register(
+        _ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date
+    ) async throws(StorageError) {
+        do {
+            try await writer.write { db, raw in
+                guard try Self.spendChallenge(raw, key: challengeKey, expiresAt: expiresAt, now: now) else {
+                    throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+                }
+                try Self.register(db, credential: credential, user: user)
+            }
+        } catch { throw Self.map(error) }
+    }
+
     /// ``register(_:for:consumingChallenge:now:)``'s statements, inside the caller's transaction.
     static func register(
         _ db: Database, _ raw: RawConnection, credential: CredentialRecordEntry, user: UserRecord, consumingChallenge challengeKey: String,

@@ -227,22 +227,28 @@ struct CeremonyAPITests {
         }
     }
 
-    @Test("pending registrations are bounded: past the limit options get 503 busy, and expired ones make room again; sign-in options store nothing and are never refused")
+    @Test("stored ceremonies (adding a passkey) are bounded: past the limit their options get 503 busy, and expired ones make room again; a new account's registration options and sign-in options store nothing and are never refused")
     func pendingLimit() async throws {
-        let server = TestServer { $0.maximumPendingChallenges = 3 }
+        let harness = try await ConnectHarness { $0.maximumPendingChallenges = 3 }
+        let server = harness.server
         try await server.run { client in
-            for name in ["ann", "bo", "cy"] {
-                #expect(try await client.call(.get, "/generate-registration-options?username=\(name)").status == .ok)
+            for index in 0..<3 {
+                let options = try await harness.appendOptions(client, externalID: "app-user-\(index)", name: "user\(index)@example.com")
+                #expect(options.status == .ok, "\(options.json)")
             }
-            let busy = try await client.call(.get, "/generate-registration-options?username=zed")
+            let busy = try await harness.appendOptions(client, externalID: "app-user-9", name: "user9@example.com")
             #expect(busy.status == .serviceUnavailable)
             #expect(busy["error"] == "busy")
-            // A sign-in's challenge is sealed: its options write nothing, so they take no room.
+            // A new account's registration and a sign-in seal their challenge: their options write nothing, so they take
+            // no room.
+            for name in ["ann", "bo", "cy", "dee", "ed"] {
+                #expect(try await client.call(.get, "/generate-registration-options?username=\(name)").status == .ok)
+            }
             for _ in 0..<5 { #expect(try await client.call(.get, "/generate-authentication-options").status == .ok) }
             #expect(try await client.call(.get, "/generate-authentication-options?username=ann").status == .ok)
             #expect(await server.repository.challengeCount() == 3)
             server.clock.advance(61)  // the three expire and are purged on the next count
-            #expect(try await client.call(.get, "/generate-registration-options?username=zed").status == .ok)
+            #expect(try await harness.appendOptions(client, externalID: "app-user-9", name: "user9@example.com").status == .ok)
         }
         #expect(await server.repository.challengeCount() == 1)
     }

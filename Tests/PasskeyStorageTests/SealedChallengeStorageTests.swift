@@ -161,4 +161,69 @@ struct SealedChallengeStorageTests {
             #expect(outcomes.allSatisfy { ($0.recorded && $0.code == nil) || $0.code == .challengeConsumed || (!$0.recorded && $0.code == nil) }, "\(outcomes)")
         }
     }
+
+    @Test("a new account registered with its sealed challenge: once; a spent or expired one, or a refused registration, writes nothing",
+        arguments: Backend.available)
+    func registerSpending(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let expiry = t0.addingTimeInterval(60)
+            let ann = makeUser("ann", handle: 1)
+            try await repo.register(makeCredential(1, user: ann), for: ann, spendingChallenge: "r1", expiresAt: expiry, now: t0)
+            #expect(try await repo.user(id: ann.id)?.username == "ann")
+            #expect(try await repo.credentials(userID: ann.id).map(\.id) == [[1, 1, 1]])
+            #expect(try await !repo.spendChallenge(key: "r1", expiresAt: expiry, now: t0))
+            // Nothing was stored for the ceremony itself.
+            #expect(try await repo.challengeCount() == 0)
+
+            // The same challenge again, for another account: refused, nothing written.
+            let bob = makeUser("bob", handle: 2)
+            #expect(await storageCode {
+                try await repo.register(makeCredential(2, user: bob), for: bob, spendingChallenge: "r1", expiresAt: expiry, now: t0)
+            } == .challengeConsumed)
+            #expect(try await repo.user(id: bob.id) == nil)
+            #expect(try await repo.credential(id: [2, 2, 2]) == nil)
+            // Expired at the registration's time: refused, nothing written, and the key is not spent.
+            #expect(await storageCode {
+                try await repo.register(makeCredential(2, user: bob), for: bob, spendingChallenge: "r2", expiresAt: expiry, now: expiry)
+            } == .challengeConsumed)
+            #expect(try await repo.user(id: bob.id) == nil)
+            // A name taken, or a credential ID registered: the registration's answer, and the key is left unspent for the
+            // caller to burn.
+            let otherAnn = makeUser("ANN", handle: 3)
+            #expect(await storageCode {
+                try await repo.register(makeCredential(3, user: otherAnn), for: otherAnn, spendingChallenge: "r3", expiresAt: expiry, now: t0)
+            } == .usernameTaken)
+            #expect(await storageCode {
+                try await repo.register(makeCredential(1, user: bob), for: bob, spendingChallenge: "r4", expiresAt: expiry, now: t0)
+            } == .credentialExists)
+            #expect(try await repo.user(id: otherAnn.id) == nil)
+            #expect(try await repo.user(id: bob.id) == nil)
+            #expect(try await repo.spendChallenge(key: "r3", expiresAt: expiry, now: t0))
+            #expect(try await repo.spendChallenge(key: "r4", expiresAt: expiry, now: t0))
+        }
+    }
+
+    @Test("racing registrations of one sealed ceremony: exactly one account is created, the others find it spent", arguments: Backend.available)
+    func registerSpendingRace(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            let codes = await withTaskGroup(of: StorageError.Code?.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        // Each attempt a different account and passkey, as replays of one response with other names are.
+                        let user = makeUser("racer\(index)", handle: UInt8(index + 1))
+                        return await storageCode {
+                            try await repo.register(
+                                makeCredential(UInt8(index + 1), user: user), for: user, spendingChallenge: "race", expiresAt: t0.addingTimeInterval(60),
+                                now: t0)
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(codes.filter { $0 == nil }.count == 1, "\(codes)")
+            #expect(codes.filter { $0 == .challengeConsumed }.count == 19, "\(codes)")
+            let accounts = try await repo.users(matching: "racer", limit: 50, offset: 0)
+            #expect(accounts.count == 1)
+        }
+    }
 }

@@ -21,6 +21,8 @@ extension RelyingParty {
     ///   - excludeCredentials: the user's existing credentials, so one authenticator is not registered twice (§5.4).
     ///   - residentKey: `required` for passkeys (default), so sign-in without a username works.
     ///   - attestation: `none` by default; `direct` when the policy needs attestation.
+    ///   - challenge: one the caller made (base64url), for example one that carries its ceremony; by default 32 random
+    ///     bytes.
     public func makeRegistrationOptions(
         userHandle: [UInt8],
         userName: String,
@@ -32,6 +34,7 @@ extension RelyingParty {
         hints: [PublicKeyCredentialHint]? = nil,
         timeoutMilliseconds: Int = 60_000,
         extensions: JSONObject? = nil,
+        challenge: String? = nil,
         random: RandomSource = .system
     ) -> PublicKeyCredentialCreationOptionsJSON {
         var extensions = extensions ?? [:]
@@ -40,7 +43,7 @@ extension RelyingParty {
             rp: PublicKeyCredentialRpEntity(id: id, name: name),
             user: PublicKeyCredentialUserEntityJSON(
                 id: Base64URL.encode(userHandle), name: userName, displayName: displayName ?? userName),
-            challenge: Base64URL.encode(random.bytes(Self.challengeLength)),
+            challenge: challenge ?? Base64URL.encode(random.bytes(Self.challengeLength)),
             pubKeyCredParams: policy.offeredAlgorithms.map { PublicKeyCredentialParameters(alg: $0) },
             timeout: timeoutMilliseconds,
             excludeCredentials: excludeCredentials.map(\.descriptor),

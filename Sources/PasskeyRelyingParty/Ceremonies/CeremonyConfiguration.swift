@@ -13,9 +13,10 @@ public struct CeremonyConfiguration: Sendable {
     /// Whether anyone may make an account through registration options without a username's authorization. Off, new
     /// accounts come only from an app's backend (connect tokens); adding passkeys to accounts still works.
     public var publicRegistration = true
-    /// Registrations in progress kept at most (expired ones are purged first); past it their options are refused with
-    /// `busy`, so storage stays bounded whatever clients do. Sign-in options store nothing (``SealedChallenge``) and are
-    /// never refused for it. Default 100 000.
+    /// Stored ceremonies in progress kept at most (expired ones are purged first): options that add a passkey to an
+    /// existing account. Past it their options are refused with `busy`, so storage stays bounded whatever clients do.
+    /// Sign-in and new-account registration options store nothing (``SealedChallenge``,
+    /// ``SealedRegistrationChallenge``) and are never refused for it. Default 100 000.
     public var maximumPendingChallenges = 100_000
     /// Whether a sign-in with a passkey this server does not hold answers with what the client needs to tell the
     /// device's passkey manager to forget it (``UnknownCredentialSignal``). On by default. Turn it off when another

@@ -101,6 +101,10 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     /// An existing username is refused with `username_taken`: adding a passkey to an existing account needs that
     /// account's authorization, never just its name.
     ///
+    /// Nothing is stored: the challenge carries the ceremony (``SealedRegistrationChallenge``) and is the returned
+    /// `challengeKey` too; the account (`user`, its id and user handle derived from the challenge) is created when the
+    /// registration verifies. Two options for one free name may both be issued: the first to verify gets it.
+    ///
     /// - Parameter acceptedContacts: options for the system's sign-up sheet (Apple's account creation), which creates
     ///   the passkey and lets the person pick an email address or phone number of these kinds: the account is named by
     ///   that contact when the registration is verified. No username then.
@@ -124,9 +128,10 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
                 throw RelyingPartyError("username_taken", "This username is taken. Choose another one.")
             }
         }
-        try await ensureCapacity()
-        let time = now()
-        let userHandle = RelyingParty.makeUserHandle(random: random)
+        // The options are for the two kinds of contact verification knows: sealed, a challenge carries them by name.
+        guard Set(acceptedContacts).count == acceptedContacts.count, acceptedContacts.allSatisfy({ $0 == .email || $0 == .phone }) else {
+            throw RelyingPartyError("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
+        }
         let displayName: String
         let storedDisplayName: String?
         if acceptedContacts.isEmpty {
@@ -139,19 +144,26 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             displayName = given.isEmpty ? "New account" : given
             storedDisplayName = given.isEmpty ? nil : given
         }
+        // Nothing is stored: the challenge carries the ceremony (``SealedRegistrationChallenge``), and the account's
+        // user handle and id derive from its nonce. Storage is written once, when the registration verifies.
+        let sealKey: SymmetricKey
+        do { sealKey = try await secrets.key(CeremonySecrets.challengeSealKey, in: repository) } catch { throw RelyingPartyError(error) }
+        let time = now()
+        let sealed = SealedRegistrationChallenge(
+            issuedAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL), nonce: random.bytes(SealedChallenge.nonceLength),
+            username: username, displayName: storedDisplayName, acceptedContacts: acceptedContacts)
+        guard let challenge = sealed.sealed(key: sealKey) else {
+            throw RelyingPartyError("field_invalid", "The username or display name is too long.")
+        }
+        let userHandle = sealed.userHandle(key: sealKey)
         let user = UserRecord(
-            userHandle: userHandle, username: username, displayName: displayName, isAnonymous: username == nil && acceptedContacts.isEmpty,
-            createdAt: time)
+            id: sealed.userID(key: sealKey), userHandle: userHandle, username: username, displayName: displayName,
+            isAnonymous: username == nil && acceptedContacts.isEmpty, createdAt: sealed.issuedAt)
         let options = relyingParty.makeRegistrationOptions(
             userHandle: userHandle, userName: Self.userEntityName(username: username, userHandle: userHandle), displayName: displayName,
-            attestation: configuration.attestation, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
-        let key = newChallengeKey()
-        let record = ChallengeRecord(
-            key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: username,
-            displayName: storedDisplayName, userHandle: userHandle, acceptedContacts: acceptedContacts, createdAt: time,
-            expiresAt: time.addingTimeInterval(configuration.challengeTTL))
-        do { try await repository.saveChallenge(record) } catch { throw RelyingPartyError(error) }
-        return (options, key, user)
+            attestation: configuration.attestation, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), challenge: challenge,
+            random: random)
+        return (options, challenge, user)
     }
 
     /// Verifies a registration and stores the credential (and the new account) in one transaction.
@@ -165,7 +177,19 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         _ credential: RegistrationResponseJSON, challengeKey: String?, username rawUsername: String?, displayName rawDisplayName: String? = nil,
         at endpoint: RegistrationEndpoint = .publicAPI
     ) async throws(RelyingPartyError) -> CompletedRegistration {
-        let record = try await findChallenge(challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
+        // A new account's options seal their ceremony in the challenge, and give it as their challengeKey too; others
+        // (adding a passkey, a link, options made before challenges were sealed) are stored under a random key. As with
+        // a stored ceremony, the key decides when the client sent one, and verification then compares the signed
+        // challenge with it (§7.1 step 8: a response made for other options is `challenge_mismatch`).
+        let sealed = try await openSealedRegistration(challengeKey: challengeKey, credential: credential)
+        let record: ChallengeRecord
+        if let sealed {
+            guard sealed.expiresAt > now() else { throw RelyingPartyError.challengeInvalid }
+            record = sealed
+        } else {
+            record = try await findChallenge(
+                challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
+        }
         do throws(RelyingPartyError) {
             if !record.forExistingUser {
                 // Only the public endpoints make accounts: append and link options are for an existing one.
@@ -216,6 +240,8 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
                 if case .accountLink(let tokenHash, let replacing) = endpoint {
                     replaced = try await repository.redeemAccountToken(
                         hash: tokenHash, registering: entry, for: user, consumingChallenge: record.key, replacingOtherPasskeys: replacing, now: time)
+                } else if sealed != nil {
+                    try await repository.register(entry, for: user, spendingChallenge: record.key, expiresAt: record.expiresAt, now: time)
                 } else {
                     try await repository.register(entry, for: user, consumingChallenge: record.key, now: time)
                 }
@@ -234,9 +260,32 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             }
             return CompletedRegistration(user: user, credential: entry, replacedCredentialIDs: replaced)
         } catch {
-            await burn(record)
+            if sealed != nil {
+                _ = try? await repository.spendChallenge(key: record.key, expiresAt: record.expiresAt, now: now())
+            } else {
+                await burn(record)
+            }
             throw error
         }
+    }
+
+    /// The ceremony a new account's sealed challenge (``SealedRegistrationChallenge``) carries, as verification reads
+    /// it: the `challengeKey` when the client sent one, otherwise the challenge in the signed client data. Nil when it
+    /// is not one (then storage is asked).
+    func openSealedRegistration(challengeKey: String?, credential: RegistrationResponseJSON) async throws(RelyingPartyError)
+        -> ChallengeRecord?
+    {
+        let value: String
+        if let challengeKey, !challengeKey.isEmpty {
+            value = challengeKey
+        } else if let signed = try? credential.signedChallenge() {
+            value = signed
+        } else {
+            return nil
+        }
+        let key: SymmetricKey
+        do { key = try await secrets.key(CeremonySecrets.challengeSealKey, in: repository) } catch { throw RelyingPartyError(error) }
+        return SealedRegistrationChallenge.open(value, key: key)?.record(challenge: value, key: key)
     }
 
     // MARK: Authentication

@@ -108,8 +108,9 @@ public struct ServerConfiguration: Sendable {
     public var maximumBodySize = 65_536
     /// Options requests allowed per client per minute before 429. Default 60.
     public var optionsPerMinute = 60
-    /// Registrations in progress kept at most (expired ones are purged); past it their options get 503. Sign-in options
-    /// store nothing (their challenge is sealed) and are not counted. Default 100 000.
+    /// Stored ceremonies in progress kept at most (adding a passkey to an account; expired ones are purged); past it
+    /// their options get 503. Sign-in and new-account registration options store nothing (their challenge is sealed)
+    /// and are not counted. Default 100 000.
     public var maximumPendingChallenges = 100_000
     /// Tokens for apps that keep their own login: `signedPasskeyData`, connect tokens, rollout (docs/connect.md).
     public var connect = ConnectConfiguration()
