@@ -97,15 +97,6 @@ struct SealedChallengeCeremonyTests {
         #expect(done.status == .ok, "\(done.json)")
     }
 
-    /// The options' challenge with one bit of the byte at `index` flipped.
-    func altered(_ options: JSONResponse, at index: Int) throws -> JSONValue {
-        var bytes = try #require(options["challenge"]?.stringValue.flatMap(Base64URL.decode))
-        bytes[index] ^= 0x01
-        var object = options.object
-        object["challenge"] = .string(Base64URL.encode(bytes))
-        return .object(object)
-    }
-
     @Test("sign-in options store nothing; their challenge carries an account tag when a name was given, known or not")
     func optionsStoreNothing() async throws {
         let server = TestServer()
@@ -134,7 +125,7 @@ struct SealedChallengeCeremonyTests {
             // Changed: the nonce, then the account tag (ann's options made to look discoverable is a changed flag).
             let named = try await client.call(.get, "/generate-authentication-options?username=ann")
             for index in [1, 20, 40, 60] {
-                let answer = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(try altered(named, at: index), signCount: 1)])
+                let answer = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(try named.withChallengeBitFlipped(at: index), signCount: 1)])
                 #expect(answer.status == .badRequest && answer["error"] == "challenge_invalid", "byte \(index): \(answer.json)")
             }
             // Another ceremony's key: refused, and the ceremony itself is still open.

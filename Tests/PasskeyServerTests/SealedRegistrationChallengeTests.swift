@@ -83,25 +83,14 @@ struct SealedRegistrationChallengeFormatTests {
         let body: [UInt8] = [1, 1] + [UInt8](repeating: 0, count: 16) + Array(1...16) + [0] + [0, 2, 0x61, 0x62]
         func sealed(_ body: [UInt8]) -> String { Base64URL.encode(body + SealedRegistrationChallenge.mac(body, key: key)) }
         #expect(SealedRegistrationChallenge.open(sealed(body), key: key)?.username == "ab")  // well formed: it opens
-        var version = body
-        version[0] = 2
-        #expect(SealedRegistrationChallenge.open(sealed(version), key: key) == nil)
-        var flag = body
-        flag[1] = 5
-        #expect(SealedRegistrationChallenge.open(sealed(flag), key: key) == nil)
-        // Flag 2 announces a display name that is not there.
-        var missing = body
-        missing[1] = 3
-        #expect(SealedRegistrationChallenge.open(sealed(missing), key: key) == nil)
-        var long = body
-        long[36] = 3
-        #expect(SealedRegistrationChallenge.open(sealed(long), key: key) == nil)
-        var contacts = body
-        contacts[34] = 200
-        #expect(SealedRegistrationChallenge.open(sealed(contacts), key: key) == nil)
-        var notUTF8 = body
-        notUTF8[37] = 0xff
-        #expect(SealedRegistrationChallenge.open(sealed(notUTF8), key: key) == nil)
+        // One byte changed each: an unknown version; an unknown flag; flag 2 announcing a display name that is not
+        // there; the name's length past the end; the contact kinds' length past the end; a name that is not UTF-8.
+        let changes: [(index: Int, value: UInt8)] = [(0, 2), (1, 5), (1, 3), (36, 3), (34, 200), (37, 0xff)]
+        for change in changes {
+            var changed = body
+            changed[change.index] = change.value
+            #expect(SealedRegistrationChallenge.open(sealed(changed), key: key) == nil, "byte \(change.index) = \(change.value)")
+        }
         #expect(SealedRegistrationChallenge.open(sealed(body + [0]), key: key) == nil)
         var late = body
         for index in 10..<18 { late[index] = 0xff }
@@ -125,15 +114,6 @@ struct SealedRegistrationChallengeFormatTests {
 /// stored challenge gave still holds.
 @Suite("Sealed registration challenges: the ceremonies")
 struct SealedRegistrationChallengeCeremonyTests {
-    /// The options' challenge with one bit of the byte at `index` flipped.
-    func altered(_ options: JSONResponse, at index: Int) throws -> JSONValue {
-        var bytes = try #require(options["challenge"]?.stringValue.flatMap(Base64URL.decode))
-        bytes[index] ^= 0x01
-        var object = options.object
-        object["challenge"] = .string(Base64URL.encode(bytes))
-        return .object(object)
-    }
-
     @Test("a new account's options store nothing; the account is created with the options' user handle, names and time")
     func optionsStoreNothing() async throws {
         let server = TestServer()
@@ -192,12 +172,12 @@ struct SealedRegistrationChallengeCeremonyTests {
             // Changed: the version, the times, the nonce, the name, the MAC; sent without a key, the changed challenge is
             // the only one.
             for index in [0, 5, 20, 37, 60] {
-                let answer = try await client.call(.post, "/verify-registration", json: ["cred": device.create(try altered(options, at: index))])
+                let answer = try await client.call(.post, "/verify-registration", json: ["cred": device.create(try options.withChallengeBitFlipped(at: index))])
                 #expect(answer.status == .badRequest && answer["error"] == "challenge_invalid", "byte \(index): \(answer.json)")
             }
             // With the options' key, a response signed over another challenge is one made for other options.
             let crossed = try await client.call(
-                .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(try altered(options, at: 20))])
+                .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(try options.withChallengeBitFlipped(at: 20))])
             #expect(crossed["error"] == "challenge_mismatch", "\(crossed.json)")
             #expect(await server.repository.user(username: "ann") == nil)
             // Expired: 60 seconds after the options.

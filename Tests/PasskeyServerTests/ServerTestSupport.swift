@@ -18,6 +18,16 @@ struct JSONResponse {
 
     var object: JSONObject { json.objectValue ?? [:] }
     subscript(_ name: String) -> JSONValue? { object[name] }
+
+    /// These options with one bit of their challenge's byte at `index` flipped.
+    func withChallengeBitFlipped(at index: Int) throws -> JSONValue {
+        var bytes = try #require(self["challenge"]?.stringValue.flatMap(Base64URL.decode))
+        try #require(bytes.indices.contains(index))
+        bytes[index] ^= 0x01
+        var changed = object
+        changed["challenge"] = .string(Base64URL.encode(bytes))
+        return .object(changed)
+    }
 }
 
 extension TestClientProtocol {
