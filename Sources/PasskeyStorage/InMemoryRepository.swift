@@ -124,7 +124,7 @@ public actor InMemoryRepository: PasskeyRepository {
         _ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date
     ) throws(StorageError) {
         let spent = SpentChallenge(expiresAt: expiresAt, key: challengeKey)
-        guard !spentChallenges.contains(spent), expiresAt > now else {
+        guard !spentChallenges.contains(spent), expiresAt > now, usersByID[user.id] == nil else {
             throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
         }
         try register(credential, for: user)
@@ -223,8 +223,13 @@ public actor InMemoryRepository: PasskeyRepository {
         return spentChallenges.insert(SpentChallenge(expiresAt: expiresAt, key: key)).inserted
     }
 
+    public func isChallengeSpent(key: String, expiresAt: Date) -> Bool {
+        spentChallenges.contains(SpentChallenge(expiresAt: expiresAt, key: key))
+    }
+
     public func purgeExpiredChallenges(now: Date) -> Int {
-        spentChallenges = spentChallenges.filter { $0.expiresAt > now }
+        let forgotten = now.addingTimeInterval(-ChallengeRecord.spentRecordRetention)
+        spentChallenges = spentChallenges.filter { $0.expiresAt > forgotten }
         let before = challengesByKey.count
         challengesByKey = challengesByKey.filter { $0.value.expiresAt > now }
         return before - challengesByKey.count

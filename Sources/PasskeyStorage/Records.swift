@@ -143,3 +143,10 @@ public struct ChallengeRecord: Sendable, Hashable {
         self.expiresAt = expiresAt
     }
 }
+
+extension ChallengeRecord {
+    /// How long past its expiry the record of a spent sealed challenge is kept (5 minutes). An instance whose clock is
+    /// behind the purging one's still takes the challenge for unexpired: its record must still say it was spent, or a
+    /// captured response could be used once more there.
+    public static let spentRecordRetention: TimeInterval = 300
+}

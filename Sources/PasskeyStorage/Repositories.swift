@@ -60,9 +60,12 @@ public protocol CredentialRepository: Sendable {
 
     /// ``register(_:for:)`` for a new account, in the transaction that records its registration's sealed challenge,
     /// which was never stored, as spent (``ChallengeRepository/spendChallenge(key:expiresAt:now:)``): of concurrent
-    /// completions of one ceremony, on any number of instances, exactly one writes.
-    /// - Throws: `challenge_consumed` when the challenge was spent before, or has expired at `now`; otherwise as
-    ///   ``register(_:for:)``. On any failure nothing is written, the spent challenge included.
+    /// completions of one ceremony, on any number of instances, exactly one writes. The account must not exist: its id
+    /// comes from the ceremony, so an existing one means the ceremony was completed before (its spent record lost, as
+    /// after a move of the database), and adding the passkey to that account would let anyone holding the challenge
+    /// into it.
+    /// - Throws: `challenge_consumed` when the challenge was spent before, has expired at `now`, or its account exists;
+    ///   otherwise as ``register(_:for:)``. On any failure nothing is written, the spent challenge included.
     func register(_ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date)
         async throws(StorageError)
 
@@ -121,8 +124,13 @@ public protocol ChallengeRepository: Sendable {
     @discardableResult
     func spendChallenge(key: String, expiresAt: Date, now: Date) async throws(StorageError) -> Bool
 
-    /// Deletes challenges that expired before `now`, and the records of spent ones that did; returns how many of the
-    /// former.
+    /// Whether the sealed challenge with `key` and `expiresAt` was recorded as spent. Read before a registration's
+    /// verification, so that a used challenge is refused as cheaply as an unknown one, before any attestation is
+    /// checked; single use itself is enforced by the write (``spendChallenge(key:expiresAt:now:)``).
+    func isChallengeSpent(key: String, expiresAt: Date) async throws(StorageError) -> Bool
+
+    /// Deletes challenges that expired before `now`, and the records of spent ones that expired
+    /// ``ChallengeRecord/spentRecordRetention`` before it; returns how many of the former.
     @discardableResult
     func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int
 

@@ -85,11 +85,21 @@ extension PostgresRepository: ChallengeRepository {
         ).isEmpty
     }
 
+    public func isChallengeSpent(key: String, expiresAt: Date) async throws(StorageError) -> Bool {
+        let logger = self.logger
+        return try await withConnection("read a spent challenge") { connection in
+            try await !connection.rows(
+                "SELECT 1 FROM spent_challenges WHERE expires_at = \(PostgresTime.milliseconds(expiresAt)) AND key = \(key)", logger
+            ).isEmpty
+        }
+    }
+
     public func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int {
         let logger = self.logger
         let milliseconds = PostgresTime.milliseconds(now)
         return try await withConnection("purge challenges") { connection in
-            try await connection.query("DELETE FROM spent_challenges WHERE expires_at <= \(milliseconds)", logger: logger)
+            let forgotten = PostgresTime.milliseconds(now.addingTimeInterval(-ChallengeRecord.spentRecordRetention))
+            try await connection.query("DELETE FROM spent_challenges WHERE expires_at <= \(forgotten)", logger: logger)
             return try await connection.rows("DELETE FROM challenges WHERE expires_at <= \(milliseconds) RETURNING 1", logger).count
         }
     }

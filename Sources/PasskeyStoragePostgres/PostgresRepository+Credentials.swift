@@ -49,6 +49,10 @@ extension PostgresRepository: CredentialRepository {
             guard try await Self.spend(connection, key: challengeKey, expiresAt: expiresAt, logger: logger) else {
                 throw StorageError(.challengeConsumed, "the challenge was already used")
             }
+            // The account is new unless the ceremony was completed before and its spent record was lost.
+            if try await !connection.rows("SELECT 1 FROM users WHERE id = \(user.id)", logger).isEmpty {
+                throw StorageError(.challengeConsumed, "the ceremony's account exists: the challenge was used before")
+            }
             try await Self.register(connection, credential: credential, user: user, logger: logger)
         }
     }

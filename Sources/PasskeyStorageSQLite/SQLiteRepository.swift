@@ -301,6 +301,9 @@ public final class SQLiteRepository: PasskeyRepository {
                 guard try Self.spendChallenge(raw, key: challengeKey, expiresAt: expiresAt, now: now) else {
                     throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
                 }
+                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?"), arguments: [user.id]) == true {
+                    throw StorageError(.challengeConsumed, "the ceremony's account exists: the challenge was used before")
+                }
                 try Self.register(db, credential: credential, user: user)
             }
         } catch { throw Self.map(error) }
@@ -674,9 +677,21 @@ public final class SQLiteRepository: PasskeyRepository {
         try await writeRaw { raw throws(StorageError) in try Self.spendChallenge(raw, key: key, expiresAt: expiresAt, now: now) }
     }
 
+    /// On a raw read-only connection: every sealed registration reads it.
+    public func isChallengeSpent(key: String, expiresAt: Date) async throws(StorageError) -> Bool {
+        try readers.withConnection { connection throws(StorageError) in
+            let statement = try connection.statement("SELECT 1 FROM spent_challenges WHERE expires_at = ? AND key = ?")
+            defer { statement.reset() }  // ends the read transaction
+            try statement.bind(1, SQLiteSchema.milliseconds(expiresAt))
+            try statement.bind(2, key)
+            return try statement.step()
+        }
+    }
+
     public func purgeExpiredChallenges(now: Date) async throws(StorageError) -> Int {
         try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM spent_challenges WHERE expires_at <= ?").execute(arguments: [SQLiteSchema.milliseconds(now)])
+            try db.cachedStatement(sql: "DELETE FROM spent_challenges WHERE expires_at <= ?").execute(
+                arguments: [SQLiteSchema.milliseconds(now.addingTimeInterval(-ChallengeRecord.spentRecordRetention))])
             // Consumed challenges go too, whatever their expiry: the table holds what is pending plus what was consumed
             // since the last purge.
             try db.cachedStatement(sql: "DELETE FROM challenges WHERE expires_at <= ? OR consumed = 1").execute(arguments: [SQLiteSchema.milliseconds(now)])

@@ -208,6 +208,14 @@ struct SealedRegistrationChallengeCeremonyTests {
             #expect(try await client.call(.post, "/verify-registration", json: ["cred": answer]).status == .ok)
             let replayed = try await client.call(.post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": answer])
             #expect(replayed["error"] == "challenge_invalid", "\(replayed.json)")
+            // A used challenge is refused before anything else is checked: another name, or a response signed over
+            // another challenge, gets the same answer.
+            let renamed = try await client.call(
+                .post, "/verify-registration", json: ["username": "mallory", "challengeKey": options["challengeKey"] ?? nil, "cred": answer])
+            #expect(renamed["error"] == "challenge_invalid", "\(renamed.json)")
+            let otherChallenge = try Device(server: server, credentialID: 0xe4).create(try options.withChallengeBitFlipped(at: 20))
+            let crossed = try await client.call(.post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": otherChallenge])
+            #expect(crossed["error"] == "challenge_invalid", "\(crossed.json)")
             // Another device answering the same options: still the used challenge, not a second account.
             let other = try Device(server: server, credentialID: 0xe2)
             let second = try await client.call(.post, "/verify-registration", json: ["cred": other.create(options.json)])

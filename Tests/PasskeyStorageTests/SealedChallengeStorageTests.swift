@@ -20,13 +20,17 @@ struct SealedChallengeStorageTests {
             #expect(try await !repo.spendChallenge(key: "n2", expiresAt: t0, now: t0))
             // Nothing was stored for them: the pending count stays at zero.
             #expect(try await repo.challengeCount() == 0)
-            // After its expiry the purge drops the record of its use: the same key would be new again (no sealed
-            // challenge can carry it then, as its expiry is sealed in with it).
+            // The purge keeps the record of its use for a while past its expiry: an instance whose clock is behind (here
+            // `now` t0 + 5) still finds it spent. Once that while is over, the record goes: the same key would be new
+            // again (no sealed challenge can carry it then, as its expiry is sealed in with it).
+            let retention = ChallengeRecord.spentRecordRetention
             #expect(try await repo.spendChallenge(key: "p", expiresAt: t0.addingTimeInterval(10), now: t0))
             #expect(try await repo.spendChallenge(key: "q", expiresAt: t0.addingTimeInterval(100), now: t0))
             _ = try await repo.purgeExpiredChallenges(now: t0.addingTimeInterval(20))
-            #expect(try await repo.spendChallenge(key: "p", expiresAt: t0.addingTimeInterval(100), now: t0.addingTimeInterval(20)))
-            #expect(try await !repo.spendChallenge(key: "q", expiresAt: t0.addingTimeInterval(100), now: t0.addingTimeInterval(20)))
+            #expect(try await !repo.spendChallenge(key: "p", expiresAt: t0.addingTimeInterval(10), now: t0.addingTimeInterval(5)))
+            _ = try await repo.purgeExpiredChallenges(now: t0.addingTimeInterval(10 + retention))
+            #expect(try await repo.spendChallenge(key: "p", expiresAt: t0.addingTimeInterval(10), now: t0.addingTimeInterval(5)))
+            #expect(try await !repo.spendChallenge(key: "q", expiresAt: t0.addingTimeInterval(100), now: t0.addingTimeInterval(5)))
         }
     }
 
@@ -200,6 +204,17 @@ struct SealedChallengeStorageTests {
             #expect(try await repo.user(id: bob.id) == nil)
             #expect(try await repo.spendChallenge(key: "r3", expiresAt: expiry, now: t0))
             #expect(try await repo.spendChallenge(key: "r4", expiresAt: expiry, now: t0))
+            // The ceremony's account exists already (the ceremony completed before, and the record of its use was lost):
+            // refused, and no passkey joins that account.
+            #expect(await storageCode {
+                try await repo.register(makeCredential(5, user: ann), for: ann, spendingChallenge: "r5", expiresAt: expiry, now: t0)
+            } == .challengeConsumed)
+            #expect(try await repo.credentials(userID: ann.id).map(\.id) == [[1, 1, 1]])
+            #expect(try await repo.spendChallenge(key: "r5", expiresAt: expiry, now: t0))
+            // Whether a sealed challenge was spent, read without spending it.
+            #expect(try await repo.isChallengeSpent(key: "r1", expiresAt: expiry))
+            #expect(try await !repo.isChallengeSpent(key: "r1", expiresAt: t0.addingTimeInterval(61)))
+            #expect(try await !repo.isChallengeSpent(key: "r6", expiresAt: expiry))
         }
     }
 

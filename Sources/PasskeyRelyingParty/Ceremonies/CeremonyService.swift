@@ -118,6 +118,10 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             throw RelyingPartyError(
                 "field_invalid", "Options with contact are for an account named by the contact picked in the sign-up sheet: send no username.")
         }
+        // The options are for the two kinds of contact verification knows: sealed, a challenge carries them by name.
+        guard Set(acceptedContacts).count == acceptedContacts.count, acceptedContacts.allSatisfy({ $0 == .email || $0 == .phone }) else {
+            throw RelyingPartyError("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
+        }
         // A phone number in international form is kept as + and its digits, as the sign-up sheet's are, so that one
         // number names one account however it was spaced.
         let username = try UsernameRules.normalized(rawUsername, newAccount: true).map { ContactIdentifier.phoneNumber($0) ?? $0 }
@@ -127,10 +131,6 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             if existing != nil {
                 throw RelyingPartyError("username_taken", "This username is taken. Choose another one.")
             }
-        }
-        // The options are for the two kinds of contact verification knows: sealed, a challenge carries them by name.
-        guard Set(acceptedContacts).count == acceptedContacts.count, acceptedContacts.allSatisfy({ $0 == .email || $0 == .phone }) else {
-            throw RelyingPartyError("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
         }
         let displayName: String
         let storedDisplayName: String?
@@ -185,6 +185,11 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         let record: ChallengeRecord
         if let sealed {
             guard sealed.expiresAt > now() else { throw RelyingPartyError.challengeInvalid }
+            // Used before: refused as an unknown ceremony is, before any check costs more than this read (the write
+            // that records the account is what enforces single use).
+            let spent: Bool
+            do { spent = try await repository.isChallengeSpent(key: sealed.key, expiresAt: sealed.expiresAt) } catch { throw RelyingPartyError(error) }
+            guard !spent else { throw RelyingPartyError.challengeInvalid }
             record = sealed
         } else {
             record = try await findChallenge(
