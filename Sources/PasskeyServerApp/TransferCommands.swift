@@ -45,6 +45,7 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             try sink.write(TransferFile.headerLine(.init(rpID: rpID, exportedAt: Date(), includesSecrets: includeSecrets)))
             try await repository.exportRecords(includingSecrets: includeSecrets) { record in
+                guard TransferFile.carries(record) else { return }
                 try sink.write(TransferFile.line(record))
                 counts.withLock { $0.add(record) }
             }
@@ -109,7 +110,7 @@ struct ImportCommand: AsyncParsableCommand {
             throw CommandFailure("cannot read \(file): \(posix.map { String(cString: strerror(Int32($0))) } ?? (error as NSError).localizedDescription)")
         }
         let contents = try Self.parse([UInt8](data), now: Date())
-        let (header, records) = (contents.header, contents.records)
+        let (header, records) = (contents.header, contents.records.filter(TransferFile.carries))
         let rpID = try server.rpIDSetting()
         if let fileRPID = header?.rpID, fileRPID != rpID, !ignoreRpId {
             throw CommandFailure(

@@ -126,6 +126,12 @@ struct TransferFileTests {
         #expect(refusal(secret) == nil, "the control line is accepted")
         #expect(refusal(with(secret, "value", "AQ")) == "line 7: \"value\": 32 bytes were expected, not 1", "a short key could be guessed")
         #expect(refusal(with(secret, "name", "other"))?.hasPrefix("line 7: \"name\": other is not a secret this server keeps") == true)
+        // The key that seals ceremonies in progress: read from files that carry it (exports before it stayed behind),
+        // and never moved.
+        #expect(refusal(with(secret, "name", "challenge-seal-key")) == nil)
+        let sealKey = TransferRecord.secret(name: "challenge-seal-key", value: Array(repeating: 1, count: 32))
+        #expect(!TransferFile.carries(sealKey))
+        #expect(TransferFile.carries(.secret(name: "fake-credential-key", value: Array(repeating: 1, count: 32))))
     }
 
     @Test("a first line that is not this format's header, or of a later version, is refused")

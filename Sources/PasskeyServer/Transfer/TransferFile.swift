@@ -170,6 +170,19 @@ public enum TransferFile {
     /// The secrets a server keeps, and their sizes: an import takes no others.
     static let knownSecrets = [CeremonySecrets.fakeCredentialKey: 32, CeremonySecrets.challengeSealKey: 32]
 
+    /// Secrets that seal only ceremonies in progress (``CeremonySecrets/challengeSealKey``). They do not move: with the
+    /// key, a challenge sealed and used on the old server would still open on the new one, whose database has no record
+    /// that it was spent. Without it, ceremonies in progress fail once, as stored ones always did (they are not
+    /// carried), and the new database's server makes its own key. Exports before 2026-11-27 carried it: an import
+    /// leaves it out.
+    static let ceremonySecrets: Set<String> = [CeremonySecrets.challengeSealKey]
+
+    /// Whether `record` moves with the data: everything but ``ceremonySecrets``.
+    public static func carries(_ record: TransferRecord) -> Bool {
+        if case .secret(let name, _) = record { return !ceremonySecrets.contains(name) }
+        return true
+    }
+
     /// The last line of an export: how many records came before it, so that a file cut short (an export that failed
     /// half-way into a pipe) is refused rather than imported in part.
     public static func endLine(records: Int) -> String {
