@@ -39,22 +39,77 @@ extension PostgresRepository: CredentialRepository {
         }
     }
 
+    /// One statement, so one round trip and one commit: the checks and the three inserts are its parts
+    /// (``sealedRegistration(_:for:challengeKey:expiresAt:)``), and a unique violation in any of them aborts it whole.
     public func register(
         _ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date
     ) async throws(StorageError) {
         guard expiresAt > now else { throw StorageError(.challengeConsumed, "the challenge has expired") }
         let logger = self.logger
-        try await transaction("register spending a challenge") { connection in
-            // Of two completions, the second finds the key spent, and its transaction rolls back.
-            guard try await Self.spend(connection, key: challengeKey, expiresAt: expiresAt, logger: logger) else {
-                throw StorageError(.challengeConsumed, "the challenge was already used")
-            }
-            // The account is new unless the ceremony was completed before and its spent record was lost.
-            if try await !connection.rows("SELECT 1 FROM users WHERE id = \(user.id)", logger).isEmpty {
+        let query = Self.sealedRegistration(credential, for: user, challengeKey: challengeKey, expiresAt: expiresAt)
+        let outcome = try await withConnection("register spending a challenge") { connection in
+            let rows: [PostgresRow]
+            do { rows = try await connection.rows(query, logger) } catch let error as PSQLError where error.serverInfo?[.constraintName] == "users_pkey" {
+                // The ceremony's account exists: it was completed before (its spent record lost, as after a move).
                 throw StorageError(.challengeConsumed, "the ceremony's account exists: the challenge was used before")
             }
-            try await Self.register(connection, credential: credential, user: user, logger: logger)
+            guard let row = rows.first else { throw StorageError(.corrupt, "the registration statement returned no row") }
+            let reader = PostgresRowReader(row)
+            return (
+                used: try reader.value(0, Bool.self), nameTaken: try reader.value(1, Bool.self), spent: try reader.value(2, Bool.self),
+                stored: try reader.value(3, Bool.self))
         }
+        if outcome.used { throw StorageError(.challengeConsumed, "the challenge was already used") }
+        if outcome.nameTaken { throw StorageError(.usernameTaken, "username belongs to another account") }
+        guard outcome.spent, outcome.stored else { throw StorageError(.challengeConsumed, "the challenge was already used") }
+    }
+
+    /// A new account's registration with its sealed challenge, in one statement:
+    /// - `checks`: whether the challenge was used (recorded as spent, or its account exists: completed before, its
+    ///   record lost), and whether the name belongs to an account (as ``PostgresSchema/userNamed(_:columns:)`` finds it);
+    ///   a used challenge answers first, as the stores that check in turn answer;
+    /// - `spent`: the challenge recorded as spent unless a check refused; nothing when a concurrent completion recorded
+    ///   it first (the primary key: the later one waits for it, then inserts nothing);
+    /// - `account` and `passkey`: inserted only after `spent`. The account's id has no `ON CONFLICT`: `users_pkey`, a
+    ///   passkey ID registered before (`credentials_pkey`: `credential_exists`, §7.1 step 26) or a name a concurrent
+    ///   registration took (the username index: `username_taken`) aborts the whole statement, so nothing is written. The
+    ///   passkey's foreign key is checked at the end of the statement, when its account is there.
+    ///
+    /// Returns one row: used, taken, spent, stored.
+    static func sealedRegistration(_ credential: CredentialRecordEntry, for user: UserRecord, challengeKey: String, expiresAt: Date)
+        -> PostgresQuery
+    {
+        let expiry = PostgresTime.milliseconds(expiresAt)
+        var sql = PostgresQuery.StringInterpolation(literalCapacity: 1_600, interpolationCount: 34)
+        sql.appendLiteral("WITH checks AS (SELECT EXISTS (SELECT 1 FROM spent_challenges WHERE expires_at = ")
+        sql.appendInterpolation(expiry)
+        sql.appendLiteral(" AND key = ")
+        sql.appendInterpolation(challengeKey)
+        sql.appendLiteral(") OR EXISTS (SELECT 1 FROM users WHERE id = ")
+        sql.appendInterpolation(user.id)
+        sql.appendLiteral(") AS used, ")
+        if let name = user.username {
+            sql.appendLiteral("EXISTS (SELECT 1 FROM users WHERE username_key = ")
+            sql.appendInterpolation(UsernameKey.of(name))
+            sql.appendLiteral(#" OR (username_key IS NULL AND lower(username COLLATE "C") = lower("#)
+            sql.appendInterpolation(name)
+            sql.appendLiteral(#"::text COLLATE "C"))) AS taken), "#)
+        } else {
+            sql.appendLiteral("false AS taken), ")
+        }
+        sql.appendLiteral("spent AS (INSERT INTO spent_challenges (expires_at, key) SELECT ")
+        sql.appendInterpolation(expiry)
+        sql.appendLiteral("::bigint, ")
+        sql.appendInterpolation(challengeKey)
+        sql.appendLiteral("::text FROM checks WHERE NOT checks.used AND NOT checks.taken ON CONFLICT (expires_at, key) DO NOTHING RETURNING 1), ")
+        sql.appendLiteral("account AS (INSERT INTO users (\(userColumnNames)) SELECT ")
+        appendValues(of: user, to: &sql)
+        sql.appendLiteral(" FROM spent RETURNING 1), ")
+        sql.appendLiteral("passkey AS (INSERT INTO credentials (\(credentialColumnNames)) SELECT ")
+        appendValues(of: credential, to: &sql)
+        sql.appendLiteral(" FROM account RETURNING 1) ")
+        sql.appendLiteral("SELECT checks.used, checks.taken, EXISTS (SELECT 1 FROM spent), EXISTS (SELECT 1 FROM passkey) FROM checks")
+        return PostgresQuery(stringInterpolation: sql)
     }
 
     /// ``register(_:for:consumingChallenge:now:)``'s statements, inside the caller's transaction.
@@ -104,29 +159,37 @@ extension PostgresRepository: CredentialRepository {
     /// Inserts into `table`: `credentials`, or `admin_credentials` (same columns).
     static func insertCredentials(_ credentials: [CredentialRecordEntry], table: String) -> PostgresQuery {
         var sql = PostgresQuery.StringInterpolation(literalCapacity: 300 + 60 * credentials.count, interpolationCount: 15 * credentials.count)
-        sql.appendLiteral("""
-            INSERT INTO \(table) (id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible,
-                backup_state, aaguid, attestation_format, attestation_type, name, created_at, last_used_at) VALUES
-            """)
+        sql.appendLiteral("INSERT INTO \(table) (\(credentialColumnNames)) VALUES")
         for (index, credential) in credentials.enumerated() {
             sql.appendLiteral(index == 0 ? " (" : ", (")
-            sql.appendInterpolation(ByteBuffer(credential.id)); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.userID); sql.appendLiteral(", ")
-            sql.appendInterpolation(ByteBuffer(credential.publicKey)); sql.appendLiteral(", ")
-            sql.appendInterpolation(Int64(credential.algorithm)); sql.appendLiteral(", ")
-            sql.appendInterpolation(Int64(credential.signCount)); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.uvInitialized); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.transports); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.backupEligible); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.backupState); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.aaguid); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.attestationFormat); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.attestationType); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.name); sql.appendLiteral(", ")
-            sql.appendInterpolation(PostgresTime.milliseconds(credential.createdAt)); sql.appendLiteral(", ")
-            sql.appendInterpolation(credential.lastUsedAt.map(PostgresTime.milliseconds)); sql.appendLiteral(")")
+            appendValues(of: credential, to: &sql)
+            sql.appendLiteral(")")
         }
         return PostgresQuery(stringInterpolation: sql)
+    }
+
+    static let credentialColumnNames = """
+        id, user_id, public_key, algorithm, sign_count, uv_initialized, transports, backup_eligible, backup_state, aaguid, \
+        attestation_format, attestation_type, name, created_at, last_used_at
+        """
+
+    /// The values of ``credentialColumnNames``, comma-separated, as bound parameters.
+    static func appendValues(of credential: CredentialRecordEntry, to sql: inout PostgresQuery.StringInterpolation) {
+        sql.appendInterpolation(ByteBuffer(credential.id)); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.userID); sql.appendLiteral(", ")
+        sql.appendInterpolation(ByteBuffer(credential.publicKey)); sql.appendLiteral(", ")
+        sql.appendInterpolation(Int64(credential.algorithm)); sql.appendLiteral(", ")
+        sql.appendInterpolation(Int64(credential.signCount)); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.uvInitialized); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.transports); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.backupEligible); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.backupState); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.aaguid); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.attestationFormat); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.attestationType); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.name); sql.appendLiteral(", ")
+        sql.appendInterpolation(PostgresTime.milliseconds(credential.createdAt)); sql.appendLiteral(", ")
+        sql.appendInterpolation(credential.lastUsedAt.map(PostgresTime.milliseconds))
     }
 
     /// Creates an account inside the caller's transaction: `username_taken` when its name (ASCII case folded) belongs to
@@ -149,25 +212,33 @@ extension PostgresRepository: CredentialRepository {
     /// Inserts `users` in one statement (an import's batch; see ``insertUser(_:ifNew:)``).
     static func insertUsers(_ users: [UserRecord], ifNew: Bool) -> PostgresQuery {
         var sql = PostgresQuery.StringInterpolation(literalCapacity: 250 + 40 * users.count, interpolationCount: 10 * users.count)
-        sql.appendLiteral("""
-            INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at,
-                disabled_at, tokens_revoked_at) VALUES
-            """)
+        sql.appendLiteral("INSERT INTO users (\(userColumnNames)) VALUES")
         for (index, user) in users.enumerated() {
             sql.appendLiteral(index == 0 ? " (" : ", (")
-            sql.appendInterpolation(user.id); sql.appendLiteral(", ")
-            sql.appendInterpolation(ByteBuffer(user.userHandle)); sql.appendLiteral(", ")
-            sql.appendInterpolation(user.username); sql.appendLiteral(", ")
-            sql.appendInterpolation(user.username.map(UsernameKey.of)); sql.appendLiteral(", ")
-            sql.appendInterpolation(user.displayName); sql.appendLiteral(", ")
-            sql.appendInterpolation(user.isAnonymous); sql.appendLiteral(", ")
-            sql.appendInterpolation(PostgresTime.milliseconds(user.createdAt)); sql.appendLiteral(", ")
-            sql.appendInterpolation(user.lastSignInAt.map(PostgresTime.milliseconds)); sql.appendLiteral(", ")
-            sql.appendInterpolation(user.disabledAt.map(PostgresTime.milliseconds)); sql.appendLiteral(", ")
-            sql.appendInterpolation(user.tokensRevokedAt.map(PostgresTime.milliseconds)); sql.appendLiteral(")")
+            appendValues(of: user, to: &sql)
+            sql.appendLiteral(")")
         }
         if ifNew { sql.appendLiteral(" ON CONFLICT (id) DO NOTHING") }
         return PostgresQuery(stringInterpolation: sql)
+    }
+
+    static let userColumnNames = """
+        id, user_handle, username, username_key, display_name, is_anonymous, created_at, last_sign_in_at, disabled_at, \
+        tokens_revoked_at
+        """
+
+    /// The values of ``userColumnNames``, comma-separated, as bound parameters.
+    static func appendValues(of user: UserRecord, to sql: inout PostgresQuery.StringInterpolation) {
+        sql.appendInterpolation(user.id); sql.appendLiteral(", ")
+        sql.appendInterpolation(ByteBuffer(user.userHandle)); sql.appendLiteral(", ")
+        sql.appendInterpolation(user.username); sql.appendLiteral(", ")
+        sql.appendInterpolation(user.username.map(UsernameKey.of)); sql.appendLiteral(", ")
+        sql.appendInterpolation(user.displayName); sql.appendLiteral(", ")
+        sql.appendInterpolation(user.isAnonymous); sql.appendLiteral(", ")
+        sql.appendInterpolation(PostgresTime.milliseconds(user.createdAt)); sql.appendLiteral(", ")
+        sql.appendInterpolation(user.lastSignInAt.map(PostgresTime.milliseconds)); sql.appendLiteral(", ")
+        sql.appendInterpolation(user.disabledAt.map(PostgresTime.milliseconds)); sql.appendLiteral(", ")
+        sql.appendInterpolation(user.tokensRevokedAt.map(PostgresTime.milliseconds))
     }
 
     /// Deletes the challenge inside the caller's transaction; `challenge_consumed` when it was gone or expired (the
