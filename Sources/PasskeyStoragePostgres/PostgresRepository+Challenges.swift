@@ -70,19 +70,14 @@ extension PostgresRepository: ChallengeRepository {
         guard expiresAt > now else { return false }
         let logger = self.logger
         return try await withConnection("spend challenge") { connection in
-            try await Self.spend(connection, key: key, expiresAt: expiresAt, logger: logger)
+            // The primary key makes one winner across instances: a second insert of the key returns no row.
+            try await !connection.rows(
+                """
+                INSERT INTO spent_challenges (expires_at, key) VALUES (\(PostgresTime.milliseconds(expiresAt)), \(key))
+                ON CONFLICT (expires_at, key) DO NOTHING RETURNING 1
+                """, logger
+            ).isEmpty
         }
-    }
-
-    /// Records a sealed challenge as spent, in the caller's transaction if any; false when it was spent before. The
-    /// primary key makes one winner across instances: a second insert of the key returns no row.
-    static func spend(_ connection: PostgresConnection, key: String, expiresAt: Date, logger: Logger) async throws -> Bool {
-        try await !connection.rows(
-            """
-            INSERT INTO spent_challenges (expires_at, key) VALUES (\(PostgresTime.milliseconds(expiresAt)), \(key))
-            ON CONFLICT (expires_at, key) DO NOTHING RETURNING 1
-            """, logger
-        ).isEmpty
     }
 
     public func isChallengeSpent(key: String, expiresAt: Date) async throws(StorageError) -> Bool {

@@ -89,11 +89,9 @@ extension PostgresRepository: CredentialRepository {
         sql.appendInterpolation(user.id)
         sql.appendLiteral(") AS used, ")
         if let name = user.username {
-            sql.appendLiteral("EXISTS (SELECT 1 FROM users WHERE username_key = ")
-            sql.appendInterpolation(UsernameKey.of(name))
-            sql.appendLiteral(#" OR (username_key IS NULL AND lower(username COLLATE "C") = lower("#)
-            sql.appendInterpolation(name)
-            sql.appendLiteral(#"::text COLLATE "C"))) AS taken), "#)
+            sql.appendLiteral("EXISTS (SELECT 1 FROM users WHERE ")
+            PostgresSchema.appendUsernameMatch(name, to: &sql)
+            sql.appendLiteral(") AS taken), ")
         } else {
             sql.appendLiteral("false AS taken), ")
         }

@@ -342,12 +342,20 @@ enum PostgresSchema {
     /// Selects `columns` of the account named `name`: by its ``UsernameKey``, or, for an account without one (see
     /// ``fillUsernameKeys(_:logger:)``), by the ASCII-only case folding names had before; one with a key first.
     static func userNamed(_ name: String, columns: String) -> PostgresQuery {
-        #"""
-        SELECT \#(unescaped: columns) FROM users
-        WHERE username_key = \#(UsernameKey.of(name))
-            OR (username_key IS NULL AND lower(username COLLATE "C") = lower(\#(name)::text COLLATE "C"))
-        ORDER BY username_key IS NULL LIMIT 1
-        """#
+        var sql = PostgresQuery.StringInterpolation(literalCapacity: 200, interpolationCount: 2)
+        sql.appendLiteral("SELECT \(columns) FROM users WHERE ")
+        appendUsernameMatch(name, to: &sql)
+        sql.appendLiteral(" ORDER BY username_key IS NULL LIMIT 1")
+        return PostgresQuery(stringInterpolation: sql)
+    }
+
+    /// The condition of ``userNamed(_:columns:)`` on a row of `users`, for statements that test it themselves.
+    static func appendUsernameMatch(_ name: String, to sql: inout PostgresQuery.StringInterpolation) {
+        sql.appendLiteral("(username_key = ")
+        sql.appendInterpolation(UsernameKey.of(name))
+        sql.appendLiteral(#" OR (username_key IS NULL AND lower(username COLLATE "C") = lower("#)
+        sql.appendInterpolation(name)
+        sql.appendLiteral(#"::text COLLATE "C")))"#)
     }
 
     // Column lists in the order the row decoders read them (rows are decoded by position).

@@ -262,16 +262,19 @@ public final class SQLiteRepository: PasskeyRepository {
     }
 
     public func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError) {
-        try await write { db in try Self.register(db, credential: credential, user: user) }
+        try await write { db in _ = try Self.register(db, credential: credential, user: user) }
     }
 
-    static func register(_ db: Database, credential: CredentialRecordEntry, user: UserRecord) throws {
+    /// Returns whether it created the account (false: the account existed, and the credential joined it).
+    @discardableResult
+    static func register(_ db: Database, credential: CredentialRecordEntry, user: UserRecord) throws -> Bool {
         do {
             // §7.1 step 26: a credential ID registered to anyone is refused, and nothing is written.
             if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM credentials WHERE id = ?"), arguments: [Data(credential.id)]) == true {
                 throw StorageError(.credentialExists, "credential ID already registered")
             }
-            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?"), arguments: [user.id]) != true {
+            let created = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?"), arguments: [user.id]) != true
+            if created {
                 if let name = user.username,
                     try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE \(SQLiteSchema.usernameMatch)"), arguments: [UsernameKey.of(name), name]) == true
                 {
@@ -280,6 +283,7 @@ public final class SQLiteRepository: PasskeyRepository {
                 try user.insert(db)
             }
             try credential.insert(db)
+            return created
         }
     }
 
@@ -301,10 +305,11 @@ public final class SQLiteRepository: PasskeyRepository {
                 guard try Self.spendChallenge(raw, key: challengeKey, expiresAt: expiresAt, now: now) else {
                     throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
                 }
-                if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM users WHERE id = ?"), arguments: [user.id]) == true {
+                // The account is new unless the ceremony was completed before (its spent record lost): then the throw
+                // rolls back the passkey's insert too.
+                guard try Self.register(db, credential: credential, user: user) else {
                     throw StorageError(.challengeConsumed, "the ceremony's account exists: the challenge was used before")
                 }
-                try Self.register(db, credential: credential, user: user)
             }
         } catch { throw Self.map(error) }
     }
