@@ -91,6 +91,9 @@ public struct ChallengeRecord: Sendable, Hashable {
     public enum Ceremony: String, Sendable, Hashable, CaseIterable {
         case registration
         case authentication
+        /// A registration for a recovery or onboarding link's account: completed only where the link is redeemed (with
+        /// the link, in the transaction that uses it up), never by the endpoints that complete other registrations.
+        case accountLinkRegistration = "account-link-registration"
     }
 
     /// The opaque key the client sends back (`challengeKey`).

@@ -62,6 +62,53 @@ struct AccountLinkAPITests {
         }
     }
 
+    @Test("a link's options complete only where the link is redeemed, append options never there; a refused attempt leaves both usable")
+    func optionsStayWithTheirLink() async throws {
+        let harness = try await ConnectHarness()
+        let server = harness.server
+        let old = try Device(server: server, credentialID: 1)
+        let other = try Device(server: server, credentialID: 2)
+        let replacement = try Device(server: server, credentialID: 3)
+        try await server.run { client in
+            let ann = try await register(client, "ann", old)
+            let userID = try #require(ann["userId"]?.stringValue)
+            let minted = try await client.call(.post, "/users/\(userID)/links?by=userId", json: ["replacePasskeys": true], headers: harness.backend)
+            let token = try #require(minted["token"]?.stringValue)
+            let options = try await client.call(.post, "/links/options", headers: ConnectHarness.bearer(token))
+            #expect(options.status == .ok, "\(options.json)")
+            // Completed without the link, where other registrations complete: refused, so the link is not bypassed (it
+            // would stay usable and the lost device's passkey would stay).
+            let response = other.create(options.json)
+            let elsewhere: [(String, JSONValue)] = [
+                ("/verify-registration", ["challengeKey": options["challengeKey"] ?? nil, "cred": response]),
+                ("/verify-registration", ["cred": response]),
+                ("/connect/append/verify", ["challengeKey": options["challengeKey"] ?? nil, "cred": response]),
+                ("/api/complete-registration", ["credential": response]),
+            ]
+            for (path, body) in elsewhere {
+                let answer = try await client.call(.post, path, json: body)
+                #expect(answer.status == .badRequest && answer["error"] == "challenge_invalid", "\(path): \(answer.json)")
+            }
+            #expect(await server.repository.credentials(userID: userID).map(\.id) == [old.authenticator.credentialID])
+            // The link and its options still work where they belong, and replace the old passkey.
+            let redeemed = try await client.call(
+                .post, "/links/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": replacement.create(options.json)],
+                headers: ConnectHarness.bearer(token))
+            #expect(redeemed.status == .ok && redeemed["replacedPasskeys"] == 1, "\(redeemed.json)")
+            #expect(await server.repository.credentials(userID: userID).map(\.id) == [replacement.authenticator.credentialID])
+
+            // Append options (made with a connect token) are not a link's: redeeming a link with them is refused and
+            // uses up neither.
+            let appendOptions = try await harness.appendOptions(client)
+            let appLink = try #require(try await client.call(.post, "/users/app-user-1/links", json: [:], headers: harness.backend)["token"]?.stringValue)
+            let mixed = try await client.call(
+                .post, "/links/verify", json: ["challengeKey": appendOptions["challengeKey"] ?? nil, "cred": other.create(appendOptions.json)],
+                headers: ConnectHarness.bearer(appLink))
+            #expect(mixed.status == .badRequest && mixed["error"] == "challenge_invalid", "\(mixed.json)")
+            #expect(try await client.call(.post, "/links/options", headers: ConnectHarness.bearer(appLink)).status == .ok)
+        }
+    }
+
     @Test("an onboarding link adds a passkey and keeps the others; a cancelled ceremony does not use it up")
     func onboarding() async throws {
         let harness = try await ConnectHarness()

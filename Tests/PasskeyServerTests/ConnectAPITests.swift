@@ -124,6 +124,29 @@ struct ConnectAPITests {
         #expect(try await harness.server.repository.user(username: "late@example.com") == nil)
     }
 
+    @Test("append options completed at the public /verify-registration: the passkey joins the app user's account, and its token names that user")
+    func appendAtPublicEndpoint() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        try await harness.server.run { client in
+            let options = try await harness.appendOptions(client)
+            let answer = try await client.call(
+                .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            #expect(answer.status == .ok && answer["username"] == "ann@example.com", "\(answer.json)")
+            let token = try #require(answer["signedPasskeyData"]?.stringValue)
+            let verified = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(token)], headers: harness.backend)
+            #expect(verified["externalUserId"] == "app-user-1" && verified["userId"] == answer["userId"], "\(verified.json)")
+            // A new account's token names no app user.
+            let newOptions = try await client.call(.get, "/generate-registration-options?username=bo")
+            let created = try await client.call(
+                .post, "/verify-registration",
+                json: ["challengeKey": newOptions["challengeKey"] ?? nil, "cred": try Device(server: harness.server, credentialID: 9).create(newOptions.json)])
+            let newToken = try #require(created["signedPasskeyData"]?.stringValue)
+            let newVerified = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(newToken)], headers: harness.backend)
+            #expect(newVerified.status == .ok && newVerified["externalUserId"] == .null, "\(newVerified.json)")
+        }
+    }
+
     @Test("sign-in answers carry signedPasskeyData that verifies against the JWKS, and once through /connect/verify")
     func signedPasskeyData() async throws {
         let harness = try await ConnectHarness()

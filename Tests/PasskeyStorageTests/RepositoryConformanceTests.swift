@@ -294,6 +294,15 @@ struct RepositoryConformanceTests {
             try await repo.saveChallenge(creation)
             #expect(try await repo.challenge(key: "k4", ceremony: .registration, now: t0)?.acceptedContacts == [.phone, .email])
             #expect(try await repo.consumeChallenge(key: "k4", ceremony: .registration, now: t0) == creation)
+            // A link's registration is a ceremony of its own: found only as one, by key or by value, and stored intact.
+            var link = makeChallenge("k5", .accountLinkRegistration)
+            link.forExistingUser = true
+            try await repo.saveChallenge(link)
+            #expect(try await repo.challenge(key: "k5", ceremony: .registration, now: t0) == nil)
+            #expect(try await repo.challenge(value: "challenge-k5", ceremony: .registration, now: t0) == nil)
+            #expect(try await repo.challenge(value: "challenge-k5", ceremony: .accountLinkRegistration, now: t0) == link)
+            #expect(try await repo.consumeChallenge(key: "k5", ceremony: .registration, now: t0) == nil)
+            #expect(try await repo.consumeChallenge(key: "k5", ceremony: .accountLinkRegistration, now: t0) == link)
         }
     }
 

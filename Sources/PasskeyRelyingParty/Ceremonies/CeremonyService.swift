@@ -192,8 +192,11 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             guard !spent else { throw RelyingPartyError.challengeInvalid }
             record = sealed
         } else {
+            // A link's options are found only where the link is redeemed, and other options never there: elsewhere the
+            // passkey would be stored without using up the link (or replacing the passkeys a lost-device link replaces).
             record = try await findChallenge(
-                challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() }, ceremony: .registration)
+                challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() },
+                ceremony: endpoint.isAccountLink ? .accountLinkRegistration : .registration)
         }
         do throws(RelyingPartyError) {
             if !record.forExistingUser {
@@ -261,9 +264,9 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             // A passkey added to an existing account: the answer describes the account as stored (its creation time,
             // whether it is anonymous), not as the challenge sketched it.
             if record.forExistingUser, let stored = try? await repository.user(id: userID) {
-                return CompletedRegistration(user: stored, credential: entry, replacedCredentialIDs: replaced)
+                return CompletedRegistration(user: stored, credential: entry, replacedCredentialIDs: replaced, addedToExistingAccount: true)
             }
-            return CompletedRegistration(user: user, credential: entry, replacedCredentialIDs: replaced)
+            return CompletedRegistration(user: user, credential: entry, replacedCredentialIDs: replaced, addedToExistingAccount: record.forExistingUser)
         } catch {
             if sealed != nil {
                 _ = try? await repository.spendChallenge(key: record.key, expiresAt: record.expiresAt, now: now())
@@ -637,9 +640,10 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     /// credentials is removed in the transaction that stores the new one (reset), never before it verified. With
     /// `conditional`, the options are for conditional create (no prompt; presence and verification not required).
     /// With `excludingExisting` false, no passkey is excluded: a link that replaces them all lets any authenticator,
-    /// one holding an old passkey included, make the new one.
+    /// one holding an old passkey included, make the new one. With `forAccountLink`, only the link's redemption
+    /// (``RegistrationEndpoint/accountLink(tokenHash:replacingOtherPasskeys:)``) completes them.
     public func appendOptions(
-        for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false, excludingExisting: Bool = true
+        for user: UserRecord, replacing: [UInt8]? = nil, conditional: Bool = false, excludingExisting: Bool = true, forAccountLink: Bool = false
     ) async throws(RelyingPartyError)
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String)
     {
@@ -660,8 +664,8 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             timeoutMilliseconds: Int(configuration.challengeTTL * 1000), random: random)
         let key = newChallengeKey()
         let record = ChallengeRecord(
-            key: key, challenge: options.challenge, ceremony: .registration, userID: user.id, username: user.username,
-            displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, conditional: conditional,
+            key: key, challenge: options.challenge, ceremony: forAccountLink ? .accountLinkRegistration : .registration, userID: user.id,
+            username: user.username, displayName: user.displayName, userHandle: user.userHandle, replacesCredentialID: replacing, conditional: conditional,
             forExistingUser: true, createdAt: time,
             expiresAt: time.addingTimeInterval(configuration.challengeTTL))
         do { try await repository.saveChallenge(record) } catch { throw RelyingPartyError(error) }

@@ -7,11 +7,15 @@ public struct CompletedRegistration: Sendable {
     public var credential: CredentialRecordEntry
     /// The account's passkeys deleted in the same transaction (a recovery link that replaces them).
     public var replacedCredentialIDs: [[UInt8]]
+    /// The passkey was added to an account that existed before (append or link options), not to one this registration
+    /// created: such an account may be linked to an app's user, whom its `signedPasskeyData` then names.
+    public var addedToExistingAccount: Bool
 
-    public init(user: UserRecord, credential: CredentialRecordEntry, replacedCredentialIDs: [[UInt8]] = []) {
+    public init(user: UserRecord, credential: CredentialRecordEntry, replacedCredentialIDs: [[UInt8]] = [], addedToExistingAccount: Bool = false) {
         self.user = user
         self.credential = credential
         self.replacedCredentialIDs = replacedCredentialIDs
+        self.addedToExistingAccount = addedToExistingAccount
     }
 }
 

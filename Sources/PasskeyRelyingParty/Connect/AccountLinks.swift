@@ -91,7 +91,7 @@ extension ConnectService {
         -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String, user: UserRecord, replacesPasskeys: Bool)
     {
         let (record, user) = try await accountLink(authorization)
-        let (options, key) = try await ceremonies.appendOptions(for: user, excludingExisting: !record.replacesPasskeys)
+        let (options, key) = try await ceremonies.appendOptions(for: user, excludingExisting: !record.replacesPasskeys, forAccountLink: true)
         return (options, key, user, record.replacesPasskeys)
     }
 

@@ -130,8 +130,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     displayName: try body.optionalString("displayName"))
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
                 note.concerns(result.user, credentialID: result.credential.id)
-                // A new account: not linked to an app user yet.
-                let token = try await signer(SignedPasskeySubject(result))
+                // A new account is not linked to an app's user yet. A passkey added to an existing one (append options,
+                // which this endpoint completes for apps written against it) names the app's user as
+                // /connect/append/verify's token does: backends refuse a token without it (docs/connect.md).
+                let externalID = result.addedToExistingAccount ? try await service.repository.externalID(userID: result.user.id) : nil
+                let token = try await signer(SignedPasskeySubject(result, externalUserID: externalID))
                 return .object([
                     "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
