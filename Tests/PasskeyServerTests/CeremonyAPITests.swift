@@ -533,6 +533,27 @@ struct CeremonyAPITests {
         }
     }
 
+    @Test("client data that cannot be read is invalid_base64url with a challengeKey too, and leaves the ceremony usable")
+    func unreadableClientData() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            _ = try await client.call(.post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            let signIn = try await client.call(.get, "/generate-authentication-options?username=ann")
+            let good = try device.get(signIn.json, signCount: 1)
+            for broken in ["!!!!", (good.objectValue?["response"]?.objectValue?["clientDataJSON"]?.stringValue ?? "") + "===="] {
+                guard case .object(var cred) = good, case .object(var response) = cred["response"] else { Issue.record("no response"); return }
+                response["clientDataJSON"] = .string(broken)
+                cred["response"] = .object(response)
+                let refused = try await client.call(.post, "/verify-authentication", json: ["challengeKey": signIn["challengeKey"] ?? nil, "cred": .object(cred)])
+                #expect(refused.status == .badRequest && refused["error"] == "invalid_base64url", "\(broken): \(refused.json)")
+            }
+            let verified = try await client.call(.post, "/verify-authentication", json: ["challengeKey": signIn["challengeKey"] ?? nil, "cred": good])
+            #expect(verified.status == .ok && verified["username"] == "ann", "\(verified.json)")
+        }
+    }
+
     @Test("of 50 simultaneous verifications of one challenge exactly one succeeds")
     func concurrentVerification() async throws {
         let server = TestServer()

@@ -224,6 +224,25 @@ struct ConnectAPITests {
                 let refused = try await client.call(.post, "/connect/tokens", json: body, headers: harness.backend)
                 #expect(refused.status == .badRequest && refused["error"] == "username_invalid", "\(refused.json)")
             }
+            // A name new to an account meets a new account's rules, as at public registration: mixed scripts that look
+            // like another name, invisible fillers, a blank Braille pattern. Nothing is created or renamed.
+            _ = try await harness.token(client, "passkey-append", externalID: "carol-app-id", name: "carol")
+            for name in ["\u{0441}\u{0430}rol", "ann\u{3164}", "\u{2800}"] {
+                for id in ["new-app-id", "carol-app-id"] {
+                    let body: JSONValue = ["type": "passkey-append", "user": ["id": .string(id), "name": .string(name)]]
+                    let refused = try await client.call(.post, "/connect/tokens", json: body, headers: harness.backend)
+                    #expect(refused.status == .badRequest && refused["error"] == "username_invalid", "\(id) \(name): \(refused.json)")
+                }
+            }
+            #expect(await harness.server.repository.user(externalID: "new-app-id") == nil)
+            #expect(await harness.server.repository.user(externalID: "carol-app-id")?.username == "carol")
+            // A name the account already has (made before the rule) is not checked again: its tokens are still minted.
+            let older = UserRecord(userHandle: [1, 2, 3], username: "\u{0441}\u{0430}rol", displayName: "Carol", isAnonymous: false, createdAt: Date())
+            _ = try await harness.server.repository.linkedUser(externalID: "older-app-id", orCreate: older)
+            let kept = try await client.call(
+                .post, "/connect/tokens", json: ["type": "passkey-append", "user": ["id": "older-app-id", "name": "\u{0441}\u{0430}rol"]],
+                headers: harness.backend)
+            #expect(kept.status == .ok, "\(kept.json)")
         }
     }
 

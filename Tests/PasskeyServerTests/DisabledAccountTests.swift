@@ -135,6 +135,11 @@ struct DisabledAccountTests {
             // A sign-in from before the disable does not count after it.
             let revoked = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(later)], headers: harness.backend)
             #expect(revoked.status == .badRequest && revoked["error"] == "token_revoked", "\(revoked.json)")
+            // A refusal does not use a token up: checked again, each is refused for its reason, never as a replay.
+            for token in [signedData, later] {
+                let again = try await client.call(.post, "/connect/verify", json: ["signedPasskeyData": .string(token)], headers: harness.backend)
+                #expect(again.status == .badRequest && again["error"] == "token_revoked", "\(again.json)")
+            }
             // One from after the enable does (a second later: iat is in whole seconds).
             harness.server.clock.advance(1)
             let renewed = try #require(try await harness.signIn(client, device: device, signCount: 3)["signedPasskeyData"]?.stringValue)

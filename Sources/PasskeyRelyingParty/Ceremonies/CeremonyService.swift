@@ -400,8 +400,12 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     public func verifyAuthentication(_ credential: AuthenticationResponseJSON, challengeKey: String?, expectedUsername: String? = nil)
         async throws(RelyingPartyError) -> CompletedSignIn
     {
+        // Client data that cannot be read names no ceremony: the answer says what is wrong with the response, not that
+        // its challenge is unknown (which sends a client off to fetch new options for a defect they would repeat).
+        let signedChallenge: String
+        do { signedChallenge = try credential.signedChallenge() } catch { throw RelyingPartyError(error) }
         // A sealed challenge carries its ceremony: nothing stored to read for it.
-        let sealed = try await openSealedChallenge(of: credential)
+        let sealed = try await openSealedChallenge(signedChallenge)
         // One read gathers the ceremony (a stored one), the credential and its owner.
         let credentialID: [UInt8]
         do { credentialID = try credential.credentialID() } catch {
@@ -421,7 +425,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         } else if let challengeKey, !challengeKey.isEmpty {
             reference = .key(challengeKey)
         } else {
-            do { reference = .value(try credential.signedChallenge()) } catch { throw RelyingPartyError(error) }
+            reference = .value(signedChallenge)
         }
         let opened = sealed?.opened
         // Options for a name list made-up IDs when it has no account or no passkey: whether this is one, for the check
@@ -460,12 +464,9 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         }
     }
 
-    /// The response's challenge opened as a sealed one (``SealedChallenge``), with its value; nil when it is not one (a
-    /// stored ceremony's, from options made before challenges were sealed, or anything else: then storage is asked).
-    func openSealedChallenge(of credential: AuthenticationResponseJSON) async throws(RelyingPartyError)
-        -> (opened: SealedChallenge.Opened, value: String)?
-    {
-        guard let value = try? credential.signedChallenge() else { return nil }
+    /// The response's challenge `value` opened as a sealed one (``SealedChallenge``); nil when it is not one (a stored
+    /// ceremony's, from options made before challenges were sealed, or anything else: then storage is asked).
+    func openSealedChallenge(_ value: String) async throws(RelyingPartyError) -> (opened: SealedChallenge.Opened, value: String)? {
         let key: SymmetricKey
         do { key = try await secrets.key(CeremonySecrets.challengeSealKey, in: repository) } catch { throw RelyingPartyError(error) }
         guard let challenge = SealedChallenge.open(value, key: key) else { return nil }

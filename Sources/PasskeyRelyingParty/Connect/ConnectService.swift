@@ -74,6 +74,14 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
             // delete and login tokens need an account that exists.
             if type == .passkeyAppend || type == .passkeyList {
                 let username = try UsernameRules.normalized(name)
+                // A name new to the account (made now, or the app's new name for it) meets a new account's rules, as at
+                // public registration: nobody can mistake it for another's, and it is not invisible. A name the account
+                // already has is not checked again, so a token for it is still minted.
+                if let username, (try? UsernameRules.normalized(username, newAccount: true)) == nil,
+                    try await repository.user(externalID: externalID)?.username != username
+                {
+                    _ = try UsernameRules.normalized(username, newAccount: true)
+                }
                 let candidate = UserRecord(
                     userHandle: RelyingParty.makeUserHandle(random: ceremonies.random), username: username,
                     displayName: DisplayName.sanitized(displayName, fallback: username ?? Self.unnamedDisplayName),
@@ -176,7 +184,9 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     /// `POST /connect/verify`: checks a token once and says whom it proves; the claims too, for the caller's records.
     public func verifySignedData(_ token: String) async throws(RelyingPartyError) -> (answer: JSONValue, claims: SignedPasskeyClaims) {
-        let claims = try await issuer.verify(token, consume: true)
+        // Used up only once it is accepted: a token refused for the account's state (deleted, disabled, revoked, its
+        // passkey deleted) keeps that answer, rather than reading as a replay the second time it is checked.
+        let claims = try await issuer.verify(token, consume: false)
         // A token for an account or passkey deleted since it was issued proves nothing any more.
         do {
             guard let user = try await repository.user(id: claims.sub) else {
@@ -196,6 +206,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         } catch {
             throw RelyingPartyError(mapping: error)
         }
+        try await issuer.consume(claims)
         let answer: JSONValue = .object([
             "success": true, "userId": .string(claims.sub), "externalUserId": claims.externalUserID.map(JSONValue.string) ?? .null,
             "username": claims.username.map(JSONValue.string) ?? .null, "credentialId": .string(claims.credentialID),

@@ -121,16 +121,19 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
         guard claims.exp > time else {
             throw RelyingPartyError("token_expired", "The signed passkey data has expired. Sign in again.")
         }
-        if consume {
-            let first: Bool
-            do { first = try await repository.markTokenUsed(id: claims.jti, expiresAt: Date(timeIntervalSince1970: Double(claims.exp))) } catch {
-                throw RelyingPartyError(error)
-            }
-            guard first else {
-                throw RelyingPartyError("token_replayed", "This signed passkey data was already verified. Each one is accepted once.")
-            }
-        }
+        if consume { try await self.consume(claims) }
         return claims
+    }
+
+    /// Records the token of `claims` as used: the first call for a token returns, every later one is `token_replayed`.
+    public func consume(_ claims: SignedPasskeyClaims) async throws(RelyingPartyError) {
+        let first: Bool
+        do { first = try await repository.markTokenUsed(id: claims.jti, expiresAt: Date(timeIntervalSince1970: Double(claims.exp))) } catch {
+            throw RelyingPartyError(error)
+        }
+        guard first else {
+            throw RelyingPartyError("token_replayed", "This signed passkey data was already verified. Each one is accepted once.")
+        }
     }
 
     public static func invalid(_ detail: String) -> RelyingPartyError {
