@@ -121,6 +121,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         let shownHost = configuration.host == "127.0.0.1" ? "localhost" : configuration.host
         // Printed once the server listens, with the port it listens on; written unbuffered, so it shows at once also
         // when stdout is a file or a pipe.
+        let startLogger = logger
         let app = try await serve(configuration, logger: logger) { port in
             let banner = """
                 passkey-server serving \(scheme)://\(shownHost):\(port)
@@ -131,6 +132,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
 
                 """
             FileHandle.standardOutput.write(Data(banner.utf8))
+            // The log's start line, kept at --log-level notice (Hummingbird's own is at info).
+            startLogger.notice("serving", metadata: ["address": .string("\(scheme)://\(shownHost):\(port)")])
         }
         do {
             try await app.runService()

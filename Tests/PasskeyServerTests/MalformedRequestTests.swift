@@ -42,7 +42,7 @@ struct MalformedRequestTests {
             #expect(answer.hasSuffix(#"{"error":"request_malformed","message":"The request is not valid HTTP/1.1."}"#), "\(answer)")
             // No route saw it, and it is still logged with the request id the answer carries.
             let id = try #require(Self.requestID(in: answer), "\(answer)")
-            #expect(capture.lines.contains { $0.hasPrefix("info request ") && $0.contains("request_id=\(id)") && $0.contains("error=request_malformed") && $0.contains("status=400") }, "\(capture.lines)")
+            #expect(capture.lines.contains { $0.hasPrefix("notice request ") && $0.contains("request_id=\(id)") && $0.contains("error=request_malformed") && $0.contains("status=400") }, "\(capture.lines)")
         }
     }
 

@@ -45,10 +45,13 @@ struct StartupBannerTests {
         #expect(health.status == 200)
         #expect(output.contains("accounts only through connect tokens (--no-public-registration)"), "\(output)")
         #expect(registration.status == 403)
-        // --log-level notice: no line per request (those are info).
+        // --log-level notice: the start and the failed request are logged, the request that went well is not.
         try await Task.sleep(for: .milliseconds(200))
         let later = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(!later.contains("path=/health"), "\(later)")
+        #expect(later.contains("notice passkey-server: address=http://localhost:\(port)") && later.contains("serving"), "\(later)")
+        #expect(later.contains("sqlite=") && later.contains("data"), "\(later)")
+        #expect(later.contains("path=/generate-registration-options") && later.contains("status=403"), "\(later)")
     }
 
     @Test("--port 0 with the default localhost origin is refused: that origin could not follow the chosen port")

@@ -26,8 +26,9 @@ struct RequestLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
         var response = try await next(request, context)
         if let header = RequestLog.requestIDHeader { response.headers[header] = id }
         let elapsed = ContinuousClock.now - start
-        context.logger.info(
-            "request",
+        // A request that failed is a `notice` line: `--log-level notice` keeps failures and drops what went well.
+        context.logger.log(
+            level: response.status.code >= 400 ? .notice : .info, "request",
             metadata: [
                 "method": .string(request.method.rawValue), "path": .string(RequestLog.loggedPath(request.uri.path)),
                 "status": .stringConvertible(response.status.code), "ms": .string(RequestLog.milliseconds(elapsed)),
@@ -113,7 +114,7 @@ enum RequestLog {
         var metadata: Logger.Metadata = ["request_id": .string(id), "status": .stringConvertible(status), "error": .string(code)]
         if let method { metadata["method"] = .string(method) }
         if let path { metadata["path"] = .string(loggedPath(path)) }
-        logger.info("request", metadata: metadata)
+        logger.notice("request", metadata: metadata)
         return id
     }
 }

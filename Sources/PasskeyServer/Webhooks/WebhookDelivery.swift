@@ -3,6 +3,7 @@ import Logging
 import PasskeyRelyingParty
 import PasskeyStorage
 import ServiceLifecycle
+import Synchronization
 
 /// The background service that delivers the webhook outbox (``PasskeyRelyingParty/WebhookDispatcher``) until the
 /// server shuts down. A failed attempt is logged at warning with the endpoint, the message id and type and why; never
@@ -33,8 +34,19 @@ struct WebhookDelivery<Repository: PasskeyRepository>: Service {
         ) { endpoint, delivery, attempt in
             await Self.report(endpoint, delivery, attempt, events: events, logger: logger)
         }
+        // The outbox is polled every few seconds: while the database is down, one warning every five minutes says so
+        // (the health check logs the outage and the recovery themselves), not one per poll.
+        let lastWarning = Mutex<ContinuousClock.Instant?>(nil)
         await cancelWhenGracefulShutdown {
-            await dispatcher.run { error in logger.warning("webhook outbox unavailable", metadata: ["error": "\(error.code)"]) }
+            await dispatcher.run { error in
+                let due = lastWarning.withLock { last in
+                    let now = ContinuousClock.now
+                    guard last.map({ now - $0 >= .seconds(300) }) ?? true else { return false }
+                    last = now
+                    return true
+                }
+                if due { logger.warning("webhook outbox unavailable", metadata: ["error": "\(error.code)"]) }
+            }
         }
         await transport.shutdown()
     }

@@ -22,7 +22,7 @@ func serve(
         return try await buildApplication(configuration, repository: InMemoryRepository(), logger: logger, onServerRunning: onServerRunning)
     case .postgres(let postgres):
         let repository = try await PostgresRepository.connect(postgres, logger: logger)
-        logger.info("data", metadata: ["postgres": "\(postgres.redactedDescription)"])
+        logger.notice("data", metadata: ["postgres": "\(postgres.redactedDescription)"])
         let broadcaster = EventBroadcaster()
         return try await buildApplication(
             configuration, repository: repository, logger: logger, onServerRunning: onServerRunning, broadcaster: broadcaster,
@@ -33,7 +33,7 @@ func serve(
             ])
     case .sqlite(let path):
         let repository = try SQLiteRepository(path: path)
-        logger.info("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
+        logger.notice("data", metadata: ["sqlite": "\(URL(fileURLWithPath: path).standardizedFileURL.path)"])
         return try await buildApplication(
             configuration, repository: repository, logger: logger, onServerRunning: onServerRunning,
             services: [StorageShutdown { await repository.shutdown() }])
