@@ -22,6 +22,32 @@ struct DemoPageBrowserTests {
         try await BrowserRun.demoPage { page, database in try await Self.scenario(page, database: database) }
     }
 
+    @Test(
+        "AutoFill that gets no fresh options waits longer each time, instead of asking again at once",
+        .enabled(if: available || required, "chromium and chromedriver are not on PATH (apt-get install chromium chromium-driver)"),
+        .timeLimit(.minutes(2)))
+    func autoFillBacksOff() async throws {
+        // Challenges of 2 s, so AutoFill renews its request every second; two options a minute per client, so from the
+        // third renewal on the server refuses (429). An authenticator that does not consent keeps the conditional
+        // request pending, as while a person has not picked a passkey yet.
+        guard case .object(var waiting) = BrowserRun.authenticatorOptions else { return }
+        waiting["isUserConsenting"] = false
+        try await BrowserRun.demoPage(serverArguments: ["--challenge-ttl", "2", "--options-per-minute", "2"], authenticator: .object(waiting)) { page, _ in
+            try await page.driver.navigate(to: page.origin + "/")
+            try await Task.sleep(for: .seconds(8))
+            let port = try #require(page.origin.split(separator: ":").last.flatMap { Int($0) })
+            let metrics = String(decoding: try await LoopbackHTTP.request("GET", port: port, path: "/metrics", timeout: 5).body, as: UTF8.self)
+            func count(_ result: String, _ code: String) -> Int {
+                let prefix = "passkey_ceremonies_total{ceremony=\"authentication\",step=\"options\",result=\"\(result)\",code=\"\(code)\"} "
+                return metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+            }
+            // Two options, two renewals refused, then waits of 5 and 10 s: a handful, never a request per millisecond.
+            try check(count("success", "none") == 2, "options given: \(count("success", "none"))")
+            let refused = count("failure", "rate_limited")
+            try check((1...3).contains(refused), "AutoFill asked \(refused) times in 8 s after the server refused it")
+        }
+    }
+
     static func scenario(_ page: DemoPage, database: URL) async throws {
         // (a) Register with a username. It has a space: the page's URLSearchParams writes it as "+" in the query.
         let ann = try await page.register(username: "Ann Lee")

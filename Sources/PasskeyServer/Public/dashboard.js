@@ -24,7 +24,14 @@ async function api(method, path, body) {
   });
   let json = {};
   try { json = await response.json(); } catch (_) { json = {}; }
+  if (json.error === "admin_unauthorized" && page !== "login") sessionEnded();
   return { status: response.status, json };
+}
+
+// The session ended (signed out elsewhere, expired, or the admin removed): say so, and lead back to the sign-in.
+function sessionEnded() {
+  status("Your dashboard session has ended. Sign in again to go on.", false);
+  window.location.assign("/dashboard/login");
 }
 
 function toBuffer(b64url) {
@@ -173,13 +180,26 @@ function logQuery() {
 
 async function startLog() {
   const body = document.getElementById("events");
-  const live = document.getElementById("live");
   const query = logQuery();
   const initial = await api("GET", "/dashboard/api/events?" + query);
   for (const event of initial.json.events || []) body.appendChild(eventRow(event));
+  if (initial.status === 200) startStream(body, query);
+}
+
+// The live log's stream. The browser reconnects a dropped one by itself; one the server refused is closed for good,
+// so then the page asks why: a session that ended leads to the sign-in, anything else is tried again.
+function startStream(body, query) {
+  const live = document.getElementById("live");
   const source = new EventSource("/dashboard/events/stream?" + query);
   source.addEventListener("open", () => { live.dataset.state = "live"; live.textContent = "live"; });
-  source.addEventListener("error", () => { live.dataset.state = "reconnecting"; live.textContent = "reconnecting…"; });
+  source.addEventListener("error", () => {
+    live.dataset.state = "reconnecting";
+    live.textContent = "reconnecting…";
+    if (source.readyState !== EventSource.CLOSED) return;
+    api("GET", "/dashboard/api/events?limit=1").then((answer) => {
+      if (answer.status !== 401) setTimeout(() => startStream(body, query), 5000);
+    }, () => setTimeout(() => startStream(body, query), 5000));
+  });
   source.addEventListener("ceremony", (message) => {
     const event = JSON.parse(message.data);
     if (body.querySelector('tr[data-id="' + event.id + '"]')) return;

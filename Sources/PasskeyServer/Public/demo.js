@@ -7,6 +7,31 @@ function show(status, body, ok) {
   $("status").textContent = status;
   $("status").className = ok ? "ok" : "error";
   $("result").textContent = JSON.stringify(body, null, 2);
+  // On a phone the result is below the buttons: bring it into view.
+  $("status").scrollIntoView({ block: "nearest" });
+}
+
+// A ceremony from a button is in progress: the buttons wait, and the page says what it waits for.
+function busy(on) {
+  for (const button of document.querySelectorAll("button")) button.disabled = on;
+  if (on) {
+    $("status").textContent = "Waiting for your passkey…";
+    $("status").className = "";
+  }
+}
+
+// What went wrong, in words: the server's refusal by its code and message, the browser's errors by what they mean.
+function failure(what, error) {
+  if (error.body) return [`${what} refused: ${error.body.error}. ${error.body.message || ""}`.trim(), error.body];
+  const reasons = {
+    NotAllowedError: "the passkey prompt was closed, timed out, or no passkey was chosen.",
+    InvalidStateError: "this device already holds a passkey for this account.",
+    SecurityError: "this page's address does not match the server's RP ID.",
+    AbortError: "it was cancelled.",
+    TypeError: "the server could not be reached.",
+  };
+  const reason = reasons[error.name] || `${error.name}: ${error.message}`;
+  return [`${what} failed: ${reason}`, { error: error.name, message: error.message }];
 }
 
 // base64url <-> ArrayBuffer, for browsers without parse…FromJSON / toJSON.
@@ -71,20 +96,19 @@ async function post(path, body, bearer) {
   return json;
 }
 
-async function get(path) {
-  const response = await fetch(path);
+async function get(path, signal) {
+  const response = await fetch(path, { signal });
   const json = await response.json();
   if (!response.ok) throw Object.assign(new Error(json.message || "request failed"), { body: json });
   return json;
 }
 
-let conditionalAbort = null;
-
 async function register(event) {
   event.preventDefault();
-  conditionalAbort?.abort();
   const username = $("register-username").value.trim();
   const displayName = $("register-display-name").value.trim();
+  await stopAutoFill();
+  busy(true);
   try {
     const query = new URLSearchParams();
     if (username) query.set("username", username);
@@ -94,21 +118,26 @@ async function register(event) {
     const result = await post("/verify-registration", { username: username || undefined, challengeKey: options.challengeKey, cred: credentialJSON(credential) });
     show(result.isAnonymous ? "Registered an anonymous account." : `Registered ${result.username}.`, result, true);
   } catch (error) {
-    show(error.body ? `Registration refused: ${error.body.error}` : `Registration failed: ${error.name}: ${error.message}`, error.body || { error: error.name, message: error.message }, false);
+    show(...failure("Registration", error), false);
   } finally {
+    busy(false);
     startAutoFill();
   }
 }
 
-async function signIn(username, mediation) {
+// A sign-in; with `controller`, the AutoFill one (conditional mediation), which the controller stops.
+async function signIn(username, controller) {
   const query = username ? "?username=" + encodeURIComponent(username) : "";
-  const options = await get("/generate-authentication-options" + query);
+  let options;
+  try {
+    options = await get("/generate-authentication-options" + query, controller?.signal);
+  } catch (error) {
+    throw Object.assign(error, { stage: "options" });
+  }
   const request = { publicKey: requestOptions(options) };
   let renewal = null;
-  if (mediation) {
-    const controller = new AbortController();
-    conditionalAbort = controller;
-    request.mediation = mediation;
+  if (controller) {
+    request.mediation = "conditional";
     request.signal = controller.signal;
     // AutoFill waits as long as the page is open, but the server's challenge expires after `timeout` ms: a little
     // before it does, start over with a fresh one, so a passkey picked later still signs in.
@@ -151,13 +180,15 @@ async function signIn(username, mediation) {
 }
 
 async function signInWith(username) {
-  conditionalAbort?.abort();
+  await stopAutoFill();
+  busy(true);
   try {
     const result = await signIn(username, null);
     show(`Signed in as ${result.username || "an anonymous user"}.`, result, true);
   } catch (error) {
-    show(error.body ? `Sign-in refused: ${error.body.error}` : `Sign-in failed: ${error.name}: ${error.message}`, error.body || { error: error.name, message: error.message }, false);
+    show(...failure("Sign-in", error), false);
   } finally {
+    busy(false);
     startAutoFill();
   }
 }
@@ -166,27 +197,67 @@ async function signInWith(username) {
 // `/?autofill=off` turns it off, for automated browsers driving the buttons: a virtual authenticator answers a
 // conditional request at once (NotAllowedError with no passkey, else a sign-in), which would race the buttons' ceremonies.
 const autoFillOff = new URLSearchParams(location.search).get("autofill") === "off";
-async function startAutoFill() {
-  if (autoFillOff) return;
-  if (!window.PublicKeyCredential || !PublicKeyCredential.isConditionalMediationAvailable) return;
-  if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
-  try {
-    const result = await signIn(null, "conditional");
-    // Signed in: the page shows who. AutoFill starts again with the next ceremony from a button, not at once (a
-    // virtual authenticator would answer a new conditional request at once, again and again).
-    show(`Signed in as ${result.username || "an anonymous user"} (AutoFill).`, result, true);
-  } catch (error) {
-    if (conditionalAbort?.renewing) return startAutoFill();
-    if (error.name === "AbortError") return;
-    show(error.body ? `Sign-in refused: ${error.body.error}` : `AutoFill sign-in failed: ${error.name}`, error.body || { error: error.name }, false);
-  }
+// The running AutoFill request (its controller, and a promise that settles when it ended), the pending restart after
+// a failure, and how long the next one waits.
+let autoFill = null;
+let autoFillRestart = null;
+let autoFillBackoff = 0;
+
+// Stops AutoFill and waits until the browser let its request go: a ceremony started while a conditional request is
+// still pending fails ("A request is already pending").
+async function stopAutoFill() {
+  clearTimeout(autoFillRestart);
+  const running = autoFill;
+  autoFill = null;
+  if (!running) return;
+  running.controller.abort();
+  await running.done;
+}
+
+function startAutoFill() {
+  if (autoFillOff || autoFill || !window.PublicKeyCredential || !PublicKeyCredential.isConditionalMediationAvailable) return;
+  clearTimeout(autoFillRestart);
+  const controller = new AbortController();
+  const run = { controller, done: null };
+  autoFill = run;
+  run.done = (async () => {
+    try {
+      if (!(await PublicKeyCredential.isConditionalMediationAvailable())) {
+        if (autoFill === run) autoFill = null;
+        return;
+      }
+      const result = await signIn(null, controller);
+      autoFillBackoff = 0;
+      // Signed in: the page shows who. AutoFill starts again with the next ceremony from a button, not at once (a
+      // virtual authenticator would answer a new conditional request at once, again and again).
+      if (autoFill === run) autoFill = null;
+      show(`Signed in as ${result.username || "an anonymous user"} (AutoFill).`, result, true);
+    } catch (error) {
+      if (autoFill !== run) return;  // stopped for a button's ceremony
+      autoFill = null;
+      if (controller.renewing) {
+        // The challenge was about to expire: start over with a fresh one.
+        autoFillBackoff = 0;
+        startAutoFill();
+      } else if (error.stage === "options") {
+        // No options (the server is down, or throttles this client): try again later, waiting longer each time, so an
+        // open page never floods the server.
+        autoFillBackoff = Math.min(60000, Math.max(5000, autoFillBackoff * 2));
+        console.warn(`AutoFill: no sign-in options (${error.body?.error || error.name}); trying again in ${autoFillBackoff / 1000} s`);
+        autoFillRestart = setTimeout(startAutoFill, autoFillBackoff);
+      } else if (error.name !== "AbortError") {
+        show(...failure("AutoFill sign-in", error), false);
+      }
+    }
+  })();
 }
 
 // A recovery or onboarding link: /#link=pal_… (a fragment, so the token reaches no server log). It adds a passkey to
 // the link's account once; a ceremony cancelled here does not use it up.
 const linkToken = location.hash.startsWith("#link=") ? location.hash.slice("#link=".length) : null;
 async function redeemLink() {
-  conditionalAbort?.abort();
+  await stopAutoFill();
+  busy(true);
   try {
     const options = await post("/links/options", {}, linkToken);
     const credential = await navigator.credentials.create({ publicKey: creationOptions(options) });
@@ -201,8 +272,9 @@ async function redeemLink() {
     const replaced = result.replacedPasskeys > 0 ? ` Your ${result.replacedPasskeys} other passkey${result.replacedPasskeys === 1 ? " was" : "s were"} removed.` : "";
     show(`Added a passkey to ${result.username || "your account"}.${replaced}`, result, true);
   } catch (error) {
-    show(error.body ? `The link was refused: ${error.body.error}` : `Adding a passkey failed: ${error.name}: ${error.message}`, error.body || { error: error.name, message: error.message }, false);
+    show(...failure(error.body ? "The link was" : "Adding a passkey", error), false);
   } finally {
+    busy(false);
     startAutoFill();
   }
 }
@@ -212,7 +284,13 @@ if (linkToken) {
 }
 
 $("register-form").addEventListener("submit", register);
-$("signin-form").addEventListener("submit", (event) => { event.preventDefault(); signInWith($("signin-username").value.trim()); });
+$("signin-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const username = $("signin-username").value.trim();
+  // An empty field would sign in without a username: that is the other button, so say so rather than do it.
+  if (!username) return show("Enter a username, or use \"Sign in without a username\".", {}, false);
+  signInWith(username);
+});
 $("signin-discoverable-button").addEventListener("click", () => signInWith(null));
 if (!window.PublicKeyCredential) show("This browser does not support passkeys.", {}, false);
 startAutoFill();

@@ -28,6 +28,9 @@ final class BrowserRun {
     private(set) var driverPort: Int?
     private(set) var driver: WebDriver?
     private(set) var page: DemoPage?
+    /// The server's flags beyond its port and database, and the virtual authenticator's options.
+    let serverArguments: [String]
+    let authenticator: JSONValue
 
     /// Chromium's flags: headless, and what it needs to run as root in a container.
     static let browserArguments = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"]
@@ -38,9 +41,11 @@ final class BrowserRun {
         "isUserConsenting": true, "isUserVerified": true,
     ]
 
-    init(chromium: URL, chromedriver: URL) throws {
+    init(chromium: URL, chromedriver: URL, serverArguments: [String] = [], authenticator: JSONValue = BrowserRun.authenticatorOptions) throws {
         self.chromium = chromium
         self.chromedriver = chromedriver
+        self.serverArguments = serverArguments
+        self.authenticator = authenticator
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         database = folder.appendingPathComponent("e2e.sqlite")
@@ -48,7 +53,9 @@ final class BrowserRun {
 
     /// Runs `scenario` on the demo page in a fresh ``BrowserRun`` (its database beside it). Without chromium or
     /// chromedriver on PATH (a test enabled only because `CI=true`), records that instead: CI never skips them silently.
-    static func demoPage(_ scenario: (DemoPage, URL) async throws -> Void) async throws {
+    static func demoPage(
+        serverArguments: [String] = [], authenticator: JSONValue = BrowserRun.authenticatorOptions, _ scenario: (DemoPage, URL) async throws -> Void
+    ) async throws {
         guard let chromium = DemoPageBrowserTests.chromium, let chromedriver = DemoPageBrowserTests.chromedriver else {
             let missing = [DemoPageBrowserTests.chromium == nil ? "chromium" : nil, DemoPageBrowserTests.chromedriver == nil ? "chromedriver" : nil]
                 .compactMap { $0 }
@@ -56,7 +63,7 @@ final class BrowserRun {
             Issue.record("CI=true but \(missing.joined(separator: " and ")) \(verb) not on PATH: .ci/run installs chromium and chromium-driver")
             return
         }
-        let run = try BrowserRun(chromium: chromium, chromedriver: chromedriver)
+        let run = try BrowserRun(chromium: chromium, chromedriver: chromedriver, serverArguments: serverArguments, authenticator: authenticator)
         await run.run { page in try await scenario(page, run.database) }
     }
 
@@ -65,13 +72,13 @@ final class BrowserRun {
         var failed = false
         do {
             let serverPort = try LocalPorts.free()
-            server = try await PasskeyServerLauncher.start(port: serverPort, database: database, directory: folder)
+            server = try await PasskeyServerLauncher.start(port: serverPort, database: database, directory: folder, arguments: serverArguments)
             let (driverProcess, driverPort) = try await ChromeDriverLauncher.startOnFreePort(executable: chromedriver, directory: folder)
             self.driverProcess = driverProcess
             self.driverPort = driverPort
             let driver = try await WebDriver.newSession(port: driverPort, browser: chromium, arguments: Self.browserArguments)
             self.driver = driver
-            let authenticator = try await driver.addVirtualAuthenticator(Self.authenticatorOptions)
+            let authenticator = try await driver.addVirtualAuthenticator(self.authenticator)
             let page = DemoPage(driver: driver, origin: "http://localhost:\(serverPort)", authenticator: authenticator)
             self.page = page
             try await scenario(page)

@@ -21,7 +21,7 @@ enum PasskeyServerLauncher {
 
     /// Starts the server with an SQLite database at `database` and waits until `GET /health` says ok: 100 tries, 100 ms
     /// apart. The caller terminates the returned process.
-    static func start(port: Int, database: URL, directory: URL) async throws -> ChildProcess {
+    static func start(port: Int, database: URL, directory: URL, arguments extra: [String] = []) async throws -> ChildProcess {
         guard let executable else {
             throw LaunchError(description: "passkey-server is not built: run `swift build --build-tests` (looked next to \(CommandLine.arguments[0]) and in .build/debug)")
         }
@@ -29,7 +29,7 @@ enum PasskeyServerLauncher {
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PASSKEY_") }
         let server = try ChildProcess(
             name: "passkey-server", executable: executable,
-            arguments: ["--port", String(port), "--database", "sqlite:" + database.path], directory: directory, environment: environment)
+            arguments: ["--port", String(port), "--database", "sqlite:" + database.path] + extra, directory: directory, environment: environment)
         do {
             for _ in 0..<100 {
                 guard server.isRunning else {
