@@ -68,6 +68,7 @@ let package = Package(
         .executable(name: "passkey-server-bench", targets: ["PasskeyServerBenchmarks"]),
         .executable(name: "passkey-operator-bench", targets: ["PasskeyOperatorBenchmarks"]),
         .executable(name: "passkey-http-floor", targets: ["PasskeyHTTPFloor"]),
+        .executable(name: "passkey-sign-in-floor", targets: ["PasskeySignInFloor"]),
     ] + appleAdapterProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -286,6 +287,16 @@ let package = Package(
         .executableTarget(
             name: "PasskeyHTTPFloor",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            swiftSettings: strict
+        ),
+        // The other minimal reproduction: a sign-in with the guarantees and nothing else, on Hummingbird, swift-crypto
+        // and SQLite's C API.
+        .executableTarget(
+            name: "PasskeySignInFloor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

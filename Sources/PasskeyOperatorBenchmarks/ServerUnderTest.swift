@@ -48,6 +48,16 @@ final class ServerUnderTest: @unchecked Sendable {
         return try await ServerUnderTest(executable: program, port: port, folder: folder, database: "", arguments: ["--port", String(port)])
     }
 
+    /// `passkey-sign-in-floor` beside this program: a sign-in with the guarantees and nothing else (the minimal
+    /// reproduction of what the stack costs per sign-in), over `accounts` accounts of its own database in `folder`.
+    static func signInFloor(port: Int, folder: URL, accounts: Int, publicKey: String) async throws -> ServerUnderTest {
+        let program = executable.deletingLastPathComponent().appendingPathComponent("passkey-sign-in-floor")
+        let database = folder.appendingPathComponent("sign-in-floor-\(port).sqlite").path
+        return try await ServerUnderTest(
+            executable: program, port: port, folder: folder, database: database,
+            arguments: ["--port", String(port), "--database", database, "--accounts", String(accounts), "--public-key", publicKey])
+    }
+
     private init(executable: URL, port: Int, folder: URL, database: String, arguments: [String]) async throws {
         self.port = port
         self.database = database

@@ -10,6 +10,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PasskeyTestSupport
+import PasskeyWire
 import Synchronization
 
 #if canImport(Glibc)
@@ -31,10 +32,15 @@ var postgresURL: String?
 var memoryConnections = 256
 var ceremonies: [Ceremony] = [.signIn, .usernameless, .registration]
 var httpFloor = false
+var signInFloor = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--http-floor" {
         httpFloor = true
+        continue
+    }
+    if argument == "--sign-in-floor" {
+        signInFloor = true
         continue
     }
     let value = arguments.popFirst() ?? ""
@@ -54,6 +60,7 @@ while let argument = arguments.popFirst() {
                                           [--memory-connections 256]   (a last sign-in phase with that many connections; 0: none)
                                           [--ceremonies sign-in,usernameless,registration]   (also: sign-in-options, two-static-requests)
                                           [--http-floor]   (also two-static-requests against passkey-http-floor: Hummingbird alone)
+                                          [--sign-in-floor]   (also sign-in against passkey-sign-in-floor: the guarantees and nothing else)
             """)
         exit(2)
     }
@@ -301,6 +308,24 @@ if httpFloor {
     print(row("two-static-requests", 0, medianPhase(phases), floor: floorBefore.signIn))
     let memory = floorServer.memory()
     print(String(format: "passkey-http-floor: %.0f MB resident, %.0f MB at its peak\n", memory.resident, memory.peak))
+    for client in clients { await client.close() }
+    floorServer.stop()
+}
+if signInFloor, case .p256(let privateKey) = key {
+    // The minimal reproduction of a whole sign-in: the same ceremony against a server that does only what the
+    // guarantees require (its own SQLite database with synchronous=FULL, the first --accounts count of accounts).
+    let port = try LocalPorts.free(1)[0]
+    let accounts = accountCounts[0]
+    let floorServer = try await ServerUnderTest.signInFloor(
+        port: port, folder: folder, accounts: accounts, publicKey: Base64URL.encode(Array(privateKey.publicKey.x963Representation)))
+    let clients = try (0..<connections).map { try LoadClient(port: port, group: group, key: key, seed: UInt64($0 + 1)) }
+    _ = await phase(.signIn, floorServer, clients, accounts: accounts, seconds: 3, tag: "warm")
+    var phases: [Phase] = []
+    for round in 0..<rounds { phases.append(await phase(.signIn, floorServer, clients, accounts: accounts, seconds: seconds, tag: "s\(round)")) }
+    print("A sign-in with the guarantees and nothing else (passkey-sign-in-floor: Hummingbird, swift-crypto, Codable, SQLite synchronous=FULL):\n")
+    print(row("sign-in", accounts, medianPhase(phases), floor: floorBefore.signIn))
+    let memory = floorServer.memory()
+    print(String(format: "passkey-sign-in-floor: %.0f MB resident, %.0f MB at its peak\n", memory.resident, memory.peak))
     for client in clients { await client.close() }
     floorServer.stop()
 }
