@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyCBOR
 import PasskeyCore
 import PasskeyTestSupport
 import PasskeyWire
@@ -111,6 +112,16 @@ struct ParserTests {
         #expect(errorCode { try COSEKey(bytes: [0x80]) } == .publicKeyMalformed)  // not a map
         let shortX = COSEKey(keyType: .ec2, algorithm: .es256, parameters: .ec2(curve: .p256, x: [1], y: [2])).encoded
         #expect(errorCode { try COSEKey(bytes: shortX) } == .publicKeyMalformed)
+    }
+
+    @Test("a credential public key that carries private key material is refused", arguments: [COSEAlgorithmIdentifier.es256, .edDSA, .rs256])
+    func privateKeyMaterial(algorithm: COSEAlgorithmIdentifier) throws {
+        let key = try TestKey.make(algorithm).coseKey
+        #expect(try COSEKey(bytes: key.encoded) == key)
+        let privateLabel: Int64 = algorithm == .rs256 ? -3 : -4
+        guard case .map(var map) = key.cborValue else { Issue.record("not a map"); return }
+        map[.int(privateLabel)] = .bytes([UInt8](repeating: 7, count: 32))
+        #expect(errorCode { try COSEKey(bytes: CBOREncoder().encode(.map(map))) } == .publicKeyMalformed)
     }
 
     @Test("AAGUIDs print in canonical form and parse back")

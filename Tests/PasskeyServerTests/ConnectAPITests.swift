@@ -337,6 +337,11 @@ struct ConnectAPITests {
 
             let missing = try await client.call(.get, "/connect/passkeys")
             #expect(missing["error"] == "connect_token_missing")
+            // Without a token, a route that checks its input before it uses up the token answers as unauthenticated first.
+            for (method, path, body) in [(HTTPRequest.Method.delete, "/connect/passkeys/0", nil), (.post, "/connect/append/options", ["replaces": ""] as JSONValue)] {
+                let anonymous = try await client.call(method, path, json: body)
+                #expect(anonymous.status == .unauthorized && anonymous["error"] == "connect_token_missing", "\(path): \(anonymous.json)")
+            }
             let list = try await harness.token(client, "passkey-list")
             harness.server.clock.advance(301)
             let expired = try await client.call(.get, "/connect/passkeys", headers: ConnectHarness.bearer(list))

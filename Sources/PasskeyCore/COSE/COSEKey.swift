@@ -29,6 +29,9 @@ public struct COSEKey: Sendable, Hashable {
     static let labelRSAModulus: Int64 = -1
     static let labelRSAExponent: Int64 = -2
     static let labelAKPPublic: Int64 = -1
+    /// Labels of private key material: `d` of EC2 and OKP keys (RFC 9053 §7.1.1, §7.2), RSA's private members `d`
+    /// through `t_i` (RFC 8230 §4), AKP's `priv` (draft-ietf-cose-dilithium).
+    static let privateLabels: [COSEKeyType: ClosedRange<Int64>] = [.ec2: -4 ... -4, .okp: -4 ... -4, .rsa: -12 ... -3, .akp: -2 ... -2]
 
     public let keyType: COSEKeyType
     public let algorithm: COSEAlgorithmIdentifier
@@ -82,6 +85,11 @@ public struct COSEKey: Sendable, Hashable {
             return COSEEllipticCurve(rawValue: crv)
         }
 
+        // A credential public key that also holds its private key comes from a broken authenticator: the key is out,
+        // so the passkey would protect nothing.
+        if let labels = privateLabels[keyType], let label = labels.first(where: { map[int: $0] != nil }) {
+            throw WebAuthnError(.publicKeyMalformed, "COSE \(keyType) key carries private key material (label \(label))")
+        }
         switch keyType {
         case .ec2:
             let crv = try curve()

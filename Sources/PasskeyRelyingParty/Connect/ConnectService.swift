@@ -147,9 +147,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// The user a connect token acts for. Unknown, expired or used → 401 `connect_token_invalid`; another type → 403
     /// `connect_token_wrong_type` (the token is not consumed then). Single-use tokens are consumed when `consume`.
     public func authorize(_ authorization: String?, _ type: ConnectTokenType, consume: Bool) async throws(RelyingPartyError) -> UserRecord {
-        guard let token = BearerSecrets.bearer(authorization) else {
-            throw RelyingPartyError("connect_token_missing", "Send a connect token as Authorization: Bearer <token>.")
-        }
+        guard let token = BearerSecrets.bearer(authorization) else { throw Self.tokenMissing }
         let hash = BearerSecrets.hash(token)
         let time = now()
         do {
@@ -167,6 +165,17 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         } catch {
             throw RelyingPartyError(mapping: error)
         }
+    }
+
+    /// Refuses a request that carries no connect token, before its input is read: routes that check their input before
+    /// they use up a single-use token (so a malformed request does not spend it) still answer an anonymous caller
+    /// `401 connect_token_missing` first, as every other connect route does.
+    public static func requireToken(_ authorization: String?) throws(RelyingPartyError) {
+        guard BearerSecrets.bearer(authorization) != nil else { throw tokenMissing }
+    }
+
+    static var tokenMissing: RelyingPartyError {
+        RelyingPartyError("connect_token_missing", "Send a connect token as Authorization: Bearer <token>.")
     }
 
     public static var tokenInvalid: RelyingPartyError {

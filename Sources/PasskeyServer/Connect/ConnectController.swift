@@ -125,6 +125,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         router.post("connect/append/options") { request, context in
             var request = request
             return await ceremonies.observed("append", "options", request, context) { _ throws in
+                try ConnectService<Repository>.requireToken(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let replaces = try body.optionalString("replaces").map { (text: String) throws in try service.credentialID(text) }
                 let mediation = try body.optionalString("mediation")
@@ -174,6 +175,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.delete("connect/passkeys/:credentialId") { request, context in
             await ceremonies.observed("manage", "delete", request, context) { _ throws in
+                try ConnectService<Repository>.requireToken(Self.authorization(request))
                 let id = try service.credentialID(context.parameters.get("credentialId"))
                 let user = try await service.authorize(Self.authorization(request), .passkeyDelete, consume: true)
                 try await service.deletePasskey(of: user, id: id)
