@@ -30,7 +30,15 @@ func openStorage(_ root: PasskeyServerCommand, mustExist: Bool = false, migrate:
 
 /// The usage line of a subcommand that acts on the server's database: `--database` belongs to the server command, so
 /// the generated line would not show it.
-func databaseUsage(_ command: String) -> String { "passkey-server \(command) [--database <database>]" }
+/// For a command that prints a link to the server: where its start came from, when it is not the configured public
+/// URL. The command knows the server's settings only from its own flags, variables and settings file.
+func linkBaseNote(_ configuration: ServerConfiguration) -> String? {
+    guard configuration.publicURL == nil else { return nil }
+    let source = configuration.origins.isEmpty ? "the defaults: no --public-url, --origin or --port given here" : "the first --origin"
+    return "The link starts with \(configuration.linkBase), from \(source). If the server is reached elsewhere, give this command the server's --public-url (or --origin and --port), or its --config."
+}
+
+func databaseUsage(_ command: String) -> String { "passkey-server \(command) [--database <database>] [--config <file>]" }
 
 /// The help of a subcommand that acts on the server's database. The server command owns `--database` and `--config`,
 /// so the generated option list would leave them out: say here what they are and where else they come from.
@@ -97,6 +105,11 @@ struct APIKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let repository = try await openStorage(root, mustExist: true)
+            // Revoked before: nothing changes, and the command says so rather than "revoked" again.
+            if let revokedAt = try await repository.apiKeys().first(where: { $0.id == id })?.revokedAt {
+                say("\(id) was already revoked (\(revokedAt.formatted(.iso8601)))")
+                return
+            }
             // `revokeAPIKey` throws StorageError only: a pattern-matching catch of it made the compiler loop.
             do { try await repository.revokeAPIKey(id: id, at: Date()) } catch {
                 if error.code == .notFound { throw CommandFailure("no API key \(id)") }
@@ -190,6 +203,7 @@ struct AdminCommand: AsyncParsableCommand {
             say("\(base)/dashboard/setup?token=\(token)")
             let shown = hours == hours.rounded() ? String(Int(hours)) : String(hours)
             var notes = "Open it within \(shown) hours, once. It is not shown again.\n"
+            if let hint = linkBaseNote(configuration) { notes += hint + "\n" }
             if try await repository.admins().isEmpty {
                 // AdminRepository.addAdmin: the first admin revokes every other pending link.
                 notes += "No admin exists yet: the first admin, made with this link or any other, revokes all other links. "

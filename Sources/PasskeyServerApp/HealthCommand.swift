@@ -21,7 +21,7 @@ struct HealthCommand: AsyncParsableCommand {
             """)
 
     @ParentCommand var server: PasskeyServerCommand
-    @Option(help: "Seconds to wait for the answer (default 5).") var timeout: Double = 5
+    @Option(help: "Seconds to wait for the answer.") var timeout: Double = 5
 
     func run() async throws {
         let configuration = try server.makeConfiguration()

@@ -10,7 +10,7 @@ struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the accounts, passkeys, admins and API keys to a file, to move them to another database.",
-        usage: databaseUsage("export [--output <file>] [--include-secrets]"),
+        usage: databaseUsage("export [--output <file>] [--include-secrets] [--rp-id <rp-id>]"),
         discussion: databaseDiscussion(
             """
             The file is JSON Lines, read by passkey-server import (docs/deploy.md, "Moving to another database"). \
@@ -74,7 +74,7 @@ struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Add the accounts and passkeys of an export file (or of another server's data) to the database.",
-        usage: databaseUsage("import <file> [--dry-run] [--ignore-rp-id]"),
+        usage: databaseUsage("import <file> [--dry-run] [--ignore-rp-id] [--rp-id <rp-id>]"),
         discussion: databaseDiscussion(
             """
             Every line is checked first, and the import is one transaction: on any problem (a bad line, an account or \

@@ -93,13 +93,13 @@ struct UsersCommand: AsyncParsableCommand {
     struct Link: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a one-time link that lets its holder add a passkey to an account: to recover one whose passkeys are lost, or to onboard one.",
-            usage: databaseUsage("users link <user> [--by id|username] [--replace-passkeys] [--hours <n>]"),
+            usage: databaseUsage("users link <user> [--by id|username] [--replace-passkeys] [--hours <n>]") + " [--public-url <url>] [--origin <origin>] [--rp-id <rp-id>] [--port <port>]",
             discussion: databaseDiscussion(
                 "Send the link to the account's person over a channel you trust them on. It works once, until it expires (default 24 hours); with --replace-passkeys, redeeming it deletes the account's other passkeys in the same step (a lost or stolen device). Only its hash is stored: it is not shown again. The link is built from the server's settings (--public-url, --origin, --rp-id, --port), as the server would print it; `passkey link --server URL <link>` redeems it from a shell."))
         @ParentCommand var root: PasskeyServerCommand
         @OptionGroup var account: AccountArguments
         @Flag(help: "Delete the account's other passkeys when the link is redeemed (a lost device).") var replacePasskeys = false
-        @Option(parsing: .unconditional, help: "Hours the link works, 0.1 to 720 (default 24).") var hours: Double = 24
+        @Option(parsing: .unconditional, help: "Hours the link works, 0.1 to 720.") var hours: Double = 24
 
         func run() async throws {
             guard hours.isFinite, hours * 3600 >= 300, hours <= 720 else { throw ValidationError("--hours must be 0.1 to 720 (5 minutes to 30 days)") }
@@ -118,6 +118,7 @@ struct UsersCommand: AsyncParsableCommand {
             say(made.link.url(base: configuration.linkBase))
             note(
                 "For \(UsersCommand.line(user))\nIt works once, for \(shown) hours\(replacePasskeys ? ", and deletes the account's other passkeys" : ""). It is not shown again; `passkey-server users unlink` revokes it.")
+            if let hint = linkBaseNote(configuration) { note(hint) }
         }
     }
 

@@ -110,7 +110,7 @@ struct WebhooksCommand: AsyncParsableCommand {
             discussion: databaseDiscussion("While both sign, each message carries two signatures, so the receiver can switch secrets without missing one. --overlap-hours 0 stops the old secret at once (it leaked)."))
         @ParentCommand var root: PasskeyServerCommand
         @Argument(help: "The endpoint's id (whe_…).") var id: String
-        @Option(parsing: .unconditional, help: "Hours the old secret still signs, 0 to 168 (default 24).") var overlapHours: Double = 24
+        @Option(parsing: .unconditional, help: "Hours the old secret still signs, 0 to 168.") var overlapHours: Double = 24
 
         func run() async throws {
             let endpoints = try await WebhooksCommand.endpoints(root)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -70,11 +73,22 @@ enum PostgresConnectionCheck {
                 if connection.dnsAError != nil || connection.dnsAAAAError != nil, connection.connectionErrors.isEmpty {
                     return "the host name could not be resolved"
                 }
-                if let first = connection.connectionErrors.first { return "\(first.error)" }
+                if let first = connection.connectionErrors.first { return (first.error as? IOError).map(describe) ?? "\(first.error)" }
             }
-            if let io = underlying as? IOError { return "\(io)" }
+            if let io = underlying as? IOError { return describe(io) }
             return "\(underlying)"
         }
         return "\(psql.code)"
+    }
+
+    /// A socket error in the system's words, without NIO's wrapping ("connection reset (error set): …"), and what to
+    /// check for the common ones.
+    static func describe(_ error: IOError) -> String {
+        let text = String(cString: strerror(error.errnoCode))
+        switch error.errnoCode {
+        case ECONNREFUSED: return "\(text): nothing listens at that host and port (is PostgreSQL running, and on that port?)"
+        case ETIMEDOUT, EHOSTUNREACH, ENETUNREACH: return "\(text): the host cannot be reached (address, network or firewall)"
+        default: return text
+        }
     }
 }
