@@ -1004,6 +1004,10 @@ struct ServerSurfaceTests {
             #expect(page.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
             let script = try await client.execute(uri: "/demo.js", method: .get)
             #expect(String(buffer: script.body).contains("/verify-authentication"))
+            // The pages name their icon, so browsers do not ask for /favicon.ico (a 404 in every page's console).
+            #expect(String(buffer: page.body).contains("<link rel=\"icon\" href=\"/favicon.svg\""))
+            let icon = try await client.execute(uri: "/favicon.svg", method: .get)
+            #expect(icon.status == .ok && icon.headers[.contentType] == "image/svg+xml" && String(buffer: icon.body).hasPrefix("<svg"))
             // HEAD answers wherever GET does: same status and content type, no body.
             for uri in ["/health", "/.well-known/webauthn", "/"] {
                 let head = try await client.execute(uri: uri, method: .head)

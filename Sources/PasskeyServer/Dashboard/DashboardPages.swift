@@ -55,6 +55,7 @@ enum DashboardPages {
             <meta name="csrf-token" content="\(escape(principal?.csrfToken ?? ""))">
             <title>\(escape(title)) · passkey-server</title>
             <link rel="stylesheet" href="/dashboard/dashboard.css">
+            <link rel="icon" href="/favicon.svg" type="image/svg+xml">
             <script src="/dashboard/qr.js" defer></script>
             <script src="/dashboard/dashboard.js" defer></script>
             </head>

@@ -20,7 +20,7 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
         var assets: [String: Asset] = [:]
         for (name, type) in [
             ("index.html", "text/html; charset=utf-8"), ("demo.js", "text/javascript; charset=utf-8"), ("demo.css", "text/css; charset=utf-8"),
-            ("openapi.json", "application/json; charset=utf-8"),
+            ("openapi.json", "application/json; charset=utf-8"), ("favicon.svg", "image/svg+xml"),
         ] {
             if let url = Bundle.module.url(forResource: "Public/" + name, withExtension: nil) ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Public"),
                 let data = try? Data(contentsOf: url)
@@ -38,7 +38,11 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
 
     public func addRoutes(to router: Router<Context>) {
         let assets = assets
-        for (path, name) in [("/", "index.html"), ("/demo.js", "demo.js"), ("/demo.css", "demo.css"), ("/openapi.json", "openapi.json")] {
+        // The icon serves the dashboard's pages too (they name it); without one, browsers asked for /favicon.ico and
+        // logged its 404 on every page.
+        for (path, name) in [
+            ("/", "index.html"), ("/demo.js", "demo.js"), ("/demo.css", "demo.css"), ("/openapi.json", "openapi.json"), ("/favicon.svg", "favicon.svg"),
+        ] {
             router.get(RouterPath(path)) { _, _ in
                 guard let asset = assets[name] else {
                     return Response.json(.object(["error": "not_found", "message": "The demo page is missing from this build."]), status: .notFound)
