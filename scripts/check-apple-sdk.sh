@@ -9,7 +9,8 @@
 #   PasskeyWire, PasskeyClient, PasskeyAuthenticationServices (-D PASSKEY_APPLE_ADAPTER): their modules are emitted
 #   (also when they have errors, so one module's error does not hide the next one's), then every file is type-checked
 #   with its function bodies; on iPhoneOS, Examples/PasskeyExample twice: in Swift 6 mode, and with the settings of a
-#   new Xcode 26 app target (Swift 5, main-actor default isolation, approachable concurrency).
+#   new Xcode 26 app target (Swift 5, main-actor default isolation, approachable concurrency); and each Swift sample
+#   of docs/ios.md that is a whole file (starts with an import).
 # Then, unless --no-compare: every declaration of Sources/AuthenticationServicesStandIn is compared with the SDK's
 # AuthenticationServices (symbol graphs of both): kind, declaration (optionality, `Data!`), and availability.
 #
@@ -216,6 +217,22 @@ for sdk_arg in "${sdks[@]}"; do
             -target "$example_target" -swift-version 6 "${common[@]}" "${inputs[@]}"
         run_step "PasskeyExample (a new Xcode 26 app's settings)" "$src" swiftc -typecheck -module-name PasskeyExample \
             -parse-as-library -target "$example_target" "${xcode26_app[@]}" "${common[@]}" "${inputs[@]}"
+        # The Swift samples of docs/ios.md that are whole files (they start with an import), each on its own: teams
+        # paste them, so they must compile as they stand.
+        samples="$src/docs-ios-samples"
+        rm -rf "$samples" && mkdir -p "$samples"
+        python3 - "$root/docs/ios.md" "$samples" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for number, block in enumerate(re.findall(r"^```swift\n(.*?)^```", text, re.S | re.M), 1):
+    if block.startswith("import "):
+        open(f"{sys.argv[2]}/sample{number}.swift", "w").write(block)
+PY
+        for sample in "$samples"/*.swift; do
+            [ -e "$sample" ] || continue
+            run_step "docs/ios.md $(basename "$sample" .swift) (Swift 6)" "$src" swiftc -typecheck -module-name DocsSample \
+                -parse-as-library -target "$example_target" -swift-version 6 "${common[@]}" "$sample"
+        done
     fi
     total_errors=$((total_errors + step_errors))
     total_warnings=$((total_warnings + step_warnings))

@@ -12,6 +12,7 @@ extension PasskeyError {
         case .cancelled: "The passkey request was cancelled."
         case .noCredentials: "There is no passkey for this account on this device."
         case .excludedCredentialExists: "You already have a passkey for this account on this device."
+        case .preferSignInWithApple: "Continue with Sign in with Apple."
         case .notSupported: "Passkeys are not available for this request on this device."
         case .invalidChallenge, .invalidOptions: "The passkey request was not valid."
         case .domainNotAssociated: "This app or website is not set up to use passkeys for this domain."

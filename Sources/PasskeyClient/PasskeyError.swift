@@ -24,6 +24,9 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A credential listed in `excludeCredentials` already lives on this authenticator: the account already has a
         /// passkey here (WebAuthn `InvalidStateError`).
         public static let excludedCredentialExists: Code = "excluded_credential_exists"
+        /// In the system's sign-up sheet (account creation, iOS 26) the person chose to sign in with their Apple
+        /// Account instead of making a passkey: the app starts its Sign in with Apple flow. Not a silent cancel.
+        public static let preferSignInWithApple: Code = "prefer_sign_in_with_apple"
         /// The device, OS or authenticator cannot do what was asked (algorithm, attachment, user verification).
         public static let notSupported: Code = "not_supported"
         /// The challenge in the options is missing or not base64url.
@@ -174,7 +177,7 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
     static func defaultRecovery(for code: Code) -> Recovery {
         switch code {
         case .cancelled: .none
-        case .noCredentials: .useAnotherDeviceOrMethod
+        case .noCredentials, .preferSignInWithApple: .useAnotherDeviceOrMethod
         case .excludedCredentialExists: .signInWithExistingPasskey
         case .notSupported: .useAnotherDeviceOrMethod
         case .invalidChallenge, .invalidOptions: .requestNewOptions

@@ -138,7 +138,7 @@ struct CredentialConversionTests {
             webAuthnTransports: [], extensionOutputs: AppleRegistrationExtensionOutputs(prfEnabled: true, prfFirst: [7]))
         let created = try AppleCredentialConversion.registrationResponse(prfAtCreation)
         #expect(created.clientExtensionResults == ["prf": .object(["enabled": true, "results": .object(["first": "Bw"])])])
-        #expect(created.response.transports == nil)
+        #expect(created.response.transports == [], "transports is required in L3: present, and empty when the platform reported none")
     }
 
     @Test("unusable platform objects are invalid_response, never a trap")

@@ -30,7 +30,7 @@ struct ErrorMappingTests {
             .matchedExcludedCredential: (.excludedCredentialExists, .signInWithExistingPasskey),
             .credentialImport: (.internalError, .contactSupport),
             .credentialExport: (.internalError, .contactSupport),
-            .preferSignInWithApple: (.cancelled, .useAnotherDeviceOrMethod),
+            .preferSignInWithApple: (.preferSignInWithApple, .useAnotherDeviceOrMethod),
             .deviceNotConfiguredForPasskeyCreation: (.notSupported, .useAnotherDeviceOrMethod),
         ]
         #expect(expected.count == AppleAuthorizationErrorCode.allCases.count)

@@ -42,6 +42,20 @@ struct ClientFlowTests {
             ])
     }
 
+    @Test("a task cancelled while the person makes the passkey still has it verified: no passkey is left on the device unknown to the server")
+    func cancelledDuringCreation() async throws {
+        let server = FlowServer()
+        let store = InMemoryCredentialStore()
+        let device = CancelsItsCaller(inner: server.authenticator(store: store))
+        let answer = try await server.run { transport in
+            let client = PasskeyAuthClient(transport: transport, authenticator: device)
+            return await Task { try? await client.register(username: "ann") }.value
+        }
+        #expect(answer?.verified == true && answer?.username == "ann", "the verification ran to its end")
+        let stored = try #require(try await store.allCredentials().first)
+        #expect(await server.repository.credential(id: stored.id) != nil, "the server holds the passkey the device made")
+    }
+
     @Test("a sign-in the server accepted although the counter went back (--allow-counter-regression) says counterRegressed")
     func counterRegressed() async throws {
         let server = FlowServer { $0.allowCounterRegression = true }
@@ -467,4 +481,19 @@ actor FlakyTransport: RelyingPartyTransport {
         }
         return try await inner.send(request)
     }
+}
+
+/// An authenticator that makes the credential, then cancels the task that asked for it: the view that started a
+/// registration went away while the person was using Face ID.
+struct CancelsItsCaller: Authenticator {
+    let inner: SoftwareAuthenticator
+
+    func makeCredential(_ request: RegistrationRequest) async throws(PasskeyError) -> RegistrationResponseJSON {
+        let credential = try await inner.makeCredential(request)
+        withUnsafeCurrentTask { $0?.cancel() }
+        return credential
+    }
+
+    func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON { try await inner.getAssertion(request) }
+    func capabilities() async -> AuthenticatorCapabilities { await inner.capabilities() }
 }

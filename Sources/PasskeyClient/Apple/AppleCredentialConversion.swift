@@ -3,9 +3,10 @@ public import PasskeyWire
 /// Apple credential objects → WebAuthn Level 3 JSON (`PublicKeyCredential.toJSON()`), base64url without padding.
 ///
 /// The bytes are passed through untouched: the client data, attestation object, authenticator data and signature are
-/// exactly what the platform produced, so the server verifies what the authenticator signed. The optional convenience
-/// members of `AuthenticatorAttestationResponseJSON` (`authenticatorData`, `publicKey`, `publicKeyAlgorithm`) are left
-/// out; a relying party reads them from the attestation object.
+/// exactly what the platform produced, so the server verifies what the authenticator signed. `transports` is always
+/// present (L3 marks it required), empty when the platform reported none. The convenience members `authenticatorData`,
+/// `publicKey` and `publicKeyAlgorithm` are left out (this module reads no CBOR): a relying party reads them from the
+/// attestation object, as passkey-server does; one that requires them does not take these responses.
 public enum AppleCredentialConversion {
     /// `RegistrationResponseJSON` for a new credential. `credPropsRequested` comes from the plan: Apple does not
     /// compute `credProps`, and a platform passkey is always discoverable.
@@ -35,7 +36,7 @@ public enum AppleCredentialConversion {
             id: id, rawId: id,
             response: AuthenticatorAttestationResponseJSON(
                 clientDataJSON: Base64URL.encode(credential.rawClientDataJSON), attestationObject: Base64URL.encode(attestationObject),
-                transports: transports.isEmpty ? nil : transports),
+                transports: transports),
             authenticatorAttachment: credential.webAuthnAttachment, clientExtensionResults: results)
     }
 

@@ -81,7 +81,8 @@ public enum AppleErrorMapping {
         case .credentialImport, .credentialExport:
             return make(.internalError, "a credential import or export error from a passkey request")
         case .preferSignInWithApple:
-            return make(.cancelled, "the person prefers their Sign in with Apple account", recovery: .useAnotherDeviceOrMethod)
+            // The person chose Sign in with Apple in the sign-up sheet: the app starts that flow (not a silent cancel).
+            return make(.preferSignInWithApple, "the person chose to sign in with their Apple Account", recovery: .useAnotherDeviceOrMethod)
         case .deviceNotConfiguredForPasskeyCreation:
             return make(.notSupported, "this device is not set up to create passkeys (passcode, passkey provider)", recovery: .useAnotherDeviceOrMethod)
         }

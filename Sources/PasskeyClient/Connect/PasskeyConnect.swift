@@ -121,7 +121,10 @@ public actor PasskeyConnect {
             verify["challengeKey"] = answer["challengeKey"]
             let verified: JSONObject
             do {
-                verified = try await call(.post, "connect/append/verify", body: .object(verify), token: nil, stage: .verification)
+                // The passkey exists from here on: its verification is sent even when the caller's task was cancelled.
+                verified = try await shieldedFromCancellation { [verify] () throws(PasskeyError) in
+                    try await self.call(.post, "connect/append/verify", body: .object(verify), token: nil, stage: .verification)
+                }
             } catch {
                 await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
                 throw error

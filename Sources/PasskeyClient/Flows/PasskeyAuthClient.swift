@@ -105,7 +105,6 @@ public actor PasskeyAuthClient {
             let options = try Self.creationOptions(answer)
             try checkCancellation(before: .authenticator)
             let credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
-            try checkCancellation(before: .verification)
             return try await completeRegistration(
                 credential, challengeKey: answer["challengeKey"]?.stringValue, body: [:], rpID: options.rp.id, prf: nil, path: "links/verify",
                 authorization: authorization
@@ -214,7 +213,6 @@ public actor PasskeyAuthClient {
         // Only outputs the app asked for are the app's to keep from the server.
         var prfOutputs: PRFOutputs?
         if prf != nil { (prfOutputs, credential.clientExtensionResults) = PRFOutputs.take(from: credential.clientExtensionResults) }
-        try checkCancellation(before: .verification)
 
         var body = JSONObject()
         if let username { body["username"] = .string(username) }
@@ -245,7 +243,6 @@ public actor PasskeyAuthClient {
         try checkCancellation(before: .authenticator)
         let created = try await authenticator.createAccount(
             AccountCreationRequest(options: options, acceptedContacts: accepted, requestsName: requestName))
-        try checkCancellation(before: .verification)
         var body: JSONObject = ["username": .string(created.contact.value)]
         if let name = created.name, !name.isEmpty { body["displayName"] = .string(name) }
         return try await completeRegistration(
@@ -269,10 +266,10 @@ public actor PasskeyAuthClient {
         if let challengeKey { body["challengeKey"] = .string(challengeKey) }
         body["cred"] = credential.json
         let verified: JSONObject
+        let request = RelyingPartyRequest(method: .post, path: path, body: JSONValue.object(body).serializedBytes, authorization: authorization)
         do {
-            verified = try await exchange(
-                RelyingPartyRequest(method: .post, path: path, body: JSONValue.object(body).serializedBytes, authorization: authorization),
-                stage: .verification)
+            // The passkey exists from here on: its verification is sent even when the caller's task was cancelled.
+            verified = try await shieldedFromCancellation { () throws(PasskeyError) in try await self.exchange(request, stage: .verification) }
         } catch {
             await RefusedRegistration.forget(credential, rpID: rpID, after: error, authenticator: authenticator)
             throw error
