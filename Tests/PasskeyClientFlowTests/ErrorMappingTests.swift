@@ -245,6 +245,33 @@ struct HTTPTransportTests {
         }
     }
 
+    @Test("prepare adapts every request after the transport's own headers; what it throws ends the request")
+    func prepare() async throws {
+        let server = FlowServer { $0.origins = ["https://localhost"] }
+        try await server.runLive { url in
+            let authenticator = server.authenticator { $0.origin = .appleApp }
+            let seen = Recorder<String>()
+            let adapted = PasskeyAuthClient(serverURL: url, authenticator: authenticator, prepare: { request in
+                seen.append("\(request.httpMethod ?? "") \(request.url?.path ?? "") \(request.value(forHTTPHeaderField: "Accept") ?? "")")
+                request.setValue("app-trace-1", forHTTPHeaderField: "X-Trace")
+            })
+            _ = try await adapted.register(username: "ann")
+            #expect(seen.values == ["GET /generate-registration-options application/json", "POST /verify-registration application/json"])
+            // The app's headers win: a body said to be text is refused by the server.
+            let text = PasskeyAuthClient(serverURL: url, authenticator: authenticator, prepare: { request in
+                if request.httpMethod == "POST" { request.setValue("text/plain", forHTTPHeaderField: "Content-Type") }
+            })
+            let refused = await expectPasskeyError { () async throws(PasskeyError) in try await text.register(username: "bo") }
+            #expect(refused?.server?.httpStatus == 415, "\(String(describing: refused))")
+            struct NoSession: Error {}
+            let failing = PasskeyAuthClient(serverURL: url, authenticator: authenticator, prepare: { _ in throw NoSession() })
+            let failed = await expectPasskeyError { () async throws(PasskeyError) in try await failing.authenticate(username: "ann") }
+            #expect(failed?.code == .network && failed?.reason.hasPrefix("the app's request adapter failed") == true, "\(String(describing: failed))")
+            let own = PasskeyAuthClient(serverURL: url, authenticator: authenticator, prepare: { _ in throw PasskeyError.cancelled(stage: .network) })
+            #expect(await expectPasskeyError { () async throws(PasskeyError) in try await own.authenticate(username: "ann") }?.code == .cancelled)
+        }
+    }
+
     @Test("a refused connection is network, at the options stage's transport")
     func refused() async throws {
         // Port 9 (discard) on loopback: nothing listens there on a test machine.

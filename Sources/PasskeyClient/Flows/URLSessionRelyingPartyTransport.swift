@@ -14,11 +14,18 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
     public let session: URLSession
     /// Seconds a whole request may take (connecting, sending, the answer) before it fails with ``PasskeyError/Code/timeout``.
     public let timeout: TimeInterval
+    /// Adapts each request just before it is sent, after the transport set its own headers: the app's session cookie
+    /// or token for its backend, an App Attest assertion, a trace id, a `User-Agent`. A ``PasskeyError`` it throws ends
+    /// the request as it is; any other error becomes ``PasskeyError/Code/network`` at stage `network`.
+    public let prepare: (@Sendable (inout URLRequest) async throws -> Void)?
 
-    public init(baseURL: URL, session: URLSession = .shared, timeout: TimeInterval = 30) {
+    public init(
+        baseURL: URL, session: URLSession = .shared, timeout: TimeInterval = 30, prepare: (@Sendable (inout URLRequest) async throws -> Void)? = nil
+    ) {
         self.baseURL = baseURL
         self.session = session
         self.timeout = timeout
+        self.prepare = prepare
     }
 
     /// The full URL of a request: the base URL's path, then the request's path and query.
@@ -40,6 +47,11 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
         if let body = request.body {
             urlRequest.httpBody = Data(body)
             urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let prepare {
+            do { try await prepare(&urlRequest) } catch let error as PasskeyError { throw error } catch {
+                throw PasskeyError(.network, stage: .network, "the app's request adapter failed: \(error)")
+            }
         }
         let outcome = await perform(urlRequest)
         switch outcome {
@@ -78,7 +90,9 @@ public struct URLSessionRelyingPartyTransport: RelyingPartyTransport {
         }
     }
 
-    static func map(_ error: any Error, url: URL) -> PasskeyError {
+    /// A `URLSession` failure for `url` as the SDK reports it: for an app's own ``RelyingPartyTransport`` that wants the
+    /// same codes (timeout, cancelled, network) and messages.
+    public static func map(_ error: any Error, url: URL) -> PasskeyError {
         // With the port: "cannot reach localhost: connection refused" did not say which server was meant.
         let host = url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } ?? url.absoluteString
         if let urlError = error as? URLError {
@@ -195,13 +209,14 @@ private final class TaskBox: @unchecked Sendable {
 
 #if canImport(Foundation)
 extension PasskeyAuthClient {
-    /// A client for the passkey server at `serverURL`, over HTTP with `URLSession`.
+    /// A client for the passkey server at `serverURL`, over HTTP with `URLSession`. `prepare` adapts each request
+    /// before it is sent (``URLSessionRelyingPartyTransport/prepare``): the app's own headers.
     public init(
         serverURL: URL, authenticator: any Authenticator, session: URLSession = .shared, timeout: TimeInterval = 30,
-        onEvent: (@Sendable (PasskeyClientEvent) -> Void)? = nil
+        prepare: (@Sendable (inout URLRequest) async throws -> Void)? = nil, onEvent: (@Sendable (PasskeyClientEvent) -> Void)? = nil
     ) {
         self.init(
-            transport: URLSessionRelyingPartyTransport(baseURL: serverURL, session: session, timeout: timeout),
+            transport: URLSessionRelyingPartyTransport(baseURL: serverURL, session: session, timeout: timeout, prepare: prepare),
             authenticator: authenticator, onEvent: onEvent)
     }
 }
