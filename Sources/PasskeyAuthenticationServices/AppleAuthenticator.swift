@@ -19,9 +19,9 @@ public import PasskeyWire
 ///
 /// - Cancelling the awaiting task cancels the controller (dismissing the sheet) and throws
 ///   ``PasskeyError/Code/cancelled``.
-/// - One request at a time (Apple allows one per app): a new request while one the person is answering runs fails with
-///   ``PasskeyError/Code/ceremonyInProgress``; a pending AutoFill request is ended and replaced
-///   (``AppleRequestAdmission``).
+/// - One request at a time across the app's authenticators (Apple allows one per app): a new request while one the
+///   person is answering runs fails with ``PasskeyError/Code/ceremonyInProgress``; a pending AutoFill request, of any
+///   instance, is ended and replaced (``AppleRequestAdmission``).
 /// - Needs the Associated Domains entitlement `webcredentials:<rp id>` and the server's apple-app-site-association
 ///   (see docs/ios.md; `passkey doctor` checks the server side).
 @MainActor
@@ -32,7 +32,9 @@ public final class AppleAuthenticator: Authenticator {
     public let platform: ApplePlatform
     private let presentationAnchor: PresentationAnchorProvider
     let log: @MainActor @Sendable (String) -> Void
-    private var running: AuthorizationRun?
+    /// The app's running request, whichever instance started it: Apple runs one authorization per app, so a sign-up
+    /// sheet's authenticator must see (and replace) the AutoFill request another view's authenticator left pending.
+    private static var running: AuthorizationRun?
 
     /// - Parameters:
     ///   - presentationAnchor: the window to present over, usually the key window of the active scene.
@@ -90,9 +92,10 @@ public final class AppleAuthenticator: Authenticator {
         #endif
     }
 
-    /// Cancels the running request, if any (it ends with ``PasskeyError/Code/cancelled``).
+    /// Cancels the app's running passkey request, if any, whichever authenticator started it (it ends with
+    /// ``PasskeyError/Code/cancelled``).
     public func cancelCurrentRequest() {
-        running?.cancel()
+        Self.running?.cancel()
     }
 
     /// Runs the requests `makeRequests` builds, once nothing stands in the way: a window to present over, no other
@@ -106,19 +109,19 @@ public final class AppleAuthenticator: Authenticator {
             throw PasskeyError(.internalError, stage: .authenticator, "no presentation anchor: there is no window to present the passkey sheet over")
         }
         // Checked and claimed before the first suspension point: the main actor makes this atomic.
-        switch AppleRequestAdmission.decide(pending: running?.presentation) {
+        switch AppleRequestAdmission.decide(pending: Self.running?.presentation) {
         case .start: break
-        case .replacePendingAutoFill: running?.cancel()
+        case .replacePendingAutoFill: Self.running?.cancel()
         case .refuse:
             throw PasskeyError(
                 .ceremonyInProgress, stage: .authenticator,
-                "a \(running?.presentation.rawValue ?? "") passkey request is in progress; finish or cancel it first")
+                "a \(Self.running?.presentation.rawValue ?? "") passkey request is in progress; finish or cancel it first")
         }
         let run = AuthorizationRun(
             requests: makeRequests(), presentation: presentation, ceremony: ceremony, anchor: anchor,
             hadExcludedCredentials: hadExcludedCredentials, credPropsRequested: credPropsRequested)
-        running = run
-        defer { if running === run { running = nil } }
+        Self.running = run
+        defer { if Self.running === run { Self.running = nil } }
         let result = await withTaskCancellationHandler {
             await run.run()
         } onCancel: {
