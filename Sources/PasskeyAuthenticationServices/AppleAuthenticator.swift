@@ -106,7 +106,11 @@ public final class AppleAuthenticator: Authenticator {
     ) async throws(PasskeyError) -> AuthorizationResult {
         if Task.isCancelled { throw .cancelled("the task was cancelled before the request started") }
         guard let anchor = presentationAnchor() else {
-            throw PasskeyError(.internalError, stage: .authenticator, "no presentation anchor: there is no window to present the passkey sheet over")
+            // Not a fault to report: at launch the first view can ask before its scene has a window; the app tries again.
+            throw PasskeyError(
+                .internalError, stage: .authenticator,
+                "no presentation anchor: there is no window to present the passkey sheet over (yet: try again once the scene is active)",
+                recovery: .retry)
         }
         // Checked and claimed before the first suspension point: the main actor makes this atomic.
         switch AppleRequestAdmission.decide(pending: Self.running?.presentation) {

@@ -49,6 +49,7 @@ struct AdapterTypeCheckTests {
         }
         #expect(errors.map(\.code) == [.invalidOptions, .internalError])
         #expect(errors.last?.reason.contains("no presentation anchor") == true)
+        #expect(errors.last?.recovery == .retry, "no window yet (a view appearing at launch): the app tries again, nothing to report")
     }
 
     @Test("a task cancelled before the request starts ends with cancelled, before any window or controller is asked for")

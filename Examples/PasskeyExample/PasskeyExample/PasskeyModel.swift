@@ -78,6 +78,9 @@ final class PasskeyModel {
                     self.state = .signedIn(username: result.username, userId: result.userId)
                 } catch where error.code == .invalidChallenge {
                     continue  // the options expired anyway (a server with a shorter lifetime, a slow network): fetch fresh ones
+                } catch where error.stage == .authenticator && error.recovery == .retry {
+                    try? await Task.sleep(for: .seconds(1))  // no window yet (the app is still launching): try again
+                    continue
                 } catch {
                     print("passkeys: AutoFill ended: \(error.code) \(error.reason)")
                     break
