@@ -77,10 +77,10 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
                 // A name new to the account (made now, or the app's new name for it) meets a new account's rules, as at
                 // public registration: nobody can mistake it for another's, and it is not invisible. A name the account
                 // already has is not checked again, so a token for it is still minted.
-                if let username, (try? UsernameRules.normalized(username, newAccount: true)) == nil,
-                    try await repository.user(externalID: externalID)?.username != username
-                {
-                    _ = try UsernameRules.normalized(username, newAccount: true)
+                if let username {
+                    do { _ = try UsernameRules.normalized(username, newAccount: true) } catch {
+                        if try await repository.user(externalID: externalID)?.username != username { throw error }
+                    }
                 }
                 let candidate = UserRecord(
                     userHandle: RelyingParty.makeUserHandle(random: ceremonies.random), username: username,
