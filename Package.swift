@@ -15,7 +15,8 @@ import PackageDescription
 //   passkey-server (PasskeyServerApp)  the executable: settings, subcommands, the only place a driver is chosen
 //   passkey (PasskeyCLI)            command-line tool
 //   PasskeyClient                   client SDK: the Authenticator seam, PasskeyError, ScriptedAuthenticator, the
-//                                   PasskeyAuthClient flows and their HTTP transport (PasskeyWire and Foundation only)
+//                                   PasskeyAuthClient flows and their HTTP transport (PasskeyWire, PasskeyCBOR and
+//                                   Foundation only)
 //   PasskeySoftwareAuthenticator    an authenticator that really signs (PasskeyClient, PasskeyWire, PasskeyCBOR, Crypto)
 //   PasskeyAuthenticationServices   the Apple adapter: ASAuthorizationController behind the Authenticator protocol
 //                                   (PasskeyClient, PasskeyWire, AuthenticationServices)
@@ -202,7 +203,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "PasskeyClient", dependencies: ["PasskeyWire"], swiftSettings: strict),
+        .target(name: "PasskeyClient", dependencies: ["PasskeyWire", "PasskeyCBOR"], swiftSettings: strict),
         .target(
             name: "PasskeySoftwareAuthenticator",
             dependencies: [

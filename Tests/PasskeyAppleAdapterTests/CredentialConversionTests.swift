@@ -100,6 +100,26 @@ struct CredentialConversionTests {
         #expect(report.userVerified == true)
     }
 
+    @Test("authenticatorData, publicKey and publicKeyAlgorithm are derived from the attestation object as a browser derived them")
+    func derivedMembers() throws {
+        let fixture = try RecordedFixture.load("registration/simplewebauthn-packed-aaguid-extension-mismatch.json")
+        let recorded = RecordedRegistration(
+            rawClientDataJSON: try RecordedFixture.bytes(fixture, "response", "clientDataJSON"), credentialID: try RecordedFixture.bytes(fixture, "rawId"),
+            rawAttestationObject: try RecordedFixture.bytes(fixture, "response", "attestationObject"), webAuthnAttachment: .crossPlatform,
+            webAuthnTransports: [.usb])
+        let json = try AppleCredentialConversion.registrationResponse(recorded)
+        let browser = try RegistrationResponseJSON(json: fixture.credential).response
+        #expect(json.response.authenticatorData != nil && json.response.authenticatorData == browser.authenticatorData)
+        #expect(json.response.publicKey != nil && json.response.publicKey == browser.publicKey, "DER SubjectPublicKeyInfo, byte for byte")
+        #expect(json.response.publicKeyAlgorithm == .es256 && json.response.publicKeyAlgorithm == browser.publicKeyAlgorithm)
+        // An attestation object that cannot be read gives none of them, and the response still goes as the platform made it.
+        let unreadable = RecordedRegistration(
+            rawClientDataJSON: Data("{}".utf8), credentialID: Data([9]), rawAttestationObject: Data([0xa0]), webAuthnAttachment: .platform,
+            webAuthnTransports: [])
+        let plain = try AppleCredentialConversion.registrationResponse(unreadable)
+        #expect(plain.response.authenticatorData == nil && plain.response.publicKey == nil && plain.response.publicKeyAlgorithm == nil)
+    }
+
     @Test("user handle, largeBlob and PRF outputs become the L3 members; security keys report cross-platform and their transports")
     func extensionOutputsAndUserHandle() throws {
         let assertion = RecordedAssertion(

@@ -17,7 +17,7 @@ struct ModuleImportTests {
             "Foundation", "Crypto", "JWTKit", "PasskeyCBOR", "PasskeyWire", "PasskeyCore", "PasskeyAttestation", "PasskeyStorage",
             "PasskeyAuthenticatorNames",
         ],
-        "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire"],
+        "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire", "PasskeyCBOR"],
         "PasskeySoftwareAuthenticator": ["Foundation", "Crypto", "Darwin", "Glibc", "Musl", "PasskeyCBOR", "PasskeyClient", "PasskeyWire"],
         "PasskeyAuthenticationServices": [
             "Foundation", "AuthenticationServices", "AuthenticationServicesStandIn", "CryptoKit", "LocalAuthentication", "PasskeyClient",

@@ -4,9 +4,8 @@ public import PasskeyWire
 ///
 /// The bytes are passed through untouched: the client data, attestation object, authenticator data and signature are
 /// exactly what the platform produced, so the server verifies what the authenticator signed. `transports` is always
-/// present (L3 marks it required), empty when the platform reported none. The convenience members `authenticatorData`,
-/// `publicKey` and `publicKeyAlgorithm` are left out (this module reads no CBOR): a relying party reads them from the
-/// attestation object, as passkey-server does; one that requires them does not take these responses.
+/// present (L3 marks it required), empty when the platform reported none; `authenticatorData`, `publicKeyAlgorithm`
+/// and `publicKey` are read from the attestation object, as a browser does (``AttestationObjectFields``).
 public enum AppleCredentialConversion {
     /// `RegistrationResponseJSON` for a new credential. `credPropsRequested` comes from the plan: Apple does not
     /// compute `credProps`, and a platform passkey is always discoverable.
@@ -32,11 +31,13 @@ public enum AppleCredentialConversion {
             results["prf"] = .object(prf)
         }
         let transports = credential.webAuthnTransports
+        let derived = AttestationObjectFields(attestationObject: Array(attestationObject))
         return RegistrationResponseJSON(
             id: id, rawId: id,
             response: AuthenticatorAttestationResponseJSON(
                 clientDataJSON: Base64URL.encode(credential.rawClientDataJSON), attestationObject: Base64URL.encode(attestationObject),
-                transports: transports),
+                authenticatorData: derived.map { Base64URL.encode($0.authenticatorData) }, transports: transports,
+                publicKey: derived?.publicKey.map(Base64URL.encode), publicKeyAlgorithm: derived?.publicKeyAlgorithm),
             authenticatorAttachment: credential.webAuthnAttachment, clientExtensionResults: results)
     }
 
