@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the two Unicode tables the username rules use, from the Unicode Character Database.
+"""Writes the three Unicode tables the username rules use, from the Unicode Character Database.
 
 - Sources/PasskeyStorage/WidthMapping+Table.swift: RFC 8265 §3.3.2's width mapping, every code point whose
   decomposition is tagged <wide> or <narrow>, with that decomposition (one level, as the RFC says; not NFKD).
@@ -7,6 +7,12 @@
 - Sources/PasskeyRelyingParty/Accounts/UnicodeScripts+Table.swift: the Script property (UAX #24) as sorted ranges,
   for the mixed-script refusal (Unicode TR39 §5.2). From Scripts.txt (Debian: `apt-get install unicode-data`,
   /usr/share/unicode/Scripts.txt).
+
+- Sources/PasskeyRelyingParty/Accounts/IdentifierClass+Table.swift: PRECIS's IdentifierClass (RFC 8264 §9.1), the
+  derived property of every code point, computed by the rules of RFC 8264 §8 in their order (with RFC 5892 §2.6's
+  exceptions), kept as which rule decided it, so a refusal can say why. From the same Unicode version's
+  DerivedGeneralCategory.txt, DerivedNormalizationProps.txt (NFKC_QC=N is RFC 8264 §9.17's HasCompat),
+  DerivedCoreProperties.txt, PropList.txt and HangulSyllableType.txt, beside Scripts.txt.
 
 Usage: scripts/generate-unicode-tables.py [--scripts PATH/Scripts.txt]
 Run from the repository's root; the outputs are committed, so a build needs neither input.
@@ -78,4 +84,101 @@ with open("Sources/PasskeyRelyingParty/Accounts/UnicodeScripts+Table.swift", "w"
         row = ", ".join(f"0x{(low << 32) | (high << 8) | index[script]:013X}" for low, high, script in merged[position:position + 6])
         out.write(f"        {row},\n")
     out.write("    ]\n}\n")
+# PRECIS IdentifierClass (RFC 8264 §8 and §9, RFC 5892 §2.6's exceptions), from the files beside Scripts.txt.
+folder = arguments.scripts.rsplit("/", 1)[0] + "/"
+
+
+def code_ranges(path):
+    """(first, last, fields) for each data line of a UCD file."""
+    with open(path, encoding="utf-8") as source:
+        for line in source:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            fields = [part.strip() for part in line.split(";")]
+            low, _, high = fields[0].partition("..")
+            yield int(low, 16), int(high or low, 16), fields[1:]
+
+
+def code_set(path, name, value=None):
+    found = set()
+    for low, high, fields in code_ranges(path):
+        if fields[0] == name and (value is None or fields[1] == value):
+            found.update(range(low, high + 1))
+    return found
+
+
+category = ["Cn"] * 0x110000
+for low, high, fields in code_ranges(folder + "extracted/DerivedGeneralCategory.txt"):
+    for code in range(low, high + 1):
+        category[code] = fields[0]
+has_compat = code_set(folder + "DerivedNormalizationProps.txt", "NFKC_QC", "N")
+ignorable = code_set(folder + "DerivedCoreProperties.txt", "Default_Ignorable_Code_Point")
+noncharacter = code_set(folder + "PropList.txt", "Noncharacter_Code_Point")
+join_control = code_set(folder + "PropList.txt", "Join_Control")
+old_jamo = set()
+for low, high, fields in code_ranges(folder + "HangulSyllableType.txt"):
+    if fields[0] in ("L", "V", "T"):
+        old_jamo.update(range(low, high + 1))
+# What decided a code point, in the order of RFC 8264 §8; the Swift side (IdentifierClass.Rule) has the same numbers.
+PVALID, CONTEXTJ, CONTEXTO, UNASSIGNED, OLD_HANGUL_JAMO, IGNORABLE, CONTROL, HAS_COMPAT, OTHER_LETTER_DIGIT, SPACE, \
+    SYMBOL, PUNCTUATION, OTHER, EXCEPTION = range(14)
+# RFC 5892 §2.6 (RFC 8264 §9.6): PVALID, CONTEXTO and DISALLOWED exceptions.
+exceptions = {code: PVALID for code in (0x00DF, 0x03C2, 0x06FD, 0x06FE, 0x0F0B, 0x3007)}
+exceptions.update({code: CONTEXTO for code in (0x00B7, 0x0375, 0x05F3, 0x05F4, 0x30FB, *range(0x0660, 0x066A), *range(0x06F0, 0x06FA))})
+exceptions.update({code: EXCEPTION for code in (0x0640, 0x07FA, 0x302E, 0x302F, *range(0x3031, 0x3036), 0x303B)})
+
+
+def rule(code):
+    if code in exceptions:
+        return exceptions[code]
+    kind = category[code]
+    if kind == "Cn" and code not in noncharacter:
+        return UNASSIGNED
+    if 0x21 <= code <= 0x7E:
+        return PVALID
+    if code in join_control:
+        return CONTEXTJ
+    if code in old_jamo:
+        return OLD_HANGUL_JAMO
+    if code in ignorable or code in noncharacter:
+        return IGNORABLE
+    if kind == "Cc":
+        return CONTROL
+    if code in has_compat:
+        return HAS_COMPAT
+    if kind in ("Ll", "Lu", "Lo", "Nd", "Lm", "Mn", "Mc"):
+        return PVALID
+    if kind in ("Lt", "Nl", "No", "Me"):
+        return OTHER_LETTER_DIGIT
+    if kind == "Zs":
+        return SPACE
+    if kind in ("Sm", "Sc", "Sk", "So"):
+        return SYMBOL
+    if kind in ("Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"):
+        return PUNCTUATION
+    return OTHER
+
+
+runs = []
+for code in range(0x110000):
+    decided = rule(code)
+    if runs and runs[-1][2] == decided and runs[-1][1] + 1 == code:
+        runs[-1][1] = code
+    else:
+        runs.append([code, code, decided])
+with open("Sources/PasskeyRelyingParty/Accounts/IdentifierClass+Table.swift", "w") as out:
+    out.write(f"// Generated by scripts/generate-unicode-tables.py from the Unicode Character Database {version} (RFC 8264 §8's "
+              "rules over its\n// DerivedGeneralCategory, DerivedNormalizationProps, DerivedCoreProperties, PropList and "
+              "HangulSyllableType). Do not edit.\n\n")
+    out.write("extension IdentifierClass {\n")
+    out.write(f"    /// The Unicode version of ``ranges``.\n    static let version = \"{version}\"\n\n")
+    out.write("    /// One entry per run of code points decided by one rule, sorted and covering U+0000…U+10FFFF: first << 32 |\n"
+              "    /// last << 8 | rule (``Rule``'s raw value).\n")
+    out.write("    static let ranges: [UInt64] = [\n")
+    for position in range(0, len(runs), 6):
+        row = ", ".join(f"0x{(low << 32) | (high << 8) | decided:013X}" for low, high, decided in runs[position:position + 6])
+        out.write(f"        {row},\n")
+    out.write("    ]\n}\n")
+print(f"{len(runs)} IdentifierClass runs (UCD {version})")
 print(f"{len(pairs)} width pairs, {len(merged)} script ranges over {len(names)} scripts (Scripts-{version})")

@@ -236,11 +236,11 @@ struct HTTPTransportTests {
         try await server.runLive { url in
             let authenticator = server.authenticator { $0.origin = .appleApp }
             let client = PasskeyAuthClient(serverURL: url, authenticator: authenticator)
-            let registered = try await client.register(username: "ann lee+1", displayName: "Ann")
-            #expect(registered.username == "ann lee+1")
-            let signedIn = try await client.authenticate(username: "ann lee+1")
+            let registered = try await client.register(username: "ann.lee+1", displayName: "Ann")
+            #expect(registered.username == "ann.lee+1")
+            let signedIn = try await client.authenticate(username: "ann.lee+1")
             #expect(signedIn.userId == registered.userId)
-            let taken = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann lee+1") }
+            let taken = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann.lee+1") }
             #expect(taken?.serverCode == "username_taken" && taken?.server?.httpStatus == 409)
         }
     }

@@ -50,9 +50,9 @@ struct DemoPageBrowserTests {
 
     static func scenario(_ page: DemoPage, database: URL) async throws {
         // (a) Register with a username. It has a space: the page's URLSearchParams writes it as "+" in the query.
-        let ann = try await page.register(username: "Ann Lee")
+        let ann = try await page.register(username: "Ann.Lee")
         try check(ann["verified"] == true, "registration not verified: \(ann.resultText)")
-        try check(ann["username"] == "Ann Lee", "registered username: \(ann.resultText)")
+        try check(ann["username"] == "Ann.Lee", "registered username: \(ann.resultText)")
         try check(ann["isAnonymous"] == false, "a registration with a username is not anonymous: \(ann.resultText)")
         let annUserID = ann["userId"]?.stringValue ?? ""
         let annCredentialID = ann["credentialId"]?.stringValue ?? ""
@@ -68,17 +68,17 @@ struct DemoPageBrowserTests {
         try check(annStored["rpId"] == "localhost", "Ann's credential is for RP ID localhost: \(JSONValue.object(annStored).serialized())")
 
         // (b) Sign in with the username: the server sends allowCredentials.
-        let withName = try await page.signIn(username: "ann lee")  // any case
+        let withName = try await page.signIn(username: "ann.lee")  // any case
         try check(withName["verified"] == true, "sign-in with a username not verified: \(withName.resultText)")
         try check(withName["userId"]?.stringValue == annUserID, "signed in as another user: \(withName.resultText)")
-        try check(withName["username"] == "Ann Lee" && withName["credentialId"]?.stringValue == annCredentialID,
+        try check(withName["username"] == "Ann.Lee" && withName["credentialId"]?.stringValue == annCredentialID,
                   "sign-in with a username reports Ann's account and passkey: \(withName.resultText)")
 
         // (c) Sign in without a username: the authenticator finds the discoverable credential and returns its user handle.
         let discoverable = try await page.signInWithoutUsername()
         try check(discoverable["verified"] == true, "sign-in without a username not verified: \(discoverable.resultText)")
         try check(discoverable["userId"]?.stringValue == annUserID, "discoverable sign-in found another user: \(discoverable.resultText)")
-        try check(discoverable["username"] == "Ann Lee", "discoverable sign-in reports Ann: \(discoverable.resultText)")
+        try check(discoverable["username"] == "Ann.Lee", "discoverable sign-in reports Ann: \(discoverable.resultText)")
 
         // (d) Anonymous: register with the username field empty.
         let anonymous = try await page.register(username: nil)

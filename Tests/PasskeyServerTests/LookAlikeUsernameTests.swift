@@ -1,5 +1,8 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
+import PasskeyCore
+import PasskeyRelyingParty
 import PasskeyStorage
 @testable import PasskeyServer
 import PasskeyTestSupport
@@ -68,14 +71,105 @@ struct LookAlikeUsernameTests {
         }
     }
 
-    @Test("what one language writes together stays allowed; so do symbols, digits and one script other than Latin", arguments: [
-        "山田taro", "やまだタロウ山田", "김철수kim", "王小明ㄅ", "Иван_1988", "ελένη", "ann😀", "ann lee", "O'Brien-Smith", "ｃａｒｏ",
+    @Test("what one language writes together stays allowed; so do ASCII punctuation, digits and one script other than Latin", arguments: [
+        "山田taro", "やまだタロウ山田", "김철수kim", "王小明ㄅ", "Иван_1988", "ελένη", "O'Brien-Smith", "ｃａｒｏ", "straße", "l·l",
+        "ann.lee+1@example.com", "١٢٣", "ヤマダ・タロウ",
     ])
     func allowedNames(name: String) async throws {
         let server = TestServer()
         try await server.run { client in
             let answer = try await client.call(.post, "/generate-registration-options", json: ["username": .string(name)])
             #expect(answer.status == .ok, "\(name): \(answer.json)")
+        }
+    }
+
+    /// The look-alikes of `kiscarol` a black-box review registered as new accounts (issue 45), each with the code point
+    /// a refusal must name: compatibility characters (mathematical, circled, Roman numeral, script, superscript,
+    /// modifier letters, monospace, mathematical digits), which RFC 8265's IdentifierClass disallows.
+    static let compatibilityLookAlikes: [(name: String, code: String)] = [
+        ("\u{1D424}iscarol", "U+1D424"),  // 𝐤 MATHEMATICAL BOLD SMALL K
+        ("kis\u{24D2}arol", "U+24D2"),  // ⓒ CIRCLED LATIN SMALL LETTER C
+        ("k\u{2170}scarol", "U+2170"),  // ⅰ SMALL ROMAN NUMERAL ONE
+        ("kiscaro\u{2113}", "U+2113"),  // ℓ SCRIPT SMALL L
+        ("k\u{2071}scarol", "U+2071"),  // ⁱ SUPERSCRIPT LATIN SMALL LETTER I
+        ("\u{1D4F}iscarol", "U+1D4F"),  // ᵏ MODIFIER LETTER SMALL K
+        ("\u{1D694}\u{1D692}\u{1D69C}\u{1D68C}\u{1D68A}\u{1D69B}\u{1D698}\u{1D695}", "U+1D694"),  // 𝚔𝚒𝚜𝚌𝚊𝚛𝚘𝚕, monospace
+        ("kiscarol\u{1D7D9}", "U+1D7D9"),  // 𝟙 MATHEMATICAL DOUBLE-STRUCK DIGIT ONE
+    ]
+
+    @Test("compatibility look-alikes of an account are refused at registration, naming the code point", arguments: compatibilityLookAlikes)
+    func compatibilityCharacters(name: String, code: String) async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=kiscarol")
+            let registered = try await client.call(
+                .post, "/verify-registration", json: ["username": "kiscarol", "challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
+            #expect(registered.status == .ok, "\(registered.json)")
+            for method in [HTTPRequest.Method.get, .post] {
+                let answer =
+                    method == .get
+                    ? try await client.call(.get, "/generate-registration-options?username=" + (name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+                    : try await client.call(.post, "/api/registration-challenge", json: ["username": .string(name)])
+                #expect(answer.status == .badRequest && answer["error"] == "username_invalid", "\(name): \(answer.json)")
+                #expect(answer["message"]?.stringValue?.contains(code) == true, "\(name): \(answer.json)")
+            }
+        }
+    }
+
+    @Test("a look-alike of a contact account's address is refused as a username and as a contact")
+    func contactLookAlike() async throws {
+        let server = TestServer()
+        let device = try Device(server: server)
+        try await server.run { client in
+            let contact = try await client.call(.get, "/generate-registration-options?contact=email")
+            #expect(try await client.signUp(contact, device, contact: "ann@example.com").status == .ok)
+            let lookAlike = "\u{1D68A}nn@example.com"  // 𝚊 MATHEMATICAL MONOSPACE SMALL A
+            let named = try await client.call(.post, "/generate-registration-options", json: ["username": .string(lookAlike)])
+            #expect(named.status == .badRequest && named["error"] == "username_invalid", "\(named.json)")
+            #expect(named["message"]?.stringValue?.contains("U+1D68A") == true, "\(named.json)")
+            let again = try await client.call(.get, "/generate-registration-options?contact=email")
+            let asContact = try await client.signUp(again, try Device(server: server, credentialID: 0x2a), contact: .string(lookAlike))
+            #expect(asContact.status == .badRequest && asContact["error"] == "contact_invalid", "\(asContact.json)")
+        }
+    }
+
+    @Test("connect tokens refuse a compatibility look-alike as a new account's name, naming the code point")
+    func connectLookAlike() async throws {
+        let harness = try await ConnectHarness()
+        try await harness.server.run { client in
+            for (name, code) in Self.compatibilityLookAlikes {
+                let refused = try await client.call(
+                    .post, "/connect/tokens", json: ["type": "passkey-append", "user": ["id": .string("app-\(code)"), "name": .string(name)]],
+                    headers: harness.backend)
+                #expect(refused.status == .badRequest && refused["error"] == "username_invalid", "\(name): \(refused.json)")
+                #expect(refused["message"]?.stringValue?.contains(code) == true, "\(name): \(refused.json)")
+            }
+        }
+    }
+
+    @Test("an app's own user gets a new account only under a new account's rules; one already linked keeps its name")
+    func appUserLookAlike() async throws {
+        let server = TestServer()
+        let service = CeremonyService(
+            repository: server.repository, relyingParty: RelyingParty(id: "localhost", origins: ["http://localhost:8080"]),
+            configuration: server.configuration.ceremonies)
+        await #expect(throws: RelyingPartyError.self) { _ = try await service.account(forAppUser: "app-1", name: "\u{1D424}iscarol", displayName: nil) }
+        let made = try await service.account(forAppUser: "app-2", name: "kiscarol", displayName: nil)
+        #expect(made.username == "kiscarol")
+        #expect(try await service.account(forAppUser: "app-2", name: "\u{1D424}iscarol", displayName: nil).id == made.id)
+    }
+
+    @Test("spaces, symbols, emoji and punctuation other than ASCII's are refused in new names", arguments: [
+        ("ann lee", "U+0020"), ("ann😀", "U+1F600"), ("ann\u{2010}lee", "U+2010"), ("a\u{2215}b", "U+2215"), ("ǅemal", "U+01C5"),
+        ("ann·lee", "U+00B7"), ("\u{0661}\u{06F1}", "U+06F0…U+06F9"),
+    ])
+    func otherDisallowed(name: String, code: String) async throws {
+        let server = TestServer()
+        try await server.run { client in
+            let answer = try await client.call(.post, "/generate-registration-options", json: ["username": .string(name)])
+            #expect(answer.status == .badRequest && answer["error"] == "username_invalid", "\(name): \(answer.json)")
+            #expect(answer["message"]?.stringValue?.contains(code) == true, "\(name): \(answer.json)")
         }
     }
 

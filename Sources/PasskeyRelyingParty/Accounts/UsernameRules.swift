@@ -6,10 +6,12 @@ import PasskeyStorage
 ///
 /// Two names are the same account when their ``UsernameKey`` (RFC 8265 `UsernameCaseMapped`: width mapping, case
 /// folding, NFC) is equal; the stores compare by it. A new account's name must besides be one people cannot mistake
-/// for another: no invisible characters, no code points without a meaning yet (unassigned, noncharacters) or with a
-/// private one (private use), and letters from scripts that belong together (Unicode TR39 "Highly Restrictive",
-/// ``UnicodeScripts``). Unlike PRECIS's `IdentifierClass`, a plain space and symbols (emoji) are allowed: names made
-/// under the earlier rules had them, and neither makes one name look like another.
+/// for another: every code point in PRECIS's `IdentifierClass` (``IdentifierClass``: letters and digits of any script
+/// and printable ASCII, never a compatibility character such as `𝐤` or `ⓒ`, a symbol or emoji, punctuation other than
+/// ASCII's, or a space), no code points without a meaning yet (unassigned, noncharacters) or with a private one
+/// (private use), and letters from scripts that belong together (Unicode TR39 "Highly Restrictive",
+/// ``UnicodeScripts``). Names made under earlier rules (with a space or an emoji) keep finding their accounts: lookups
+/// apply only the key.
 ///
 /// Left to the app, as TR39 leaves it to a confusables list: names wholly in one script that look like names in
 /// another (Cyrillic `асе` and Latin `ace`). Their letters are other letters, so keys differ.
@@ -62,15 +64,27 @@ public enum UsernameRules {
         guard trimmed.count <= maximumLength, trimmed.utf8.count <= maximumBytes,
             !trimmed.unicodeScalars.contains(where: { scalar in
                 let category = scalar.properties.generalCategory
-                return category == .control || category == .format || scalar == "\u{FFFD}" || (newAccount && isInvisible(scalar))
+                return category == .control || category == .format || scalar == "\u{FFFD}"
             })
         else {
             throw RelyingPartyError(
                 "username_invalid",
                 "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, no control or invisible characters, and no spaces other than the plain one.")
         }
-        if newAccount, let refusal = refusalForNewAccount(trimmed) { throw RelyingPartyError("username_invalid", refusal) }
+        if newAccount { try requireNewAccountName(trimmed) }
         return trimmed
+    }
+
+    /// Refuses a name, already through ``normalized(_:newAccount:)``, that a new account may not have: an invisible
+    /// character, or what ``refusalForNewAccount(_:)`` names. For a name that was mapped after normalising (a phone
+    /// number written with spaces, kept as + and its digits).
+    public static func requireNewAccountName(_ name: String) throws(RelyingPartyError) {
+        if name.unicodeScalars.contains(where: isInvisible) {
+            throw RelyingPartyError(
+                "username_invalid",
+                "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, no control or invisible characters, and no spaces other than the plain one.")
+        }
+        if let refusal = refusalForNewAccount(name) { throw RelyingPartyError("username_invalid", refusal) }
     }
 
     /// Why a new account may not have this name (already trimmed and free of invisible characters), or nil.
@@ -86,8 +100,12 @@ public enum UsernameRules {
                 return "A username may not contain private-use characters (U+\(hex(scalar)))."
             }
         }
+        // RFC 8265 §3.3: the class is checked on the name as the profile maps it: fullwidth Latin is Latin (width
+        // mapping comes first), and so is the key the name is compared by.
+        let mapped = WidthMapping.apply(name)
+        if let refusal = IdentifierClass.refusal(mapped) ?? IdentifierClass.refusal(UsernameKey.of(name)) { return refusal }
         // The scripts of the name as its key has it: fullwidth Latin is Latin, as the key compares it.
-        guard let scripts = UnicodeScripts.scripts(of: WidthMapping.apply(name)) else {
+        guard let scripts = UnicodeScripts.scripts(of: mapped) else {
             return "A username may not contain characters newer than Unicode \(UnicodeScripts.version)."
         }
         guard UnicodeScripts.isHighlyRestrictive(scripts) else {

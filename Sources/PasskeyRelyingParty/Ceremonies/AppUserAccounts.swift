@@ -11,11 +11,19 @@ extension CeremonyService {
     /// ``verifyRegistration(_:challengeKey:username:displayName:at:)`` at ``RegistrationEndpoint/append``).
     ///
     /// - Parameters:
-    ///   - name: the name passkey pickers show for the account (an email address, say); nil for none. Under the username
-    ///     rules, and unique: another account's name is `username_taken`.
+    ///   - name: the name passkey pickers show for the account (an email address, say); nil for none. Under the rules
+    ///     for new names when the account is made now, and unique: another account's name is `username_taken`.
     ///   - displayName: the person's name, shortened to what options carry; the name when nil.
     public func account(forAppUser appUserID: String, name: String?, displayName: String?) async throws(RelyingPartyError) -> UserRecord {
         let username = try UsernameRules.normalized(name)
+        // A name for an account made now meets a new account's rules; an account already linked keeps its own name.
+        if let username {
+            do { try UsernameRules.requireNewAccountName(username) } catch {
+                let existing: UserRecord?
+                do { existing = try await repository.user(externalID: appUserID) } catch let storage { throw RelyingPartyError(storage) }
+                if existing == nil { throw error }
+            }
+        }
         let candidate = UserRecord(
             userHandle: RelyingParty.makeUserHandle(random: random), username: username,
             displayName: DisplayName.sanitized(displayName, fallback: username ?? "Passkey user"), isAnonymous: false, createdAt: now())

@@ -123,9 +123,10 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             throw RelyingPartyError("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
         }
         // A phone number in international form is kept as + and its digits, as the sign-up sheet's are, so that one
-        // number names one account however it was spaced.
-        let username = try UsernameRules.normalized(rawUsername, newAccount: true).map { ContactIdentifier.phoneNumber($0) ?? $0 }
+        // number names one account however it was spaced; the rules for new names apply to what is kept.
+        let username = try UsernameRules.normalized(rawUsername).map { ContactIdentifier.phoneNumber($0) ?? $0 }
         if let username {
+            try UsernameRules.requireNewAccountName(username)
             let existing: UserRecord?
             do { existing = try await repository.user(username: username) } catch { throw RelyingPartyError(error) }
             if existing != nil {
