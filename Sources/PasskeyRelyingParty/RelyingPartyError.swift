@@ -54,8 +54,11 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
         public static let webhookSignatureInvalid: Code = "webhook_signature_invalid"
         /// A recovery or onboarding link that cannot be used (``RelyingPartyError/accountLinkInvalid``).
         public static let accountLinkInvalid: Code = "account_link_invalid"
-        /// A webhook endpoint's URL that is not an absolute https:// URL (http:// only to localhost).
+        /// A webhook endpoint's URL that is not a strict absolute https:// URL, or whose receiver is not on the public
+        /// internet (``WebhookReceiverPolicy``).
         public static let webhookURLInvalid: Code = "webhook_url_invalid"
+        /// As many webhook endpoints as the server allows exist already.
+        public static let webhookEndpointLimit: Code = "webhook_endpoint_limit"
         /// A webhook event type this server does not send.
         public static let webhookEventTypeUnknown: Code = "webhook_event_type_unknown"
         /// No webhook endpoint has this id.

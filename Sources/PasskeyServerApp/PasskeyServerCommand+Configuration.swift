@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PasskeyAttestation
+import PasskeyRelyingParty
 import PasskeyServer
 import PasskeyWire
 
@@ -39,6 +40,33 @@ extension PasskeyServerCommand {
         do { return Settings(file: try SettingsFile.load(path: path, known: Self.settingNames)) } catch {
             throw ValidationError(error.description)
         }
+    }
+
+    /// Where webhook receivers may be: `--webhook-allow-network`, `--webhook-allow-host`, `--webhook-endpoint-limit`,
+    /// and this machine's addresses, which are never a receiver's. The server and `passkey-server webhooks` share it.
+    func webhookReceiverPolicy(_ settings: Settings? = nil) throws -> WebhookReceiverPolicy {
+        let settings = try settings ?? loadSettings()
+        let networkName = webhookAllowNetwork.isEmpty ? settings.name("webhook-allow-network") : "--webhook-allow-network"
+        let networks = try settings.list(webhookAllowNetwork, "webhook-allow-network").map { text in
+            guard let network = IPNetwork(text) else {
+                throw ValidationError("\(networkName) must be a network in CIDR notation with its host bits zero (10.1.0.0/16, fd00:1::/48), not \"\(text)\"")
+            }
+            return network
+        }
+        let hostName = webhookAllowHost.isEmpty ? settings.name("webhook-allow-host") : "--webhook-allow-host"
+        let hosts = try settings.list(webhookAllowHost, "webhook-allow-host").map { text in
+            guard let url = try? WebhookURL(parsing: "https://\(text)/"), url.host.description == text.lowercased() else {
+                throw ValidationError("\(hostName) must be a host name or an address (hooks.internal.example.com, localhost), not \"\(text)\"")
+            }
+            return url.host.description
+        }
+        var limit = WebhookReceiverPolicy.defaultMaximumEndpoints
+        if let value = try webhookEndpointLimit ?? settings.int("webhook-endpoint-limit") {
+            guard (1...1000).contains(value) else { throw ValidationError("--webhook-endpoint-limit must be 1 to 1000") }
+            limit = value
+        }
+        return WebhookReceiverPolicy(
+            allowedNetworks: networks, allowedHosts: Set(hosts), ownAddresses: SystemHostResolver.interfaceAddresses(), maximumEndpoints: limit)
     }
 
     func makeConfiguration() throws -> ServerConfiguration {
@@ -92,6 +120,7 @@ extension PasskeyServerCommand {
             c.webhooks.retry.timeout = .milliseconds(Int64(timeout * 1000))
         }
         c.webhooks.deliver = try !(noWebhookDelivery || settings.bool("no-webhook-delivery"))
+        c.webhooks.receivers = try webhookReceiverPolicy(settings)
         c.requestTimeout = try requestTimeout ?? settings.double("request-timeout") ?? c.requestTimeout
         c.requestMinimumRate = try requestMinimumRate ?? settings.int("request-minimum-rate") ?? c.requestMinimumRate
         if let value = try optionsPerMinute ?? settings.int("options-per-minute") {

@@ -78,6 +78,11 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a webhook receiver has to answer one attempt, 1-120 (default 15).") var webhookTimeout: Double?
     @Flag(help: "Write webhook messages but deliver none from this instance (another instance on the same PostgreSQL delivers; default: deliver).")
     var noWebhookDelivery = false
+    @Option(help: "A network webhook receivers may be on although it is not public, in CIDR notation (10.1.0.0/16, fd00:1::/48), repeatable; http:// is allowed to it (default: none, public addresses only).")
+    var webhookAllowNetwork: [String] = []
+    @Option(help: "A host name webhook receivers may have whatever it resolves to (a receiver beside the server: localhost, hooks.internal.example.com), repeatable; http:// is allowed to it (default: none).")
+    var webhookAllowHost: [String] = []
+    @Option(help: "The most webhook endpoints there may be, 1-1000 (default 20).") var webhookEndpointLimit: Int?
     @Option(help: "Seconds a request has to arrive, headers and body, from its first byte, plus one per --request-minimum-rate bytes it sent; later is 408 request_timeout and the connection closes (default 20).")
     var requestTimeout: Double?
     @Option(help: "Bytes per second that earn a request one more second to arrive (default 1000; 0: --request-timeout and no more).")

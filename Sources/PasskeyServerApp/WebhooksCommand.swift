@@ -13,7 +13,7 @@ struct WebhooksCommand: AsyncParsableCommand {
         subcommands: [List.self, Add.self, Update.self, Rotate.self, Remove.self, Deliveries.self, Retry.self])
 
     static func endpoints(_ root: PasskeyServerCommand) async throws -> WebhookEndpoints {
-        WebhookEndpoints(repository: try await openStorage(root, mustExist: true))
+        WebhookEndpoints(repository: try await openStorage(root, mustExist: true), receivers: try root.webhookReceiverPolicy())
     }
 
     /// Puts the change in the dashboard's event log, as the dashboard's own changes are (never with the secret).
@@ -26,7 +26,8 @@ struct WebhooksCommand: AsyncParsableCommand {
         let types = endpoint.eventTypes.isEmpty ? "every event" : endpoint.eventTypes.joined(separator: ",")
         let state = endpoint.disabledAt == nil ? "enabled" : "disabled"
         let description = endpoint.description.isEmpty ? "" : "  \"\(UsersCommand.visible(endpoint.description))\""
-        return "\(endpoint.id)  \(endpoint.url)  \(types)  \(state)\(description)"
+        // Escaped too: an endpoint saved before URLs were read strictly may hold characters a terminal acts on.
+        return "\(endpoint.id)  \(UsersCommand.visible(endpoint.url))  \(types)  \(state)\(description)"
     }
 
     /// Runs `body`, saying a refusal in the library's words.
@@ -59,7 +60,7 @@ struct WebhooksCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add an endpoint and print its signing secret (whsec_…), shown only now.",
             usage: databaseUsage("webhooks add <url> [--events <types>] [--description <text>]"),
-            discussion: databaseDiscussion("The URL must be https:// (http:// only to localhost). Receivers check each message's webhook-signature with the secret, as the Standard Webhooks libraries do."))
+            discussion: databaseDiscussion("The URL must be https:// to a public host (private networks and http:// only when allowed: --webhook-allow-network, --webhook-allow-host). Receivers check each message's webhook-signature with the secret, as the Standard Webhooks libraries do."))
         @ParentCommand var root: PasskeyServerCommand
         @Argument(help: "Where messages are POSTed.") var url: String
         @Option(help: WebhooksCommand.typesHelp) var events: String?
@@ -154,7 +155,7 @@ struct WebhooksCommand: AsyncParsableCommand {
             if deliveries.isEmpty { say("no deliveries") }
             let formatter = ISO8601DateFormatter()
             for delivery in deliveries {
-                let last = delivery.lastStatus.map { "HTTP \($0)" } ?? delivery.lastError ?? "not tried yet"
+                let last = delivery.lastStatus.map { "HTTP \($0)" } ?? delivery.lastError.map(UsersCommand.visible) ?? "not tried yet"
                 let next = delivery.state == .pending ? "  next \(formatter.string(from: delivery.nextAttemptAt))" : ""
                 say(
                     "\(delivery.message.id)  \(delivery.endpointID)  \(delivery.message.type)  \(delivery.state.rawValue)  attempts \(delivery.attempts)  \(last)\(next)"

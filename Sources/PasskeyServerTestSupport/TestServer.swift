@@ -26,11 +26,14 @@ public struct TestServer: Sendable {
     /// The live event feed the dashboard's stream reads.
     public let broadcaster = EventBroadcaster()
 
-    /// The default configuration on `memory:`, with a rate limit high enough for tests, changed by `configure`.
+    /// The default configuration on `memory:`, with a rate limit high enough for tests and receivers' names resolved by
+    /// ``StaticHostResolver``, changed by `configure`.
     public init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
         var configuration = ServerConfiguration()
         configuration.database = "memory:"
         configuration.optionsPerMinute = 1000
+        // Webhook receivers' names resolve from a table, never through the machine's DNS.
+        configuration.webhooks.resolver = StaticHostResolver()
         configure(&configuration)
         self.configuration = configuration
     }

@@ -143,17 +143,23 @@ public struct WebhookAttempt: Sendable, Hashable {
     public var time: Date
     /// The receiver's status; nil when it did not answer.
     public var status: Int?
+    /// Why it failed, as the delivery's `lastError` shows it to whoever manages endpoints.
     public var error: String?
     /// The state after it: `delivered`, `failed` (no retry left), or `pending` with ``nextAttemptAt``.
     public var state: WebhookDeliveryRecord.State
     public var nextAttemptAt: Date?
+    /// What exactly went wrong, for the server's log; never stored (it can describe the receiver's network).
+    public var detail: String?
 
-    public init(time: Date, status: Int?, error: String?, state: WebhookDeliveryRecord.State, nextAttemptAt: Date? = nil) {
+    public init(
+        time: Date, status: Int?, error: String?, state: WebhookDeliveryRecord.State, nextAttemptAt: Date? = nil, detail: String? = nil
+    ) {
         self.time = time
         self.status = status
         self.error = error
         self.state = state
         self.nextAttemptAt = nextAttemptAt
+        self.detail = detail
     }
 }
 

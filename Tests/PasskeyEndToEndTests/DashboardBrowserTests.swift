@@ -25,7 +25,7 @@ struct DashboardBrowserTests {
             Issue.record("CI=true but chromium or chromedriver is not on PATH: .ci/run installs chromium and chromium-driver")
             return
         }
-        let run = try BrowserRun(chromium: chromium, chromedriver: chromedriver)
+        let run = try BrowserRun(chromium: chromium, chromedriver: chromedriver, serverArguments: ["--webhook-allow-host", "127.0.0.1"])
         await run.run { page in
             try await Self.scenario(page, serverOutput: { run.server?.output() ?? "" })
         }

@@ -21,14 +21,22 @@ struct ServerProcess: Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey-server")
     }
 
+    /// - Parameter launcher: a command that runs the server (`unshare …`), given the executable's path and arguments
+    ///   after its own; none: the server itself.
     static func start(
-        database: String, port: Int, extraArguments: [String] = [], logPath: String? = nil, environment: [String: String] = [:]
+        database: String, port: Int, extraArguments: [String] = [], logPath: String? = nil, environment: [String: String] = [:],
+        launcher: [String] = []
     ) async throws -> ServerProcess {
         let process = Process()
-        process.executableURL = executable
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        process.arguments = ["--port", String(port), "--database", database, "--origin", "https://example.com", "--rp-id", "example.com"]
-            + extraArguments
+        let arguments = ["--port", String(port), "--database", database, "--origin", "https://example.com", "--rp-id", "example.com"] + extraArguments
+        if launcher.isEmpty {
+            process.executableURL = executable
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = launcher + [executable.path] + arguments
+        }
         if let logPath {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

@@ -121,4 +121,140 @@ struct WebhookAPITests {
             #expect(["admin.add_webhook", "admin.rotate_webhook", "admin.change_webhook", "admin.remove_webhook"].allSatisfy(kinds.contains), "\(kinds)")
         }
     }
+
+    /// Every receiver a black-box review had the server POST to (issue 45): loopback, private and link-local
+    /// addresses in every spelling, the machine's own address, names that resolve inside the network and a cloud
+    /// metadata name. `own.example.com` resolves to the machine's address, `db.example.com` to a private one (as names
+    /// from /etc/hosts or internal DNS do).
+    static let internalReceivers = [
+        "https://127.0.0.1/hooks", "https://[::1]/hooks", "https://2130706433/hooks", "https://0x7f.1/hooks", "https://017700000001/hooks",
+        "https://[::ffff:127.0.0.1]/hooks", "https://0.0.0.0/hooks", "https://203.0.114.9/hooks", "https://own.example.com/hooks",
+        "https://db.example.com/hooks", "https://localhost/hooks", "https://10.0.0.1/hooks", "https://169.254.169.254/latest/meta-data/",
+        "https://[fd00:ec2::254]/hooks", "https://metadata.google.internal/computeMetadata/v1/", "http://127.0.0.1:8080/hooks",
+        "http://localhost/hooks", "https://[::ffff:a9fe:a9fe]/", "https://[64:ff9b::a9fe:a9fe]/", "https://[2002:a00:1::]/",
+        "https://mixed.example.com/hooks",
+    ]
+
+    static func receiverPolicy(_ configuration: inout ServerConfiguration) {
+        configuration.webhooks.receivers.ownAddresses = [IPAddress.v4(203, 0, 114, 9)]
+        configuration.webhooks.resolver = StaticHostResolver([
+            "own.example.com": [IPAddress.v4(203, 0, 114, 9)], "db.example.com": [IPAddress.v4(10, 0, 0, 7)],
+            "mixed.example.com": [StaticHostResolver.publicAddress, IPAddress.v4(192, 168, 0, 2)],
+        ])
+    }
+
+    @Test("receivers at internal addresses are refused in every spelling, through the backend API and the dashboard, naming why")
+    func internalReceiversRefused() async throws {
+        let token = String(repeating: "k", count: 40)
+        let connect = try await ConnectHarness(Self.receiverPolicy)
+        let dashboard = try DashboardHarness {
+            Self.receiverPolicy(&$0)
+            $0.dashboard.adminToken = token
+        }
+        for (server, headers, path) in [
+            (connect.server, connect.backend, "/webhooks"), (dashboard.server, [.authorization: "Bearer \(token)"] as HTTPFields, "/dashboard/api/webhooks"),
+        ] {
+            try await server.run { client in
+                for url in Self.internalReceivers {
+                    let refused = try await client.call(.post, path, json: ["url": .string(url)], headers: headers)
+                    #expect(refused.status == .badRequest && refused["error"] == "webhook_url_invalid", "\(path) \(url): \(refused.json)")
+                    let message = refused["message"]?.stringValue ?? ""
+                    #expect(message.contains("not a public") || message.contains("http:// is only") || message.contains("write it as such"), "\(url): \(message)")
+                }
+                // The address itself is not echoed for a name: the kind of address is all the caller learns.
+                let named = try await client.call(.post, path, json: ["url": "https://db.example.com/hooks"], headers: headers)
+                #expect(named["message"]?.stringValue?.contains("10.0.0.7") == false, "\(named.json)")
+                // Changing an endpoint's URL is checked alike.
+                let created = try await client.call(.post, path, json: ["url": "https://hooks.example.com/a"], headers: headers)
+                let id = try #require(created["id"]?.stringValue, "\(created.json)")
+                let moved = try await client.call(.patch, "\(path)/\(id)", json: ["url": "https://169.254.169.254/"], headers: headers)
+                #expect(moved.status == .badRequest && moved["error"] == "webhook_url_invalid", "\(moved.json)")
+                #expect(try await server.repository.webhookEndpoint(id: id)?.url == "https://hooks.example.com/a")
+            }
+        }
+    }
+
+    @Test("an operator's allowance opens named networks and hosts, http:// included, and nothing else")
+    func allowedReceivers() async throws {
+        let harness = try await ConnectHarness {
+            Self.receiverPolicy(&$0)
+            $0.webhooks.receivers.allowedNetworks = [IPNetwork("10.0.0.0/24")].compactMap { $0 }
+            $0.webhooks.receivers.allowedHosts = ["localhost"]
+        }
+        try await harness.server.run { client in
+            for url in ["http://10.0.0.1:8080/hooks", "https://db.example.com/hooks", "http://localhost:9000/hooks"] {
+                let created = try await client.call(.post, "/webhooks", json: ["url": .string(url)], headers: harness.backend)
+                #expect(created.status == .ok, "\(url): \(created.json)")
+            }
+            for url in ["https://10.0.1.1/hooks", "https://127.0.0.1/hooks", "http://hooks.example.com/hooks"] {
+                let refused = try await client.call(.post, "/webhooks", json: ["url": .string(url)], headers: harness.backend)
+                #expect(refused["error"] == "webhook_url_invalid", "\(url): \(refused.json)")
+            }
+        }
+    }
+
+    @Test("URLs and descriptions that would show as something else are refused; endpoints are capped")
+    func strictInputAndCap() async throws {
+        let harness = try await ConnectHarness { $0.webhooks.receivers.maximumEndpoints = 3 }
+        try await harness.server.run { client in
+            for url in [
+                "https://10.0.0.1/x\rhttps://backend.example.com/hooks", "https://hooks.example.com/a\nb", "https://hooks.example.com/\u{1B}[31m",
+                "https://hooks.example.com/\u{0}", "https://hooks.example.com/a\tb", "https://hooks.example.com/a b", "https://hooks.example.com/\u{202E}moc",
+                "https://hooks.example.com:0/", "https://hooks.example.com:65536/",
+            ] {
+                let refused = try await client.call(.post, "/webhooks", json: ["url": .string(url)], headers: harness.backend)
+                #expect(refused.status == .badRequest && refused["error"] == "webhook_url_invalid", "\(url.debugDescription): \(refused.json)")
+            }
+            for description in ["a\rb", "a\nb", "\u{1B}[2J", "a\u{0}", "a\tb", "pay\u{202E}lanigiro", "zero\u{200B}width", "line\u{2028}sep"] {
+                let refused = try await client.call(
+                    .post, "/webhooks", json: ["url": "https://hooks.example.com/", "description": .string(description)], headers: harness.backend)
+                #expect(refused.status == .badRequest && refused["error"] == "field_invalid", "\(description.debugDescription): \(refused.json)")
+            }
+            for index in 0..<3 {
+                let created = try await client.call(.post, "/webhooks", json: ["url": .string("https://hooks.example.com/\(index)")], headers: harness.backend)
+                #expect(created.status == .ok, "\(created.json)")
+            }
+            let over = try await client.call(.post, "/webhooks", json: ["url": "https://hooks.example.com/3"], headers: harness.backend)
+            #expect(over.status == .conflict && over["error"] == "webhook_endpoint_limit", "\(over.json)")
+        }
+    }
+
+    @Test("at delivery, a name that resolves to an internal address now gets nothing sent, and the delivery says only 'refused by policy'")
+    func rebindingAtDelivery() async throws {
+        let repository = InMemoryRepository()
+        let transport = RecordingTransport()
+        let resolver = SwitchingResolver()
+        let endpoints = WebhookEndpoints(repository: repository, resolver: resolver)
+        let endpoint = try await endpoints.create(url: "https://rebind.example.com/hooks")
+        let user = WebhookDispatcherTests.user("ann", 1)
+        try await repository.register(WebhookDispatcherTests.credential(1, of: user), for: user)
+        // After the endpoint was saved, its name resolves to loopback (DNS rebinding), then to other internal addresses.
+        let insideAddresses = [[IPAddress.v4(127, 0, 0, 1)], [IPAddress.v4(169, 254, 169, 254), IPAddress.v6(0, 0, 0, 0, 0, 0, 0, 1)]]
+        for (round, addresses) in insideAddresses.enumerated() {
+            await resolver.set(addresses)
+            let later = Date().addingTimeInterval(Double(round) * 120)
+            let dispatcher = WebhookDispatcher(
+                repository: repository, transport: transport, policy: WebhookRetryPolicy(delays: [.seconds(60), .seconds(60), .seconds(60)], timeout: .seconds(2)),
+                resolver: resolver, owner: "test", now: { later })
+            try await dispatcher.deliver(endpointID: endpoint.id)
+            // The oldest message is the one tried (in order: the rest wait for it).
+            let delivery = try #require(try await repository.webhookDeliveries(endpointID: endpoint.id, before: nil, limit: 10).last)
+            #expect(delivery.attempts == round + 1 && delivery.state == .pending, "\(delivery)")
+            #expect(delivery.lastError == WebhookFailure.refusedByPolicy.rawValue && delivery.lastStatus == nil, "\(delivery)")
+        }
+        #expect(await transport.received.isEmpty, "nothing was sent")
+        // A mix of public and internal addresses: only the public one is given to the transport.
+        await resolver.set([IPAddress.v4(10, 0, 0, 1), StaticHostResolver.publicAddress])
+        let later = Date().addingTimeInterval(600)
+        let dispatcher = WebhookDispatcher(repository: repository, transport: transport, resolver: resolver, owner: "test", now: { later })
+        try await dispatcher.deliver(endpointID: endpoint.id)
+        #expect(await transport.received.first?.addresses == [StaticHostResolver.publicAddress])
+    }
+}
+
+/// A resolver whose answer the test changes: a name that resolved publicly when saved and internally later.
+actor SwitchingResolver: WebhookHostResolver {
+    var current: [IPAddress] = [StaticHostResolver.publicAddress]
+    func set(_ addresses: [IPAddress]) { current = addresses }
+    func addresses(of name: String) async throws(WebhookHostResolutionError) -> [IPAddress] { current }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyRelyingParty
+import PasskeyServerTestSupport
 import PasskeyStorage
 import PasskeyWire
 import Testing
@@ -10,6 +11,8 @@ actor RecordingTransport: WebhookTransport {
         let url: String
         let headers: [String: String]
         let body: [UInt8]
+        /// The addresses the dispatcher allowed the transport to connect to.
+        let addresses: [IPAddress]
         var type: String? { (try? JSONValue.parse(body))?.objectValue?["type"]?.stringValue }
         var userID: String? { (try? JSONValue.parse(body))?.objectValue?["data"]?.objectValue?["userId"]?.stringValue }
     }
@@ -23,10 +26,14 @@ actor RecordingTransport: WebhookTransport {
 
     func setAnswer(_ answer: @escaping @Sendable (String, Int) async -> WebhookResponse) { self.answer = answer }
 
-    func post(url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) async -> WebhookResponse {
-        received.append(Received(url: url, headers: Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }), body: body))
-        let count = received.filter { $0.url == url }.count
-        return await answer(url, count)
+    func post(url: WebhookURL, connectingTo addresses: [IPAddress], headers: [(name: String, value: String)], body: [UInt8], timeout: Duration) async
+        -> WebhookResponse
+    {
+        received.append(
+            Received(
+                url: url.text, headers: Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }), body: body, addresses: addresses))
+        let count = received.filter { $0.url == url.text }.count
+        return await answer(url.text, count)
     }
 
     func bodies(to url: String) -> [Received] { received.filter { $0.url == url } }
@@ -51,7 +58,7 @@ struct WebhookDispatcherTests {
     ) -> WebhookDispatcher<InMemoryRepository> {
         WebhookDispatcher(
             repository: repository, transport: transport, policy: WebhookRetryPolicy(delays: delays, timeout: .seconds(2)),
-            pollInterval: .milliseconds(20), owner: owner)
+            resolver: StaticHostResolver(), pollInterval: .milliseconds(20), owner: owner)
     }
 
     /// Polls until `condition` holds, up to 20 s (a loaded machine), then one last look.
@@ -63,7 +70,7 @@ struct WebhookDispatcherTests {
     @Test("messages go out in order, signed with the endpoint's secret (both during a rotation's overlap), each once")
     func signedAndOrdered() async throws {
         let repository = InMemoryRepository()
-        let endpoints = WebhookEndpoints(repository: repository)
+        let endpoints = WebhookEndpoints(repository: repository, resolver: StaticHostResolver())
         let first = try await endpoints.create(url: "https://hooks.example.com/a")
         let ann = Self.user("ann", 1)
         try await repository.register(Self.credential(1, of: ann), for: ann)
@@ -105,7 +112,7 @@ struct WebhookDispatcherTests {
     @Test("a receiver that fails for a while gets every message once it recovers, in order, retried on schedule; one that never recovers fails each for good")
     func retriesAndRecovery() async throws {
         let repository = InMemoryRepository()
-        let endpoints = WebhookEndpoints(repository: repository)
+        let endpoints = WebhookEndpoints(repository: repository, resolver: StaticHostResolver())
         let flaky = try await endpoints.create(url: "https://hooks.example.com/flaky")
         let dead = try await endpoints.create(url: "https://hooks.example.com/dead")
         for index in 1...4 {
@@ -114,7 +121,7 @@ struct WebhookDispatcherTests {
         }
         // The flaky one answers 500 to its first three requests, then 200; the dead one never answers.
         let transport = RecordingTransport { url, count in
-            url.hasSuffix("dead") ? WebhookResponse(status: nil, error: "connection refused") : WebhookResponse(status: count <= 3 ? 500 : 200)
+            url.hasSuffix("dead") ? WebhookResponse(status: nil, failure: .noAnswer, detail: "connection refused") : WebhookResponse(status: count <= 3 ? 500 : 200)
         }
         let dispatcher = Self.dispatcher(repository, transport, delays: [.milliseconds(30), .milliseconds(30), .milliseconds(30)])
         let running = Task { await dispatcher.run() }
@@ -135,7 +142,7 @@ struct WebhookDispatcherTests {
         #expect(ids.count == 8 + 3, "only the failed message was sent again")
         // The dead receiver: each message tried 4 times (the first and 3 retries), then failed; nothing held up the other.
         let deadDeliveries = try await repository.webhookDeliveries(endpointID: dead.id, before: nil, limit: 100)
-        #expect(deadDeliveries.count == 8 && deadDeliveries.allSatisfy { $0.state == .failed && $0.attempts == 4 && $0.lastError == "connection refused" })
+        #expect(deadDeliveries.count == 8 && deadDeliveries.allSatisfy { $0.state == .failed && $0.attempts == 4 && $0.lastError == WebhookFailure.noAnswer.rawValue })
         // An operator retries the failed ones once it is back.
         await transport.setAnswer { _, _ in WebhookResponse(status: 202) }
         #expect(try await endpoints.retryFailed(id: dead.id) == 8)
@@ -148,7 +155,7 @@ struct WebhookDispatcherTests {
     @Test("a slow receiver delays only its own messages")
     func slowReceiverIsolated() async throws {
         let repository = InMemoryRepository()
-        let endpoints = WebhookEndpoints(repository: repository)
+        let endpoints = WebhookEndpoints(repository: repository, resolver: StaticHostResolver())
         let slow = try await endpoints.create(url: "https://hooks.example.com/slow")
         let fast = try await endpoints.create(url: "https://hooks.example.com/fast")
         let transport = RecordingTransport { url, _ in
@@ -174,7 +181,7 @@ struct WebhookDispatcherTests {
     @Test("two dispatchers on one store deliver each message once")
     func twoInstances() async throws {
         let repository = InMemoryRepository()
-        let endpoint = try await WebhookEndpoints(repository: repository).create(url: "https://hooks.example.com/a")
+        let endpoint = try await WebhookEndpoints(repository: repository, resolver: StaticHostResolver()).create(url: "https://hooks.example.com/a")
         let transport = RecordingTransport { _, _ in
             try? await Task.sleep(for: .milliseconds(2))
             return WebhookResponse(status: 200)
@@ -221,9 +228,11 @@ struct WebhookDispatcherTests {
         #expect(data.map(\.name) == ["userId", "username", "displayName", "externalUserId"])
     }
 
-    @Test("endpoint settings are checked: https only (http to localhost), known event types, overlap bounds; a missing endpoint is 404's code")
+    @Test("endpoint settings are checked: https only (http to a receiver the operator allowed), known event types, overlap bounds; a missing endpoint is 404's code")
     func endpointRules() async throws {
-        let endpoints = WebhookEndpoints(repository: InMemoryRepository())
+        let endpoints = WebhookEndpoints(
+            repository: InMemoryRepository(), receivers: WebhookReceiverPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))]),
+            resolver: StaticHostResolver())
         for url in ["http://hooks.example.com/a", "ftp://x", "https://user:pw@hooks.example.com/", "https://hooks.example.com/#f", "/relative", "https://"] {
             await #expect(throws: RelyingPartyError.self, "\(url)") { _ = try await endpoints.create(url: url) }
         }

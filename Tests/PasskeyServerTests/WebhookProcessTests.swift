@@ -140,9 +140,14 @@ struct WebhookProcessTests {
         #expect(run.status == 0, "\(run.output)")
     }
 
+    /// The receivers here listen on loopback, which webhooks may reach only when the operator allows it.
+    static let receiversBeside = ["PASSKEY_WEBHOOK_ALLOW_NETWORK": "127.0.0.0/8"]
+
     /// `passkey-server webhooks add <url> --database <database>`: the secret it prints.
     static func addEndpoint(_ url: String, database: String) async throws -> String {
-        let run = try await onOwnThread { try runProgram(ServerProcess.executable, ["webhooks", "add", url, "--database", database]) }
+        let run = try await onOwnThread {
+            try runProgram(ServerProcess.executable, ["webhooks", "add", url, "--database", database], environment: Self.receiversBeside)
+        }
         #expect(run.status == 0, "\(run.output)")
         return try #require(run.output.split(separator: "\n").first { $0.hasPrefix("whsec_") }.map(String.init), "\(run.output)")
     }
@@ -187,7 +192,7 @@ struct WebhookProcessTests {
         defer { receiver.stop() }
         let server = try await ServerProcess.start(
             database: database, port: ports[0], extraArguments: ["--webhook-retry-schedule", "0.3,0.3,0.3,0.3,0.3", "--options-per-minute", "1000"],
-            logPath: folder.appendingPathComponent("server.log").path)
+            logPath: folder.appendingPathComponent("server.log").path, environment: Self.receiversBeside)
         defer { server.stop() }
         let client = ProcessClient(port: server.port)
         for (index, name) in ["ann", "bob", "carol"].enumerated() { _ = try await Self.register(name, client, credential: UInt8(index + 1)) }
@@ -211,7 +216,7 @@ struct WebhookProcessTests {
         let (folder, database, ports, secret) = try await Self.sqliteWithEndpoint()
         // No receiver yet: deliveries fail and wait.
         let schedule = Array(repeating: "0.5", count: 30).joined(separator: ",")
-        let first = try await ServerProcess.start(database: database, port: ports[0], extraArguments: ["--webhook-retry-schedule", schedule])
+        let first = try await ServerProcess.start(database: database, port: ports[0], extraArguments: ["--webhook-retry-schedule", schedule], environment: Self.receiversBeside)
         let client = ProcessClient(port: first.port)
         _ = try await Self.register("ann", client, credential: 1)
         await client.close()
@@ -223,7 +228,7 @@ struct WebhookProcessTests {
 
         let receiver = try await Receiver(secret: secret, port: ports[1], failFirst: 0, folder: folder)
         defer { receiver.stop() }
-        let second = try await ServerProcess.start(database: database, port: ports[0], extraArguments: ["--webhook-retry-schedule", schedule])
+        let second = try await ServerProcess.start(database: database, port: ports[0], extraArguments: ["--webhook-retry-schedule", schedule], environment: Self.receiversBeside)
         defer { second.stop() }
         #expect(try await Self.eventually(60) { try await Self.written(repository).allSatisfy { $0.state == .delivered } })
         let written = try await Self.written(repository)
@@ -239,8 +244,8 @@ struct WebhookProcessTests {
         let folder = try Self.folder()
         let ports = try LocalPorts.free(3)
         // The database is made by the first server; the endpoint is added once it exists.
-        async let startA = ServerProcess.start(database: url, port: ports[0], extraArguments: ["--options-per-minute", "1000"])
-        async let startB = ServerProcess.start(database: url, port: ports[1], extraArguments: ["--options-per-minute", "1000"])
+        async let startA = ServerProcess.start(database: url, port: ports[0], extraArguments: ["--options-per-minute", "1000"], environment: Self.receiversBeside)
+        async let startB = ServerProcess.start(database: url, port: ports[1], extraArguments: ["--options-per-minute", "1000"], environment: Self.receiversBeside)
         let (a, b) = try await (startA, startB)
         defer {
             a.stop()

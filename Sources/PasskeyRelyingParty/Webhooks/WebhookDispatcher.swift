@@ -17,6 +17,9 @@ public struct WebhookDispatcher<Repository: WebhookRepository>: Sendable {
     public let repository: Repository
     public let transport: any WebhookTransport
     public let policy: WebhookRetryPolicy
+    /// Where receivers may be; checked at every attempt on the addresses the transport is given.
+    public let receivers: WebhookReceiverPolicy
+    public let resolver: any WebhookHostResolver
     /// How often the outbox is looked at for due messages.
     public let pollInterval: Duration
     /// This instance, as lease holder.
@@ -29,12 +32,15 @@ public struct WebhookDispatcher<Repository: WebhookRepository>: Sendable {
 
     public init(
         repository: Repository, transport: any WebhookTransport, policy: WebhookRetryPolicy = WebhookRetryPolicy(),
+        receivers: WebhookReceiverPolicy = WebhookReceiverPolicy(), resolver: any WebhookHostResolver = SystemHostResolver(),
         pollInterval: Duration = .seconds(1), owner: String, now: @escaping @Sendable () -> Date = Date.init,
         onAttempt: @escaping @Sendable (WebhookEndpointRecord, WebhookDeliveryRecord, WebhookAttempt) async -> Void = { _, _, _ in }
     ) {
         self.repository = repository
         self.transport = transport
         self.policy = policy
+        self.receivers = receivers
+        self.resolver = resolver
         self.pollInterval = pollInterval
         self.owner = owner
         self.now = now
@@ -103,14 +109,53 @@ public struct WebhookDispatcher<Repository: WebhookRepository>: Sendable {
         let headers =
             [("content-type", "application/json"), ("user-agent", "passkey-server-webhooks")]
             + WebhookSignature.headers(id: delivery.message.id, timestamp: time, body: body, secrets: secrets)
-        let response = await transport.post(url: endpoint.url, headers: headers, body: body, timeout: policy.timeout)
+        let response: WebhookResponse
+        switch await receiver(of: endpoint.url) {
+        case .refused(let refusal): response = refusal
+        case .send(let url, let addresses):
+            response = await transport.post(url: url, connectingTo: addresses, headers: headers, body: body, timeout: policy.timeout)
+        }
         let finished = now()
         if response.delivered { return WebhookAttempt(time: finished, status: response.status, error: nil, state: .delivered) }
-        let reason = response.error ?? response.status.map { "the receiver answered HTTP \($0)" } ?? "no answer"
+        let reason = response.status.map { "the receiver answered HTTP \($0)" } ?? (response.failure ?? .noAnswer).rawValue
         guard let wait = policy.delay(after: delivery.attempts + 1) else {
-            return WebhookAttempt(time: finished, status: response.status, error: reason, state: .failed)
+            return WebhookAttempt(time: finished, status: response.status, error: reason, state: .failed, detail: response.detail)
         }
-        return WebhookAttempt(time: finished, status: response.status, error: reason, state: .pending, nextAttemptAt: finished + wait)
+        return WebhookAttempt(
+            time: finished, status: response.status, error: reason, state: .pending, nextAttemptAt: finished + wait, detail: response.detail)
+    }
+
+    /// The endpoint's URL and the addresses the policy allows for it now; or the answer of an attempt that sends
+    /// nothing. A URL saved under older, looser rules is read strictly here too.
+    func receiver(of text: String) async -> Receiver {
+        let url: WebhookURL
+        do { url = try WebhookURL(parsing: text) } catch {
+            return .refused(WebhookResponse(status: nil, failure: .refusedByPolicy, detail: error.message))
+        }
+        if let refusal = receivers.refusal(of: url) {
+            return .refused(WebhookResponse(status: nil, failure: .refusedByPolicy, detail: refusal))
+        }
+        let addresses: [IPAddress]
+        switch url.host {
+        case .address(let address): addresses = [address]
+        case .name(let name):
+            do { addresses = try await resolver.addresses(of: name) } catch {
+                return .refused(WebhookResponse(status: nil, failure: .noAnswer, detail: "\(name) did not resolve: \(error)"))
+            }
+        }
+        // Only the allowed ones: a name that resolves to a public and a private address is sent to the public one.
+        let allowed = addresses.filter { receivers.refusal(of: $0, through: url.host) == nil }
+        guard !allowed.isEmpty else {
+            let kinds = addresses.compactMap { address in receivers.refusal(of: address, through: url.host).map { "\(address) is \($0)" } }
+            return .refused(WebhookResponse(status: nil, failure: .refusedByPolicy, detail: "\(url.host): " + kinds.joined(separator: "; ")))
+        }
+        return .send(url, allowed)
+    }
+
+    enum Receiver {
+        case send(WebhookURL, [IPAddress])
+        /// Nothing is sent; this is the attempt's answer.
+        case refused(WebhookResponse)
     }
 }
 

@@ -6,11 +6,21 @@ import PasskeyWire
 /// Managing webhook endpoints, one set of rules for the backend API, the dashboard and `passkey-server webhooks`.
 public struct WebhookEndpoints: Sendable {
     public let repository: any WebhookRepository
+    /// Where receivers may be, and how many endpoints there may be.
+    public let receivers: WebhookReceiverPolicy
+    /// Resolves a receiver's name when it is saved, so that one resolving to a private address is refused then (the
+    /// dispatcher checks again at every delivery).
+    public let resolver: any WebhookHostResolver
     let now: @Sendable () -> Date
     let random: RandomSource
 
-    public init(repository: any WebhookRepository, now: @escaping @Sendable () -> Date = Date.init, random: RandomSource = .system) {
+    public init(
+        repository: any WebhookRepository, receivers: WebhookReceiverPolicy = WebhookReceiverPolicy(),
+        resolver: any WebhookHostResolver = SystemHostResolver(), now: @escaping @Sendable () -> Date = Date.init, random: RandomSource = .system
+    ) {
         self.repository = repository
+        self.receivers = receivers
+        self.resolver = resolver
         self.now = now
         self.random = random
     }
@@ -21,11 +31,23 @@ public struct WebhookEndpoints: Sendable {
     public static var maximumOverlap: TimeInterval { 7 * 24 * 3600 }
 
     /// Adds an endpoint with a new secret. Returns it; its ``WebhookEndpointRecord/secret`` is shown once, now.
-    /// - Throws: `webhook_url_invalid`, `webhook_event_type_unknown`, `field_invalid` (a description too long).
+    /// - Throws: `webhook_url_invalid`, `webhook_event_type_unknown`, `field_invalid` (a description too long or with
+    ///   control or direction characters), `webhook_endpoint_limit` (as many endpoints as ``WebhookReceiverPolicy``
+    ///   allows exist already).
     public func create(url: String, description: String = "", eventTypes: [String] = []) async throws(RelyingPartyError) -> WebhookEndpointRecord {
+        let description = try Self.checkedDescription(description)
+        let eventTypes = try Self.checkedEventTypes(eventTypes)
+        let existing: Int
+        do { existing = try await repository.webhookEndpoints().count } catch { throw RelyingPartyError(error) }
+        // Each endpoint gets a copy of every event, written in the event's transaction: their number is bounded.
+        guard existing < receivers.maximumEndpoints else {
+            throw RelyingPartyError(
+                .webhookEndpointLimit,
+                "There are \(existing) webhook endpoints, as many as this server allows (\(receivers.maximumEndpoints), --webhook-endpoint-limit): remove one first.")
+        }
         let endpoint = WebhookEndpointRecord(
-            id: "whe_" + Base64URL.encode(random.bytes(12)), url: try Self.checkedURL(url), description: try Self.checkedDescription(description),
-            eventTypes: try Self.checkedEventTypes(eventTypes), secret: WebhookSecret.generate(random: random).text, createdAt: now())
+            id: "whe_" + Base64URL.encode(random.bytes(12)), url: try await checkedURL(url), description: description, eventTypes: eventTypes,
+            secret: WebhookSecret.generate(random: random).text, createdAt: now())
         do { try await repository.addWebhookEndpoint(endpoint) } catch { throw RelyingPartyError(error) }
         return endpoint
     }
@@ -47,7 +69,7 @@ public struct WebhookEndpoints: Sendable {
         id: String, url: String? = nil, description: String? = nil, eventTypes: [String]? = nil, enabled: Bool? = nil
     ) async throws(RelyingPartyError) -> WebhookEndpointRecord {
         var endpoint = try await self.endpoint(id: id)
-        if let url { endpoint.url = try Self.checkedURL(url) }
+        if let url { endpoint.url = try await checkedURL(url) }
         if let description { endpoint.description = try Self.checkedDescription(description) }
         if let eventTypes { endpoint.eventTypes = try Self.checkedEventTypes(eventTypes) }
         if let enabled { endpoint.disabledAt = enabled ? nil : (endpoint.disabledAt ?? now()) }
@@ -98,22 +120,35 @@ public struct WebhookEndpoints: Sendable {
 
     static var notFound: RelyingPartyError { RelyingPartyError(.webhookEndpointNotFound, "There is no webhook endpoint with this id.") }
 
-    /// An absolute `https://` URL, or `http://` to this machine (a receiver beside the server, tests); no user
-    /// information (it would be sent with every message), no fragment.
-    public static func checkedURL(_ text: String) throws(RelyingPartyError) -> String {
-        let invalid = RelyingPartyError(
-            .webhookURLInvalid, "The webhook URL must be an absolute https:// URL (http:// only to localhost), without user name, password or fragment.")
-        guard text.count <= 2048, let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
-            url.user == nil, url.password == nil, url.fragment == nil
-        else { throw invalid }
-        let local = ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host.lowercased())
-        guard scheme == "https" || (scheme == "http" && local) else { throw invalid }
+    /// A receiver's URL as ``WebhookURL`` reads it, allowed by ``receivers``: its host a public name or address (or one
+    /// the operator allowed), and every address the name resolves to now a public one. A name that does not resolve
+    /// yet is taken (its DNS may come later); every delivery checks the addresses it connects to.
+    /// - Throws: `webhook_url_invalid`, saying why.
+    public func checkedURL(_ text: String) async throws(RelyingPartyError) -> String {
+        let url = try WebhookURL(parsing: text)
+        if let refusal = receivers.refusal(of: url) { throw RelyingPartyError(.webhookURLInvalid, "The webhook URL is refused: \(refusal)") }
+        if case .name(let name) = url.host, !receivers.isAllowedBeside(url.host) {
+            let addresses = (try? await resolver.addresses(of: name)) ?? []
+            if let refusal = addresses.lazy.compactMap({ receivers.refusal(of: $0, through: url.host) }).first {
+                // The kind of address, not the address: the caller learns no more of the network than the policy says.
+                throw RelyingPartyError(
+                    .webhookURLInvalid,
+                    "The webhook URL is refused: \(name) resolves to \(refusal), not a public one; a receiver beside the server needs --webhook-allow-host \(name).")
+            }
+        }
         return text
     }
 
+    /// At most 200 characters, none of them a control, format (direction overrides, zero-width) or line-breaking one:
+    /// a description is shown in the dashboard and in a terminal, where such characters would make it say something else.
     static func checkedDescription(_ text: String) throws(RelyingPartyError) -> String {
-        guard text.count <= 200, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RelyingPartyError(.fieldInvalid, "The description must be at most 200 characters, without control characters.")
+        guard text.count <= 200,
+            !text.unicodeScalars.contains(where: {
+                let category = $0.properties.generalCategory
+                return category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator
+            })
+        else {
+            throw RelyingPartyError(.fieldInvalid, "The description must be at most 200 characters, without control, format or line-breaking characters.")
         }
         return text
     }

@@ -178,7 +178,8 @@ public func buildRouter<Repository: PasskeyRepository>(
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
     AccountLinkController(service: connect, ceremonies: ceremonies, linkBase: configuration.linkBase).addRoutes(to: router)
-    let webhookEndpoints = WebhookEndpoints(repository: repository, now: now, random: random)
+    let webhookEndpoints = WebhookEndpoints(
+        repository: repository, receivers: configuration.webhooks.receivers, resolver: configuration.webhooks.resolver, now: now, random: random)
     WebhookController(endpoints: webhookEndpoints, connect: connect, ceremonies: ceremonies).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
     // The served OpenAPI document names this server: its public URL, or its default address; when both are unknown

@@ -128,6 +128,11 @@ public struct ServerConfiguration: Sendable {
         /// `--no-webhook-delivery`: this instance writes messages but sends none (another instance on the same
         /// PostgreSQL does). Default on.
         public var deliver = true
+        /// Where receivers may be (`--webhook-allow-network`, `--webhook-allow-host`) and how many endpoints there may
+        /// be (`--webhook-endpoint-limit`). Default: public addresses only, 20 endpoints.
+        public var receivers = WebhookReceiverPolicy()
+        /// How receivers' names are resolved, when saved and at every delivery. Default: the system's resolver.
+        public var resolver: any WebhookHostResolver = SystemHostResolver()
         public init() {}
     }
 

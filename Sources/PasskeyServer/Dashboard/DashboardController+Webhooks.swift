@@ -8,7 +8,9 @@ import PasskeyWire
 /// rotating and removing an endpoint need a fresh passkey check, as the account changes do: an endpoint receives every
 /// account's names. A new secret is in the answer that made it, and nowhere else.
 extension DashboardController {
-    var webhookEndpoints: WebhookEndpoints { WebhookEndpoints(repository: repository, now: now) }
+    var webhookEndpoints: WebhookEndpoints {
+        WebhookEndpoints(repository: repository, receivers: configuration.webhooks.receivers, resolver: configuration.webhooks.resolver, now: now)
+    }
 
     /// Runs library work in a dashboard handler: its refusals become API errors.
     func library<T>(_ body: () async throws(RelyingPartyError) -> T) async throws(APIError) -> T {

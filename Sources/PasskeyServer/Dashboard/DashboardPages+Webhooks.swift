@@ -1,7 +1,13 @@
 import Foundation
 import PasskeyStorage
+import PasskeyWire
 
 extension DashboardPages {
+    /// Text an endpoint's manager wrote (a URL, a description), for HTML: control and direction characters written
+    /// out as `\u{…}` first, so a saved value cannot make the page show another one (records older than the strict
+    /// rules may hold them).
+    static func shown(_ text: String) -> String { escape(DisplayEscaping.escape(text)) }
+
     /// The Webhooks page: each endpoint with its event types and actions, a form to add one, and the latest deliveries
     /// with their attempts. Secrets appear only in the answer that made them (shown by the script, once).
     static func webhooks(principal: AdminPrincipal, endpoints: [WebhookEndpointRecord], deliveries: [WebhookDeliveryRecord]) -> String {
@@ -10,7 +16,7 @@ extension DashboardPages {
             let secret = endpoint.previousSecretExpiresAt.map { "new; the previous one signs too until \(date($0))" } ?? "one"
             return """
                 <tr data-endpoint="\(escape(endpoint.id))" data-enabled="\(endpoint.disabledAt == nil)">
-                <td><code>\(escape(endpoint.url))</code><br><small>\(escape(endpoint.description))</small></td>
+                <td><code>\(shown(endpoint.url))</code><br><small>\(shown(endpoint.description))</small></td>
                 <td>\(escape(types))</td><td>\(endpoint.disabledAt == nil ? "enabled" : "disabled")</td><td>\(escape(secret))</td>
                 <td>\(date(endpoint.createdAt))</td>
                 <td class="actions"><button type="button" class="toggle-endpoint">\(endpoint.disabledAt == nil ? "Disable" : "Enable")</button>
@@ -26,7 +32,7 @@ extension DashboardPages {
                 <tr data-state="\(escape(delivery.state.rawValue))"><td>\(date(delivery.message.createdAt))</td><td>\(escape(delivery.message.type))</td>
                 <td><code>\(escape(delivery.message.id))</code></td><td><code>\(escape(delivery.endpointID))</code></td>
                 <td>\(escape(delivery.state.rawValue))</td><td>\(delivery.attempts)</td>
-                <td>\(escape(answer))\(why.isEmpty || why == answer ? "" : "<br><small>\(escape(why))</small>")</td>
+                <td>\(shown(answer))\(why.isEmpty || why == answer ? "" : "<br><small>\(shown(why))</small>")</td>
                 <td>\(date(delivery.lastAttemptAt))</td><td>\(delivery.state == .pending ? date(delivery.nextAttemptAt) : "—")</td></tr>
                 """
         }.joined(separator: "\n")

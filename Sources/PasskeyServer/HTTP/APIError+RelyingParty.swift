@@ -19,7 +19,7 @@ extension APIError {
         case "api_key_missing", "api_key_invalid", "api_key_revoked", "connect_token_missing", "connect_token_invalid", .accountLinkInvalid: 401
         case .registrationClosed, .accountDisabled, "connect_token_wrong_type": 403
         case .userNotFound, .passkeyNotFound, .notFound, .webhookEndpointNotFound: 404
-        case .usernameTaken, .credentialExists, .counterConflict, "user_id_ambiguous": 409
+        case .usernameTaken, .credentialExists, .counterConflict, "user_id_ambiguous", .webhookEndpointLimit: 409
         case .internalError: 500
         case .busy, .storageUnavailable: 503
         default: 400

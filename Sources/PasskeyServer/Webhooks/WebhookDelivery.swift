@@ -22,14 +22,14 @@ struct WebhookDelivery<Repository: PasskeyRepository>: Service {
         self.logger = logger
     }
 
-    /// The HTTP client lives only while the service runs: made here, shut down before returning (an application that is
-    /// built but never run holds none).
+    /// Each attempt makes and shuts down its own HTTP client (``HTTPWebhookTransport``): nothing outlives the service.
     func run() async throws {
         let transport = HTTPWebhookTransport()
         let logger = logger
         let events = events
         let dispatcher = WebhookDispatcher(
-            repository: repository, transport: transport, policy: settings.retry, pollInterval: settings.pollInterval,
+            repository: repository, transport: transport, policy: settings.retry, receivers: settings.receivers, resolver: settings.resolver,
+            pollInterval: settings.pollInterval,
             owner: "instance-" + UUID().uuidString.lowercased(), now: Date.init
         ) { endpoint, delivery, attempt in
             await Self.report(endpoint, delivery, attempt, events: events, logger: logger)
@@ -48,7 +48,6 @@ struct WebhookDelivery<Repository: PasskeyRepository>: Service {
                 if due { logger.warning("webhook outbox unavailable", metadata: ["error": "\(error.code)"]) }
             }
         }
-        await transport.shutdown()
     }
 
     static func report(
@@ -62,7 +61,7 @@ struct WebhookDelivery<Repository: PasskeyRepository>: Service {
         case .delivered:
             logger.debug("webhook delivered", metadata: metadata)
         case .failed:
-            logger.error("webhook delivery failed for good: \(attempt.error ?? "")", metadata: metadata)
+            logger.error("webhook delivery failed for good: \(attempt.detail ?? attempt.error ?? "")", metadata: metadata)
             await events.record(
                 EventRecord(
                     time: attempt.time, kind: "webhook.failed", result: .failure, code: "webhook_delivery_failed",
@@ -70,7 +69,7 @@ struct WebhookDelivery<Repository: PasskeyRepository>: Service {
                     userID: delivery.message.userID, username: delivery.message.username),
                 logger: logger)
         default:
-            logger.warning("webhook delivery failed, will retry: \(attempt.error ?? "")", metadata: metadata)
+            logger.warning("webhook delivery failed, will retry: \(attempt.detail ?? attempt.error ?? "")", metadata: metadata)
         }
     }
 }
