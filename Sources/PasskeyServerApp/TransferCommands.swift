@@ -9,7 +9,7 @@ import Synchronization
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write the accounts, passkeys, admins and API keys to a file, to move them to another database.",
+        abstract: "Write the accounts and passkeys (and, when asked, admins, API keys and keys) to a file, to move them to another database.",
         usage: databaseUsage("export [--output <file>] [--include-secrets] [--rp-id <rp-id>]"),
         discussion: databaseDiscussion(
             """
@@ -27,8 +27,9 @@ struct ExportCommand: AsyncParsableCommand {
     var output: String?
     @Flag(
         help: """
-            Also write the keys that sign signedPasskeyData and the server's secrets, so that backends and tokens work on \
-            unchanged after the move. The file is then as secret as the database.
+            Also write what grants power over the server: admins and their passkeys, API keys, the keys that sign \
+            signedPasskeyData and the server's secrets, so that the dashboard, backends and tokens work on unchanged after \
+            the move (import --include-secrets takes them). The file is then as secret as the database.
             """)
     var includeSecrets = false
 
@@ -64,7 +65,7 @@ struct ExportCommand: AsyncParsableCommand {
             note("the file does not say the RP ID its passkeys were made for (no --rp-id, PASSKEY_RP_ID or settings file here): import checks none")
         }
         if !includeSecrets {
-            note("signing keys and server secrets were left out: the new database's server makes its own (see --include-secrets)")
+            note("admins, API keys, signing keys and server secrets were left out: the new database's server makes its own signing key, and needs its own admins and API keys (see --include-secrets)")
         }
     }
 }
@@ -74,7 +75,7 @@ struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Add the accounts and passkeys of an export file (or of another server's data) to the database.",
-        usage: databaseUsage("import <file> [--dry-run] [--ignore-rp-id] [--rp-id <rp-id>]"),
+        usage: databaseUsage("import <file> [--dry-run] [--ignore-rp-id] [--include-secrets] [--accept-older-usernames] [--rp-id <rp-id>]"),
         discussion: databaseDiscussion(
             """
             Every line is checked first, and the import is one transaction: on any problem (a bad line, an account or \
@@ -87,29 +88,28 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The file to read; - for standard input.") var file: String
     @Flag(help: "Check the file, and its conflicts with the database in a transaction rolled back; write nothing.") var dryRun = false
     @Flag(help: "Import even when the file says its passkeys were made for another RP ID than this server's.") var ignoreRpId = false
+    @Flag(
+        help: """
+            Also take the records that grant power over the server (admins and their passkeys, API keys, signing keys, \
+            secrets), from a file made with export --include-secrets. Without it such a file is refused.
+            """)
+    var includeSecrets = false
+    @Flag(
+        help: """
+            Import usernames that earlier releases allowed and today's rules for new names refuse (a space, an emoji, a \
+            compatibility character), each listed. Without it such a name is a problem of its line.
+            """)
+    var acceptOlderUsernames = false
 
     /// At most this many line errors are listed.
     static let reportedErrors = 20
 
     func run() async throws {
-        let data: Data
-        do {
-            if file == "-" {
-                data = try FileHandle.standardInput.readToEnd() ?? Data()
-            } else {
-                var isFolder: ObjCBool = false
-                if FileManager.default.fileExists(atPath: file, isDirectory: &isFolder), isFolder.boolValue {
-                    throw CommandFailure("cannot read \(file): it is a folder")
-                }
-                data = try Data(contentsOf: URL(fileURLWithPath: file))
-            }
-        } catch let error as CommandFailure {
-            throw error
-        } catch {
-            let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
-            throw CommandFailure("cannot read \(file): \(posix.map { String(cString: strerror(Int32($0))) } ?? (error as NSError).localizedDescription)")
+        let contents = try Self.read(file, now: Date(), options: .init(acceptSecrets: includeSecrets, acceptOlderUsernames: acceptOlderUsernames))
+        for older in contents.olderUsernames.prefix(Self.reportedErrors) { note("accepted an older username: \(older)") }
+        if contents.olderUsernames.count > Self.reportedErrors {
+            note("… and \(contents.olderUsernames.count - Self.reportedErrors) more older usernames accepted")
         }
-        let contents = try Self.parse([UInt8](data), now: Date())
         let (header, records) = (contents.header, contents.records.filter(TransferFile.carries))
         let rpID = try server.rpIDSetting()
         if let fileRPID = header?.rpID, fileRPID != rpID, !ignoreRpId {
@@ -161,13 +161,36 @@ struct ImportCommand: AsyncParsableCommand {
         say("imported \(counts.summary)")
     }
 
-    /// The file's lines, read and checked (``TransferFile/read(_:now:)``); every problem is listed with its line.
-    static func parse(_ bytes: [UInt8], now: Date) throws -> TransferFile.Contents {
-        do throws(TransferFile.Problems) { return try TransferFile.read(bytes, now: now) } catch {
-            let count = error.lines.count
+    /// The file (or standard input for `-`), read a piece at a time and checked (``TransferFile/Reader``): memory holds
+    /// one line and the records, never the file. Every problem is listed with its line.
+    static func read(_ file: String, now: Date, options: TransferFile.ReadOptions) throws -> TransferFile.Contents {
+        let descriptor: Int32
+        if file == "-" {
+            descriptor = STDIN_FILENO
+        } else {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file, isDirectory: &isFolder), isFolder.boolValue {
+                throw CommandFailure("cannot read \(file): it is a folder")
+            }
+            descriptor = open(file, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw CommandFailure("cannot read \(file): \(String(cString: strerror(errno)))") }
+        }
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        var reader = TransferFile.Reader(now: now, options: options)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure("cannot read \(file): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            reader.feed(buffer[..<count])
+        }
+        do throws(TransferFile.Problems) { return try reader.finish() } catch {
             let listed = error.lines.prefix(reportedErrors).map { "  \($0)" }.joined(separator: "\n")
-            let more = count > reportedErrors ? "\n  … and \(count - reportedErrors) more" : ""
-            throw CommandFailure("nothing was imported: \(count) problem\(count == 1 ? "" : "s") in the file:\n\(listed)\(more)")
+            let more = error.count > reportedErrors ? "\n  … and \(error.count - reportedErrors) more" : ""
+            throw CommandFailure("nothing was imported: \(error.count) problem\(error.count == 1 ? "" : "s") in the file:\n\(listed)\(more)")
         }
     }
 }

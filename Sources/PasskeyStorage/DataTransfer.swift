@@ -21,11 +21,22 @@ public enum TransferRecord: Sendable, Hashable {
     /// A server secret (the key that derives fake credential IDs for unknown usernames): a secret.
     case secret(name: String, value: [UInt8])
 
-    /// Whether the record holds secret material (a private key or a server secret), exported only when asked for.
+    /// Whether the record holds secret material (a private key or a server secret).
     public var isSecret: Bool {
         switch self {
         case .signingKey, .secret: true
         default: false
+        }
+    }
+
+    /// Whether the record grants power over the server: who may sign in to the dashboard (admins and their passkeys),
+    /// call the backend API (API keys), sign tokens backends trust (signing keys), or predict its answers (secrets).
+    /// Exported only when asked for, and imported only from a file that says it carries them, when the operator asks
+    /// for them too: a file from elsewhere must not plant any of these.
+    public var grantsPower: Bool {
+        switch self {
+        case .user, .credential: false
+        case .admin, .adminCredential, .apiKey, .signingKey, .secret: true
         }
     }
 
@@ -47,8 +58,9 @@ public enum TransferRecord: Sendable, Hashable {
 public protocol TransferRepository: Sendable {
     /// Calls `body` with every lasting record, in ``TransferRecord/rank`` order, all read in one snapshot: the copy is
     /// consistent even while servers keep serving. Records are handed over one at a time, so a large deployment is
-    /// never held in memory. Signing keys and secrets only when `includingSecrets`. A `body` that throws ends the export
-    /// with that error.
+    /// never held in memory. The records that grant power over the server (``TransferRecord/grantsPower``: admins and
+    /// their passkeys, API keys, signing keys, secrets) only when `includingSecrets`. A `body` that throws ends the
+    /// export with that error.
     func exportRecords(includingSecrets: Bool, _ body: @escaping @Sendable (TransferRecord) throws -> Void) async throws
     /// Writes `records` in one transaction: every one of them, or on the first conflict none. Records must come in
     /// ``TransferRecord/rank`` order (a passkey after its account).

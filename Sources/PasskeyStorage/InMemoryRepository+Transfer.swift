@@ -7,10 +7,10 @@ extension InMemoryRepository {
             try body(.user(user, externalID: externalIDsByUserID[user.id]))
         }
         for credential in Self.ordered(credentialsByID.values) { try body(.credential(credential)) }
+        guard includingSecrets else { return }
         for admin in adminsByID.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { try body(.admin(admin)) }
         for credential in Self.ordered(adminCredentialsByID.values) { try body(.adminCredential(credential)) }
         for key in apiKeysByID.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { try body(.apiKey(key)) }
-        guard includingSecrets else { return }
         for key in signingKeysByID.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) { try body(.signingKey(key)) }
         for (name, value) in secrets.sorted(by: { $0.key < $1.key }) { try body(.secret(name: name, value: value)) }
     }

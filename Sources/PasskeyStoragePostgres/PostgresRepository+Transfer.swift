@@ -38,16 +38,16 @@ extension PostgresRepository: TransferRepository {
                         try await each(connection, "SELECT \(unescaped: PostgresSchema.credentialColumns) FROM credentials ORDER BY created_at, id") {
                             .credential(try CredentialRecordEntry(PostgresRowReader($0)))
                         }
-                        try await each(connection, "SELECT \(unescaped: Self.adminColumns) FROM admins ORDER BY created_at, id") {
-                            .admin(try Self.admin(PostgresRowReader($0)))
-                        }
-                        try await each(
-                            connection, "SELECT \(unescaped: PostgresSchema.credentialColumns) FROM admin_credentials ORDER BY created_at, id"
-                        ) { .adminCredential(try CredentialRecordEntry(PostgresRowReader($0))) }
-                        try await each(connection, "SELECT \(unescaped: Self.apiKeyColumns) FROM api_keys ORDER BY created_at, id") {
-                            .apiKey(try Self.apiKey(PostgresRowReader($0)))
-                        }
                         if includingSecrets {
+                            try await each(connection, "SELECT \(unescaped: Self.adminColumns) FROM admins ORDER BY created_at, id") {
+                                .admin(try Self.admin(PostgresRowReader($0)))
+                            }
+                            try await each(
+                                connection, "SELECT \(unescaped: PostgresSchema.credentialColumns) FROM admin_credentials ORDER BY created_at, id"
+                            ) { .adminCredential(try CredentialRecordEntry(PostgresRowReader($0))) }
+                            try await each(connection, "SELECT \(unescaped: Self.apiKeyColumns) FROM api_keys ORDER BY created_at, id") {
+                                .apiKey(try Self.apiKey(PostgresRowReader($0)))
+                            }
                             try await each(connection, "SELECT \(unescaped: Self.signingKeyColumns) FROM signing_keys ORDER BY created_at, id") {
                                 .signingKey(try Self.signingKey(PostgresRowReader($0)))
                             }

@@ -17,6 +17,7 @@ extension SQLiteRepository {
             }
             let credentials = try Row.fetchCursor(db, sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials ORDER BY created_at, id")
             while let row = try credentials.next() { try body(.credential(try CredentialRecordEntry(row: row))) }
+            guard includingSecrets else { return }
             let admins = try Row.fetchCursor(db, sql: "SELECT \(Self.adminColumns) FROM admins ORDER BY created_at, id")
             while let row = try admins.next() { try body(.admin(try Self.admin(row))) }
             let adminCredentials = try Row.fetchCursor(
@@ -24,7 +25,6 @@ extension SQLiteRepository {
             while let row = try adminCredentials.next() { try body(.adminCredential(try CredentialRecordEntry(row: row))) }
             let apiKeys = try Row.fetchCursor(db, sql: "SELECT \(Self.apiKeyColumns) FROM api_keys ORDER BY created_at, id")
             while let row = try apiKeys.next() { try body(.apiKey(try Self.apiKey(row))) }
-            guard includingSecrets else { return }
             let signingKeys = try Row.fetchCursor(db, sql: "SELECT \(Self.signingKeyColumns) FROM signing_keys ORDER BY created_at, id")
             while let row = try signingKeys.next() { try body(.signingKey(try Self.signingKey(row))) }
             let secrets = try Row.fetchCursor(db, sql: "SELECT name, value FROM secrets ORDER BY name")

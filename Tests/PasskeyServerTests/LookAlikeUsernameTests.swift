@@ -148,6 +148,22 @@ struct LookAlikeUsernameTests {
         }
     }
 
+    @Test("an import file's compatibility look-alike is a problem of its line, with or without a header")
+    func importLookAlike() throws {
+        let header = #"{"type":"passkey-server-export","version":1,"exportedAt":"2026-01-01T00:00:00Z","includesSecrets":false}"#
+        for (name, code) in Self.compatibilityLookAlikes {
+            let user = #"{"type":"user","id":"u1","userHandle":"AQID","username":"\#(name)","displayName":"C","isAnonymous":false,"createdAt":"2026-01-01T00:00:00Z"}"#
+            for lines in [[user], [header, user, #"{"type":"end","records":1}"#]] {
+                do {
+                    _ = try TransferFile.read(Array(lines.joined(separator: "\n").utf8), now: Date())
+                    Issue.record("\(name) was imported")
+                } catch {
+                    #expect(error.lines.contains { $0.reason.contains(code) }, "\(name): \(error.lines)")
+                }
+            }
+        }
+    }
+
     @Test("an app's own user gets a new account only under a new account's rules; one already linked keeps its name")
     func appUserLookAlike() async throws {
         let server = TestServer()

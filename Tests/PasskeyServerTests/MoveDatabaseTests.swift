@@ -91,18 +91,21 @@ struct MoveDatabaseTests {
         let again = try await run(["export", "--output", file, "--database", source, "--rp-id", "example.com"])
         #expect(again.status != 0 && again.output.contains("it exists already (an export never overwrites a file)"), "\(again.output)")
 
-        let otherRP = try await run(["import", file, "--database", destination, "--rp-id", "other.example"])
+        // The file carries the signing key and a secret: without --include-secrets it is refused before anything is written.
+        let withoutFlag = try await run(["import", file, "--database", destination, "--rp-id", "example.com"])
+        #expect(withoutFlag.status != 0 && withoutFlag.output.contains("pass import --include-secrets"), "\(withoutFlag.output)")
+        let otherRP = try await run(["import", file, "--include-secrets", "--database", destination, "--rp-id", "other.example"])
         #expect(otherRP.status != 0 && otherRP.output.contains("made for the RP ID example.com, and this server's is other.example"), "\(otherRP.output)")
-        let imported = try await run(["import", file, "--database", destination, "--rp-id", "example.com"])
+        let imported = try await run(["import", file, "--include-secrets", "--database", destination, "--rp-id", "example.com"])
         #expect(imported.status == 0 && imported.output.contains("imported 1 account, 1 passkey, 1 signing key, 1 secret"), "\(imported.output)")
         // An export cut short (here: without its end line) is refused whole.
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         let cut = file + ".cut"
         try (lines.dropLast().joined(separator: "\n") + "\n").write(toFile: cut, atomically: true, encoding: .utf8)
-        let cutShort = try await run(["import", cut, "--database", try target.makeDatabase(), "--rp-id", "example.com"])
+        let cutShort = try await run(["import", cut, "--include-secrets", "--database", try target.makeDatabase(), "--rp-id", "example.com"])
         #expect(cutShort.status != 0 && cutShort.output.contains("it was cut short"), "\(cutShort.output)")
 
-        let twice = try await run(["import", file, "--database", destination, "--rp-id", "example.com"])
+        let twice = try await run(["import", file, "--include-secrets", "--database", destination, "--rp-id", "example.com"])
         #expect(twice.status != 0 && twice.output.contains("nothing was imported: an account with the user id"), "\(twice.output)")
 
         let new = try await ServerProcess.start(database: destination, port: try LocalPorts.free())

@@ -45,7 +45,7 @@ struct TransferConformanceTests {
         try await backend.withRepository { repo in
             try await repo.importRecords(Self.deployment())
             #expect(try await export(repo) == Self.deployment())
-            #expect(try await export(repo, secrets: false) == Self.deployment().filter { !$0.isSecret })
+            #expect(try await export(repo, secrets: false) == Self.deployment().filter { !$0.grantsPower })
             // And the records work as stored ones: found by name in any case, linked, disabled, counted.
             #expect(try await repo.user(username: "ANN")?.lastSignInAt == t0.addingTimeInterval(30))
             #expect(try await repo.user(externalID: "app-42")?.username == "ann")

@@ -200,9 +200,9 @@ public enum TransferFile {
 
     /// Reads one record line, with the defaults and checks described above.
     ///
-    /// - Parameter newNames: apply the rules for names of new accounts (``UsernameRules/normalized(_:newAccount:)``):
-    ///   for files made from another server's data. Names this server exported were accepted by it already, under the
-    ///   rules of their time, and keep the rule lookups use.
+    /// - Parameter newNames: apply the rules for names of new accounts (``UsernameRules/normalized(_:newAccount:)``), as
+    ///   every import does; false only for a name the operator accepted under earlier releases' rules
+    ///   (``ReadOptions/acceptOlderUsernames``), which still keeps the rules lookups use.
     public static func record(_ text: String, line: Int, now: Date, newNames: Bool = true) throws(LineError) -> TransferRecord {
         try record(Fields(text, line: line, now: now), newNames: newNames)
     }
