@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PasskeyServer
+import PasskeyServerTestSupport
+import PasskeyStorage
 import PasskeyTestSupport
 import Testing
 
@@ -85,6 +87,31 @@ struct MalformedRequestTests {
             let health = try #require(answer.range(of: #""status":"ok""#), "\(answer)")
             let malformed = try #require(answer.range(of: "request_malformed"), "\(answer)")
             #expect(health.lowerBound < malformed.lowerBound)
+        }
+    }
+
+    @Test("a request pipelined before one announcing a body over the limit keeps its answer, ahead of the 413")
+    func pipelinedBeforeTooLarge() async throws {
+        let repository = InMemoryRepository()
+        let key = try await Administration.createAPIKey(name: "backend", repository: repository).secret
+        try await withLiveServer(repository: repository, { $0.webhooks.resolver = StaticHostResolver() }) { port in
+            let body = #"{"url":"https://hooks.example.com/pipelined"}"#
+            let create = "POST /webhooks HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            let tooLarge = "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n"
+            // One write: the second head arrives while the first request is being answered.
+            let answer = try await onOwnThread { RawConnection.exchange(port: port, create + tooLarge) }
+            #expect(Self.statusLines(answer).map { String($0.prefix(12)) } == ["HTTP/1.1 200", "HTTP/1.1 413"], "\(answer)")
+            let secret = try #require(answer.range(of: "whsec_"), "the endpoint's one-time secret was delivered: \(answer)")
+            let refusal = try #require(answer.range(of: "request_too_large"), "\(answer)")
+            #expect(secret.lowerBound < refusal.lowerBound)
+            #expect(try await repository.webhookEndpoints().map(\.url) == ["https://hooks.example.com/pipelined"])
+            // Three requests, then the refusal: every answer in order, the refusal last.
+            let health = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            let three = try await onOwnThread { RawConnection.exchange(port: port, health + health + health + tooLarge) }
+            #expect(Self.statusLines(three).map { String($0.prefix(12)) } == ["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 413"], "\(three)")
+            // Alone, the refusal is at once, as before.
+            let alone = try await onOwnThread { RawConnection.exchange(port: port, tooLarge) }
+            #expect(Self.statusLines(alone).map { String($0.prefix(12)) } == ["HTTP/1.1 413"], "\(alone)")
         }
     }
 

@@ -76,13 +76,14 @@ enum RawConnection {
 
 /// Runs `body` with the port of a live in-process server on the in-memory repository.
 func withLiveServer(
-    logger: Logger? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (Int) async throws -> Void
+    logger: Logger? = nil, repository: InMemoryRepository = InMemoryRepository(), _ configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: @escaping @Sendable (Int) async throws -> Void
 ) async throws {
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.origins = ["https://localhost"]  // port 0: the default origin cannot follow the chosen port
     configuration.database = "memory:"
     configure(&configuration)
-    let app = try await buildApplication(configuration, repository: InMemoryRepository(), logger: logger)
+    let app = try await buildApplication(configuration, repository: repository, logger: logger)
     try await app.test(.live) { client in try await body(try #require(client.port)) }
 }
