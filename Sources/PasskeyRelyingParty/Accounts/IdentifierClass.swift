@@ -41,22 +41,8 @@ public enum IdentifierClass {
 
     /// The rule that decided the code point's property.
     public static func rule(of scalar: Unicode.Scalar) -> Rule {
-        let value = UInt64(scalar.value)
-        var low = 0
-        var high = ranges.count
-        while low < high {
-            let middle = (low + high) / 2
-            let entry = ranges[middle]
-            if value < entry >> 32 {
-                high = middle
-            } else if value > (entry >> 8) & 0xFF_FFFF {
-                low = middle + 1
-            } else {
-                return Rule(rawValue: UInt8(truncatingIfNeeded: entry))
-            }
-        }
         // The table covers every code point; a gap would be a generator's fault, and refusing is the safe answer.
-        return .unassigned
+        CodePointRanges.value(of: scalar, in: ranges).map(Rule.init(rawValue:)) ?? .unassigned
     }
 
     /// Why a name (width-mapped, NFC) is not in the class, naming the first code point at fault; nil when it is.

@@ -27,23 +27,7 @@ public enum UnicodeScripts {
 
     /// The scalar's script; nil for a code point the table does not list (unassigned in its Unicode version).
     public static func script(of scalar: Unicode.Scalar) -> Script? {
-        let value = UInt64(scalar.value)
-        var low = 0
-        var high = ranges.count
-        while low < high {
-            let middle = (low + high) / 2
-            let entry = ranges[middle]
-            let first = entry >> 32
-            let last = (entry >> 8) & 0xFF_FFFF
-            if value < first {
-                high = middle
-            } else if value > last {
-                low = middle + 1
-            } else {
-                return Script(index: UInt8(truncatingIfNeeded: entry))
-            }
-        }
-        return nil
+        CodePointRanges.value(of: scalar, in: ranges).map(Script.init(index:))
     }
 
     /// The scripts a name's characters are in, without Common and Inherited (digits, punctuation, combining marks),
