@@ -108,6 +108,14 @@ def code_set(path, name, value=None):
     return found
 
 
+# Every file must be of the Unicode version Scripts.txt is: a table mixing versions would miss new compatibility
+# characters (Unicode 15.0 added some) or refuse letters for being unassigned.
+for name in ("extracted/DerivedGeneralCategory.txt", "DerivedNormalizationProps.txt", "DerivedCoreProperties.txt", "PropList.txt",
+             "HangulSyllableType.txt"):
+    with open(folder + name, encoding="utf-8") as source:
+        stamp = source.readline()
+    assert f"-{version}.txt" in stamp, f"{name} is not of Unicode {version}: {stamp.strip()}"
+
 category = ["Cn"] * 0x110000
 for low, high, fields in code_ranges(folder + "extracted/DerivedGeneralCategory.txt"):
     for code in range(low, high + 1):

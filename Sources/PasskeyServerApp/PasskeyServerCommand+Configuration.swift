@@ -55,8 +55,11 @@ extension PasskeyServerCommand {
         }
         let hostName = webhookAllowHost.isEmpty ? settings.name("webhook-allow-host") : "--webhook-allow-host"
         let hosts = try settings.list(webhookAllowHost, "webhook-allow-host").map { text in
+            // An IPv6 address bare or in brackets, as a URL writes it.
+            let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
+            if bare.contains(":"), let address = IPAddress(bare) { return address.description }
             guard let url = try? WebhookURL(parsing: "https://\(text)/"), url.host.description == text.lowercased() else {
-                throw ValidationError("\(hostName) must be a host name or an address (hooks.internal.example.com, localhost), not \"\(text)\"")
+                throw ValidationError("\(hostName) must be a host name or an address (hooks.internal.example.com, localhost, 10.1.2.3, ::1), not \"\(text)\"")
             }
             return url.host.description
         }

@@ -38,8 +38,9 @@ extension InMemoryRepository {
         }
     }
 
-    public func addWebhookEndpoint(_ endpoint: WebhookEndpointRecord) throws(StorageError) {
+    public func addWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int = .max) throws(StorageError) {
         guard webhooks.endpointsByID[endpoint.id] == nil else { throw StorageError(.recordExists, "an endpoint \(endpoint.id) exists") }
+        guard webhooks.endpointsByID.count < limit else { throw StorageError(.limitReached, "\(webhooks.endpointsByID.count) endpoints exist") }
         webhooks.endpointsByID[endpoint.id] = endpoint
     }
 

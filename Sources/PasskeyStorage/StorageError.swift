@@ -20,6 +20,8 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let counterConflict: Code = "counter_conflict"
         /// The ceremony's challenge was consumed (or expired) before this write: another request used it first.
         public static let challengeConsumed: Code = "challenge_consumed"
+        /// As many records of a kind as allowed exist already (webhook endpoints).
+        public static let limitReached: Code = "limit_reached"
         /// The database cannot be reached or answered with an error.
         public static let unavailable: Code = "storage_unavailable"
         /// Stored data does not decode (corruption or an unknown schema).

@@ -40,7 +40,9 @@ public struct WebhookEventType: RawRepresentable, Hashable, Sendable, Expressibl
 /// Delivery is at least once: one instance at a time delivers to an endpoint (``leaseWebhookEndpoint(id:owner:until:now:)``),
 /// in the order messages were written.
 public protocol WebhookRepository: Sendable {
-    func addWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws(StorageError)
+    /// Adds the endpoint unless `limit` endpoints exist already (`limitReached`): counted and added in one transaction,
+    /// so concurrent additions, on any instance, never pass the limit.
+    func addWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int) async throws(StorageError)
     /// Every endpoint, oldest first.
     func webhookEndpoints() async throws(StorageError) -> [WebhookEndpointRecord]
     func webhookEndpoint(id: String) async throws(StorageError) -> WebhookEndpointRecord?

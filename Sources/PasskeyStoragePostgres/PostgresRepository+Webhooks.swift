@@ -44,18 +44,29 @@ extension PostgresRepository: WebhookRepository {
         return deliveries
     }
 
-    public func addWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws(StorageError) {
+    public func addWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int = .max) async throws(StorageError) {
         let logger = self.logger
-        try await withConnection("add webhook endpoint") { connection in
-            try await connection.query(
+        let limit = Int64(clamping: limit)
+        // Instances add at the same time: a transaction-scoped advisory lock orders the additions, so each one's count
+        // sees the others' rows (under READ COMMITTED a plain count would not).
+        let added = try await transaction("add webhook endpoint") { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.endpointLimitLock))", logger: logger)
+            return try await connection.rows(
                 """
                 INSERT INTO webhook_endpoints (\(unescaped: Self.endpointColumns))
-                VALUES (\(endpoint.id), \(endpoint.url), \(endpoint.description), \(endpoint.storedEventTypes), \(endpoint.secret),
+                SELECT \(endpoint.id), \(endpoint.url), \(endpoint.description), \(endpoint.storedEventTypes), \(endpoint.secret),
                     \(endpoint.previousSecret), \(endpoint.previousSecretExpiresAt.map(PostgresTime.milliseconds)),
-                    \(PostgresTime.milliseconds(endpoint.createdAt)), \(endpoint.disabledAt.map(PostgresTime.milliseconds)))
-                """, logger: logger)
+                    \(PostgresTime.milliseconds(endpoint.createdAt)), \(endpoint.disabledAt.map(PostgresTime.milliseconds))
+                WHERE (SELECT count(*) FROM webhook_endpoints) < \(limit)
+                RETURNING id
+                """, logger
+            ).count
         }
+        guard added == 1 else { throw StorageError(.limitReached, "\(limit) endpoints exist") }
     }
+
+    /// The advisory lock key that orders endpoint additions: a fixed number of this table's own.
+    static let endpointLimitLock: Int64 = 0x7061_7373_6b65_7901
 
     public func webhookEndpoints() async throws(StorageError) -> [WebhookEndpointRecord] {
         let logger = self.logger

@@ -46,8 +46,11 @@ extension SQLiteRepository {
         ]
     }
 
-    public func addWebhookEndpoint(_ endpoint: WebhookEndpointRecord) async throws(StorageError) {
+    public func addWebhookEndpoint(_ endpoint: WebhookEndpointRecord, limit: Int = .max) async throws(StorageError) {
+        // One writer: the count and the insert are one transaction of it.
         try await write { db in
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM webhook_endpoints") ?? 0
+            guard count < limit else { throw StorageError(.limitReached, "\(count) endpoints exist") }
             try db.execute(sql: "INSERT INTO webhook_endpoints (\(Self.endpointColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: Self.arguments(endpoint))
         }
     }

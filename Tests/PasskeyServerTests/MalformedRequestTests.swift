@@ -109,6 +109,10 @@ struct MalformedRequestTests {
             let health = "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
             let three = try await onOwnThread { RawConnection.exchange(port: port, health + health + health + tooLarge) }
             #expect(Self.statusLines(three).map { String($0.prefix(12)) } == ["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 413"], "\(three)")
+            // An interim 100 Continue keeps the order too: after the answer owed before it.
+            let expecting = "POST /verify-authentication HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}"
+            let interim = try await onOwnThread { RawConnection.exchange(port: port, health + expecting) }
+            #expect(Self.statusLines(interim).map { String($0.prefix(12)) } == ["HTTP/1.1 200", "HTTP/1.1 100", "HTTP/1.1 400"], "\(interim)")
             // Alone, the refusal is at once, as before.
             let alone = try await onOwnThread { RawConnection.exchange(port: port, tooLarge) }
             #expect(Self.statusLines(alone).map { String($0.prefix(12)) } == ["HTTP/1.1 413"], "\(alone)")

@@ -191,6 +191,23 @@ struct TransferFileTests {
             problems([#"{"type":"user","id":"u1"}"#, passkey]) == [#"line 1: "userHandle": missing"#],
             "a passkey whose account is on a bad line is not reported again")
         #expect(problems([user + "\u{0}"]).count == 1)
+        // A bad header is one problem: the end line's count is of the records, which it is not.
+        let badHeader = #"{"format":"passkey-server-export","version":1,"tenant":"t1"}"#
+        #expect(problems([badHeader, user, TransferFile.endLine(records: 1)]).count == 1, "\(problems([badHeader, user, TransferFile.endLine(records: 1)]))")
+        #expect(problems(["not json", header, user, TransferFile.endLine(records: 2)]).first == "line 1: invalid JSON at byte 0: invalid literal")
+        #expect(problems(["not json", header, user]).contains { $0.hasPrefix("line 2: \"type\": missing") }, "only the first line may be the header")
+        // Read in pieces of every size, a file comes out the same: a BOM, CRLF and lines cut anywhere.
+        let whole = Array(("\u{FEFF}" + [header, passkey, "", user, end].joined(separator: "\r\n") + "\r\n").utf8)
+        for size in [1, 2, 3, 5, 64] {
+            var reader = TransferFile.Reader(now: Self.now)
+            var start = 0
+            while start < whole.count {
+                reader.feed(whole[start..<min(start + size, whole.count)])
+                start += size
+            }
+            let contents = try reader.finish()
+            #expect(contents.header?.rpID == "example.com" && contents.records.map(\.rank) == [0, 1], "pieces of \(size)")
+        }
         do {
             _ = try TransferFile.read([0xff, 0xfe, 0x0a], now: Self.now)
             Issue.record("bytes that are not UTF-8 were read")

@@ -72,6 +72,28 @@ struct WebhookReceiverPolicyTests {
         #expect(IPNetwork("10.0.0.0/33") == nil && IPNetwork("fd00::/129") == nil && IPNetwork("10.0.0.0/") == nil)
     }
 
+    @Test("an allowed network opens IPv4 addresses in their IPv6 forms too, but not the machine's own, unless loopback or named")
+    func allowedNetworkEdges() throws {
+        let own = IPAddress.v4(10, 0, 0, 5)
+        let policy = WebhookReceiverPolicy(
+            allowedNetworks: [try #require(IPNetwork("10.0.0.0/8")), try #require(IPNetwork("127.0.0.0/8"))], allowedHosts: ["self.example.com"],
+            ownAddresses: [own, IPAddress.v4(127, 0, 0, 1)])
+        #expect(policy.refusal(of: try #require(IPAddress("::ffff:10.1.1.1")), through: .name("x.example.com")) == nil)
+        #expect(policy.refusal(of: try #require(IPAddress("64:ff9b::a01:101")), through: .name("x.example.com")) == nil)
+        #expect(policy.refusal(of: own, through: .name("x.example.com")) == "a private address", "the server's own address in an allowed network")
+        #expect(policy.refusal(of: try WebhookURL(parsing: "https://10.0.0.5:5432/")) != nil)
+        #expect(policy.refusal(of: own, through: .name("self.example.com")) == nil, "named by the operator")
+        #expect(policy.refusal(of: IPAddress.v4(127, 0, 0, 1), through: .name("x.example.com")) == nil, "an allowed loopback network")
+    }
+
+    @Test("a URL is kept in one spelling: scheme and host in lower case, IPv6 canonical, the port a plain number", arguments: [
+        ("HTTPS://Hooks.Example.COM/Path?Q=1", "https://hooks.example.com/Path?Q=1"), ("https://[2606:4700:0:0::1111]:08443/x", "https://[2606:4700::1111]:8443/x"),
+        ("https://8.8.8.8", "https://8.8.8.8"),
+    ])
+    func canonicalText(text: String, canonical: String) throws {
+        #expect(try WebhookURL(parsing: text).text == canonical)
+    }
+
     @Test("names that never lead to a public receiver are refused by name", arguments: [
         "metadata.google.internal", "localhost", "api.localhost", "printer.local", "nas.home.arpa", "db", "x.corp", "hooks.test",
     ])

@@ -18,10 +18,29 @@ struct WebhookStorageConformanceTests {
         try await repo.webhookDeliveries(endpointID: endpoint, before: nil, limit: 200).map(\.message).reversed()
     }
 
+    @Test("the endpoint limit holds under concurrent additions: of 12 at once with room for 3, 3 are added", arguments: Backend.available)
+    func endpointLimit(backend: Backend) async throws {
+        try await backend.withRepository { repo in
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_first"), limit: 4)
+            let outcomes = await withTaskGroup(of: StorageError.Code?.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        do throws(StorageError) { try await repo.addWebhookEndpoint(Self.endpoint("whe_\(index)"), limit: 4) } catch { return error.code }
+                        return nil
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == nil }.count == 3, "\(outcomes)")
+            #expect(outcomes.filter { $0 == .limitReached }.count == 9, "\(outcomes)")
+            #expect(try await repo.webhookEndpoints().count == 4)
+        }
+    }
+
     @Test("without an enabled endpoint nothing is written", arguments: Backend.available)
     func nothingWithoutEndpoint(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            try await repo.addWebhookEndpoint(Self.endpoint("whe_off", disabled: true))
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_off", disabled: true), limit: 100)
             let (ann, _) = try await registerAnnAndBob(repo)
             try await repo.deleteUser(id: ann.id)
             #expect(try await repo.webhookDeliveries(endpointID: nil, before: nil, limit: 10).isEmpty)
@@ -34,7 +53,7 @@ struct WebhookStorageConformanceTests {
         arguments: Backend.available)
     func changesWriteMessages(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            try await repo.addWebhookEndpoint(Self.endpoint("whe_all"))
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_all"), limit: 100)
             let ann = makeUser("ann", handle: 1)
             let linked = try await repo.linkedUser(externalID: "shop-42", orCreate: ann)
             try await repo.register(makeCredential(1, user: ann), for: ann)
@@ -72,7 +91,7 @@ struct WebhookStorageConformanceTests {
     func refusedChangeWritesNothing(backend: Backend) async throws {
         try await backend.withRepository { repo in
             let (ann, _) = try await registerAnnAndBob(repo)
-            try await repo.addWebhookEndpoint(Self.endpoint("whe_all"))
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_all"), limit: 100)
             // Username taken: neither the account nor its passkey is stored, and no message either.
             let other = makeUser("ann", handle: 9)
             #expect(await storageCode { try await repo.register(makeCredential(9, user: other), for: other) } == .usernameTaken)
@@ -91,7 +110,7 @@ struct WebhookStorageConformanceTests {
     func linkUsed(backend: Backend) async throws {
         try await backend.withRepository { repo in
             let (ann, _) = try await registerAnnAndBob(repo)
-            try await repo.addWebhookEndpoint(Self.endpoint("whe_all"))
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_all"), limit: 100)
             try await repo.saveConnectToken(
                 ConnectTokenRecord(hash: [5], type: "account-link-reset", userID: ann.id, singleUse: true, createdAt: t0, expiresAt: t0.addingTimeInterval(600)))
             try await repo.saveChallenge(
@@ -111,9 +130,9 @@ struct WebhookStorageConformanceTests {
     @Test("each endpoint gets the types it asked for, the same message id for all; disabled endpoints get none", arguments: Backend.available)
     func subscriptions(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            try await repo.addWebhookEndpoint(Self.endpoint("whe_a", types: ["passkey.created"]))
-            try await repo.addWebhookEndpoint(Self.endpoint("whe_b"))
-            try await repo.addWebhookEndpoint(Self.endpoint("whe_c", types: ["user.deleted"], disabled: true))
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_a", types: ["passkey.created"]), limit: 100)
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_b"), limit: 100)
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_c", types: ["user.deleted"], disabled: true), limit: 100)
             let (ann, _) = try await registerAnnAndBob(repo)
             try await repo.enqueueWebhookMessage(
                 WebhookMessageRecord(id: "msg_explicit", type: "signin.counter_regressed", createdAt: t0, userID: ann.id, detail: "refused"))
@@ -134,7 +153,7 @@ struct WebhookStorageConformanceTests {
         arguments: Backend.available)
     func deliveryBookkeeping(backend: Backend) async throws {
         try await backend.withRepository { repo in
-            try await repo.addWebhookEndpoint(Self.endpoint("whe_a"))
+            try await repo.addWebhookEndpoint(Self.endpoint("whe_a"), limit: 100)
             _ = try await registerAnnAndBob(repo)
             let now = Date()
             #expect(try await repo.leaseWebhookEndpoint(id: "whe_a", owner: "one", until: now.addingTimeInterval(30), now: now))
@@ -178,7 +197,7 @@ struct WebhookStorageConformanceTests {
     func endpoints(backend: Backend) async throws {
         try await backend.withRepository { repo in
             var endpoint = Self.endpoint("whe_a", types: ["user.created", "user.deleted"])
-            try await repo.addWebhookEndpoint(endpoint)
+            try await repo.addWebhookEndpoint(endpoint, limit: 100)
             #expect(try await repo.webhookEndpoint(id: "whe_a") == endpoint)
             endpoint.previousSecret = endpoint.secret
             endpoint.previousSecretExpiresAt = t0.addingTimeInterval(3600)

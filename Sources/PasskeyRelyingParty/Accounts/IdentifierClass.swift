@@ -7,7 +7,8 @@ import Foundation
 ///
 /// Each code point's derived property comes from a table generated from the Unicode Character Database
 /// (`scripts/generate-unicode-tables.py`, the rules of RFC 8264 §8 in their order) and keeps the rule that decided it,
-/// so a refusal says why. The contextual rules of RFC 5892 Appendix A are checked here, on the whole name.
+/// so a refusal says why. The contextual rules of RFC 5892 Appendix A for `CONTEXTO` code points are checked here, on
+/// the whole name; the joiners (`CONTEXTJ`, U+200C and U+200D) are refused outright, as every invisible character is.
 public enum IdentifierClass {
     /// The rule of RFC 8264 §8 that decided a code point's property; the table's numbers.
     public struct Rule: RawRepresentable, Hashable, Sendable {

@@ -69,7 +69,7 @@ public enum UsernameRules {
         else {
             throw RelyingPartyError(
                 "username_invalid",
-                "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, no control or invisible characters, and no spaces other than the plain one.")
+                "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, and no control or invisible characters.")
         }
         if newAccount { try requireNewAccountName(trimmed) }
         return trimmed
@@ -82,7 +82,7 @@ public enum UsernameRules {
         if name.unicodeScalars.contains(where: isInvisible) {
             throw RelyingPartyError(
                 "username_invalid",
-                "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, no control or invisible characters, and no spaces other than the plain one.")
+                "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, and no control or invisible characters.")
         }
         if let refusal = refusalForNewAccount(name) { throw RelyingPartyError("username_invalid", refusal) }
     }
@@ -100,10 +100,10 @@ public enum UsernameRules {
                 return "A username may not contain private-use characters (U+\(hex(scalar)))."
             }
         }
-        // RFC 8265 §3.3: the class is checked on the name as the profile maps it: fullwidth Latin is Latin (width
-        // mapping comes first), and so is the key the name is compared by.
+        // RFC 8265 §3.3.1: the class is checked on the name as the profile maps it (width, case, NFC): what the key
+        // holds. `PAL·LA` is in it, as `pal·la`. The refusal names the code point as typed when the typed form is out too.
         let mapped = WidthMapping.apply(name)
-        if let refusal = IdentifierClass.refusal(mapped) ?? IdentifierClass.refusal(UsernameKey.of(name)) { return refusal }
+        if let refusal = IdentifierClass.refusal(UsernameKey.of(name)) { return IdentifierClass.refusal(mapped) ?? refusal }
         // The scripts of the name as its key has it: fullwidth Latin is Latin, as the key compares it.
         guard let scripts = UnicodeScripts.scripts(of: mapped) else {
             return "A username may not contain characters newer than Unicode \(UnicodeScripts.version)."

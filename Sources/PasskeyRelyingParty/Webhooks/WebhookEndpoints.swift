@@ -37,18 +37,17 @@ public struct WebhookEndpoints: Sendable {
     public func create(url: String, description: String = "", eventTypes: [String] = []) async throws(RelyingPartyError) -> WebhookEndpointRecord {
         let description = try Self.checkedDescription(description)
         let eventTypes = try Self.checkedEventTypes(eventTypes)
-        let existing: Int
-        do { existing = try await repository.webhookEndpoints().count } catch { throw RelyingPartyError(error) }
-        // Each endpoint gets a copy of every event, written in the event's transaction: their number is bounded.
-        guard existing < receivers.maximumEndpoints else {
-            throw RelyingPartyError(
-                .webhookEndpointLimit,
-                "There are \(existing) webhook endpoints, as many as this server allows (\(receivers.maximumEndpoints), --webhook-endpoint-limit): remove one first.")
-        }
         let endpoint = WebhookEndpointRecord(
             id: "whe_" + Base64URL.encode(random.bytes(12)), url: try await checkedURL(url), description: description, eventTypes: eventTypes,
             secret: WebhookSecret.generate(random: random).text, createdAt: now())
-        do { try await repository.addWebhookEndpoint(endpoint) } catch { throw RelyingPartyError(error) }
+        // Each endpoint gets a copy of every event, written in the event's transaction: their number is bounded, counted
+        // by the store in the transaction that adds one.
+        do { try await repository.addWebhookEndpoint(endpoint, limit: receivers.maximumEndpoints) } catch {
+            guard error.code == .limitReached else { throw RelyingPartyError(error) }
+            throw RelyingPartyError(
+                .webhookEndpointLimit,
+                "There are as many webhook endpoints as this server allows (\(receivers.maximumEndpoints), --webhook-endpoint-limit): remove one first.")
+        }
         return endpoint
     }
 
@@ -123,6 +122,7 @@ public struct WebhookEndpoints: Sendable {
     /// A receiver's URL as ``WebhookURL`` reads it, allowed by ``receivers``: its host a public name or address (or one
     /// the operator allowed), and every address the name resolves to now a public one. A name that does not resolve
     /// yet is taken (its DNS may come later); every delivery checks the addresses it connects to.
+    /// - Returns: the URL in its one spelling (``WebhookURL/text``), as it is stored.
     /// - Throws: `webhook_url_invalid`, saying why.
     public func checkedURL(_ text: String) async throws(RelyingPartyError) -> String {
         let url = try WebhookURL(parsing: text)
@@ -136,7 +136,7 @@ public struct WebhookEndpoints: Sendable {
                     "The webhook URL is refused: \(name) resolves to \(refusal), not a public one; a receiver beside the server needs --webhook-allow-host \(name).")
             }
         }
-        return text
+        return url.text
     }
 
     /// At most 200 characters, none of them a control, format (direction overrides, zero-width) or line-breaking one:

@@ -33,8 +33,17 @@ public struct WebhookReceiverPolicy: Sendable, Hashable {
     public func isAllowedBeside(_ host: WebhookURL.Host) -> Bool {
         switch host {
         case .name(let name): allowedHosts.contains(name)
-        case .address(let address): allowedHosts.contains(address.description) || allowedNetworks.contains { $0.contains(address) }
+        case .address(let address): allowedHosts.contains(address.description) || isInAllowedNetwork(address)
         }
+    }
+
+    /// Whether an allowed network opens the address: it holds the address (an IPv4 one also in its IPv4-mapped, NAT64
+    /// and 6to4 forms), and the address is not one of this machine's own but loopback.
+    func isInAllowedNetwork(_ address: IPAddress) -> Bool {
+        let effective = address.embeddedIPv4 ?? address
+        guard allowedNetworks.contains(where: { $0.contains(address) || $0.contains(effective) }) else { return false }
+        let own = ownAddresses.contains(address) || ownAddresses.contains(effective)
+        return !own || Self.specialUse(effective) == "a loopback address"
     }
 
     /// Why the URL may not be a receiver before anything is resolved (its scheme, a literal address, a name that is
@@ -55,8 +64,13 @@ public struct WebhookReceiverPolicy: Sendable, Hashable {
 
     /// Why a receiver at `address`, reached through `host`, is refused; nil when it may be reached. The kind of address
     /// with its article (`a loopback address`), for the sentence it goes in.
+    ///
+    /// A host the operator named is taken whatever it resolves to. An allowed network opens its addresses (an IPv4 one
+    /// also in its IPv4-mapped, NAT64 and 6to4 forms) but not this machine's own: a receiver on the server's machine is
+    /// named (`--webhook-allow-host localhost`), or reached through an allowed loopback network, so that allowing the
+    /// office network does not open every port of the server itself.
     public func refusal(of address: IPAddress, through host: WebhookURL.Host) -> String? {
-        isAllowedBeside(host) || allowedNetworks.contains(where: { $0.contains(address) }) ? nil : refusal(of: address)
+        isAllowedBeside(host) || isInAllowedNetwork(address) ? nil : refusal(of: address)
     }
 
     /// The kind of a special-purpose address (`a private address`), nil for a public one. IANA's special-purpose address

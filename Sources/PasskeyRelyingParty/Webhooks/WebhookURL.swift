@@ -25,7 +25,9 @@ public struct WebhookURL: Sendable, Hashable {
     public let host: Host
     /// The port given, or the scheme's (443, 80).
     public let port: Int
-    /// The URL as written.
+    /// The URL in one spelling: the scheme and a host name in lower case, an IPv6 address in RFC 5952's form, the port
+    /// as a plain number; the path and query as written. What is stored, and what a transport requests: an HTTP client
+    /// that looks the host up by its spelling finds the one the policy checked.
     public let text: String
 
     public static var maximumLength: Int { 2048 }
@@ -69,11 +71,13 @@ public struct WebhookURL: Sendable, Hashable {
             if parts.count == 2 { portText = parts[1] }
         }
         var port = scheme == "https" ? 443 : 80
+        var portSuffix = ""
         if let portText {
             guard (1...5).contains(portText.count), portText.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int(portText),
                 (1...65535).contains(value)
             else { throw invalid("its port must be a number from 1 to 65535.") }
             port = value
+            portSuffix = ":\(value)"
         }
         let host: Host
         if authorityString.hasPrefix("[") {
@@ -107,7 +111,12 @@ public struct WebhookURL: Sendable, Hashable {
         self.scheme = scheme
         self.host = host
         self.port = port
-        self.text = text
+        let canonicalHost: String
+        switch host {
+        case .name(let name): canonicalHost = name
+        case .address(let address): canonicalHost = address.isIPv4 ? address.description : "[\(address)]"
+        }
+        self.text = scheme + "://" + canonicalHost + portSuffix + String(decoding: rest, as: UTF8.self)
     }
 
     /// An LDH host name (RFC 1123: letters, digits and inner hyphens, labels of 1–63, 253 in all), lower-cased;

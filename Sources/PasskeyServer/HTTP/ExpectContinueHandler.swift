@@ -30,6 +30,8 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var responsesOwed = 0
     /// The refused request, while it waits for the responses owed before it.
     private var waitingRefusal: HTTPRequestHead?
+    /// The version of the last request's `100 Continue`, while it waits for the answers owed before it.
+    private var waitingContinue: HTTPVersion?
 
     init(maximumBodySize: Int, logger: Logger) {
         self.maximumBodySize = maximumBodySize
@@ -63,7 +65,12 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
             context.fireChannelRead(data)
             return
         }
-        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        // Interim answers keep the order too: a 100 for a request pipelined behind others waits for their answers.
+        if responsesOwed == 1 {
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        } else {
+            waitingContinue = head.version
+        }
         context.fireChannelRead(data)
     }
 
@@ -78,6 +85,9 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
         if responsesOwed == 0, let head = waitingRefusal {
             waitingRefusal = nil
             refuse(context, head: head)
+        } else if responsesOwed == 1, let version = waitingContinue {
+            waitingContinue = nil
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .continue))), promise: nil)
         }
     }
 

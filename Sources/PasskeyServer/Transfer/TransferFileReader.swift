@@ -77,6 +77,8 @@ extension TransferFile {
         private var records: [(line: Int, record: TransferRecord)] = []
         private var problems: [LineError] = []
         private var problemCount = 0
+        /// Lines that are records, good or bad (not the header, the end line or blank lines): what the end line counts.
+        private var recordLines = 0
         private var olderUsernames: [LineError] = []
         private var ownersOnBadLines: Set<String> = []
 
@@ -137,8 +139,8 @@ extension TransferFile {
                 if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
             }
             if !pending.isEmpty || overlong { completeLine() }
-            if let end, end.count != records.count + problemCount {
-                report(LineError(line: end.line, reason: "the end line counts \(end.count) records, and the file holds \(records.count + problemCount)"))
+            if let end, end.count != recordLines {
+                report(LineError(line: end.line, reason: "the end line counts \(end.count) records, and the file holds \(recordLines)"))
             } else if header != nil, end == nil {
                 report(
                     LineError(
@@ -165,25 +167,31 @@ extension TransferFile {
                 report(LineError(line: number, reason: "not UTF-8 text"))
                 return
             }
-            // Each line is parsed once, then asked what it is.
+            // Each line is parsed once, then asked what it is. Only the first line may be the header, whether it parses or not.
+            let first = !sawFirst
+            sawFirst = true
             var parsed: Fields?
             do throws(LineError) {
                 if let found = end {
+                    recordLines += 1
                     throw LineError(line: number, reason: "a line after the end line (line \(found.line))")
                 }
-                let fields = try Fields(text, line: number, now: now)
-                parsed = fields
-                if !sawFirst {
-                    sawFirst = true
-                    if let found = try TransferFile.header(fields) {
-                        header = found
-                        return
-                    }
+                let fields: Fields
+                do { fields = try Fields(text, line: number, now: now) } catch {
+                    recordLines += first ? 0 : 1
+                    throw error
                 }
-                if let count = try TransferFile.end(fields) {
-                    end = (number, count)
+                parsed = fields
+                let type = fields.object["type"]?.stringValue
+                if first, fields.object["type"] == nil {
+                    header = try TransferFile.header(fields)
                     return
                 }
+                if type == "end" {
+                    end = (number, try TransferFile.end(fields) ?? 0)
+                    return
+                }
+                recordLines += 1
                 let record = try self.record(fields)
                 if record.grantsPower {
                     try admit(record, line: number)
@@ -192,8 +200,8 @@ extension TransferFile {
             } catch {
                 report(error)
                 // An owner on a bad line is reported there: its passkeys are not reported again as without one.
-                if let object = parsed?.object, let id = object["id"]?.stringValue, let type = object["type"]?.stringValue,
-                    type == "user" || type == "admin"
+                if let object = parsed?.object, let id = object["id"]?.stringValue, id.utf8.count <= 128, ownersOnBadLines.count < maximumProblems,
+                    let type = object["type"]?.stringValue, type == "user" || type == "admin"
                 {
                     ownersOnBadLines.insert(id)
                 }

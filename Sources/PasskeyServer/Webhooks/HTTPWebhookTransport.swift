@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -6,12 +7,14 @@ import NIOSSL
 import PasskeyRelyingParty
 
 /// Sends webhook messages with AsyncHTTPClient: certificates verified against the system's roots, no redirects
-/// followed (a receiver that moved answers 3xx, which is retried and shows on the dashboard), the answer's body read
-/// up to 64 KiB and dropped.
+/// followed (a receiver that moved answers 3xx, which is retried and shows on the dashboard), only the answer's status
+/// read (the client is shut down at once, so a receiver that trickles a body holds nothing).
 ///
 /// Each attempt connects to an address the receiver policy allowed, never to what the name resolves to by then: the
-/// attempt's client maps the host to that address (`dnsOverride`), and still sends the name for TLS (server name,
-/// certificate check) and `Host`. One client per attempt, so no connection made for one address is reused for another.
+/// attempt's client maps the host to that address (`dnsOverride`, keyed by the host exactly as the client reads it from
+/// the URL), and still sends the name for TLS (server name, certificate check) and `Host`. One client per attempt, so
+/// no connection made for one address is reused for another, and connecting is not retried inside it: a dead address
+/// gives way to the next one.
 final class HTTPWebhookTransport: WebhookTransport {
     /// Connecting to more than this many of a host's addresses is not tried in one attempt.
     static let addressesTried = 3
@@ -45,7 +48,17 @@ final class HTTPWebhookTransport: WebhookTransport {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.decompression = .disabled
-        if case .name(let name) = url.host { configuration.dnsOverride = [name: address.description] }
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let remaining = deadline - NIODeadline.now()
+        configuration.timeout = .init(connect: remaining, read: remaining)
+        if case .name(let name) = url.host {
+            // The key is the host as AsyncHTTPClient reads it from the URL (Foundation's parse): were it spelt otherwise,
+            // the override would miss and the client would resolve the name itself.
+            guard let parsed = URL(string: url.text)?.host, parsed == name else {
+                return .failed(.refusedByPolicy, detail: "the URL's host does not read back as \(name)", tryNext: false)
+            }
+            configuration.dnsOverride = [parsed: address.description]
+        }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         var request = HTTPClientRequest(url: url.text)
         request.method = .POST
@@ -53,9 +66,8 @@ final class HTTPWebhookTransport: WebhookTransport {
         request.body = .bytes(ByteBuffer(bytes: body))
         let outcome: Outcome
         do {
-            let response = try await client.execute(request, deadline: deadline)
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            outcome = .answered(Int(response.status.code))
+            // The status is all an attempt needs; the body is left unread and the connection closed with the client.
+            outcome = .answered(Int(try await client.execute(request, deadline: deadline).status.code))
         } catch {
             outcome = Self.outcome(of: error)
         }
