@@ -68,8 +68,8 @@ extension PasskeyServerCommand {
             guard (1...1000).contains(value) else { throw ValidationError("--webhook-endpoint-limit must be 1 to 1000") }
             limit = value
         }
-        return WebhookReceiverPolicy(
-            allowedNetworks: networks, allowedHosts: Set(hosts), ownAddresses: SystemHostResolver.interfaceAddresses(), maximumEndpoints: limit)
+        // The machine's own addresses are asked of the resolver at every check, not read once here.
+        return WebhookReceiverPolicy(allowedNetworks: networks, allowedHosts: Set(hosts), maximumEndpoints: limit)
     }
 
     func makeConfiguration() throws -> ServerConfiguration {

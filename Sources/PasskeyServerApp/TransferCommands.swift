@@ -65,7 +65,7 @@ struct ExportCommand: AsyncParsableCommand {
             note("the file does not say the RP ID its passkeys were made for (no --rp-id, PASSKEY_RP_ID or settings file here): import checks none")
         }
         if !includeSecrets {
-            note("admins, API keys, signing keys and server secrets were left out: the new database's server makes its own signing key, and needs its own admins and API keys (see --include-secrets)")
+            note("admins, API keys, signing keys, server secrets and accounts' links to app user ids were left out: the new database's server makes its own signing key, and needs its own admins and API keys (see --include-secrets)")
         }
     }
 }

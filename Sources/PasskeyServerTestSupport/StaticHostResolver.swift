@@ -6,6 +6,8 @@ public struct StaticHostResolver: WebhookHostResolver {
     public var table: [String: [IPAddress]]
     /// What every other name resolves to; nil: they do not resolve.
     public var otherwise: [IPAddress]?
+    /// This machine's addresses, as the test has them.
+    public var local: Set<IPAddress> = []
 
     /// example.com's public address, for names a test treats as an ordinary receiver on the internet.
     public static let publicAddress = IPAddress.v4(93, 184, 215, 14)
@@ -14,6 +16,8 @@ public struct StaticHostResolver: WebhookHostResolver {
         self.table = table
         self.otherwise = otherwise
     }
+
+    public func localAddresses() async -> Set<IPAddress> { local }
 
     public func addresses(of name: String) async throws(WebhookHostResolutionError) -> [IPAddress] {
         guard let found = table[name] ?? otherwise else { throw WebhookHostResolutionError("\(name) is not in the test's table") }

@@ -30,12 +30,14 @@ public enum TransferRecord: Sendable, Hashable {
     }
 
     /// Whether the record grants power over the server: who may sign in to the dashboard (admins and their passkeys),
-    /// call the backend API (API keys), sign tokens backends trust (signing keys), or predict its answers (secrets).
+    /// call the backend API (API keys), sign tokens backends trust (signing keys), predict its answers (secrets), or
+    /// sign in as a user of the app (an account linked to the app's user id, which backends start sessions from).
     /// Exported only when asked for, and imported only from a file that says it carries them, when the operator asks
     /// for them too: a file from elsewhere must not plant any of these.
     public var grantsPower: Bool {
         switch self {
-        case .user, .credential: false
+        case .user(_, let externalID): externalID != nil
+        case .credential: false
         case .admin, .adminCredential, .apiKey, .signingKey, .secret: true
         }
     }
@@ -59,7 +61,7 @@ public protocol TransferRepository: Sendable {
     /// Calls `body` with every lasting record, in ``TransferRecord/rank`` order, all read in one snapshot: the copy is
     /// consistent even while servers keep serving. Records are handed over one at a time, so a large deployment is
     /// never held in memory. The records that grant power over the server (``TransferRecord/grantsPower``: admins and
-    /// their passkeys, API keys, signing keys, secrets) only when `includingSecrets`. A `body` that throws ends the
+    /// their passkeys, API keys, signing keys, secrets) and accounts' links to app user ids only when `includingSecrets`. A `body` that throws ends the
     /// export with that error.
     func exportRecords(includingSecrets: Bool, _ body: @escaping @Sendable (TransferRecord) throws -> Void) async throws
     /// Writes `records` in one transaction: every one of them, or on the first conflict none. Records must come in

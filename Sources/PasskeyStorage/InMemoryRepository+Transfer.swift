@@ -4,7 +4,7 @@ extension InMemoryRepository {
     public func exportRecords(includingSecrets: Bool, _ body: @escaping @Sendable (TransferRecord) throws -> Void) throws {
         // The actor runs nothing else meanwhile: the copy is a snapshot.
         for user in usersByID.values.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
-            try body(.user(user, externalID: externalIDsByUserID[user.id]))
+            try body(.user(user, externalID: includingSecrets ? externalIDsByUserID[user.id] : nil))
         }
         for credential in Self.ordered(credentialsByID.values) { try body(.credential(credential)) }
         guard includingSecrets else { return }

@@ -33,7 +33,8 @@ extension PostgresRepository: TransferRepository {
                             """
                         ) { row in
                             let reader = PostgresRowReader(row)
-                            return .user(try UserRecord(reader), externalID: try reader.optional(UserRecord.columnCount, String.self))
+                            return .user(
+                                try UserRecord(reader), externalID: includingSecrets ? try reader.optional(UserRecord.columnCount, String.self) : nil)
                         }
                         try await each(connection, "SELECT \(unescaped: PostgresSchema.credentialColumns) FROM credentials ORDER BY created_at, id") {
                             .credential(try CredentialRecordEntry(PostgresRowReader($0)))

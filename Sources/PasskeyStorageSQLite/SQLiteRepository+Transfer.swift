@@ -13,7 +13,7 @@ extension SQLiteRepository {
                     LEFT JOIN external_users ON external_users.user_id = users.id ORDER BY users.created_at, users.id
                     """)
             while let row = try users.next() {
-                try body(.user(try UserRecord(row: row), externalID: try row.optionalText(SQLiteSchema.userColumnCount)))
+                try body(.user(try UserRecord(row: row), externalID: includingSecrets ? try row.optionalText(SQLiteSchema.userColumnCount) : nil))
             }
             let credentials = try Row.fetchCursor(db, sql: "SELECT \(SQLiteSchema.credentialColumns) FROM credentials ORDER BY created_at, id")
             while let row = try credentials.next() { try body(.credential(try CredentialRecordEntry(row: row))) }

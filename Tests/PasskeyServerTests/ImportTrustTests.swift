@@ -68,6 +68,19 @@ struct ImportTrustTests {
         #expect(imported.status == 0 && imported.output.contains("imported 1 account, 0 passkeys, 1 admin, 1 admin passkey, 1 API key, 1 signing key"), "\(imported.output)")
     }
 
+    @Test("an account linked to an app user id is power too: without secrets a file cannot make its passkeys sign in as that user of the app")
+    func plantedLink() async throws {
+        let database = try DurableStore.sqlite.makeDatabase()
+        let linked = #"{"type":"user","id":"u-1","userHandle":"AQID","username":"mallory","externalUserId":"victim-app-user-7"}"#
+        for (lines, flag) in [([linked], false), ([Self.header, linked, #"{"type":"end","records":1}"#], true)] {
+            let refused = try await run(["import", try write(lines), "--database", database] + (flag ? ["--include-secrets"] : []))
+            #expect(refused.status != 0 && refused.output.contains("an account linked to the app's user id victim-app-user-7"), "\(refused.output)")
+        }
+        let imported = try await run(
+            ["import", try write([Self.secretsHeader, linked, #"{"type":"end","records":1}"#]), "--include-secrets", "--database", database])
+        #expect(imported.status == 0 && imported.output.contains("imported 1 account"), "\(imported.output)")
+    }
+
     @Test("a copied header does not let names in that registration refuses; the operator may accept older ones, each listed")
     func namesUnderTodaysRules() async throws {
         let database = try DurableStore.sqlite.makeDatabase()
@@ -85,6 +98,10 @@ struct ImportTrustTests {
         #expect(accepted.status == 0 && accepted.output.contains("imported 3 accounts"), "\(accepted.output)")
         #expect(accepted.output.contains("accepted an older username: line 3: \"ann lee\" breaks today's rules"), "\(accepted.output)")
         #expect(accepted.output.contains("accepted an older username: line 2:") && accepted.output.contains("accepted an older username: line 4:"), "\(accepted.output)")
+        // An invisible name was never a new name's: not an older one, but a disguise, refused with the flag too.
+        let invisible = try write([named("u-9", "AQIJ", "\u{3164}")])
+        let disguised = try await run(["import", invisible, "--accept-older-usernames", "--database", try DurableStore.sqlite.makeDatabase()])
+        #expect(disguised.status != 0 && disguised.output.contains("U+3164"), "\(disguised.output)")
     }
 
     @Test("a line over the limit is a problem of its line, read without holding it; memory stays bounded for a 64 MB line")

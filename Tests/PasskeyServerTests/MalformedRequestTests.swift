@@ -119,6 +119,29 @@ struct MalformedRequestTests {
         }
     }
 
+    @Test("after a request that closes the connection or asks to switch protocols, it closes: nothing pipelined behind is refused or left hanging", arguments: [
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", "GET /health HTTP/1.0\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+        "GET /health HTTP/1.1\r\nHost: localhost\r\nUpgrade: h2c\r\nConnection: Upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n",
+    ])
+    func closingRequestThenMore(first: String) async throws {
+        try await withLiveServer { port in
+            let answer = try await onOwnThread {
+                // Without closing our side: the server must close the connection itself (the read bounds a hang at 20 s).
+                guard let socket = RawConnection.open(port: port, sending: first + "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n", limit: 20) else {
+                    return (received: "", closedByServer: false)
+                }
+                defer { close(socket) }
+                return RawConnection.readUntilClosed(socket)
+            }
+            let statuses = answer.received.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.") }
+            #expect(statuses.count == 1 && statuses.first?.hasSuffix("200 OK") == true, "one answer, the first request's: \(answer.received)")
+            #expect(!answer.received.contains("request_malformed"), "\(answer.received)")
+            #expect(answer.closedByServer, "the connection closed: \(answer.received)")
+            #expect(answer.received.lowercased().contains("connection: close"), "\(answer.received)")
+        }
+    }
+
     @Test("a broken chunk inside a body is answered once, by the handler reading the body")
     func brokenChunk() async throws {
         try await withLiveServer { port in
@@ -215,7 +238,7 @@ struct MalformedRequestTests {
             let (answer, closed) = try await onOwnThread { () -> (String, Bool) in
                 // Reads time out after 10 s, far below the 75 s idle timeout: closed by then means closed by the 413.
                 guard let socket = RawConnection.open(port: port, sending: head + String(repeating: "x", count: 1_500), limit: 10) else {
-                    return ("", false)
+                    return (received: "", closedByServer: false)
                 }
                 defer { close(socket) }
                 return RawConnection.readUntilClosed(socket)

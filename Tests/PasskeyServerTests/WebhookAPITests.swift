@@ -205,7 +205,11 @@ struct WebhookAPITests {
                 let refused = try await client.call(.post, "/webhooks", json: ["url": .string(url)], headers: harness.backend)
                 #expect(refused.status == .badRequest && refused["error"] == "webhook_url_invalid", "\(url.debugDescription): \(refused.json)")
             }
-            for description in ["a\rb", "a\nb", "\u{1B}[2J", "a\u{0}", "a\tb", "pay\u{202E}lanigiro", "zero\u{200B}width", "line\u{2028}sep"] {
+            let stacked = "a" + String(repeating: "\u{0301}", count: 20_000)
+            for description in [
+                "a\rb", "a\nb", "\u{1B}[2J", "a\u{0}", "a\tb", "pay\u{202E}lanigiro", "zero\u{200B}width", "line\u{2028}sep", stacked, "\u{3164}",
+                "a\u{115F}", "a\u{034F}b", "a\u{FE0F}", "a\u{E0100}", "a\u{17B4}", "\u{2800}", "no\u{00A0}break",
+            ] {
                 let refused = try await client.call(
                     .post, "/webhooks", json: ["url": "https://hooks.example.com/", "description": .string(description)], headers: harness.backend)
                 #expect(refused.status == .badRequest && refused["error"] == "field_invalid", "\(description.debugDescription): \(refused.json)")
@@ -252,9 +256,41 @@ struct WebhookAPITests {
     }
 }
 
+extension WebhookAPITests {
+    @Test("an address the machine gains while it runs is refused from then on, when saved and at delivery")
+    func addressGainedLater() async throws {
+        let repository = InMemoryRepository()
+        let transport = RecordingTransport()
+        let resolver = SwitchingResolver()
+        let endpoints = WebhookEndpoints(repository: repository, resolver: resolver)
+        let gained = IPAddress.v4(93, 184, 215, 20)
+        let endpoint = try await endpoints.create(url: "https://93.184.215.20/hooks")
+        let user = WebhookDispatcherTests.user("ann", 1)
+        try await repository.register(WebhookDispatcherTests.credential(1, of: user), for: user)
+        await resolver.setLocal([gained])
+        do {
+            _ = try await endpoints.create(url: "https://93.184.215.20/other")
+            Issue.record("the machine's new address was accepted")
+        } catch {
+            #expect(error.code == .webhookURLInvalid && error.message.contains("an address of this machine"), "\(error.message)")
+        }
+        let dispatcher = WebhookDispatcher(
+            repository: repository, transport: transport, policy: WebhookRetryPolicy(delays: [.seconds(60)], timeout: .seconds(2)), resolver: resolver,
+            owner: "test")
+        try await dispatcher.deliver(endpointID: endpoint.id)
+        let delivery = try #require(try await repository.webhookDeliveries(endpointID: endpoint.id, before: nil, limit: 10).last)
+        #expect(delivery.lastError == WebhookFailure.refusedByPolicy.rawValue, "\(delivery)")
+        #expect(await transport.received.isEmpty)
+    }
+}
+
 /// A resolver whose answer the test changes: a name that resolved publicly when saved and internally later.
 actor SwitchingResolver: WebhookHostResolver {
     var current: [IPAddress] = [StaticHostResolver.publicAddress]
+    /// The machine's addresses, which the test changes too.
+    var local: Set<IPAddress> = []
     func set(_ addresses: [IPAddress]) { current = addresses }
+    func setLocal(_ addresses: Set<IPAddress>) { local = addresses }
     func addresses(of name: String) async throws(WebhookHostResolutionError) -> [IPAddress] { current }
+    func localAddresses() async -> Set<IPAddress> { local }
 }

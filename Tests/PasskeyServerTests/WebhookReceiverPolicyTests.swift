@@ -108,7 +108,7 @@ struct WebhookReceiverPolicyTests {
         ("https://hooks.example.com/\u{202E}x", "U+202E"), ("https://hooks.example.com:0/", "port"), ("https://hooks.example.com:65536/", "port"),
         ("https://hooks.example.com:/", "port"), ("https://hooks.example.com:+443/", "port"), ("https://user@hooks.example.com/", "user name"),
         ("https://hooks.example.com/#x", "fragment"), ("ftp://hooks.example.com/", "scheme"), ("hooks.example.com/x", "absolute"),
-        ("https://hooks.example.com./", "trailing dot"), ("https://hooks_example.com/", "host name"), ("https://[fe80::1%25eth0]/", "zones"),
+        ("https://hooks.example.com./", "trailing dot"), ("https://hooks_example.com/", "host name"), ("https://[fe80::1%25eth0]/", "has a zone"),
         ("https://hooks.example.com/%zz", "hexadecimal"), ("https://hooks.example.com/a\\b", "percent-encoded"), ("https://hooks.example.com/<x>", "percent-encoded"),
         ("https://2130706433/", "127.0.0.1; write it as such"), ("https://0x7f.1/", "127.0.0.1; write it as such"),
         ("https://017700000001/", "127.0.0.1; write it as such"), ("https://4294967296/", "not an IPv4 address"), ("https://ｅxample.com/", "U+FF45"),

@@ -45,7 +45,12 @@ struct TransferConformanceTests {
         try await backend.withRepository { repo in
             try await repo.importRecords(Self.deployment())
             #expect(try await export(repo) == Self.deployment())
-            #expect(try await export(repo, secrets: false) == Self.deployment().filter { !$0.grantsPower })
+            // Without secrets: accounts and passkeys, the accounts without their links to app user ids.
+            let withoutPower = Self.deployment().compactMap { record -> TransferRecord? in
+                if case .user(let user, _) = record { return .user(user, externalID: nil) }
+                return record.grantsPower ? nil : record
+            }
+            #expect(try await export(repo, secrets: false) == withoutPower)
             // And the records work as stored ones: found by name in any case, linked, disabled, counted.
             #expect(try await repo.user(username: "ANN")?.lastSignInAt == t0.addingTimeInterval(30))
             #expect(try await repo.user(externalID: "app-42")?.username == "ann")

@@ -8,7 +8,8 @@ import PasskeyStorage
 /// folding, NFC) is equal; the stores compare by it. A new account's name must besides be one people cannot mistake
 /// for another: every code point in PRECIS's `IdentifierClass` (``IdentifierClass``: letters and digits of any script
 /// and printable ASCII, never a compatibility character such as `𝐤` or `ⓒ`, a symbol or emoji, punctuation other than
-/// ASCII's, or a space), no code points without a meaning yet (unassigned, noncharacters) or with a private one
+/// ASCII's, or a space), every letter one Unicode recommends for identifiers (``IdentifierStatus``: no `ɡ`, `ǀ` or
+/// `ǃ`), no code points without a meaning yet (unassigned, noncharacters) or with a private one
 /// (private use), and letters from scripts that belong together (Unicode TR39 "Highly Restrictive",
 /// ``UnicodeScripts``). Names made under earlier rules (with a space or an emoji) keep finding their accounts: lookups
 /// apply only the key.
@@ -79,10 +80,9 @@ public enum UsernameRules {
     /// character, or what ``refusalForNewAccount(_:)`` names. For a name that was mapped after normalising (a phone
     /// number written with spaces, kept as + and its digits).
     public static func requireNewAccountName(_ name: String) throws(RelyingPartyError) {
-        if name.unicodeScalars.contains(where: isInvisible) {
+        if let invisible = name.unicodeScalars.first(where: isInvisible) {
             throw RelyingPartyError(
-                "username_invalid",
-                "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, and no control or invisible characters.")
+                "username_invalid", "A username may not contain invisible characters (U+\(IdentifierClass.hex(invisible))): it would look like another name.")
         }
         if let refusal = refusalForNewAccount(name) { throw RelyingPartyError("username_invalid", refusal) }
     }
@@ -103,7 +103,10 @@ public enum UsernameRules {
         // RFC 8265 §3.3.1: the class is checked on the name as the profile maps it (width, case, NFC): what the key
         // holds. `PAL·LA` is in it, as `pal·la`. The refusal names the code point as typed when the typed form is out too.
         let mapped = WidthMapping.apply(name)
-        if let refusal = IdentifierClass.refusal(UsernameKey.of(name)) { return IdentifierClass.refusal(mapped) ?? refusal }
+        let key = UsernameKey.of(name)
+        if let refusal = IdentifierClass.refusal(key) { return IdentifierClass.refusal(mapped) ?? refusal }
+        // UTS #39's recommended identifier characters: the letters IdentifierClass takes that people misread.
+        if let refusal = IdentifierStatus.refusal(key) { return refusal }
         // The scripts of the name as its key has it: fullwidth Latin is Latin, as the key compares it.
         guard let scripts = UnicodeScripts.scripts(of: mapped) else {
             return "A username may not contain characters newer than Unicode \(UnicodeScripts.version)."

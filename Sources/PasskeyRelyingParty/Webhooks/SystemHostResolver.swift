@@ -35,6 +35,8 @@ public struct SystemHostResolver: WebhookHostResolver {
         return try result.get()
     }
 
+    public func localAddresses() async -> Set<IPAddress> { Self.interfaceAddresses() }
+
     /// `getaddrinfo` for TCP, both families, addresses in the order it gives (RFC 6724's), each once.
     static func lookUp(_ name: String) -> Result<[IPAddress], WebhookHostResolutionError> {
         var hints = addrinfo()

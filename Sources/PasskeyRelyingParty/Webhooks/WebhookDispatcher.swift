@@ -132,6 +132,9 @@ public struct WebhookDispatcher<Repository: WebhookRepository>: Sendable {
         do { url = try WebhookURL(parsing: text) } catch {
             return .refused(WebhookResponse(status: nil, failure: .refusedByPolicy, detail: error.message))
         }
+        // The machine's addresses as they are now: it may have gained one since the last attempt.
+        var receivers = receivers
+        receivers.ownAddresses.formUnion(await resolver.localAddresses())
         if let refusal = receivers.refusal(of: url) {
             return .refused(WebhookResponse(status: nil, failure: .refusedByPolicy, detail: refusal))
         }

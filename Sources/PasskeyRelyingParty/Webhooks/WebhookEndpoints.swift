@@ -126,6 +126,8 @@ public struct WebhookEndpoints: Sendable {
     /// - Throws: `webhook_url_invalid`, saying why.
     public func checkedURL(_ text: String) async throws(RelyingPartyError) -> String {
         let url = try WebhookURL(parsing: text)
+        var receivers = receivers
+        receivers.ownAddresses.formUnion(await resolver.localAddresses())
         if let refusal = receivers.refusal(of: url) { throw RelyingPartyError(.webhookURLInvalid, "The webhook URL is refused: \(refusal)") }
         if case .name(let name) = url.host, !receivers.isAllowedBeside(url.host) {
             let addresses = (try? await resolver.addresses(of: name)) ?? []
@@ -139,16 +141,19 @@ public struct WebhookEndpoints: Sendable {
         return url.text
     }
 
-    /// At most 200 characters, none of them a control, format (direction overrides, zero-width) or line-breaking one:
-    /// a description is shown in the dashboard and in a terminal, where such characters would make it say something else.
+    /// At most 200 code points, none of them a control, format (direction overrides, zero-width), invisible (fillers,
+    /// variation selectors, spaces other than the plain one) or line-breaking one: a description is shown in the
+    /// dashboard and in a terminal, where such characters would make it say something else. Code points, not
+    /// characters: one character may carry any number of combining marks.
     static func checkedDescription(_ text: String) throws(RelyingPartyError) -> String {
-        guard text.count <= 200,
+        guard text.unicodeScalars.count <= 200,
             !text.unicodeScalars.contains(where: {
                 let category = $0.properties.generalCategory
-                return category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator
+                return category == .control || category == .format || UsernameRules.isInvisible($0)
             })
         else {
-            throw RelyingPartyError(.fieldInvalid, "The description must be at most 200 characters, without control, format or line-breaking characters.")
+            throw RelyingPartyError(
+                .fieldInvalid, "The description must be at most 200 code points, without control, format, invisible or line-breaking characters.")
         }
         return text
     }

@@ -4,6 +4,13 @@ public protocol WebhookHostResolver: Sendable {
     /// The name's addresses now, in the order to try them.
     /// - Throws: why there are none (the name does not exist, no answer): for the server's log, never the caller's.
     func addresses(of name: String) async throws(WebhookHostResolutionError) -> [IPAddress]
+    /// This machine's addresses now, never a receiver's (beside ``WebhookReceiverPolicy/ownAddresses``): asked at every
+    /// check, since a machine gains addresses while it runs (a floating IP, IPv6 temporary addresses).
+    func localAddresses() async -> Set<IPAddress>
+}
+
+extension WebhookHostResolver {
+    public func localAddresses() async -> Set<IPAddress> { [] }
 }
 
 public struct WebhookHostResolutionError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -12,7 +12,8 @@ public struct WebhookReceiverPolicy: Sendable, Hashable {
     public var allowedNetworks: [IPNetwork]
     /// Host names (lower case) whose addresses are taken as they resolve, whatever they are: the operator vouches for them.
     public var allowedHosts: Set<String>
-    /// This machine's own addresses, refused like loopback even when public: the server would POST to itself.
+    /// This machine's own addresses, refused like loopback even when public: the server would POST to itself. Those
+    /// the resolver finds at each check (``WebhookHostResolver/localAddresses()``) count too.
     public var ownAddresses: Set<IPAddress>
     /// How many endpoints there may be at most.
     public var maximumEndpoints: Int

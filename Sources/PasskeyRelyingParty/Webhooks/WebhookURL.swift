@@ -82,7 +82,7 @@ public struct WebhookURL: Sendable, Hashable {
         let host: Host
         if authorityString.hasPrefix("[") {
             guard let address = IPAddress.ipv6(String(hostText)) else {
-                throw invalid("[\(hostText)] is not an IPv6 address (zones are not allowed).")
+                throw invalid(hostText.contains("%") ? "its IPv6 address has a zone (%…), which a receiver on the internet does not." : "[\(hostText)] is not an IPv6 address.")
             }
             host = .address(address)
         } else if IPAddress.endsInANumber(String(hostText)) {

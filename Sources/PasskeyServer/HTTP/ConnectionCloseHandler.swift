@@ -3,7 +3,7 @@ import NIOHTTP1
 
 /// Closes the connection after answering a request that did not ask to keep it open: an HTTP/1.0 request without
 /// `Connection: keep-alive`, or any request whose `Connection` header lists `close` in any letter case; and after
-/// answering a `CONNECT`.
+/// answering a `CONNECT` or a request that asks to switch protocols (`Connection: upgrade` with `Upgrade`).
 ///
 /// Hummingbird reads requests through HTTP types that carry no protocol version, and it closes a connection only when
 /// the `Connection` header is exactly `close`. An HTTP/1.0 client (ApacheBench, simple health checkers, scripts reading
@@ -33,7 +33,12 @@ final class ConnectionCloseHandler: ChannelDuplexHandler, RemovableChannelHandle
         // This server tunnels nothing. NIO's encoder sends the answer to a CONNECT without its body and without a length
         // (a 2xx would open a tunnel, RFC 9110 §9.3.6), so a client reads an answer without a length until the
         // connection closes (RFC 9112 §6.3): it closes at once instead of at the idle timeout.
-        let keepAlive = head.isKeepAlive && head.method != .CONNECT
+        // A request that asks to switch protocols: NIO's parser reads no more HTTP on the connection after it (what
+        // follows would be the new protocol's), and this server switches to none, so a request pipelined behind it was
+        // never answered. It is answered as any request and the connection closes: the client sends the rest anew.
+        let upgrade = head.headers.contains(name: "upgrade")
+            && head.headers["connection"].contains { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "upgrade" } }
+        let keepAlive = head.isKeepAlive && head.method != .CONNECT && !upgrade
         let http10 = head.version.major == 1 && head.version.minor == 0
         pending.append((keepAlive ? (http10 ? "keep-alive" : nil) : "close", http10))
         if !keepAlive {

@@ -153,6 +153,11 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
             context.fireErrorCaught(error)
             return
         }
+        // Bytes after a request that closes the connection (`Connection: close`, HTTP/1.0): the parser reads no more
+        // requests, and the connection closes once that request is answered. Those bytes are not a request of theirs to
+        // refuse: answering them with a 400 told the client its valid request was malformed, where the close alone
+        // tells it to send that request again.
+        if parserError == .closedConnection { return }
         guard !readingRequest else {
             context.fireErrorCaught(BrokenBody(cutShort: parserError == .invalidEOFState))
             return

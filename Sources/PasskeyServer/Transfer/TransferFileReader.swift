@@ -214,7 +214,8 @@ extension TransferFile {
             if options.acceptOlderUsernames, fields.object["type"]?.stringValue == "user", let raw = try fields.optionalString("username") {
                 var refusal: String?
                 do { _ = try UsernameRules.normalized(raw, newAccount: true) } catch { refusal = error.message }
-                if let refusal {
+                // Invisible characters were never allowed in a new name: such a name is not an older one, but a disguise.
+                if let refusal, !raw.unicodeScalars.contains(where: UsernameRules.isInvisible) {
                     // Still under the rules lookups keep: blank, invisible or control characters are refused here too.
                     let record = try TransferFile.record(fields, newNames: false)
                     olderUsernames.append(
@@ -235,6 +236,8 @@ extension TransferFile {
             case .apiKey: kind = "an API key, which calls the backend API"
             case .signingKey: kind = "a signing key, which signs the signedPasskeyData backends trust"
             case .secret: kind = "a server secret"
+            case .user(_, let externalID?):
+                kind = "an account linked to the app's user id \(DisplayEscaping.escape(String(externalID.prefix(64)))), whose passkeys sign in as that user of the app"
             case .user, .credential: return
             }
             guard header?.includesSecrets == true else {
