@@ -373,7 +373,9 @@ let package = Package(
         .testTarget(
             name: "PasskeyCLITests",
             dependencies: [
-                "PasskeyCLI", "PasskeyWire", "PasskeyTestSupport",
+                // The seed guides' clients (Tests/PasskeyCLITests/NuriGuideClientTests.swift) sign with the software
+                // authenticator, against the same server process the CLI's tests run.
+                "PasskeyCLI", "PasskeyWire", "PasskeyTestSupport", "PasskeyClient", "PasskeySoftwareAuthenticator",
                 // `passkey doctor` against a misconfigured web server (redirects, HTML, wrong content type), in process.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -20,7 +20,7 @@ struct RegisterCommand: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
     @Option(name: .long, help: "The account's username (or --anonymous).") var username: String?
-    @Flag(name: .long, help: "Create an anonymous account: no username; sign in later with `passkey login` without --username.")
+    @Flag(name: .long, help: "Create an anonymous account: the server names it (anonymous-…, the name its passkey carries); sign in later with `passkey login`, with or without that name.")
     var anonymous = false
     @Option(name: .long, help: "The name shown for the account. Default: the username.") var displayName: String?
     @Flag(name: .long, help: "Sign up as iOS 26's account-creation sheet does: the account is named by --contact.")

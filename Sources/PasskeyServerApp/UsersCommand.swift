@@ -17,9 +17,9 @@ struct UsersCommand: AsyncParsableCommand {
         let formatter = ISO8601DateFormatter()
         let state = user.disabledAt.map { "disabled \(formatter.string(from: $0))" } ?? "active"
         let lastSignIn = user.lastSignInAt.map { formatter.string(from: $0) } ?? "never"
-        // Names come from users: quoted and escaped, so a name cannot forge another line, pass for an anonymous
-        // account or move the terminal's cursor.
-        let name = user.username.map { "\"" + visible($0) + "\"" } ?? "(anonymous)"
+        // Names come from users: quoted and escaped, so a name cannot forge another line or move the terminal's cursor.
+        // An anonymous account shows the name its passkeys carry, and says it is anonymous outside the quotes.
+        let name = "\"" + visible(user.entityName) + "\"" + (user.isAnonymous ? " (anonymous)" : "")
         return "\(user.id)  \(name)  created \(formatter.string(from: user.createdAt))  last sign-in \(lastSignIn)  \(state)"
     }
 

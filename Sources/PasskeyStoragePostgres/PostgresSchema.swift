@@ -249,7 +249,31 @@ enum PostgresSchema {
                 FOR EACH ROW WHEN (OLD.last_used_at IS NOT NULL) EXECUTE FUNCTION credentials_keep_last_sign_in()
                 """,
             ]),
+        PostgresMigration(
+            version: 17, name: "accounts made without a name have the name their passkeys carry", statements: [],
+            then: { connection, logger in try await nameUnnamedAccounts(connection, logger: logger) }),
     ]
+
+    /// Gives each account stored without a username the one its passkeys carry (``GeneratedUsername/legacy(userHandle:)``),
+    /// oldest first, so that the name finds it and answers carry it; keys are handed out as for any name
+    /// (``fillUsernameKeys(_:logger:)``). An account whose name another holds already (names are unique without case)
+    /// keeps none, and answers still give the name its passkeys carry.
+    static func nameUnnamedAccounts(_ connection: PostgresConnection, logger: Logger) async throws {
+        var unnamed: [(id: String, name: String)] = []
+        let rows = try await connection.query(
+            #"SELECT id, user_handle FROM users WHERE username IS NULL ORDER BY created_at, id COLLATE "C""#, logger: logger)
+        for try await (id, handle) in rows.decode((String, ByteBuffer).self) {
+            unnamed.append((id, GeneratedUsername.legacy(userHandle: Array(handle.readableBytesView))))
+        }
+        for account in unnamed {
+            try await connection.query(
+                #"""
+                UPDATE users SET username = \#(account.name) WHERE id = \#(account.id)
+                AND NOT EXISTS (SELECT 1 FROM users other WHERE lower(other.username COLLATE "C") = lower(\#(account.name) COLLATE "C"))
+                """#, logger: logger)
+        }
+        try await fillUsernameKeys(connection, logger: logger)
+    }
 
     /// The migration that adds `users.username_key`.
     static let usernameKeyVersion = 6

@@ -219,7 +219,27 @@ enum SQLiteSchema {
                     END
                     """)
         }
+        migrator.registerMigration("v18: accounts made without a name have the name their passkeys carry") { db in
+            try nameUnnamedAccounts(db)
+        }
         return migrator
+    }
+
+    /// Gives each account stored without a username the one its passkeys carry (``GeneratedUsername/legacy(userHandle:)``),
+    /// oldest first, so that the name finds it and answers carry it. The key is handed out as for any name
+    /// (``fillUsernameKeys(_:)``). An account whose name another holds already (the name column is unique without case)
+    /// keeps none, and answers still give the name its passkeys carry.
+    static func nameUnnamedAccounts(_ db: Database) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, user_handle FROM users WHERE username IS NULL ORDER BY created_at, id")
+        for row in rows {
+            let id: String = row[0]
+            let handle: Data = row[1]
+            let name = GeneratedUsername.legacy(userHandle: Array(handle))
+            try db.execute(
+                sql: "UPDATE users SET username = ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM users WHERE username = ? COLLATE NOCASE)",
+                arguments: [name, id, name])
+        }
+        try fillUsernameKeys(db)
     }
 
     /// The condition that finds an account by name (two arguments: the name's ``UsernameKey``, then the name): by key,

@@ -72,16 +72,18 @@ struct ClientFlowTests {
         }
     }
 
-    @Test("anonymous account: no username at registration or sign-in")
+    @Test("anonymous account: none asked at registration; it is named by the name its passkey carries, which signs in too")
     func anonymous() async throws {
         let server = FlowServer()
         let authenticator = server.authenticator()
         try await server.run { transport in
             let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
             let registered = try await client.register(username: nil)
-            #expect(registered.isAnonymous && registered.username == nil)
+            #expect(registered.isAnonymous && registered.username?.hasPrefix("anonymous-") == true)
             let signedIn = try await client.authenticate(username: nil)
-            #expect(signedIn.isAnonymous && signedIn.username == nil && signedIn.userId == registered.userId)
+            #expect(signedIn.isAnonymous && signedIn.username == registered.username && signedIn.userId == registered.userId)
+            let byName = try await client.authenticate(username: registered.username)
+            #expect(byName.userId == registered.userId)
         }
     }
 

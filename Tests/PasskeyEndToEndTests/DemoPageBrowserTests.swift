@@ -84,7 +84,8 @@ struct DemoPageBrowserTests {
         let anonymous = try await page.register(username: nil)
         try check(anonymous["verified"] == true, "anonymous registration not verified: \(anonymous.resultText)")
         try check(anonymous["isAnonymous"] == true, "registration without a username is anonymous: \(anonymous.resultText)")
-        try check(anonymous["username"] == .null, "an anonymous account has no username: \(anonymous.resultText)")
+        try check(
+            anonymous["username"]?.stringValue?.hasPrefix("anonymous-") == true, "an anonymous account is named by its passkey's name: \(anonymous.resultText)")
         let anonymousUserID = anonymous["userId"]?.stringValue ?? ""
         let anonymousCredentialID = anonymous["credentialId"]?.stringValue ?? ""
         try check(!anonymousUserID.isEmpty && anonymousUserID != annUserID, "the anonymous account is a new user: \(anonymous.resultText)")
@@ -106,8 +107,12 @@ struct DemoPageBrowserTests {
         let anonymousSignIn = try await page.signInWithoutUsername()
         try check(anonymousSignIn["verified"] == true, "anonymous sign-in not verified: \(anonymousSignIn.resultText)")
         try check(anonymousSignIn["userId"]?.stringValue == anonymousUserID, "anonymous sign-in found another user: \(anonymousSignIn.resultText)")
-        try check(anonymousSignIn["isAnonymous"] == true && anonymousSignIn["username"] == .null,
-                  "the anonymous account signs in without a username: \(anonymousSignIn.resultText)")
+        try check(anonymousSignIn["isAnonymous"] == true && anonymousSignIn["username"] == anonymous["username"],
+                  "the anonymous account signs in without a username, and is named by its passkey's name: \(anonymousSignIn.resultText)")
+        // The name its passkey carries finds it: a sign-in by that name is the anonymous account's.
+        let anonymousName = anonymous["username"]?.stringValue ?? ""
+        let byName = try await page.signIn(username: anonymousName)
+        try check(byName["verified"] == true && byName["userId"]?.stringValue == anonymousUserID, "a sign-in by the passkey's name: \(byName.resultText)")
         try check(anonymousSignIn["credentialId"]?.stringValue == anonymousCredentialID, "signed in with the anonymous passkey: \(anonymousSignIn.resultText)")
 
         // (e) AutoFill: the page's conditional request (mediation "conditional", empty allowCredentials) is answered by

@@ -80,11 +80,24 @@ struct CeremonyAPITests {
                 .post, "/verify-registration", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json)])
             #expect(registered.status == .ok, "\(registered.json)")
             #expect(registered["isAnonymous"] == true)
-            #expect(registered["username"] == .null)
+            // The username is the name its passkey carries, always a string (clients decode it as one).
+            #expect(registered["username"] == options["user"]?.objectValue?["name"])
             let request = try await client.call(.post, "/generate-authentication-options", json: [:])
             let signedIn = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(request.json)])
-            #expect(signedIn["verified"] == true && signedIn["isAnonymous"] == true && signedIn["username"] == .null)
+            #expect(signedIn["verified"] == true && signedIn["isAnonymous"] == true && signedIn["username"] == options["user"]?.objectValue?["name"])
             #expect(signedIn["user"]?.objectValue?["name"] == options["user"]?.objectValue?["name"])
+            // That name finds the account: named options list its passkey, and a sign-in by it answers the same.
+            let name = try #require(options["user"]?.objectValue?["name"]?.stringValue)
+            let named = try await client.call(.get, "/generate-authentication-options?username=" + name.uppercased())
+            #expect(named["allowCredentials"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == [Base64URL.encode(device.authenticator.credentialID)])
+            let byName = try await client.call(
+                .post, "/verify-authentication", json: ["cred": try device.get(named.json, signCount: 2), "challengeKey": named["challengeKey"] ?? nil])
+            #expect(byName["verified"] == true && byName["username"] == .string(name) && byName["isAnonymous"] == true, "\(byName.json)")
+            // Nobody can register it, nor any name of the server's.
+            let taken = try await client.call(.get, "/generate-registration-options?username=" + name)
+            #expect(taken["error"] == "username_taken" || taken["error"] == "username_invalid", "\(taken.json)")
+            let reserved = try await client.call(.get, "/generate-registration-options?username=anonymous-someone")
+            #expect(reserved["error"] == "username_invalid" && reserved["message"]?.stringValue?.contains("anonymous-") == true, "\(reserved.json)")
         }
     }
 

@@ -117,7 +117,8 @@ struct ImportTrustTests {
         // 64 MB on one line: the reader holds 64 KiB of it at most. Measured by the kernel for the import alone
         // (python's getrusage of its one child), not by a clock. .ci/run installs python3.
         let huge = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-import-huge-\(UUID().uuidString).jsonl")
-        let handle = try FileHandle(forWritingTo: { FileManager.default.createFile(atPath: huge.path, contents: nil); return huge }())
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: huge)
         handle.write(Data(#"{"type":"user","id":"u-1","userHandle":"AQID","username":""#.utf8))
         let block = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
         for _ in 0..<64 { handle.write(block) }

@@ -115,7 +115,8 @@ struct ServerSubcommandTests {
         #expect(listed.status == 0, "\(listed.output)")
         let lines = listed.output.split(separator: "\n").map(String.init)
         #expect(lines.count == 3 && lines.allSatisfy { $0.hasSuffix("active") }, "\(listed.output)")
-        #expect(lines.first?.hasPrefix("user-2  (anonymous)  created 2027-01-15T08:00:02Z  last sign-in never") == true, "newest first: \(listed.output)")
+        // An account stored without a name shows the one its passkeys carry, and says it is anonymous.
+        #expect(lines.first?.hasPrefix("user-2  \"anonymous-Aw\" (anonymous)  created 2027-01-15T08:00:02Z  last sign-in never") == true, "newest first: \(listed.output)")
         #expect(listed.output.contains("\"bob\\u{202e}evil\""), "a direction override is shown escaped: \(listed.output)")
 
         let disabled = try await run(["users", "disable", "ANN", "--database", database])

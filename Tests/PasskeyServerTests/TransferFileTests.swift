@@ -58,7 +58,13 @@ struct TransferFileTests {
         guard case .user(let account, let externalID) = user else { Issue.record("not a user: \(user)"); return }
         #expect(account.username == "Ann" && account.displayName == "Ann" && !account.isAnonymous && account.createdAt == Self.now && externalID == nil)
         let anonymous = try record(#"{"type":"user","id":"43","userHandle":"BA"}"#)
-        if case .user(let account, _) = anonymous { #expect(account.isAnonymous && account.username == nil && account.displayName == "Anonymous") }
+        // An anonymous account is given the name the server gave such accounts, which its passkeys carry.
+        if case .user(let account, _) = anonymous { #expect(account.isAnonymous && account.username == "anonymous-BA" && account.displayName == "Anonymous") }
+        let generated = try record(#"{"type":"user","id":"44","userHandle":"AQIDBAUGBwgJCgsM","username":"anonymous-AQIDBAUGBwgJCgsM"}"#)
+        if case .user(let account, _) = generated { #expect(account.isAnonymous && account.username == "anonymous-AQIDBAUGBwgJCgsM") }
+        #expect(throws: TransferFile.LineError.self, "a server's name that is not this account's") {
+            try record(#"{"type":"user","id":"45","userHandle":"AQID","username":"anonymous-AQIDBAUGBwgJCgsM"}"#)
+        }
 
         let passkey = try record(#"{"type":"passkey","id":"BwcH","userId":"42","backupEligible":true,"publicKey":""# + Base64URL.encode(Self.key) + #""}"#)
         guard case .credential(let credential) = passkey else { Issue.record("not a passkey: \(passkey)"); return }
@@ -85,7 +91,7 @@ struct TransferFileTests {
         #expect(refusal(with(user, "id", "..")) == "line 7: \"id\": 1 to 128 ASCII letters, digits and - . _ ~ @ : + (not only dots) were expected")
         #expect(refusal(with(user, "tokensRevokedAt", "2099-01-01T00:00:00Z")) == "line 7: \"tokensRevokedAt\": 2099-01-01T00:00:00Z is in the future")
         #expect(refusal(with(user, "lastSignInAt", .string(ISO8601DateFormatter().string(from: Self.now.addingTimeInterval(600))))) == nil, "clocks may differ a little")
-        #expect(refusal(with(user, "isAnonymous", true)) == "line 7: \"isAnonymous\": true for an account with a username")
+        #expect(refusal(with(user, "isAnonymous", true)) == "line 7: \"isAnonymous\": true for an account with a username of its own")
         #expect(refusal(with(with(user, "username", nil), "isAnonymous", false)) == "line 7: \"username\": missing for an account that is not anonymous")
         #expect(refusal(with(user, "username", "ann\u{3164}"))?.hasPrefix("line 7: \"username\":") == true, "new-account name rules for another server's data")
         #expect(refusal(with(user, "username", "с\u{0430}rol"))?.hasSuffix("this one mixes Cyrillic, Latin.") == true, "look-alikes from another server's data")

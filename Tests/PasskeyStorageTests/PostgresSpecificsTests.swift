@@ -103,7 +103,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
+        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
         #expect(try await repository.user(username: "zoë")?.id == "u-old")
         #expect(try await repository.user(username: "ANN")?.id == "u-ann")
         #expect(try await repository.user(id: "u-new")?.username == "ZOË")
@@ -155,7 +155,7 @@ struct PostgresServerTests {
                 "INSERT INTO events (time, kind, result, username, username_key) VALUES (1, 'authentication.verify', 'success', 'GIEẞEN', 'gießen')",
                 logger: logger)
         }
-        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13, 14, 15, 16])
+        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)
@@ -185,7 +185,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [13, 14, 15, 16])
+        #expect(try await repository.migrate().applied == [13, 14, 15, 16, 17])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)
@@ -197,6 +197,32 @@ struct PostgresServerTests {
         #expect(try await repository.user(username: "bob")?.id == "u-bob")
         let collisions = try await repository.usernameCollisions()
         #expect(collisions.map(\.account.id) == ["u-new"] && collisions.map(\.holder?.id) == ["u-old"])
+        await repository.shutdown()
+    }
+
+    @Test("migration 17 names each account stored without a name by the name its passkeys carry, oldest first; a name another holds stays with it")
+    func unnamedAccountsOnUpgrade() async throws {
+        let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
+        let logger = repository.logger
+        try await repository.withConnection("schema 16") { connection in
+            try await connection.query("DELETE FROM schema_migrations WHERE version >= 17", logger: logger)
+            // u-a1's name (anonymous-AQIDBAUG) is held, in other letters' case, by an account someone named so before.
+            for (id, handle, name, created) in [
+                ("u-squat", [UInt8](repeating: 7, count: 16), "ANONYMOUS-aqidbaug", 1), ("u-a1", [1, 2, 3, 4, 5, 6, 7, 8], nil, 2),
+                ("u-a2", [9, 9, 9, 9, 9, 9, 9, 9], nil, 3), ("u-link", [4, 4, 4, 4, 4, 4, 4, 4], nil, 4),
+            ] as [(String, [UInt8], String?, Int)] {
+                try await connection.query(
+                    "INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at) VALUES (\(id), \(ByteBuffer(bytes: handle)), \(name), \(name.map(UsernameKey.of)), 'x', \(name == nil && id != "u-link"), \(Int64(created)))",
+                    logger: logger)
+            }
+        }
+        #expect(try await repository.migrate().applied == [17])
+        #expect(try await repository.user(id: "u-a1")?.username == nil, "its name is held: answers give it as its passkeys carry it")
+        #expect(try await repository.user(username: "anonymous-CQkJCQkJ")?.id == "u-a2")
+        #expect(try await repository.user(username: "ANONYMOUS-cqkjcqkj")?.id == "u-a2", "found by the name in any case")
+        #expect(try await repository.user(username: "anonymous-BAQEBAQE")?.id == "u-link")
+        let (anonymous, linked) = (try await repository.user(id: "u-a2"), try await repository.user(id: "u-link"))
+        #expect(anonymous?.isAnonymous == true && linked?.isAnonymous == false)
         await repository.shutdown()
     }
 

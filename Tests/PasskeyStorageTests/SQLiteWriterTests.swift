@@ -244,7 +244,8 @@ struct SQLiteMigrationTests {
         let keys = try await repository.read { db in
             try Row.fetchAll(db, sql: "SELECT id, username_key FROM users ORDER BY id").map { row -> String in "\(row[0] as String)=\((row[1] as String?) ?? "-")" }
         }
-        #expect(keys == ["u-ann=ann", "u-anon=-", "u-new=-", "u-old=zoë"])
+        // The anonymous account has the name its passkeys carry since v18 (a one-byte handle: anonymous-AQ).
+        #expect(keys == ["u-ann=ann", "u-anon=anonymous-aq", "u-new=-", "u-old=zoë"])
         let taker = UserRecord(userHandle: [7], username: "zoË", displayName: "Zoë", isAnonymous: false, createdAt: Date())
         await #expect(throws: StorageError(.usernameTaken, "")) {
             try await repository.register(
@@ -259,6 +260,29 @@ struct SQLiteMigrationTests {
         #expect(try await repository.user(username: "zoë") == nil)
         let reopened = try SQLiteRepository(path: path)
         #expect(try await reopened.user(username: "zoë")?.id == "u-new")
+    }
+
+    @Test("v18 names each account stored without a name by the name its passkeys carry, oldest first; a name another holds stays with it")
+    func unnamedAccountsOnUpgrade() async throws {
+        try await Self.legacyDatabase(
+            upTo: "v17: a sign-in writes only its passkey's row", users: [("u-squat", "ANONYMOUS-aqidbaug", "anonymous-aqidbaug", 1)],
+            extra: { db in
+                for (id, handle, created, anonymous) in [("u-a1", [1, 2, 3, 4, 5, 6, 7, 8], 2, true), ("u-a2", [9, 9, 9, 9, 9, 9, 9, 9], 3, true), ("u-link", [4, 4, 4, 4, 4, 4, 4, 4], 4, false)]
+                    as [(String, [UInt8], Int, Bool)]
+                {
+                    try db.execute(
+                        sql: "INSERT INTO users (id, user_handle, username, username_key, display_name, is_anonymous, created_at) VALUES (?, ?, NULL, NULL, 'x', ?, ?)",
+                        arguments: [id, Data(handle), anonymous, created])
+                }
+            }
+        ) { path in
+            let repository = try SQLiteRepository(path: path)
+            #expect(try await repository.user(id: "u-a1")?.username == nil, "its name is held: answers give it as its passkeys carry it")
+            #expect(try await repository.user(username: "anonymous-CQkJCQkJ")?.id == "u-a2")
+            #expect(try await repository.user(username: "ANONYMOUS-cqkjcqkj")?.id == "u-a2", "found by the name in any case")
+            #expect(try await repository.user(username: "anonymous-BAQEBAQE")?.id == "u-link")
+            #expect(try await repository.user(id: "u-a2")?.isAnonymous == true)
+        }
     }
 
     /// A database file migrated up to `migration` only, holding `users` (id, name, the key that version gave it, creation

@@ -4,7 +4,8 @@ public import PasskeyWire
 /// fields for both, with the credential JSON that was sent.
 public struct PasskeyCeremonyResult<Response: Sendable & Hashable>: Sendable, Hashable {
     public var verified: Bool
-    /// `nil` for an anonymous account.
+    /// The account's name. passkey-server names an anonymous account by the name its passkey carries (`anonymous-…`),
+    /// and always sends one; `nil` only from a server that sends none (older releases did, for anonymous accounts).
     public var username: String?
     public var userId: String
     /// The credential registered or used, base64url.

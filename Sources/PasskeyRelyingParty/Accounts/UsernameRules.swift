@@ -104,6 +104,10 @@ public enum UsernameRules {
         // holds. `PAL·LA` is in it, as `pal·la`. The refusal names the code point as typed when the typed form is out too.
         let mapped = WidthMapping.apply(name)
         let key = UsernameKey.of(name)
+        // The server's names for accounts made without one: nobody may claim one it may give.
+        if key.hasPrefix(GeneratedUsername.prefix) {
+            return "Names beginning with \(GeneratedUsername.prefix) are the server's, for accounts made without a name."
+        }
         if let refusal = IdentifierClass.refusal(key) { return IdentifierClass.refusal(mapped) ?? refusal }
         // UTS #39's recommended identifier characters: the letters IdentifierClass takes that people misread.
         if let refusal = IdentifierStatus.refusal(key) { return refusal }

@@ -24,8 +24,10 @@ extension CeremonyService {
                 if existing == nil { throw error }
             }
         }
+        // Without a name the account gets the server's (``GeneratedUsername``), which its passkeys carry.
+        let handle = RelyingParty.makeUserHandle(random: random)
         let candidate = UserRecord(
-            userHandle: RelyingParty.makeUserHandle(random: random), username: username,
+            userHandle: handle, username: username ?? GeneratedUsername.make(userHandle: handle),
             displayName: DisplayName.sanitized(displayName, fallback: username ?? "Passkey user"), isAnonymous: false, createdAt: now())
         do { return try await repository.linkedUser(externalID: appUserID, orCreate: candidate) } catch { throw RelyingPartyError(error) }
     }

@@ -160,8 +160,10 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         let user = UserRecord(
             id: sealed.userID(key: sealKey), userHandle: userHandle, username: username, displayName: displayName,
             isAnonymous: username == nil && acceptedContacts.isEmpty, createdAt: sealed.issuedAt)
+        // An account without a name is given one (``GeneratedUsername``): its passkeys carry it, and it is stored as the
+        // account's username when the registration verifies.
         let options = relyingParty.makeRegistrationOptions(
-            userHandle: userHandle, userName: Self.userEntityName(username: username, userHandle: userHandle), displayName: displayName,
+            userHandle: userHandle, userName: username ?? GeneratedUsername.make(userHandle: userHandle), displayName: displayName,
             attestation: configuration.attestation, timeoutMilliseconds: Int(configuration.challengeTTL * 1000), challenge: challenge,
             random: random)
         return (options, challenge, user)
@@ -213,7 +215,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
                 // echo the options' `user.name` send the name the server made (`anonymous-…`): that one is the options'.
                 if let username = try UsernameRules.normalized(rawUsername), !UsernameKey.same(username, record.username),
                     !UsernameKey.same(ContactIdentifier.phoneNumber(username) ?? username, record.username),
-                    !(record.username == nil && record.userHandle.map { username == Self.userEntityName(username: nil, userHandle: $0) } == true)
+                    !(record.username == nil && record.userHandle.map { GeneratedUsername.isGenerated(username, userHandle: $0) } == true)
                 {
                     throw RelyingPartyError("username_mismatch", "The username is not the one these options were created for.")
                 }
@@ -232,14 +234,18 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             }
             // Account creation: the sheet's contact names the account, under every username rule; checked once the
             // response itself verified, so a response for other options says so first.
-            let accountName = forContact ? try ContactIdentifier.username(rawUsername, accepting: record.acceptedContacts) : record.username
+            // An anonymous account is named by the name its passkey carries (``GeneratedUsername``), which finds it like any.
+            let accountName =
+                forContact
+                ? try ContactIdentifier.username(rawUsername, accepting: record.acceptedContacts)
+                : record.username ?? GeneratedUsername.make(userHandle: userHandle)
             let displayName =
                 forContact
-                ? DisplayName.sanitized(rawDisplayName, fallback: record.displayName ?? accountName ?? "")
+                ? DisplayName.sanitized(rawDisplayName, fallback: record.displayName ?? accountName)
                 : record.displayName ?? record.username ?? "Anonymous"
             let time = now()
             let user = UserRecord(
-                id: userID, userHandle: userHandle, username: accountName, displayName: displayName, isAnonymous: accountName == nil,
+                id: userID, userHandle: userHandle, username: accountName, displayName: displayName, isAnonymous: !forContact && record.username == nil,
                 createdAt: record.createdAt, lastSignInAt: nil)
             let entry = CredentialRecordEntry(verified, userID: userID, createdAt: time)
             // One transaction consumes the challenge and stores the account and credential: of concurrent completions of

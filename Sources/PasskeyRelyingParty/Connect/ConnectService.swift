@@ -82,8 +82,10 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
                         if try await repository.user(externalID: externalID)?.username != username { throw error }
                     }
                 }
+                // Without the app's name the account gets the server's (``GeneratedUsername``), which its passkeys carry.
+                let handle = RelyingParty.makeUserHandle(random: ceremonies.random)
                 let candidate = UserRecord(
-                    userHandle: RelyingParty.makeUserHandle(random: ceremonies.random), username: username,
+                    userHandle: handle, username: username ?? GeneratedUsername.make(userHandle: handle),
                     displayName: DisplayName.sanitized(displayName, fallback: username ?? Self.unnamedDisplayName),
                     isAnonymous: false, createdAt: time)
                 let linked = try await repository.linkedUser(externalID: externalID, orCreate: candidate)
@@ -305,7 +307,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// the server now enforces (and show when the account was disabled).
     public static func accountJSON(_ user: UserRecord) -> JSONValue {
         .object([
-            "userId": .string(user.id), "username": user.username.map(JSONValue.string) ?? .null, "disabled": .bool(user.isDisabled),
+            "userId": .string(user.id), "username": .string(user.entityName), "disabled": .bool(user.isDisabled),
             "disabledAt": user.disabledAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
         ])
     }

@@ -33,13 +33,13 @@ public struct SignedPasskeySubject: Sendable {
     /// A new account, or a passkey added to one: `externalUserID` when the account is linked to an app's user.
     public init(_ registration: CompletedRegistration, externalUserID: String? = nil) {
         self.init(
-            userID: registration.user.id, username: registration.user.username, externalUserID: externalUserID,
+            userID: registration.user.id, username: registration.user.entityName, externalUserID: externalUserID,
             credentialID: registration.credential.id, ceremony: .registration, userVerified: registration.credential.uvInitialized)
     }
 
     public init(_ signIn: CompletedSignIn) {
         self.init(
-            userID: signIn.user.id, username: signIn.user.username, externalUserID: signIn.externalUserID, credentialID: signIn.credential.id,
+            userID: signIn.user.id, username: signIn.user.entityName, externalUserID: signIn.externalUserID, credentialID: signIn.credential.id,
             ceremony: .authentication, userVerified: signIn.userVerified, counterRegressed: signIn.counterRegressed)
     }
 }

@@ -136,7 +136,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let externalID = result.addedToExistingAccount ? try await service.repository.externalID(userID: result.user.id) : nil
                 let token = try await signer(SignedPasskeySubject(result, externalUserID: externalID))
                 return .object([
-                    "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
+                    "verified": true, "username": .string(result.user.entityName), "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
                     "signedPasskeyData": .string(token),
                 ])
@@ -169,7 +169,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 let token = try await signer(SignedPasskeySubject(result))
                 var answer: JSONObject = [
-                    "verified": true, "username": result.user.username.map(JSONValue.string) ?? .null, "userId": .string(result.user.id),
+                    "verified": true, "username": .string(result.user.entityName), "userId": .string(result.user.id),
                     "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
                     "signedPasskeyData": .string(token),
                 ]
@@ -295,7 +295,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     static func userObject(_ user: UserRecord, counterRegressed: Bool = false) -> JSONValue {
         let email = user.username.flatMap { $0.contains("@") ? $0 : nil }
         var object: JSONObject = [
-            "id": .string(user.id), "username": user.username.map(JSONValue.string) ?? .null, "displayName": .string(user.displayName),
+            "id": .string(user.id), "username": .string(user.entityName), "displayName": .string(user.displayName),
             "email": email.map(JSONValue.string) ?? .null, "createdAt": .string(ISO8601DateFormatter().string(from: user.createdAt)),
         ]
         if counterRegressed { object["counterRegressed"] = true }

@@ -67,7 +67,7 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
                 note.detail = replaced > 0 ? "link used: passkey added, \(replaced) other passkey\(replaced == 1 ? "" : "s") deleted" : "link used: passkey added"
                 let token = try await service.signedData(result)
                 return .object([
-                    "verified": true, "userId": .string(result.user.id), "username": result.user.username.map(JSONValue.string) ?? .null,
+                    "verified": true, "userId": .string(result.user.id), "username": .string(result.user.entityName),
                     "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
                     "replacedPasskeys": .number(Double(replaced)), "signedPasskeyData": .string(token),
                 ])

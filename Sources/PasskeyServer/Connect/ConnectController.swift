@@ -152,7 +152,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let token = try await service.signedData(result)
                 note.concerns(result.user, credentialID: result.credential.id)
                 return .object([
-                    "verified": true, "userId": .string(result.user.id), "username": result.user.username.map(JSONValue.string) ?? .null,
+                    "verified": true, "userId": .string(result.user.id), "username": .string(result.user.entityName),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "passkey": PasskeyListing.json(result.credential),
                     "signedPasskeyData": .string(token),
                 ])

@@ -30,7 +30,7 @@ enum DashboardJSON {
 
     static func user(_ user: UserRecord, passkeys: Int) -> JSONValue {
         .object([
-            "id": .string(user.id), "username": text(user.username), "displayName": .string(user.displayName),
+            "id": .string(user.id), "username": .string(user.entityName), "displayName": .string(user.displayName),
             "isAnonymous": .bool(user.isAnonymous), "createdAt": time(user.createdAt), "lastSignInAt": time(user.lastSignInAt),
             "disabled": .bool(user.isDisabled), "disabledAt": time(user.disabledAt), "passkeyCount": .number(Double(passkeys)),
         ])

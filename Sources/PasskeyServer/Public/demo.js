@@ -116,7 +116,7 @@ async function register(event) {
     const options = await get("/generate-registration-options?" + query);
     const credential = await navigator.credentials.create({ publicKey: creationOptions(options) });
     const result = await post("/verify-registration", { username: username || undefined, challengeKey: options.challengeKey, cred: credentialJSON(credential) });
-    show(result.isAnonymous ? "Registered an anonymous account." : `Registered ${result.username}.`, result, true);
+    show(result.isAnonymous ? `Registered an anonymous account, ${result.username}: its passkey carries that name.` : `Registered ${result.username}.`, result, true);
   } catch (error) {
     show(...failure("Registration", error), false);
   } finally {
@@ -184,7 +184,7 @@ async function signInWith(username) {
   busy(true);
   try {
     const result = await signIn(username, null);
-    show(`Signed in as ${result.username || "an anonymous user"}.`, result, true);
+    show(`Signed in as ${result.username}${result.isAnonymous ? " (anonymous)" : ""}.`, result, true);
   } catch (error) {
     show(...failure("Sign-in", error), false);
   } finally {
@@ -231,7 +231,7 @@ function startAutoFill() {
       // Signed in: the page shows who. AutoFill starts again with the next ceremony from a button, not at once (a
       // virtual authenticator would answer a new conditional request at once, again and again).
       if (autoFill === run) autoFill = null;
-      show(`Signed in as ${result.username || "an anonymous user"} (AutoFill).`, result, true);
+      show(`Signed in as ${result.username}${result.isAnonymous ? " (anonymous)" : ""} (AutoFill).`, result, true);
     } catch (error) {
       if (autoFill !== run) return;  // stopped for a button's ceremony
       autoFill = null;
@@ -270,7 +270,7 @@ async function redeemLink() {
       PublicKeyCredential.signalAllAcceptedCredentials({ rpId: options.rp.id, userId: options.user.id, allAcceptedCredentialIds: [credential.id] }).catch(() => {});
     }
     const replaced = result.replacedPasskeys > 0 ? ` Your ${result.replacedPasskeys} other passkey${result.replacedPasskeys === 1 ? " was" : "s were"} removed.` : "";
-    show(`Added a passkey to ${result.username || "your account"}.${replaced}`, result, true);
+    show(`Added a passkey to ${result.username}.${replaced}`, result, true);
   } catch (error) {
     show(...failure(error.body ? "The link was" : "Adding a passkey", error), false);
   } finally {

@@ -219,15 +219,20 @@ public enum TransferFile {
             let id = try fields.identifier("id")
             let userHandle = try fields.bytes("userHandle", count: 1...64)
             let rawName = try fields.optionalString("username")
-            let username: String?
-            do { username = try UsernameRules.normalized(rawName, newAccount: newNames) } catch {
+            // The server's name for an account made without one (``GeneratedUsername``) comes with it: it is the one its
+            // user handle gives, and new names may not take it.
+            let generated = rawName.map { GeneratedUsername.isGenerated($0, userHandle: userHandle) } ?? false
+            var username: String?
+            do { username = try UsernameRules.normalized(rawName, newAccount: newNames && !generated) } catch {
                 throw fields.invalid("username", error.message)
             }
-            let isAnonymous = try fields.optionalBool("isAnonymous") ?? (username == nil)
-            // An anonymous account has no name, and a named one has one: a name lost on the way would otherwise make
-            // the account anonymous without a word.
-            if isAnonymous, username != nil { throw fields.invalid("isAnonymous", "true for an account with a username") }
+            let isAnonymous = try fields.optionalBool("isAnonymous") ?? (username == nil || generated)
+            // An anonymous account has the server's name (given now when the file has none, as older exports and other
+            // servers' files do), and a named one has its own: a name lost on the way would otherwise make the account
+            // anonymous without a word.
+            if isAnonymous, username != nil, !generated { throw fields.invalid("isAnonymous", "true for an account with a username of its own") }
             if !isAnonymous, username == nil { throw fields.invalid("username", "missing for an account that is not anonymous") }
+            if isAnonymous, username == nil { username = GeneratedUsername.legacy(userHandle: userHandle) }
             let displayName = try fields.optionalString("displayName")
             let disabledAt = try fields.optionalTime("disabledAt")
             let externalID = try fields.optionalString("externalUserId")
@@ -240,7 +245,7 @@ public enum TransferFile {
             }
             let user = UserRecord(
                 id: id, userHandle: userHandle, username: username,
-                displayName: DisplayName.sanitized(displayName, fallback: username ?? "Anonymous"),
+                displayName: DisplayName.sanitized(displayName, fallback: isAnonymous ? "Anonymous" : username ?? "Anonymous"),
                 isAnonymous: isAnonymous, createdAt: try fields.optionalTime("createdAt") ?? now,
                 lastSignInAt: try fields.optionalTime("lastSignInAt"), disabledAt: disabledAt,
                 tokensRevokedAt: try fields.optionalTime("tokensRevokedAt") ?? disabledAt)

@@ -211,7 +211,9 @@ extension TransferFile {
         /// A record, its username under today's rules for a new account (or, when the operator accepts them, the rules
         /// of earlier releases, reported).
         private mutating func record(_ fields: Fields) throws(LineError) -> TransferRecord {
-            if options.acceptOlderUsernames, fields.object["type"]?.stringValue == "user", let raw = try fields.optionalString("username") {
+            if options.acceptOlderUsernames, fields.object["type"]?.stringValue == "user", let raw = try fields.optionalString("username"),
+                !((try? fields.bytes("userHandle", count: 1...64)).map { GeneratedUsername.isGenerated(raw, userHandle: $0) } ?? false)
+            {
                 var refusal: String?
                 do { _ = try UsernameRules.normalized(raw, newAccount: true) } catch { refusal = error.message }
                 // Invisible characters were never allowed in a new name: such a name is not an older one, but a disguise.
