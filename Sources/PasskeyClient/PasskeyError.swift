@@ -54,6 +54,9 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The app's own backend gave no connect token (its ``ConnectTokenProvider`` threw): nothing reached the passkey
         /// server.
         public static let connectTokenUnavailable: Code = "connect_token_unavailable"
+        /// The app's ``ConnectTokenProvider`` returned a token of another kind than the call asked for (the server's
+        /// `connect_token_wrong_type`): an app mistake, which ``reason`` names with the kind asked.
+        public static let connectTokenWrongType: Code = "connect_token_wrong_type"
         /// The server refused because the account is disabled (its `account_disabled`): the passkey is fine, but the
         /// service has suspended the account. Retrying does not help; the person needs the service's support.
         public static let accountDisabled: Code = "account_disabled"

@@ -388,6 +388,64 @@ struct ConnectFlowTests {
         }
     }
 
+    /// The list a management outcome carries; nil for any other outcome.
+    static func passkeys(_ status: ManageStatus) -> [PasskeyInfo]? {
+        switch status {
+        case .allowed(let passkeys), .notAllowed(let passkeys): passkeys
+        default: nil
+        }
+    }
+
+    /// Corbado's guide writes each provider for its call: the closure ignores the kind it is asked for and returns the
+    /// one that call needs (`.PasskeyList` for the list, `.PasskeyAppend` for adding, `.PasskeyDelete` for deleting).
+    @Test("providers written as Corbado's guide writes them (one kind per call) reach every outcome; a wrong kind is an error naming the kind asked")
+    func corbadoStyleProviders() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let software = server.authenticator({ $0.backup = .synced }, store: InMemoryCredentialStore())
+            let connect = PasskeyConnect(transport: transport, authenticator: software, device: iPhone)
+            let listProvider: ConnectTokenProvider = { _ in try await backend.tokens(.passkeyList) }
+            let appendProvider: ConnectTokenProvider = { _ in try await backend.tokens(.passkeyAppend) }
+            let deleteProvider: ConnectTokenProvider = { _ in try await backend.tokens(.passkeyDelete) }
+
+            // After the old login: the decision and the append, each with an append token.
+            #expect(await connect.isAppendAllowed(connectTokenProvider: appendProvider) == .askUserForAppend(autoAppend: false))
+            guard case .completed(let first) = await connect.completeAppend() else {
+                Issue.record("the append failed")
+                return
+            }
+            // Settings: the list with a list token, adding with an append token, deleting with a delete token.
+            let listed = try #require(Self.passkeys(await connect.isManageAppendAllowed(connectTokenProvider: listProvider)), "the list failed")
+            #expect(listed.map(\.id) == [first.id])
+            #expect(await connect.completePasskeyListAppend(connectTokenProvider: appendProvider) == .excludeCredentialsMatch)
+            guard case .allowed(let left) = await connect.deletePasskey(id: first.id, connectTokenProvider: deleteProvider) else {
+                Issue.record("the delete failed, or its answer did not offer adding one again")
+                return
+            }
+            #expect(left.isEmpty)
+            let added = try #require(Self.passkeys(await connect.completePasskeyListAppend(connectTokenProvider: appendProvider)), "adding failed")
+            #expect(added.count == 1)
+            let renamed = try #require(
+                Self.passkeys(await connect.renamePasskey(id: added[0].id, name: "Phone", connectTokenProvider: listProvider)), "the rename failed")
+            #expect(renamed.map(\.name) == ["Phone"])
+
+            // A provider that returns another kind than its call needs: an error that says which kind was asked.
+            for (status, asked) in [
+                (await connect.isManageAppendAllowed(connectTokenProvider: appendProvider), "passkey-list"),
+                (await connect.completePasskeyListAppend(connectTokenProvider: listProvider), "passkey-append"),
+                (await connect.deletePasskey(id: added[0].id, connectTokenProvider: listProvider), "passkey-delete"),
+                (await connect.renamePasskey(id: added[0].id, name: "X", connectTokenProvider: deleteProvider), "passkey-list"),
+            ] {
+                guard case .error(let error) = status else {
+                    Issue.record("a wrong kind must be an error, not \(status)")
+                    continue
+                }
+                #expect(error.code == .connectTokenWrongType && error.reason.contains("asked for a \(asked) token"), "\(error)")
+            }
+            #expect(await connect.isAppendAllowed(connectTokenProvider: listProvider) == .skip(reason: "connect_token_wrong_type"))
+        }
+    }
+
     @Test("manage: list, rename, delete; a passkey deleted on the server is reported at sign-in and forgotten for one-tap")
     func manage() async throws {
         let server = FlowServer()
@@ -410,12 +468,8 @@ struct ConnectFlowTests {
                 return
             }
             #expect(renamed.map(\.name) == ["My phone"])
-            // The same device again: excluded.
-            guard case .error(let excluded) = await connect.completePasskeyListAppend(connectTokenProvider: backend.tokens) else {
-                Issue.record("the same device must be excluded")
-                return
-            }
-            #expect(excluded.code == .excludedCredentialExists)
+            // The same device again: excluded, a manage outcome of its own.
+            #expect(await connect.completePasskeyListAppend(connectTokenProvider: backend.tokens) == .excludeCredentialsMatch)
 
             // Deleted from the list: the one-tap account goes too, and so does the passkey on this device, which held it.
             #expect(await connect.state().lastCredentialID == passkey.id)

@@ -78,6 +78,42 @@ func verifyJWS(_ token: String, jwks: JSONValue) -> JSONObject? {
 
 @Suite("Connect API: tokens, signedPasskeyData, passkey management, decisions")
 struct ConnectAPITests {
+    @Test("one token per management step: the decision takes a list token and says which kind decided; an append and a delete answer the list after them, and with the device described, the decision")
+    func oneTokenPerStep() async throws {
+        let harness = try await ConnectHarness()
+        let device = try Device(server: harness.server)
+        let client = ["platform": "iOS", "osVersion": "18.0", "platformAuthenticator": true] as JSONValue
+        try await harness.server.run { http in
+            // The append's answer: the passkey, and the list after it with the decision (the append token is used up).
+            let options = try await harness.appendOptions(http)
+            let appended = try await http.call(
+                .post, "/connect/append/verify", json: ["challengeKey": options["challengeKey"] ?? nil, "cred": device.create(options.json), "client": client])
+            #expect(appended.status == .ok, "\(appended.json)")
+            let id = try #require(appended["credentialId"]?.stringValue)
+            #expect(appended["passkeys"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.stringValue } == [id])
+            #expect(appended["append"]?.objectValue?["step"]?.stringValue != nil, "\(appended.json)")
+            // The decision with a list token says so; with an append token, that.
+            let list = try await harness.token(http, "passkey-list")
+            let decided = try await http.call(.post, "/connect/append/decision", json: ["client": client], headers: ConnectHarness.bearer(list))
+            #expect(decided.status == .ok && decided["tokenType"] == "passkey-list", "\(decided.json)")
+            let append = try await harness.token(http, "passkey-append")
+            #expect(try await http.call(.post, "/connect/append/decision", json: ["client": client], headers: ConnectHarness.bearer(append))["tokenType"] == "passkey-append")
+            // A delete token decides nothing.
+            let delete = try await harness.token(http, "passkey-delete")
+            let refused = try await http.call(.post, "/connect/append/decision", json: ["client": client], headers: ConnectHarness.bearer(delete))
+            #expect(refused.status == .forbidden && refused["error"] == "connect_token_wrong_type", "\(refused.json)")
+            #expect(refused["message"]?.stringValue?.contains("not passkey-append or passkey-list") == true, "\(refused.json)")
+            // The delete's answer: the passkeys left, and the decision when the device is described.
+            let deleted = try await http.call(.delete, "/connect/passkeys/\(id)", json: ["client": client], headers: ConnectHarness.bearer(delete))
+            #expect(deleted["deleted"] == true && deleted["passkeys"] == [] && deleted["append"]?.objectValue?["step"] == "ask", "\(deleted.json)")
+            // Without a body, as before: the list, no decision.
+            let again = try await harness.append(http, device: try Device(server: harness.server, credentialID: 0x33))
+            let plain = try await http.call(
+                .delete, "/connect/passkeys/\(again["credentialId"]?.stringValue ?? "")", headers: ConnectHarness.bearer(try await harness.token(http, "passkey-delete")))
+            #expect(plain["deleted"] == true && plain["passkeys"] == [] && plain["append"] == nil, "\(plain.json)")
+        }
+    }
+
     @Test("--no-public-registration: every public registration path is 403 registration_closed; connect append and sign-in work")
     func closedRegistration() async throws {
         let harness = try await ConnectHarness { $0.publicRegistration = false }

@@ -75,12 +75,16 @@ public enum LoginStatus: Sendable, Hashable {
     case ignore
 }
 
-/// The passkey list, and whether adding one is offered there.
+/// The passkey list, and whether adding one is offered there: what each management flow ends with.
 public enum ManageStatus: Sendable, Hashable {
     /// The list; adding a passkey on this device is useful.
     case allowed([PasskeyInfo])
     /// The list; adding is not offered (rollout, a passkey for this device exists, no platform authenticator).
     case notAllowed([PasskeyInfo])
+    /// Adding a passkey: the person dismissed the sheet. Nothing changed; the list shown stays right.
+    case cancelled
+    /// Adding a passkey: this device holds one of the account's already (excludeCredentials matched). Say so gently.
+    case excludeCredentialsMatch
     case error(PasskeyError)
 }
 

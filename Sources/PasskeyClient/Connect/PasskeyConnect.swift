@@ -73,6 +73,10 @@ public actor PasskeyConnect {
         if let declined = state.lastDeclinedAt { body["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
         do {
             let answer = try await call(.post, "connect/append/decision", body: .object(body), token: token, stage: .options)
+            // A list token decides too: the provider gave another kind than asked, which the append would refuse.
+            if let type = answer["tokenType"]?.stringValue, type != ConnectTokenKind.passkeyAppend.rawValue {
+                return .skip(reason: "connect_token_wrong_type")
+            }
             let step = answer["step"]?.stringValue ?? "skip"
             guard step == "ask" || step == "auto" else { return .skip(reason: answer["reason"]?.stringValue ?? step) }
             guard signOuts == signOutsBefore else { return .skip(reason: "signed_out") }
@@ -108,38 +112,11 @@ public actor PasskeyConnect {
     /// Runs one append with a token: options, the authenticator, verification.
     func append(token: String, style: RegistrationStyle, replacing: String?) async -> AppendStatus {
         do throws(PasskeyError) {
-            var body: JSONObject = [:]
-            if let replacing { body["replaces"] = .string(replacing) }
-            if style == .conditional { body["mediation"] = "conditional" }
-            let answer = try await call(.post, "connect/append/options", body: .object(body), token: token, stage: .options)
-            let options: PublicKeyCredentialCreationOptionsJSON
-            do { options = try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
-                throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
-            }
-            let credential = try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
-            var verify: JSONObject = ["cred": credential.json]
-            verify["challengeKey"] = answer["challengeKey"]
-            let verified: JSONObject
-            do {
-                // The passkey exists from here on: its verification is sent even when the caller's task was cancelled.
-                verified = try await shieldedFromCancellation { [verify] () throws(PasskeyError) in
-                    try await self.call(.post, "connect/append/verify", body: .object(verify), token: nil, stage: .verification)
-                }
-            } catch {
-                await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
-                throw error
+            let verified = try await asked(.passkeyAppend) { () throws(PasskeyError) in
+                try await self.appendVerified(token: token, style: style, replacing: replacing, client: nil)
             }
             guard let passkey = verified["passkey"].flatMap(Self.passkeyInfo) else {
                 throw PasskeyError(.invalidResponse, stage: .verification, "the append answer has no passkey")
-            }
-            let username = verified["username"]?.stringValue
-            await store.update { state in
-                state.lastIdentifier = username ?? state.lastIdentifier
-                state.lastCredentialID = passkey.id
-                state.lastDeclinedAt = nil
-                // A new passkey starts with a clean record on this device.
-                state.recentFailures = 0
-                state.lastFailureAt = nil
             }
             return .completed(passkey)
         } catch {
@@ -149,6 +126,46 @@ public actor PasskeyConnect {
             default: return .error(error)
             }
         }
+    }
+
+    /// One append with a token (options, the authenticator, verification), the verification's answer as it came. With
+    /// `client`, the answer also carries the list after the append and the append decision.
+    func appendVerified(token: String, style: RegistrationStyle, replacing: String?, client: JSONValue?) async throws(PasskeyError) -> JSONObject {
+        var body: JSONObject = [:]
+        if let replacing { body["replaces"] = .string(replacing) }
+        if style == .conditional { body["mediation"] = "conditional" }
+        let answer = try await call(.post, "connect/append/options", body: .object(body), token: token, stage: .options)
+        let options: PublicKeyCredentialCreationOptionsJSON
+        do { options = try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
+            throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
+        }
+        let credential = try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
+        var verify: JSONObject = ["cred": credential.json]
+        verify["challengeKey"] = answer["challengeKey"]
+        if let client { verify["client"] = client }
+        let verified: JSONObject
+        do {
+            // The passkey exists from here on: its verification is sent even when the caller's task was cancelled.
+            verified = try await shieldedFromCancellation { [verify] () throws(PasskeyError) in
+                try await self.call(.post, "connect/append/verify", body: .object(verify), token: nil, stage: .verification)
+            }
+        } catch {
+            await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
+            throw error
+        }
+        guard let passkey = verified["passkey"].flatMap(Self.passkeyInfo) else {
+            throw PasskeyError(.invalidResponse, stage: .verification, "the append answer has no passkey")
+        }
+        let username = verified["username"]?.stringValue
+        await store.update { state in
+            state.lastIdentifier = username ?? state.lastIdentifier
+            state.lastCredentialID = passkey.id
+            state.lastDeclinedAt = nil
+            // A new passkey starts with a clean record on this device.
+            state.recentFailures = 0
+            state.lastFailureAt = nil
+        }
+        return verified
     }
 
     // MARK: Login
@@ -307,68 +324,118 @@ public actor PasskeyConnect {
 
     // MARK: Manage
 
-    /// The user's passkeys, and whether adding one here is offered.
+    /// The user's passkeys, and whether adding one here is offered: asks the provider once, for a passkey-list token,
+    /// which both the list and the append decision take.
     public func isManageAppendAllowed(connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
-        let passkeys: [PasskeyInfo]
-        do { passkeys = try await list(connectTokenProvider) } catch { return .error(error) }
-        switch await isAppendAllowed(connectTokenProvider: connectTokenProvider) {
-        case .askUserForAppend: return .allowed(passkeys)
-        case .skip: return .notAllowed(passkeys)
+        do throws(PasskeyError) {
+            let token = try await Self.token(connectTokenProvider, .passkeyList)
+            let answer = try await asked(.passkeyList) { () throws(PasskeyError) in
+                try await self.call(.get, "connect/passkeys", token: token, stage: .options)
+            }
+            let passkeys = try await listed(answer)
+            return try await manageStatus(passkeys, decisionToken: token)
+        } catch {
+            return .error(error)
         }
     }
 
-    /// Adds a passkey from the management screen, then lists again. A cancelled or already-registered attempt is an
-    /// `.error` with code `cancelled` or `excluded_credential_exists`.
+    /// Adds a passkey from the management screen: asks the provider once, for a passkey-append token; the append's
+    /// answer carries the list after it and whether to offer another, so no second token is needed.
     public func completePasskeyListAppend(connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
         // A fresh token from the app's backend, for the user signed in now: a token kept from an earlier decision could
         // belong to someone who has signed out since.
         pendingAppend = nil
-        let token: String
-        do { token = try await connectTokenProvider(.passkeyAppend) } catch { return .error(Self.tokenError(error)) }
-        switch await append(token: token, style: .modal, replacing: nil) {
-        case .completed: return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
-        case .cancelled: return .error(.cancelled())
-        case .excludeCredentialsMatch:
-            return .error(PasskeyError(.excludedCredentialExists, stage: .authenticator, "this device already has a passkey for the account"))
-        case .error(let error): return .error(error)
+        do throws(PasskeyError) {
+            let token = try await Self.token(connectTokenProvider, .passkeyAppend)
+            let verified = try await asked(.passkeyAppend) { () throws(PasskeyError) in
+                try await self.appendVerified(token: token, style: .modal, replacing: nil, client: await self.clientReport())
+            }
+            return try await manageStatus(try await listed(verified), decision: verified["append"])
+        } catch {
+            switch error.code {
+            case .cancelled: return .cancelled
+            case .excludedCredentialExists: return .excludeCredentialsMatch
+            default: return .error(error)
+            }
         }
     }
 
-    /// Renames a passkey (with a passkey-list token), then lists again.
+    /// Renames a passkey: asks the provider once, for a passkey-list token, which the rename, the list and the append
+    /// decision all take.
     public func renamePasskey(id: String, name: String, connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
-        do {
-            _ = try await renamePasskey(id: id, name: name, connectToken: try await Self.token(connectTokenProvider, .passkeyList))
-        } catch { return .error(error) }
-        return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
-    }
-
-    /// Deletes a passkey (with a passkey-delete token), then lists again. Deleting the one-tap passkey forgets it.
-    public func deletePasskey(id: String, connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
-        do { try await deletePasskey(id: id, connectToken: try await Self.token(connectTokenProvider, .passkeyDelete)) } catch {
+        do throws(PasskeyError) {
+            let token = try await Self.token(connectTokenProvider, .passkeyList)
+            let answer = try await asked(.passkeyList) { () throws(PasskeyError) in
+                _ = try await self.renamePasskey(id: id, name: name, connectToken: token)
+                return try await self.call(.get, "connect/passkeys", token: token, stage: .options)
+            }
+            return try await manageStatus(try await listed(answer), decisionToken: token)
+        } catch {
             return .error(error)
         }
-        return await isManageAppendAllowed(connectTokenProvider: connectTokenProvider)
+    }
+
+    /// Deletes a passkey: asks the provider once, for a passkey-delete token; the delete's answer carries the passkeys
+    /// left and whether to offer adding one. Deleting the one-tap passkey forgets it.
+    public func deletePasskey(id: String, connectTokenProvider: ConnectTokenProvider) async -> ManageStatus {
+        do throws(PasskeyError) {
+            let token = try await Self.token(connectTokenProvider, .passkeyDelete)
+            let answer = try await asked(.passkeyDelete) { () throws(PasskeyError) in
+                try await self.deleted(id: id, connectToken: token, client: await self.clientReport())
+            }
+            return try await manageStatus(try await listed(answer), decision: answer["append"])
+        } catch {
+            return .error(error)
+        }
+    }
+
+    /// The list an answer carries (`passkeys`), checked, with the device's passkey manager told what it says.
+    func listed(_ answer: JSONObject) async throws(PasskeyError) -> [PasskeyInfo] {
+        // Another server on the address (or a proxy's page) must not read as an account without passkeys.
+        guard let entries = answer["passkeys"]?.arrayValue else {
+            throw PasskeyError(.invalidResponse, stage: .options, "the answer has no passkeys member")
+        }
+        let passkeys = entries.compactMap(Self.passkeyInfo)
+        guard passkeys.count == entries.count else {
+            throw PasskeyError(.invalidResponse, stage: .options, "the answer lists an entry that is not a passkey")
+        }
+        await signalListed(answer, passkeys: passkeys)
+        return passkeys
+    }
+
+    /// The list with the server's append decision: asked with `decisionToken` (a list token takes it), or the one an
+    /// answer carried. A decision the server could not make (it was not asked, a network failure) hides the button; a
+    /// token of the wrong kind is the app's mistake and an error, never a silent "not allowed".
+    func manageStatus(_ passkeys: [PasskeyInfo], decisionToken: String? = nil, decision given: JSONValue? = nil) async throws(PasskeyError)
+        -> ManageStatus
+    {
+        var decision = given
+        if let decisionToken {
+            let state = await store.load()
+            var body: JSONObject = ["client": await clientReport()]
+            if let declined = state.lastDeclinedAt { body["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
+            do {
+                decision = .object(try await call(.post, "connect/append/decision", body: .object(body), token: decisionToken, stage: .options))
+            } catch where error.server?.code == "connect_token_wrong_type" {
+                throw Self.wrongKind(error, asked: .passkeyList)
+            } catch {
+                decision = nil
+            }
+        }
+        let step = decision?.objectValue?["step"]?.stringValue
+        return step == "ask" || step == "auto" ? .allowed(passkeys) : .notAllowed(passkeys)
     }
 
     func list(_ provider: ConnectTokenProvider) async throws(PasskeyError) -> [PasskeyInfo] {
-        try await listPasskeys(connectToken: try await Self.token(provider, .passkeyList))
+        let token = try await Self.token(provider, .passkeyList)
+        return try await asked(.passkeyList) { () throws(PasskeyError) in try await self.listPasskeys(connectToken: token) }
     }
 
     // MARK: Management, low level (a token the app already holds; these throw)
 
     /// The account's passkeys, with a passkey-list token.
     public func listPasskeys(connectToken: String) async throws(PasskeyError) -> [PasskeyInfo] {
-        let answer = try await call(.get, "connect/passkeys", token: connectToken, stage: .options)
-        // Another server on the address (or a proxy's page) must not read as an account without passkeys.
-        guard let entries = answer["passkeys"]?.arrayValue else {
-            throw PasskeyError(.invalidResponse, stage: .options, "the list answer has no passkeys member")
-        }
-        let passkeys = entries.compactMap(Self.passkeyInfo)
-        guard passkeys.count == entries.count else {
-            throw PasskeyError(.invalidResponse, stage: .options, "the list answer holds an entry that is not a passkey")
-        }
-        await signalListed(answer, passkeys: passkeys)
-        return passkeys
+        try await listed(try await call(.get, "connect/passkeys", token: connectToken, stage: .options))
     }
 
     /// Tells the authenticator what the list says (WebAuthn L3 §5.1.10 signals), so the device's passkey manager
@@ -391,7 +458,15 @@ public actor PasskeyConnect {
 
     /// Deletes a passkey with a passkey-delete token. Deleting the one-tap passkey forgets it.
     public func deletePasskey(id: String, connectToken: String) async throws(PasskeyError) {
-        let answer = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", token: connectToken, stage: .verification)
+        _ = try await deleted(id: id, connectToken: connectToken, client: nil)
+    }
+
+    /// Deletes a passkey; the answer lists the passkeys left (and, with `client`, the append decision).
+    func deleted(id: String, connectToken: String, client: JSONValue?) async throws(PasskeyError) -> JSONObject {
+        var body: JSONObject = [:]
+        if let client { body["client"] = client }
+        let answer = try await call(
+            .delete, "connect/passkeys/\(Self.pathSegment(id))", body: body.isEmpty ? nil : .object(body), token: connectToken, stage: .verification)
         guard answer["deleted"] == .bool(true) else {
             throw PasskeyError(.invalidResponse, stage: .verification, "the delete answer does not say the passkey was deleted")
         }
@@ -403,6 +478,7 @@ public actor PasskeyConnect {
                 state.lastIdentifier = nil
             }
         }
+        return answer
     }
 
     // MARK: Plumbing
@@ -413,6 +489,21 @@ public actor PasskeyConnect {
 
     static func tokenError(_ error: any Error) -> PasskeyError {
         PasskeyError(.connectTokenUnavailable, stage: .options, "the app's backend gave no connect token: \(error)", recovery: .retry)
+    }
+
+    /// Runs calls made with a token the provider gave for `kind`: the server's `connect_token_wrong_type` becomes
+    /// ``PasskeyError/Code/connectTokenWrongType``, saying which kind was asked (the provider returned another).
+    func asked<T>(_ kind: ConnectTokenKind, _ body: () async throws(PasskeyError) -> T) async throws(PasskeyError) -> T {
+        do { return try await body() } catch where error.server?.code == "connect_token_wrong_type" {
+            throw Self.wrongKind(error, asked: kind)
+        }
+    }
+
+    static func wrongKind(_ error: PasskeyError, asked kind: ConnectTokenKind) -> PasskeyError {
+        PasskeyError(
+            .connectTokenWrongType, stage: error.stage,
+            "the connect token provider was asked for a \(kind.rawValue) token and returned another kind (the server: \(error.server?.message ?? error.reason))",
+            recovery: .checkConfiguration, server: error.server)
     }
 
     /// Credential IDs are base64url: safe in a path as they are; anything else is refused by the server.

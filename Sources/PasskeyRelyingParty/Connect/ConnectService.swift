@@ -149,13 +149,28 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// The user a connect token acts for. Unknown, expired or used → 401 `connect_token_invalid`; another type → 403
     /// `connect_token_wrong_type` (the token is not consumed then). Single-use tokens are consumed when `consume`.
     public func authorize(_ authorization: String?, _ type: ConnectTokenType, consume: Bool) async throws(RelyingPartyError) -> UserRecord {
+        try await authorize(authorization, anyOf: [type], consume: consume)
+    }
+
+    /// ``authorize(_:_:consume:)`` for a step that tokens of several types authorize: a read of the account's own
+    /// passkeys (the append decision) is within what a list token and an append token each allow.
+    public func authorize(_ authorization: String?, anyOf types: [ConnectTokenType], consume: Bool) async throws(RelyingPartyError) -> UserRecord {
+        try await authorizeNamingType(authorization, anyOf: types, consume: consume).user
+    }
+
+    /// ``authorize(_:anyOf:consume:)``, with the type of the token that authorized: an answer that more than one type
+    /// authorizes says which, so an SDK that asked its app for one kind sees when it got another.
+    public func authorizeNamingType(_ authorization: String?, anyOf types: [ConnectTokenType], consume: Bool) async throws(RelyingPartyError)
+        -> (user: UserRecord, type: ConnectTokenType)
+    {
         guard let token = BearerSecrets.bearer(authorization) else { throw Self.tokenMissing }
         let hash = BearerSecrets.hash(token)
         let time = now()
         do {
             guard let record = try await repository.connectToken(hash: hash, now: time) else { throw Self.tokenInvalid }
-            guard record.type == type.rawValue else {
-                throw RelyingPartyError("connect_token_wrong_type", "This connect token is for \(record.type), not \(type.rawValue).")
+            guard types.contains(where: { $0.rawValue == record.type }) else {
+                let wanted = types.map(\.rawValue).joined(separator: " or ")
+                throw RelyingPartyError("connect_token_wrong_type", "This connect token is for \(record.type), not \(wanted).")
             }
             if consume && record.singleUse {
                 guard try await repository.consumeConnectToken(hash: hash, now: time) != nil else { throw Self.tokenInvalid }
@@ -163,7 +178,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
             guard let user = try await repository.user(id: record.userID) else { throw Self.tokenInvalid }
             // Disabling deletes the account's tokens; one minted while the disable committed can still arrive here.
             guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
-            return user
+            return (user, ConnectTokenType(rawValue: record.type))
         } catch {
             throw RelyingPartyError(mapping: error)
         }
@@ -259,13 +274,25 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     public func passkeys(of user: UserRecord) async throws(RelyingPartyError) -> JSONValue {
+        .object(try await passkeyList(of: user, client: nil))
+    }
+
+    /// The account's passkeys as the list answers them, and, when the app described the device (`client`), whether to
+    /// offer adding one there (`append`, as the append decision answers): what a management screen shows after a
+    /// change, in the change's own answer, so the app needs no second token (a delete or append token is used up).
+    public func passkeyList(of user: UserRecord, client: ClientReport?) async throws(RelyingPartyError) -> JSONObject {
         let credentials: [CredentialRecordEntry]
         do { credentials = try await repository.credentials(userID: user.id) } catch { throw RelyingPartyError(error) }
         // With the RP ID and the account, an SDK tells the device's passkey manager which passkeys the account still
         // has and its current names (WebAuthn L3 §5.1.10 signals).
         var answer: JSONObject = ["passkeys": .array(credentials.map(PasskeyListing.json))]
         for member in ceremonies.signalMembers(for: user) { answer[member.name] = member.value }
-        return .object(answer)
+        if let client {
+            let usable = credentials.contains { PasskeyListing.isUsable($0, on: client.platform) }
+            let decision = settings.rollout.appendDecision(client: client, userID: user.id, hasUsablePasskey: usable, lastDeclinedAt: nil, now: now())
+            answer["append"] = .object(["step": .string(decision.step), "reason": .string(decision.reason)])
+        }
+        return answer
     }
 
     public func credentialID(_ encoded: String?) throws(RelyingPartyError) -> [UInt8] {

@@ -20,6 +20,12 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
 
     static func authorization(_ request: Request) -> String? { request.headers[.authorization] }
 
+    /// The device a request describes (`client`, as the decision endpoints read it); nil when it describes none.
+    static func client(_ body: JSONObjectReaderAPI) throws(APIError) -> ClientReport? {
+        guard let value = try body.reader.value("client"), value != .null else { return nil }
+        return try answering { () throws(RelyingPartyError) in try ClientReport(json: value) }
+    }
+
     func addRoutes(to router: Router<Context>) {
         router.get(".well-known/jwks.json") { _, _ in
             let value: JSONValue
@@ -106,7 +112,8 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         router.post("connect/append/decision") { request, context in
             var request = request
             return await ceremonies.observed("append", "decision", request, context) { _ throws in
-                let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: false)
+                // A list token decides too: the decision reads only the account's own passkeys, which the list shows.
+                let (user, type) = try await service.authorizeNamingType(Self.authorization(request), anyOf: [.passkeyAppend, .passkeyList], consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let declined = try body.optionalString("lastDeclinedAt").map { (text: String) throws -> Date in
                     // With or without fractional seconds: JavaScript's `toISOString()` always writes milliseconds.
@@ -118,8 +125,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                     }
                     return date
                 }
-                return try await service.appendDecision(
+                guard case .object(var decision) = try await service.appendDecision(
                     user: user, client: try ClientReport(json: body.reader.value("client")), lastDeclinedAt: declined)
+                else { return .null }
+                // Which kind decided: an app that asked for an append token and got a list token learns it here, not at
+                // the append.
+                decision["tokenType"] = .string(type.rawValue)
+                return .object(decision)
             }
         }
         router.post("connect/append/options") { request, context in
@@ -151,11 +163,16 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let result = try await service.ceremonies.verifyRegistration(credential, challengeKey: challengeKey, username: nil, at: .append)
                 let token = try await service.signedData(result)
                 note.concerns(result.user, credentialID: result.credential.id)
-                return .object([
-                    "verified": true, "userId": .string(result.user.id), "username": .string(result.user.entityName),
-                    "credentialId": .string(Base64URL.encode(result.credential.id)), "passkey": PasskeyListing.json(result.credential),
-                    "signedPasskeyData": .string(token),
-                ])
+                // The list after the append (and, with `client`, whether to offer another): the append token is used
+                // up, and a management screen shows both.
+                var answer = try await service.passkeyList(of: result.user, client: try Self.client(body))
+                answer["verified"] = true
+                answer["userId"] = .string(result.user.id)
+                answer["username"] = .string(result.user.entityName)
+                answer["credentialId"] = .string(Base64URL.encode(result.credential.id))
+                answer["passkey"] = PasskeyListing.json(result.credential)
+                answer["signedPasskeyData"] = .string(token)
+                return .object(answer)
             }
         }
         router.get("connect/passkeys") { request, context in
@@ -174,12 +191,18 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.delete("connect/passkeys/:credentialId") { request, context in
-            await ceremonies.observed("manage", "delete", request, context) { _ throws in
+            var request = request
+            return await ceremonies.observed("manage", "delete", request, context) { _ throws in
                 try ConnectService<Repository>.requireToken(Self.authorization(request))
                 let id = try service.credentialID(context.parameters.get("credentialId"))
+                // Optional: `{client}` describes the device, for the append decision in the answer.
+                let client = try Self.client(try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit)))
                 let user = try await service.authorize(Self.authorization(request), .passkeyDelete, consume: true)
                 try await service.deletePasskey(of: user, id: id)
-                return .object(["deleted": true])
+                // The passkeys left, in the answer: the delete token is used up, and the screen shows the list next.
+                var answer = try await service.passkeyList(of: user, client: client)
+                answer["deleted"] = true
+                return .object(answer)
             }
         }
         router.post("connect/login/options") { request, context in
