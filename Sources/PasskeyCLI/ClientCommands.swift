@@ -81,7 +81,7 @@ struct RegisterCommand: AsyncParsableCommand {
                     "store": .string(storeOptions.storeURL.path),
                 ]).prettyPrinted())
         } else {
-            print("✓ registered \(result.username.map(shown) ?? "an anonymous account") on \(server.server)")
+            print("✓ registered \(result.username.map(shown) ?? "an account")\(result.isAnonymous ? " (anonymous)" : "") on \(server.server)")
             print("  user id:       \(shown(result.userId))")
             print("  credential id: \(shown(result.credentialId))")
             print("  stored in:     \(storeOptions.storeURL.path)")
@@ -149,7 +149,7 @@ struct LoginCommand: AsyncParsableCommand {
                     "signedPasskeyData": .optional(result.signedPasskeyData), "rpId": answer?["rpId"] ?? .null, "user": answer?["user"] ?? .null,
                 ]).prettyPrinted())
         } else {
-            print("✓ signed in as \(result.username.map(shown) ?? "an anonymous account") on \(server.server)")
+            print("✓ signed in as \(result.username.map(shown) ?? "an account")\(result.isAnonymous ? " (anonymous)" : "") on \(server.server)")
             print("  user id:       \(shown(result.userId))")
             print("  credential id: \(shown(result.credentialId))")
             if let signCount { print("  sign count:    \(signCount)") }

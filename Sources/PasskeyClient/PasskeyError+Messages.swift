@@ -23,8 +23,9 @@ extension PasskeyError {
         case .server: "The server could not complete the request."
         case .storageFailed: "Saved passkeys could not be read or written."
         case .storageCorrupted: "Saved passkeys are damaged and could not be read."
-        case .connectTokenUnavailable: "Passkeys cannot be managed right now."
+        case .connectTokenUnavailable, .connectTokenWrongType: "Passkeys cannot be managed right now."
         case .accountDisabled: "This account is disabled."
+        case .passkeyDeletedOnServer: "This passkey was removed from your account."
         default: "Something went wrong with the passkey request."
         }
     }

@@ -54,6 +54,10 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The app's own backend gave no connect token (its ``ConnectTokenProvider`` threw): nothing reached the passkey
         /// server.
         public static let connectTokenUnavailable: Code = "connect_token_unavailable"
+        /// The passkey the device offered was deleted on the server (from another device, by support, by the app's
+        /// backend), while its account remains (the server's `passkey_deleted_on_server`, whose message is in
+        /// ``ServerProblem/message``): say so, and offer another way in. The SDK tells the device to forget it.
+        public static let passkeyDeletedOnServer: Code = "passkey_deleted_on_server"
         /// The app's ``ConnectTokenProvider`` returned a token of another kind than the call asked for (the server's
         /// `connect_token_wrong_type`): an app mistake, which ``reason`` names with the kind asked.
         public static let connectTokenWrongType: Code = "connect_token_wrong_type"
@@ -180,11 +184,11 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
     static func defaultRecovery(for code: Code) -> Recovery {
         switch code {
         case .cancelled: .none
-        case .noCredentials, .preferSignInWithApple: .useAnotherDeviceOrMethod
+        case .noCredentials, .preferSignInWithApple, .passkeyDeletedOnServer: .useAnotherDeviceOrMethod
         case .excludedCredentialExists: .signInWithExistingPasskey
         case .notSupported: .useAnotherDeviceOrMethod
         case .invalidChallenge, .invalidOptions: .requestNewOptions
-        case .domainNotAssociated: .checkConfiguration
+        case .domainNotAssociated, .connectTokenWrongType: .checkConfiguration
         case .timeout: .retry
         case .ceremonyInProgress: .finishOtherCeremony
         case .network: .checkConnection

@@ -7,8 +7,9 @@ import PasskeyWire
 /// account like any other name, and answers always carry a username (clients written against the seed guides decode
 /// it as a string).
 ///
-/// Names with the prefix are the server's: a new account may not take one (``isReserved(_:)``), so nobody can claim a
-/// name the server may give, or pass for an account without a name.
+/// Names of the shape the server gives are the server's: a new account may not take one (``isReserved(_:)``), so nobody
+/// can claim a name the server may give, or pass for an account without a name. Other names with the prefix
+/// (`anonymous-coward`, `Anonymous-42`) are anyone's.
 public enum GeneratedUsername {
     public static let prefix = "anonymous-"
 
@@ -23,9 +24,20 @@ public enum GeneratedUsername {
         prefix + Base64URL.encode(Array(userHandle.prefix(6)))
     }
 
-    /// Whether the name is one of the server's (compared as usernames are, without case).
+    /// The name answers give an account stored without one (an old instance made it, or the name its handle gives was
+    /// another account's): the whole handle, so no two accounts answer with the same name. Not stored.
+    public static func unique(userHandle: [UInt8]) -> String {
+        prefix + Base64URL.encode(userHandle)
+    }
+
+    /// Whether the name has the shape of one of the server's (compared as usernames are, without case): the prefix and
+    /// 8 or more base64url characters.
     public static func isReserved(_ name: String) -> Bool {
-        UsernameKey.of(name).hasPrefix(prefix)
+        let key = UsernameKey.of(name)
+        guard key.hasPrefix(prefix) else { return false }
+        let rest = key.utf8.dropFirst(prefix.utf8.count)
+        return rest.count >= 8
+            && rest.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
     }
 
     /// Whether `name` is the one the server gives (or gave) the account with this user handle.

@@ -32,6 +32,10 @@ enum PostgresMigrator {
         if report.current >= PostgresSchema.usernameKeyVersion {
             try await PostgresSchema.fillUsernameKeys(connection, logger: logger)
         }
+        // And the accounts they made without a name (or an import brought) get the one their passkeys carry.
+        if report.current >= 17 {
+            try await PostgresSchema.nameUnnamedAccounts(connection, logger: logger)
+        }
         return report
     }
 

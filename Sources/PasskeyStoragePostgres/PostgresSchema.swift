@@ -255,22 +255,40 @@ enum PostgresSchema {
     ]
 
     /// Gives each account stored without a username the one its passkeys carry (``GeneratedUsername/legacy(userHandle:)``),
-    /// oldest first, so that the name finds it and answers carry it; keys are handed out as for any name
-    /// (``fillUsernameKeys(_:logger:)``). An account whose name another holds already (names are unique without case)
-    /// keeps none, and answers still give the name its passkeys carry.
+    /// oldest first, so that the name finds it and answers carry it; when another account holds that name (names are
+    /// unique without case, and by key), the longer one its handle gives (``GeneratedUsername/make(userHandle:)``), which
+    /// the signals of its next sign-in give its passkeys. In batches of one statement each, like the key fill; keys are
+    /// then handed out as for any name (``fillUsernameKeys(_:logger:)``). Run by migration 17 and at every start:
+    /// accounts an old instance made during a rolling upgrade, and accounts an import brought without a name, get theirs.
     static func nameUnnamedAccounts(_ connection: PostgresConnection, logger: Logger) async throws {
-        var unnamed: [(id: String, name: String)] = []
+        var unnamed: [(id: String, handle: [UInt8])] = []
         let rows = try await connection.query(
             #"SELECT id, user_handle FROM users WHERE username IS NULL ORDER BY created_at, id COLLATE "C""#, logger: logger)
-        for try await (id, handle) in rows.decode((String, ByteBuffer).self) {
-            unnamed.append((id, GeneratedUsername.legacy(userHandle: Array(handle.readableBytesView))))
-        }
-        for account in unnamed {
-            try await connection.query(
-                #"""
-                UPDATE users SET username = \#(account.name) WHERE id = \#(account.id)
-                AND NOT EXISTS (SELECT 1 FROM users other WHERE lower(other.username COLLATE "C") = lower(\#(account.name) COLLATE "C"))
-                """#, logger: logger)
+        for try await (id, handle) in rows.decode((String, ByteBuffer).self) { unnamed.append((id, Array(handle.readableBytesView))) }
+        for form in [GeneratedUsername.legacy(userHandle:), GeneratedUsername.make(userHandle:)] {
+            guard !unnamed.isEmpty else { break }
+            // Oldest first, one account per name: a later account whose name an earlier one takes tries the next form.
+            var seen: Set<String> = []
+            let candidates = unnamed.compactMap { account -> (id: String, name: String)? in
+                let name = form(account.handle)
+                return seen.insert(name.lowercased()).inserted ? (account.id, name) : nil
+            }
+            var start = 0
+            while start < candidates.count {
+                let batch = candidates[start..<min(start + fillBatch, candidates.count)]
+                start += fillBatch
+                try await connection.query(
+                    #"""
+                    UPDATE users SET username = u.name FROM unnest(\#(batch.map(\.id))::text[], \#(batch.map(\.name))::text[]) AS u(id, name)
+                    WHERE users.id = u.id AND users.username IS NULL AND NOT EXISTS (
+                        SELECT 1 FROM users other WHERE lower(other.username COLLATE "C") = lower(u.name COLLATE "C") OR other.username_key = lower(u.name))
+                    """#, logger: logger)
+            }
+            let named = Set(
+                try await connection.query(
+                    #"SELECT id FROM users WHERE id = ANY(\#(unnamed.map(\.id))::text[]) AND username IS NOT NULL"#, logger: logger
+                ).collect().map { try $0.decode(String.self) })
+            unnamed.removeAll { named.contains($0.id) }
         }
         try await fillUsernameKeys(connection, logger: logger)
     }

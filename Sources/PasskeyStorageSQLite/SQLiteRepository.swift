@@ -44,7 +44,10 @@ public final class SQLiteRepository: PasskeyRepository {
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             if migrate {
                 try SQLiteSchema.migrator.migrate(pool)
-                try pool.write { db in try SQLiteSchema.fillUsernameKeys(db) }
+                try pool.write { db in
+                    try SQLiteSchema.fillUsernameKeys(db)
+                    try SQLiteSchema.nameUnnamedAccounts(db)
+                }
             }
             self.pool = pool
             writer = GroupCommitWriter(pool: pool, path: path)

@@ -226,18 +226,25 @@ enum SQLiteSchema {
     }
 
     /// Gives each account stored without a username the one its passkeys carry (``GeneratedUsername/legacy(userHandle:)``),
-    /// oldest first, so that the name finds it and answers carry it. The key is handed out as for any name
-    /// (``fillUsernameKeys(_:)``). An account whose name another holds already (the name column is unique without case)
-    /// keeps none, and answers still give the name its passkeys carry.
+    /// oldest first, so that the name finds it and answers carry it; when another account holds that name (by the name
+    /// column, unique without case, or by key), the longer one its handle gives (``GeneratedUsername/make(userHandle:)``),
+    /// which the signals of its next sign-in give its passkeys. Keys are handed out as for any name
+    /// (``fillUsernameKeys(_:)``). Run by migration v18 and at every open: accounts an old instance made during a rolling
+    /// upgrade, and accounts an import brought without a name, get theirs.
     static func nameUnnamedAccounts(_ db: Database) throws {
         let rows = try Row.fetchAll(db, sql: "SELECT id, user_handle FROM users WHERE username IS NULL ORDER BY created_at, id")
         for row in rows {
             let id: String = row[0]
-            let handle: Data = row[1]
-            let name = GeneratedUsername.legacy(userHandle: Array(handle))
-            try db.execute(
-                sql: "UPDATE users SET username = ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM users WHERE username = ? COLLATE NOCASE)",
-                arguments: [name, id, name])
+            let handle = Array(row[1] as Data)
+            for name in [GeneratedUsername.legacy(userHandle: handle), GeneratedUsername.make(userHandle: handle)] {
+                try db.execute(
+                    sql: """
+                        UPDATE users SET username = ? WHERE id = ?
+                        AND NOT EXISTS (SELECT 1 FROM users WHERE username = ? COLLATE NOCASE OR username_key = ?)
+                        """,
+                    arguments: [name, id, name, UsernameKey.of(name)])
+                if db.changesCount == 1 { break }
+            }
         }
         try fillUsernameKeys(db)
     }

@@ -130,7 +130,7 @@ struct ConnectFlowTests {
                 return
             }
             // An unknown identifier gets fake allowCredentials; no passkey here answers them: quietly fall back.
-            #expect(await connect.loginWithIdentifier("nobody@example.com") == .initSilentFallback)
+            #expect(await connect.loginWithIdentifier("nobody@example.com") == .initSilentFallback(identifier: "nobody@example.com"))
         }
     }
 
@@ -271,8 +271,8 @@ struct ConnectFlowTests {
             #expect(await dismissed.loginWithIdentifier("ann@example.com") == .initRetry)
 
             let empty = PasskeyConnect(transport: transport, authenticator: server.authenticator(), device: iPhone)
-            #expect(await empty.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback)
-            #expect(await empty.loginWithOneTap() == .initSilentFallback, "no one-tap account stored")
+            #expect(await empty.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback(identifier: nil))
+            #expect(await empty.loginWithOneTap() == .initSilentFallback(identifier: nil), "no one-tap account stored")
         }
     }
 
@@ -287,14 +287,15 @@ struct ConnectFlowTests {
             let state = MemoryConnectStateStore(ConnectState(lastIdentifier: "ann@example.com"))
             let connect = PasskeyConnect(transport: transport, authenticator: software, stateStore: state, device: iPhone)
             for _ in 1...3 {
-                guard case .error(let error, let triggerFallback) = await connect.loginWithIdentifier("ann@example.com") else {
+                guard case .error(let error, let triggerFallback, let identifier) = await connect.loginWithIdentifier("ann@example.com") else {
                     Issue.record("a disabled account's sign-in should fail")
                     return
                 }
                 #expect(error.code == .accountDisabled && error.recovery == .contactSupport && !triggerFallback)
+                #expect(identifier == "ann@example.com")
             }
             #expect(await connect.state().recentFailures == 0)
-            #expect(await connect.isLoginAllowed() != .initFallback(reason: "too_many_failures"))
+            #expect(await connect.isLoginAllowed() != .initFallback(reason: "too_many_failures", identifier: "ann@example.com"))
         }
     }
 
@@ -309,7 +310,7 @@ struct ConnectFlowTests {
             let state = MemoryConnectStateStore(ConnectState(lastIdentifier: "ann@example.com"))
             let connect = PasskeyConnect(transport: transport, authenticator: misconfigured, stateStore: state, device: iPhone)
             for attempt in 1...3 {
-                guard case .error(let error, let triggerFallback) = await connect.loginWithIdentifier("ann@example.com") else {
+                guard case .error(let error, let triggerFallback, _) = await connect.loginWithIdentifier("ann@example.com") else {
                     Issue.record("attempt \(attempt) should fail")
                     return
                 }
@@ -317,7 +318,7 @@ struct ConnectFlowTests {
                 #expect(!triggerFallback)
                 #expect(await connect.state().recentFailures == attempt)
             }
-            #expect(await connect.isLoginAllowed() == .initFallback(reason: "too_many_failures"))
+            #expect(await connect.isLoginAllowed() == .initFallback(reason: "too_many_failures", identifier: "ann@example.com"))
             #expect(await connect.state().lastFailureAt != nil)
 
             // A day later the failures are forgotten and passkeys are offered again.
@@ -343,7 +344,7 @@ struct ConnectFlowTests {
                 let failing = PasskeyConnect(
                     transport: FailingVerification(inner: transport, status: status), authenticator: software,
                     stateStore: MemoryConnectStateStore(), device: iPhone)
-                guard case .error(let error, _) = await failing.loginWithIdentifier("ann@example.com") else {
+                guard case .error(let error, _, _) = await failing.loginWithIdentifier("ann@example.com") else {
                     Issue.record("the verification answered \(status)")
                     return
                 }
@@ -354,12 +355,12 @@ struct ConnectFlowTests {
         let off = FlowServer { $0.connect.rollout.enabled = false }
         try await off.runConnect { transport, _ in
             let connect = PasskeyConnect(transport: transport, authenticator: off.authenticator(), device: iPhone)
-            #expect(await connect.isLoginAllowed() == .initFallback(reason: "rollout_disabled"))
+            #expect(await connect.isLoginAllowed() == .initFallback(reason: "rollout_disabled", identifier: nil))
         }
         // No server at all: fall back rather than fail.
         let unreachable = PasskeyConnect(transport: CannedTransport(status: 503, body: #"{"error":"storage_unavailable","message":"down"}"#),
             authenticator: ScriptedAuthenticator(), device: iPhone)
-        #expect(await unreachable.isLoginAllowed() == .initFallback(reason: "storage_unavailable"))
+        #expect(await unreachable.isLoginAllowed() == .initFallback(reason: "storage_unavailable", identifier: nil))
         // Sign-ins that fail because the server is down say nothing about passkeys on the device: not counted, or three
         // of them during a deploy would switch passkey sign-in off.
         let outageState = MemoryConnectStateStore(ConnectState(lastIdentifier: "ann@example.com"))
@@ -446,6 +447,37 @@ struct ConnectFlowTests {
         }
     }
 
+    @Test("against a server from before one token per step (no list in the delete and append answers, the decision only for append tokens), the manage flows still end with the list")
+    func olderServer() async throws {
+        let server = FlowServer()
+        try await server.runConnect { transport, backend in
+            let listTokens = TokenLog()
+            let legacy = LegacyConnectTransport(inner: transport, listTokens: listTokens)
+            let software = server.authenticator({ $0.backup = .synced }, store: InMemoryCredentialStore())
+            let connect = PasskeyConnect(transport: legacy, authenticator: software, device: iPhone)
+            let tokens: ConnectTokenProvider = { kind in
+                let token = try await backend.tokens(kind)
+                if kind == .passkeyList { await listTokens.add(token) }
+                return token
+            }
+            // The decision refuses list tokens there: the list still comes, without the offer to add.
+            guard case .notAllowed(let none) = await connect.isManageAppendAllowed(connectTokenProvider: tokens) else {
+                Issue.record("the list must come without the decision")
+                return
+            }
+            #expect(none.isEmpty)
+            guard case .notAllowed(let added) = await connect.completePasskeyListAppend(connectTokenProvider: tokens), added.count == 1 else {
+                Issue.record("after an append whose answer has no list, the list comes with a list token")
+                return
+            }
+            guard case .notAllowed(let left) = await connect.deletePasskey(id: added[0].id, connectTokenProvider: tokens) else {
+                Issue.record("after a delete whose answer has no list, the list comes with a list token")
+                return
+            }
+            #expect(left.isEmpty)
+        }
+    }
+
     @Test("manage: list, rename, delete; a passkey deleted on the server is reported at sign-in and forgotten for one-tap")
     func manage() async throws {
         let server = FlowServer()
@@ -485,7 +517,7 @@ struct ConnectFlowTests {
             }
             #expect(gone.server?.code == "passkey_not_found")
             #expect(try await software.store.allCredentials().isEmpty, "the device forgets the passkey it deleted")
-            #expect(await connect.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback)
+            #expect(await connect.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback(identifier: nil))
 
             // Deleted elsewhere (another device's manage screen, an admin): this device learns it at sign-in, and
             // forgets the passkey then, so AutoFill does not offer it again.
@@ -493,15 +525,16 @@ struct ConnectFlowTests {
             let second = try #require(try await software.store.allCredentials().first)
             let entry = try #require(try await server.repository.credential(id: second.id))
             try await server.repository.deleteCredential(id: second.id, userID: entry.userID)
-            guard case .error(let error, let triggerFallback) = await connect.loginWithoutIdentifier(conditionalUI: false) else {
+            guard case .error(let error, let triggerFallback, let identifier) = await connect.loginWithoutIdentifier(conditionalUI: false) else {
                 Issue.record("a deleted passkey must not sign in")
                 return
             }
-            #expect(error.server?.code == "passkey_deleted_on_server")
-            #expect(triggerFallback)
+            #expect(error.code == .passkeyDeletedOnServer && error.recovery == .useAnotherDeviceOrMethod)
+            #expect(error.server?.code == "passkey_deleted_on_server" && error.server?.message.isEmpty == false)
+            #expect(triggerFallback && identifier == nil)
             #expect(try await software.store.allCredentials().isEmpty)
             #expect(await connect.state().lastIdentifier == nil, "it was the one-tap account's passkey")
-            #expect(await connect.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback)
+            #expect(await connect.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback(identifier: nil))
         }
     }
 
@@ -647,5 +680,34 @@ struct FailingVerification: RelyingPartyTransport {
     func send(_ request: RelyingPartyRequest) async throws(PasskeyError) -> RelyingPartyResponse {
         guard request.path == "verify-authentication" else { return try await inner.send(request) }
         return RelyingPartyResponse(status: status, body: Array(#"{"error":"storage_unavailable","message":"down"}"#.utf8))
+    }
+}
+
+/// The list tokens an app's backend handed out, so a test can play a server that tells token kinds apart.
+actor TokenLog {
+    private(set) var tokens: Set<String> = []
+    func add(_ token: String) { tokens.insert(token) }
+}
+
+/// Answers as a server before one token per management step did: the delete and append answers carry no list, and the
+/// append decision refuses a list token (`connect_token_wrong_type`).
+struct LegacyConnectTransport: RelyingPartyTransport {
+    let inner: any RelyingPartyTransport
+    let listTokens: TokenLog
+
+    func send(_ request: RelyingPartyRequest) async throws(PasskeyError) -> RelyingPartyResponse {
+        if request.path == "connect/append/decision", let bearer = request.authorization?.dropFirst("Bearer ".count),
+            await listTokens.tokens.contains(String(bearer))
+        {
+            let body: JSONValue = ["error": "connect_token_wrong_type", "message": "This connect token is for passkey-list, not passkey-append."]
+            return RelyingPartyResponse(status: 403, body: body.serializedBytes)
+        }
+        var response = try await inner.send(request)
+        let trimmed = request.path == "connect/append/verify" || (request.method == .delete && request.path.hasPrefix("connect/passkeys/"))
+        if trimmed, response.status == 200, case .object(var object)? = try? JSONValue.parse(response.body) {
+            for name in ["passkeys", "append", "rpId", "user"] { object[name] = nil }
+            response.body = JSONValue.object(object).serializedBytes
+        }
+        return response
     }
 }

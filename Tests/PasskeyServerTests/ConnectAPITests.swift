@@ -103,8 +103,17 @@ struct ConnectAPITests {
             let refused = try await http.call(.post, "/connect/append/decision", json: ["client": client], headers: ConnectHarness.bearer(delete))
             #expect(refused.status == .forbidden && refused["error"] == "connect_token_wrong_type", "\(refused.json)")
             #expect(refused["message"]?.stringValue?.contains("not passkey-append or passkey-list") == true, "\(refused.json)")
-            // The delete's answer: the passkeys left, and the decision when the device is described.
-            let deleted = try await http.call(.delete, "/connect/passkeys/\(id)", json: ["client": client], headers: ConnectHarness.bearer(delete))
+            // A malformed device description at the append is refused before the passkey is stored.
+            let more = try await harness.appendOptions(http)
+            let malformed = try await http.call(
+                .post, "/connect/append/verify",
+                json: ["challengeKey": more["challengeKey"] ?? nil, "cred": try Device(server: harness.server, credentialID: 0x34).create(more.json), "client": "iOS"])
+            #expect(malformed.status == .badRequest, "\(malformed.json)")
+            #expect(try await harness.server.repository.credential(id: [UInt8](repeating: 0x34, count: 32)) == nil, "nothing stored")
+            // The delete's answer: the passkeys left, and the decision when the query describes the device (a DELETE's
+            // body may not survive every proxy).
+            let deleted = try await http.call(
+                .delete, "/connect/passkeys/\(id)?platform=iOS&osVersion=18.0&platformAuthenticator=true", headers: ConnectHarness.bearer(delete))
             #expect(deleted["deleted"] == true && deleted["passkeys"] == [] && deleted["append"]?.objectValue?["step"] == "ask", "\(deleted.json)")
             // Without a body, as before: the list, no decision.
             let again = try await harness.append(http, device: try Device(server: harness.server, credentialID: 0x33))

@@ -20,8 +20,8 @@ struct ModuleImportTests {
         "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire", "PasskeyCBOR"],
         "PasskeySoftwareAuthenticator": ["Foundation", "Crypto", "Darwin", "Glibc", "Musl", "PasskeyCBOR", "PasskeyClient", "PasskeyWire"],
         "PasskeyAuthenticationServices": [
-            "Foundation", "AuthenticationServices", "AuthenticationServicesStandIn", "CryptoKit", "LocalAuthentication", "PasskeyClient",
-            "PasskeyWire",
+            "Foundation", "AuthenticationServices", "AuthenticationServicesStandIn", "CryptoKit", "LocalAuthentication", "UIKit", "AppKit",
+            "PasskeyClient", "PasskeyWire",
         ],
     ]
 

@@ -121,7 +121,8 @@ struct ServerSubcommandTests {
 
         let disabled = try await run(["users", "disable", "ANN", "--database", database])
         #expect(disabled.status == 0 && disabled.output.hasPrefix("user-0  \"ann\"  ") && disabled.output.contains("  disabled 20"), "\(disabled.output)")
-        let searched = try await run(["users", "list", "--search", "an", "--database", database])
+        // "ann", not "an": the anonymous account is named anonymous-… now, which "an" finds too.
+        let searched = try await run(["users", "list", "--search", "ann", "--database", database])
         #expect(searched.output.split(separator: "\n").count == 1 && searched.output.contains("disabled"), "\(searched.output)")
         #expect(try await SQLiteRepository(path: path).user(id: "user-0")?.isDisabled == true)
         let enabled = try await run(["users", "enable", "user-0", "--database", database])

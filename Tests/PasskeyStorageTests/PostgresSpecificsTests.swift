@@ -217,7 +217,8 @@ struct PostgresServerTests {
             }
         }
         #expect(try await repository.migrate().applied == [17])
-        #expect(try await repository.user(id: "u-a1")?.username == nil, "its name is held: answers give it as its passkeys carry it")
+        // Its name is held: it gets the longer one its handle gives (the whole 8-byte handle here).
+        #expect(try await repository.user(id: "u-a1")?.username == "anonymous-AQIDBAUGBwg")
         #expect(try await repository.user(username: "anonymous-CQkJCQkJ")?.id == "u-a2")
         #expect(try await repository.user(username: "ANONYMOUS-cqkjcqkj")?.id == "u-a2", "found by the name in any case")
         #expect(try await repository.user(username: "anonymous-BAQEBAQE")?.id == "u-link")

@@ -29,7 +29,7 @@ final class PasskeyModel {
     init(serverURL: URL? = nil) {
         let serverURL = serverURL ?? Configuration.serverURL
         let authenticator = AppleAuthenticator(
-            presentationAnchor: { KeyWindow.current() },
+            presentationAnchor: { AppleAuthenticator.activeWindow() },
             log: { print("passkeys:", $0) })
         client = PasskeyAuthClient(serverURL: serverURL, authenticator: authenticator)
     }

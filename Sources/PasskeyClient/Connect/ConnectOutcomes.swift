@@ -57,18 +57,22 @@ public enum LoginStep: Sendable, Hashable {
     case initTextField(challenge: String?)
     /// "Continue as <identifier>": the last account used on this device.
     case initOneTap(identifier: String)
-    /// Passkeys are off for this device or user: show the app's old login.
-    case initFallback(reason: String)
+    /// Passkeys are off for this device or user: show the app's old login, with `identifier` (the last account used
+    /// here, when there is one) filled in.
+    case initFallback(reason: String, identifier: String?)
 }
 
 /// How a passkey sign-in ended. Flows never throw.
 public enum LoginStatus: Sendable, Hashable {
     /// Signed in: send `signedPasskeyData` to the app's backend, which verifies it and starts its session.
     case done(signedPasskeyData: String, username: String?)
-    /// No passkey works here (none on this device, or the account has none): continue with the old login quietly.
-    case initSilentFallback
-    /// The sign-in failed; with `triggerFallback` switch to the old login, otherwise let the person try again.
-    case error(PasskeyError, triggerFallback: Bool)
+    /// No passkey works here (none on this device, or the account has none): continue with the old login quietly,
+    /// with `identifier` (the name this sign-in was for, when it had one) filled in.
+    case initSilentFallback(identifier: String?)
+    /// The sign-in failed; with `triggerFallback` switch to the old login (with `identifier` filled in), otherwise let
+    /// the person try again. The error's ``PasskeyError/code`` says what happened (``PasskeyError/Code/passkeyDeletedOnServer``
+    /// with the server's message, for one), its ``PasskeyError/reason`` the developer's details.
+    case error(PasskeyError, triggerFallback: Bool, identifier: String?)
     /// The person cancelled or the options expired: offer the same step again.
     case initRetry
     /// An AutoFill request that ended without a choice: nothing to show.

@@ -142,7 +142,10 @@ public actor PasskeyConnect {
         let credential = try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
         var verify: JSONObject = ["cred": credential.json]
         verify["challengeKey"] = answer["challengeKey"]
-        if let client { verify["client"] = client }
+        if let client {
+            verify["client"] = client
+            if let declined = await store.load().lastDeclinedAt { verify["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
+        }
         let verified: JSONObject
         do {
             // The passkey exists from here on: its verification is sent even when the caller's task was cancelled.
@@ -190,25 +193,27 @@ public actor PasskeyConnect {
                 pendingConditionalOptionsReceived = .now
                 return .initTextField(challenge: options?["challenge"]?.stringValue)
             default:
-                return .initFallback(reason: answer["reason"]?.stringValue ?? "fallback")
+                return .initFallback(reason: answer["reason"]?.stringValue ?? "fallback", identifier: state.lastIdentifier)
             }
         } catch {
             // Without the passkey server there is no passkey sign-in: the old login still works.
-            return .initFallback(reason: error.server?.code ?? error.code.rawValue)
+            return .initFallback(reason: error.server?.code ?? error.code.rawValue, identifier: state.lastIdentifier)
         }
     }
 
     /// Signs in the account named by `identifier` (its passkeys in allowCredentials).
     public func loginWithIdentifier(_ identifier: String) async -> LoginStatus {
         let trimmed = identifier.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { return .error(PasskeyError(.invalidOptions, stage: .options, "the identifier is empty"), triggerFallback: false) }
-        return await login(query: [.init(name: "username", value: trimmed)], options: nil, mediation: .modal)
+        guard !trimmed.isEmpty else {
+            return .error(PasskeyError(.invalidOptions, stage: .options, "the identifier is empty"), triggerFallback: false, identifier: nil)
+        }
+        return await login(query: [.init(name: "username", value: trimmed)], options: nil, mediation: .modal, identifier: trimmed)
     }
 
     /// Signs in the last account used on this device, with passkeys available right away (no QR code or other device).
     public func loginWithOneTap() async -> LoginStatus {
-        guard let identifier = await store.load().lastIdentifier else { return .initSilentFallback }
-        return await login(query: [.init(name: "username", value: identifier)], options: nil, mediation: .immediate)
+        guard let identifier = await store.load().lastIdentifier else { return .initSilentFallback(identifier: nil) }
+        return await login(query: [.init(name: "username", value: identifier)], options: nil, mediation: .immediate, identifier: identifier)
     }
 
     /// Signs in with any passkey of this relying party; `conditionalUI` offers them in the identifier field's AutoFill
@@ -233,9 +238,11 @@ public actor PasskeyConnect {
         }
     }
 
-    /// `optionsAge`: how long ago the `provided` options were issued.
+    /// `optionsAge`: how long ago the `provided` options were issued. `identifier`: the name the sign-in is for, which
+    /// fallbacks carry so the old login can be filled in.
     func login(
-        query: [RelyingPartyRequest.QueryItem], options provided: JSONObject?, optionsAge: Duration = .zero, mediation: AssertionMediation
+        query: [RelyingPartyRequest.QueryItem], options provided: JSONObject?, optionsAge: Duration = .zero, mediation: AssertionMediation,
+        identifier: String? = nil
     ) async -> LoginStatus {
         /// The credential the authenticator signed with, once it has.
         var offered: String?
@@ -271,18 +278,18 @@ public actor PasskeyConnect {
             }
             return .done(signedPasskeyData: signed, username: fields.username)
         } catch {
-            return await loginFailure(error, mediation: mediation, offered: offered)
+            return await loginFailure(error, mediation: mediation, offered: offered, identifier: identifier)
         }
     }
 
     /// Maps a failed sign-in to what the screen does next (docs/connect.md has the table). `offered` is the credential
     /// the authenticator signed with, when it got that far.
-    func loginFailure(_ error: PasskeyError, mediation: AssertionMediation, offered: String? = nil) async -> LoginStatus {
+    func loginFailure(_ error: PasskeyError, mediation: AssertionMediation, offered: String? = nil, identifier: String? = nil) async -> LoginStatus {
         switch error.code {
         case .cancelled: return mediation == .conditional ? .ignore : .initRetry
-        case .noCredentials: return .initSilentFallback
+        case .noCredentials: return .initSilentFallback(identifier: identifier)
         case .invalidChallenge, .timeout: return .initRetry
-        case .network: return .error(error, triggerFallback: false)
+        case .network: return .error(error, triggerFallback: false, identifier: identifier)
         default: break
         }
         if let code = error.server?.code, code == "passkey_deleted_on_server" || code == "credential_unknown" {
@@ -295,7 +302,7 @@ public actor PasskeyConnect {
                     state.lastCredentialID = nil
                 }
             }
-            return .error(error, triggerFallback: true)
+            return .error(error, triggerFallback: true, identifier: identifier)
         }
         if Self.countsAsPasskeyFailure(error) {
             let now = now()
@@ -305,7 +312,7 @@ public actor PasskeyConnect {
             }
         }
         let configuration: Set<PasskeyError.Code> = [.notSupported, .domainNotAssociated]
-        return .error(error, triggerFallback: configuration.contains(error.code))
+        return .error(error, triggerFallback: configuration.contains(error.code), identifier: identifier)
     }
 
     /// Whether a failed sign-in says something about passkeys on this device (the server refused the assertion, the
@@ -350,6 +357,8 @@ public actor PasskeyConnect {
             let verified = try await asked(.passkeyAppend) { () throws(PasskeyError) in
                 try await self.appendVerified(token: token, style: .modal, replacing: nil, client: await self.clientReport())
             }
+            // A server before lists in this answer sends none: the list comes with a list token then.
+            guard verified["passkeys"] != nil else { return try await relisted(connectTokenProvider) }
             return try await manageStatus(try await listed(verified), decision: verified["append"])
         } catch {
             switch error.code {
@@ -383,10 +392,20 @@ public actor PasskeyConnect {
             let answer = try await asked(.passkeyDelete) { () throws(PasskeyError) in
                 try await self.deleted(id: id, connectToken: token, client: await self.clientReport())
             }
+            // A server before lists in this answer sends none: the list comes with a list token then.
+            guard answer["passkeys"] != nil else { return try await relisted(connectTokenProvider) }
             return try await manageStatus(try await listed(answer), decision: answer["append"])
         } catch {
             return .error(error)
         }
+    }
+
+    /// The list and the decision with a list token: after a change whose answer does not carry them (a server before
+    /// they were there).
+    func relisted(_ provider: ConnectTokenProvider) async throws(PasskeyError) -> ManageStatus {
+        let token = try await Self.token(provider, .passkeyList)
+        let passkeys = try await asked(.passkeyList) { () throws(PasskeyError) in try await self.listPasskeys(connectToken: token) }
+        return try await manageStatus(passkeys, decisionToken: token)
     }
 
     /// The list an answer carries (`passkeys`), checked, with the device's passkey manager told what it says.
@@ -414,21 +433,13 @@ public actor PasskeyConnect {
             let state = await store.load()
             var body: JSONObject = ["client": await clientReport()]
             if let declined = state.lastDeclinedAt { body["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
-            do {
-                decision = .object(try await call(.post, "connect/append/decision", body: .object(body), token: decisionToken, stage: .options))
-            } catch where error.server?.code == "connect_token_wrong_type" {
-                throw Self.wrongKind(error, asked: .passkeyList)
-            } catch {
-                decision = nil
-            }
+            // The token listed already, so a refusal here is not the app's: a server before the decision took list tokens
+            // (connect_token_wrong_type), a network failure. The button is hidden then.
+            decision = (try? await call(.post, "connect/append/decision", body: .object(body), token: decisionToken, stage: .options))
+                .map(JSONValue.object)
         }
         let step = decision?.objectValue?["step"]?.stringValue
         return step == "ask" || step == "auto" ? .allowed(passkeys) : .notAllowed(passkeys)
-    }
-
-    func list(_ provider: ConnectTokenProvider) async throws(PasskeyError) -> [PasskeyInfo] {
-        let token = try await Self.token(provider, .passkeyList)
-        return try await asked(.passkeyList) { () throws(PasskeyError) in try await self.listPasskeys(connectToken: token) }
     }
 
     // MARK: Management, low level (a token the app already holds; these throw)
@@ -461,12 +472,18 @@ public actor PasskeyConnect {
         _ = try await deleted(id: id, connectToken: connectToken, client: nil)
     }
 
-    /// Deletes a passkey; the answer lists the passkeys left (and, with `client`, the append decision).
+    /// Deletes a passkey; the answer lists the passkeys left (and, with `client`, the append decision). The device goes
+    /// in the query: a DELETE's body may not survive every proxy.
     func deleted(id: String, connectToken: String, client: JSONValue?) async throws(PasskeyError) -> JSONObject {
-        var body: JSONObject = [:]
-        if let client { body["client"] = client }
-        let answer = try await call(
-            .delete, "connect/passkeys/\(Self.pathSegment(id))", body: body.isEmpty ? nil : .object(body), token: connectToken, stage: .verification)
+        var query: [RelyingPartyRequest.QueryItem] = []
+        for (name, value) in client?.objectValue?.members ?? [] {
+            if let text = value.stringValue { query.append(.init(name: name, value: text)) }
+            if let flag = value.boolValue { query.append(.init(name: name, value: flag ? "true" : "false")) }
+        }
+        if client != nil, let declined = await store.load().lastDeclinedAt {
+            query.append(.init(name: "lastDeclinedAt", value: ISO8601DateFormatter().string(from: declined)))
+        }
+        let answer = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", query: query, token: connectToken, stage: .verification)
         guard answer["deleted"] == .bool(true) else {
             throw PasskeyError(.invalidResponse, stage: .verification, "the delete answer does not say the passkey was deleted")
         }

@@ -66,7 +66,7 @@ public actor PasskeyAuthClient {
 
     private func unsubscribe(_ id: Int) { subscribers[id] = nil }
 
-    private func emit(_ event: PasskeyClientEvent) {
+    func emit(_ event: PasskeyClientEvent) {
         onEvent?(event)
         for continuation in subscribers.values { continuation.yield(event) }
     }
@@ -291,6 +291,12 @@ public actor PasskeyAuthClient {
             () throws(PasskeyError) in
             try await self.exchange(RelyingPartyRequest(method: .get, path: "generate-authentication-options", query: query), stage: .options)
         }
+        return try await completeAuthentication(signed, prf: prf)
+    }
+
+    /// Sends a signed sign-in to `POST /verify-authentication` and makes the result of the server's answer; a passkey the
+    /// server does not hold is forgotten by the device, and a verified sign-in's account details are signalled to it.
+    func completeAuthentication(_ signed: SignedRequest, prf: PRFValues?) async throws(PasskeyError) -> PasskeyAuthenticationResult {
         let options = signed.options
         var assertion = signed.assertion
         var prfOutputs: PRFOutputs?
@@ -320,14 +326,15 @@ public actor PasskeyAuthClient {
     }
 
     // MARK: Low level: the ceremonies alone, for any backend
-    // MARK: Low level: the ceremonies alone, for any backend
 
     /// Runs a registration ceremony on the authenticator with options from any backend and returns the credential
     /// JSON to send back to it (WebAuthn L3 `RegistrationResponseJSON`). Nothing is sent anywhere.
     ///
-    /// `user` is the user entity exactly as the backend made it (its `id` is the user handle, never personal data);
-    /// `username` and `displayName` must be its `name` and `displayName`. Without `user`, one is made from them with a
-    /// random 32-byte user handle.
+    /// `user` is the user entity exactly as the backend made it (its `id` is the user handle, never personal data), and
+    /// the passkey carries it as it is: the backend checks the user handle at every sign-in, and may have normalised the
+    /// name or made the display name itself (passkey-server's `/api/start-registration` without a `displayName` uses
+    /// the username), so `username` and `displayName` are not compared with it. Without `user`, one is made from
+    /// `username` and `displayName` with a random 32-byte user handle: only for a backend that accepts any handle.
     public func register(
         username: String, displayName: String, challenge: String, rp: PublicKeyCredentialRpEntity,
         user: PublicKeyCredentialUserEntityJSON? = nil,
@@ -337,10 +344,6 @@ public actor PasskeyAuthClient {
     ) async throws(PasskeyError) -> RegistrationResponseJSON {
         let entity: PublicKeyCredentialUserEntityJSON
         if let user {
-            guard user.name == username, user.displayName == displayName else {
-                throw PasskeyError(
-                    .invalidOptions, stage: .options, "username and displayName must be user.name and user.displayName when user is given")
-            }
             entity = user
         } else {
             var generator = SystemRandomNumberGenerator()
@@ -357,7 +360,7 @@ public actor PasskeyAuthClient {
     /// send back to it (WebAuthn L3 `AuthenticationResponseJSON`). `username` is informational only: which account
     /// signs in is decided by `allowCredentials` (empty or `nil`: any discoverable credential for `rpId`).
     public func authenticate(
-        username: String?, challenge: String, rpId: String?, allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil,
+        username: String? = nil, challenge: String, rpId: String?, allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil,
         timeout: Int? = nil, userVerification: UserVerificationRequirement? = nil, mediation: AssertionMediation = .modal
     ) async throws(PasskeyError) -> AuthenticationResponseJSON {
         let options = PublicKeyCredentialRequestOptionsJSON(
@@ -427,6 +430,10 @@ public actor PasskeyAuthClient {
         }
         if code == "account_disabled" {
             throw PasskeyError(.accountDisabled, stage: stage, "\(path): the account is disabled (\(message))", server: problem)
+        }
+        if code == "passkey_deleted_on_server" {
+            throw PasskeyError(
+                .passkeyDeletedOnServer, stage: stage, "\(path): the passkey was deleted on the server (\(message))", server: problem)
         }
         var error = PasskeyError.server(code: code, message: message, httpStatus: response.status)
         error.stage = stage

@@ -28,8 +28,9 @@ extension LoginStatus: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
         switch self {
         case .done(_, let username): "done(signedPasskeyData: redacted, username: \(username.map { "\"\($0)\"" } ?? "nil"))"
-        case .initSilentFallback: "initSilentFallback"
-        case .error(let error, let triggerFallback): "error(\(error.code.rawValue), triggerFallback: \(triggerFallback))"
+        case .initSilentFallback(let identifier): "initSilentFallback(identifier: \(identifier.map { "\"\($0)\"" } ?? "nil"))"
+        case .error(let error, let triggerFallback, let identifier):
+            "error(\(error.code.rawValue), triggerFallback: \(triggerFallback), identifier: \(identifier.map { "\"\($0)\"" } ?? "nil"))"
         case .initRetry: "initRetry"
         case .ignore: "ignore"
         }

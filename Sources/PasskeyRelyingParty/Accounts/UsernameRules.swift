@@ -105,8 +105,8 @@ public enum UsernameRules {
         let mapped = WidthMapping.apply(name)
         let key = UsernameKey.of(name)
         // The server's names for accounts made without one: nobody may claim one it may give.
-        if key.hasPrefix(GeneratedUsername.prefix) {
-            return "Names beginning with \(GeneratedUsername.prefix) are the server's, for accounts made without a name."
+        if GeneratedUsername.isReserved(key) {
+            return "Names of the form \(GeneratedUsername.prefix)… with 8 or more letters, digits, - or _ are the server's, for accounts made without a name."
         }
         if let refusal = IdentifierClass.refusal(key) { return IdentifierClass.refusal(mapped) ?? refusal }
         // UTS #39's recommended identifier characters: the letters IdentifierClass takes that people misread.

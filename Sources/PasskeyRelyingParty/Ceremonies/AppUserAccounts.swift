@@ -15,7 +15,8 @@ extension CeremonyService {
     ///     for new names when the account is made now, and unique: another account's name is `username_taken`.
     ///   - displayName: the person's name, shortened to what options carry; the name when nil.
     public func account(forAppUser appUserID: String, name: String?, displayName: String?) async throws(RelyingPartyError) -> UserRecord {
-        let username = try UsernameRules.normalized(name)
+        // A name of the server's shape (``GeneratedUsername``) is taken as none, as connect tokens take it.
+        let username = try UsernameRules.normalized(name).flatMap { GeneratedUsername.isReserved($0) ? nil : $0 }
         // A name for an account made now meets a new account's rules; an account already linked keeps its own name.
         if let username {
             do { try UsernameRules.requireNewAccountName(username) } catch {

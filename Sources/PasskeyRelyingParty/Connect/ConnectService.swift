@@ -73,7 +73,10 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
             // Append and list tokens link the app's user on first use (a new user has an empty list and may add one);
             // delete and login tokens need an account that exists.
             if type == .passkeyAppend || type == .passkeyList {
-                let username = try UsernameRules.normalized(name)
+                // A name of the server's shape (``GeneratedUsername``) is taken as none: a backend that echoes the name an
+                // unnamed account answered with, or whose users are called so, gets its token, and the account keeps
+                // the name it has.
+                let username = try UsernameRules.normalized(name).flatMap { GeneratedUsername.isReserved($0) ? nil : $0 }
                 // A name new to the account (made now, or the app's new name for it) meets a new account's rules, as at
                 // public registration: nobody can mistake it for another's, and it is not invisible. A name the account
                 // already has is not checked again, so a token for it is still minted.
@@ -274,13 +277,13 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     public func passkeys(of user: UserRecord) async throws(RelyingPartyError) -> JSONValue {
-        .object(try await passkeyList(of: user, client: nil))
+        .object(try await passkeyList(of: user, client: nil, lastDeclinedAt: nil))
     }
 
     /// The account's passkeys as the list answers them, and, when the app described the device (`client`), whether to
     /// offer adding one there (`append`, as the append decision answers): what a management screen shows after a
     /// change, in the change's own answer, so the app needs no second token (a delete or append token is used up).
-    public func passkeyList(of user: UserRecord, client: ClientReport?) async throws(RelyingPartyError) -> JSONObject {
+    public func passkeyList(of user: UserRecord, client: ClientReport?, lastDeclinedAt: Date?) async throws(RelyingPartyError) -> JSONObject {
         let credentials: [CredentialRecordEntry]
         do { credentials = try await repository.credentials(userID: user.id) } catch { throw RelyingPartyError(error) }
         // With the RP ID and the account, an SDK tells the device's passkey manager which passkeys the account still
@@ -289,7 +292,8 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         for member in ceremonies.signalMembers(for: user) { answer[member.name] = member.value }
         if let client {
             let usable = credentials.contains { PasskeyListing.isUsable($0, on: client.platform) }
-            let decision = settings.rollout.appendDecision(client: client, userID: user.id, hasUsablePasskey: usable, lastDeclinedAt: nil, now: now())
+            let decision = settings.rollout.appendDecision(
+                client: client, userID: user.id, hasUsablePasskey: usable, lastDeclinedAt: lastDeclinedAt, now: now())
             answer["append"] = .object(["step": .string(decision.step), "reason": .string(decision.reason)])
         }
         return answer

@@ -26,6 +26,34 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         return try answering { () throws(RelyingPartyError) in try ClientReport(json: value) }
     }
 
+    /// The device a request without a body describes in its query (`platform`, `osVersion`, and `true`/`false` for
+    /// `platformAuthenticator`, `conditionalMediation`, `conditionalCreate`); nil when it names no platform.
+    static func client(_ query: FormQuery) throws(APIError) -> ClientReport? {
+        guard let platform = try query.single("platform") else { return nil }
+        func flag(_ name: String) throws(APIError) -> Bool {
+            switch try query.single(name) {
+            case nil, "false": return false
+            case "true": return true
+            default: throw APIError.badRequest("field_invalid", "\(name) is true or false.")
+            }
+        }
+        return ClientReport(
+            platform: platform, osVersion: try query.single("osVersion"), platformAuthenticator: try flag("platformAuthenticator"),
+            conditionalMediation: try flag("conditionalMediation"), conditionalCreate: try flag("conditionalCreate"))
+    }
+
+    /// `lastDeclinedAt`, an ISO 8601 time with or without fractional seconds (JavaScript's `toISOString()` writes
+    /// milliseconds); nil when absent.
+    static func declined(_ text: String?) throws(APIError) -> Date? {
+        guard let text else { return nil }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions.insert(.withFractionalSeconds)
+        guard let date = ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text) else {
+            throw APIError.badRequest("date_invalid", "lastDeclinedAt is an ISO 8601 time such as 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.123Z.")
+        }
+        return date
+    }
+
     func addRoutes(to router: Router<Context>) {
         router.get(".well-known/jwks.json") { _, _ in
             let value: JSONValue
@@ -115,16 +143,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 // A list token decides too: the decision reads only the account's own passkeys, which the list shows.
                 let (user, type) = try await service.authorizeNamingType(Self.authorization(request), anyOf: [.passkeyAppend, .passkeyList], consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let declined = try body.optionalString("lastDeclinedAt").map { (text: String) throws -> Date in
-                    // With or without fractional seconds: JavaScript's `toISOString()` always writes milliseconds.
-                    let fractional = ISO8601DateFormatter()
-                    fractional.formatOptions.insert(.withFractionalSeconds)
-                    guard let date = ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text) else {
-                        throw APIError.badRequest(
-                            "date_invalid", "lastDeclinedAt is an ISO 8601 time such as 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.123Z.")
-                    }
-                    return date
-                }
+                let declined = try Self.declined(try body.optionalString("lastDeclinedAt"))
                 guard case .object(var decision) = try await service.appendDecision(
                     user: user, client: try ClientReport(json: body.reader.value("client")), lastDeclinedAt: declined)
                 else { return .null }
@@ -157,6 +176,8 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             return await ceremonies.observed("append", "verify", request, context) { note throws in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")
+                // Read before the passkey is stored: a malformed one must not be refused after the passkey exists.
+                let (client, declined) = (try Self.client(body), try Self.declined(try body.optionalString("lastDeclinedAt")))
                 // Authorized by the challenge: only append options (made with a consumed append token) name an
                 // existing account.
                 let challengeKey = try body.requiredString("challengeKey")
@@ -165,7 +186,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 note.concerns(result.user, credentialID: result.credential.id)
                 // The list after the append (and, with `client`, whether to offer another): the append token is used
                 // up, and a management screen shows both.
-                var answer = try await service.passkeyList(of: result.user, client: try Self.client(body))
+                var answer = try await service.passkeyList(of: result.user, client: client, lastDeclinedAt: declined)
                 answer["verified"] = true
                 answer["userId"] = .string(result.user.id)
                 answer["username"] = .string(result.user.entityName)
@@ -191,16 +212,17 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.delete("connect/passkeys/:credentialId") { request, context in
-            var request = request
-            return await ceremonies.observed("manage", "delete", request, context) { _ throws in
+            await ceremonies.observed("manage", "delete", request, context) { _ throws in
                 try ConnectService<Repository>.requireToken(Self.authorization(request))
                 let id = try service.credentialID(context.parameters.get("credentialId"))
-                // Optional: `{client}` describes the device, for the append decision in the answer.
-                let client = try Self.client(try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit)))
+                // Optional, in the query (a DELETE's body may not survive every proxy): the device, and when the person
+                // last declined a passkey, for the append decision in the answer.
+                let query = request.formQuery
+                let (client, declined) = (try Self.client(query), try Self.declined(try query.single("lastDeclinedAt")))
                 let user = try await service.authorize(Self.authorization(request), .passkeyDelete, consume: true)
                 try await service.deletePasskey(of: user, id: id)
                 // The passkeys left, in the answer: the delete token is used up, and the screen shows the list next.
-                var answer = try await service.passkeyList(of: user, client: client)
+                var answer = try await service.passkeyList(of: user, client: client, lastDeclinedAt: declined)
                 answer["deleted"] = true
                 return .object(answer)
             }

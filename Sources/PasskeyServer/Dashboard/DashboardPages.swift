@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyAuthenticatorNames
+import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
 
@@ -156,7 +157,7 @@ enum DashboardPages {
     static func users(principal: AdminPrincipal, search: String?, page: Int, users: [(UserRecord, Int)], hasMore: Bool) -> String {
         let rows: String = users.map { (user: UserRecord, count: Int) -> String in
             """
-            <tr><td><a href="/dashboard/users/\(escape(user.id))">\(escape(user.username ?? user.displayName))</a></td>
+            <tr><td><a href="/dashboard/users/\(escape(user.id))">\(escape(user.entityName))</a></td>
             <td>\(user.isAnonymous ? "yes" : "no")</td><td>\(user.isDisabled ? "disabled" : "active")</td>
             <td>\(date(user.createdAt))</td><td>\(date(user.lastSignInAt))</td><td>\(count)</td></tr>
             """
@@ -197,9 +198,9 @@ enum DashboardPages {
                 </tr>
                 """
         }.joined(separator: "\n")
-        return layout(title: user.username ?? user.displayName, page: "user", principal: principal, body: """
+        return layout(title: user.entityName, page: "user", principal: principal, body: """
             <p><a href="/dashboard/users">← Users</a></p>
-            <h1 id="user" data-user="\(escape(user.id))">\(escape(user.username ?? user.displayName))</h1>
+            <h1 id="user" data-user="\(escape(user.id))">\(escape(user.entityName))</h1>
             <dl class="facts">
             <dt>Display name</dt><dd>\(escape(user.displayName))</dd>
             <dt>Anonymous</dt><dd>\(user.isAnonymous ? "yes" : "no")</dd>

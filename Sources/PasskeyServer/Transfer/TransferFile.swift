@@ -222,17 +222,16 @@ public enum TransferFile {
             // The server's name for an account made without one (``GeneratedUsername``) comes with it: it is the one its
             // user handle gives, and new names may not take it.
             let generated = rawName.map { GeneratedUsername.isGenerated($0, userHandle: userHandle) } ?? false
-            var username: String?
+            let username: String?
             do { username = try UsernameRules.normalized(rawName, newAccount: newNames && !generated) } catch {
                 throw fields.invalid("username", error.message)
             }
             let isAnonymous = try fields.optionalBool("isAnonymous") ?? (username == nil || generated)
-            // An anonymous account has the server's name (given now when the file has none, as older exports and other
-            // servers' files do), and a named one has its own: a name lost on the way would otherwise make the account
-            // anonymous without a word.
+            // An anonymous account has no name of its own (the server's, or none: the store names it at its next start,
+            // where it can tell which names are free), and a named one has its own: a name lost on the way would
+            // otherwise make the account anonymous without a word.
             if isAnonymous, username != nil, !generated { throw fields.invalid("isAnonymous", "true for an account with a username of its own") }
             if !isAnonymous, username == nil { throw fields.invalid("username", "missing for an account that is not anonymous") }
-            if isAnonymous, username == nil { username = GeneratedUsername.legacy(userHandle: userHandle) }
             let displayName = try fields.optionalString("displayName")
             let disabledAt = try fields.optionalTime("disabledAt")
             let externalID = try fields.optionalString("externalUserId")
