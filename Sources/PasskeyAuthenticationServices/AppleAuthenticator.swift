@@ -73,22 +73,26 @@ public final class AppleAuthenticator: Authenticator {
     }
 
     public func capabilities() async -> AuthenticatorCapabilities {
-        AuthenticatorCapabilities(
+        let owner = Self.deviceOwnerAuthentication()
+        return AuthenticatorCapabilities(
             isSupported: platform.supports(.platformCredentials),
-            isPlatformAuthenticatorAvailable: platform.supports(.platformCredentials) && Self.deviceOwnerAuthenticationIsSetUp(),
+            isPlatformAuthenticatorAvailable: platform.supports(.platformCredentials) && owner == .available,
             supportsConditionalMediation: platform.supports(.autoFillAssistedRequests),
             supportsConditionalCreate: platform.supports(.conditionalRegistration),
-            supportsAccountCreation: Self.compiledWithAccountCreation && platform.supports(.accountCreation))
+            supportsAccountCreation: Self.compiledWithAccountCreation && platform.supports(.accountCreation),
+            unavailability: platform.passkeyUnavailability(owner: owner))
     }
 
     /// Whether the device can verify its owner (a passcode or password is set): without one, iOS has no platform
     /// authenticator to create a passkey with (WebAuthn's `isUserVerifyingPlatformAuthenticatorAvailable()`), and a
     /// creation would fail after the app offered it.
-    static func deviceOwnerAuthenticationIsSetUp() -> Bool {
+    static func deviceOwnerAuthentication() -> DeviceOwnerAuthentication {
         #if canImport(LocalAuthentication)
-        return LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: nil)
+        var error: NSError?
+        if LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: &error) { return .available }
+        return error?.code == LAError.Code.passcodeNotSet.rawValue ? .passcodeNotSet : .unavailable
         #else
-        return true
+        return .available
         #endif
     }
 

@@ -17,16 +17,21 @@ public struct AuthenticatorCapabilities: Sendable, Hashable {
     /// A passkey and a new account can be created in one system sheet that also asks for the account's contact
     /// (``Authenticator/createAccount(_:)``; iOS, macOS and visionOS 26).
     public var supportsAccountCreation: Bool
+    /// Why ``isSupported`` or ``isPlatformAuthenticatorAvailable`` is false, when the platform says: for the support
+    /// check's message ("set a passcode to use passkeys" rather than "not supported"). `nil` when both are true, or the
+    /// authenticator cannot tell.
+    public var unavailability: PasskeyUnavailability?
 
     public init(
         isSupported: Bool, isPlatformAuthenticatorAvailable: Bool, supportsConditionalMediation: Bool = false,
-        supportsConditionalCreate: Bool = false, supportsAccountCreation: Bool = false
+        supportsConditionalCreate: Bool = false, supportsAccountCreation: Bool = false, unavailability: PasskeyUnavailability? = nil
     ) {
         self.isSupported = isSupported
         self.isPlatformAuthenticatorAvailable = isPlatformAuthenticatorAvailable
         self.supportsConditionalMediation = supportsConditionalMediation
         self.supportsConditionalCreate = supportsConditionalCreate
         self.supportsAccountCreation = supportsAccountCreation
+        self.unavailability = unavailability
     }
 }
 

@@ -53,12 +53,31 @@ struct PasskeyErrorTests {
         #expect(error.recovery == .retry)
     }
 
+    @Test("a server's refusal read by an app's own HTTP code maps as the SDK's flows map it")
+    func serverAnswer() {
+        let taken = PasskeyError(
+            serverStatus: 409, body: Data(#"{"error":"username_taken","message":"ann is taken"}"#.utf8), path: "/api/registration-challenge",
+            stage: .options)
+        #expect(taken.code == .server && taken.stage == .options)
+        #expect(taken.server == PasskeyError.ServerProblem(code: "username_taken", message: "ann is taken", httpStatus: 409))
+        let expired = PasskeyError(serverStatus: 400, body: Data(#"{"error":"challenge_invalid","message":"expired"}"#.utf8), path: "/api/complete-registration")
+        #expect(expired.code == .invalidChallenge && expired.recovery == .requestNewOptions && expired.stage == .verification)
+        let deleted = PasskeyError(
+            serverStatus: 400, body: Data(#"{"error":"passkey_deleted_on_server","message":"gone"}"#.utf8), path: "/api/complete-authentication")
+        #expect(deleted.code == .passkeyDeletedOnServer && deleted.recovery == .useAnotherDeviceOrMethod && deleted.server?.message == "gone")
+        let proxy = PasskeyError(serverStatus: 502, body: Data("<html><body>Bad Gateway</body></html>".utf8), path: "/api/start-authentication")
+        #expect(proxy.code == .server && proxy.server?.code == "http_502" && !(proxy.server?.message.contains("<html>") ?? true))
+        let success = PasskeyError(serverStatus: 200, body: Data("{}".utf8), path: "/api/start-authentication")
+        #expect(success.code == .invalidResponse)
+    }
+
     @Test("every code has a message and an explicit recovery can override the default")
     func messagesAndRecovery() {
         let codes: [PasskeyError.Code] = [
             .cancelled, .noCredentials, .excludedCredentialExists, .notSupported, .invalidChallenge, .invalidOptions,
             .domainNotAssociated, .invalidResponse, .timeout, .ceremonyInProgress, .network, .server, .storageFailed,
-            .storageCorrupted, .internalError, "some_future_code",
+            .storageCorrupted, .internalError, .connectTokenUnavailable, .connectTokenWrongType, .accountDisabled,
+            .passkeyDeletedOnServer, .preferSignInWithApple, "some_future_code",
         ]
         for code in codes {
             let error = PasskeyError(code, stage: .authenticator, "detail")

@@ -96,8 +96,10 @@ struct CeremonyAPITests {
             // Nobody can register it, nor any name of the server's.
             let taken = try await client.call(.get, "/generate-registration-options?username=" + name)
             #expect(taken["error"] == "username_taken" || taken["error"] == "username_invalid", "\(taken.json)")
-            let reserved = try await client.call(.get, "/generate-registration-options?username=anonymous-someone")
+            let reserved = try await client.call(.get, "/generate-registration-options?username=Anonymous-Someone1")
             #expect(reserved["error"] == "username_invalid" && reserved["message"]?.stringValue?.contains("anonymous-") == true, "\(reserved.json)")
+            // Other names with the prefix are anyone's.
+            #expect(try await client.call(.get, "/generate-registration-options?username=anonymous-coward").status == .ok)
         }
     }
 
@@ -611,11 +613,17 @@ struct AppBackendAPITests {
             #expect(user.status == .ok, "\(user.json)")
             #expect(user["username"] == "ann@example.com" && user["email"] == "ann@example.com" && user["displayName"] == "Ann")
             #expect(user["id"]?.stringValue?.isEmpty == false && user["createdAt"]?.stringValue?.hasSuffix("Z") == true)
+            // The proof for a backend of the app's own: the user object the device forwards proves nothing.
+            let jwks = try await client.call(.get, "/.well-known/jwks.json")
+            let registered = try #require(verifyJWS(user["signedPasskeyData"]?.stringValue ?? "", jwks: jwks.json))
+            #expect(registered["ceremony"] == "registration" && registered["sub"] == user["id"])
 
             let request = try await client.call(.post, "/api/start-authentication", json: ["username": "ann@example.com"])
             #expect(Set(request.object.members.map(\.name)) == ["challenge", "rpId", "allowCredentials", "timeout", "userVerification"])
             let signedIn = try await client.call(.post, "/api/complete-authentication", json: ["assertion": try device.get(request.json, signCount: 3)])
             #expect(signedIn["id"] == user["id"])
+            let signedInClaims = try #require(verifyJWS(signedIn["signedPasskeyData"]?.stringValue ?? "", jwks: jwks.json))
+            #expect(signedInClaims["ceremony"] == "authentication" && signedInClaims["sub"] == user["id"])
             let other = try await client.call(.post, "/api/start-authentication", json: [:])
             let wrongName = try await client.call(.post, "/api/complete-authentication", json: ["assertion": try device.get(other.json, signCount: 4), "username": "bo"])
             #expect(wrongName["error"] == "username_mismatch")

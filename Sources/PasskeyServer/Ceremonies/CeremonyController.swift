@@ -130,11 +130,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                     displayName: try body.optionalString("displayName"))
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
                 note.concerns(result.user, credentialID: result.credential.id)
-                // A new account is not linked to an app's user yet. A passkey added to an existing one (append options,
-                // which this endpoint completes for apps written against it) names the app's user as
-                // /connect/append/verify's token does: backends refuse a token without it (docs/connect.md).
-                let externalID = result.addedToExistingAccount ? try await service.repository.externalID(userID: result.user.id) : nil
-                let token = try await signer(SignedPasskeySubject(result, externalUserID: externalID))
+                let token = try await registrationToken(result)
                 return .object([
                     "verified": true, "username": .string(result.user.entityName), "userId": .string(result.user.id),
                     "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
@@ -203,7 +199,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let result = try await service.verifyRegistration(
                     credential, challengeKey: nil, username: note.username, displayName: try body.optionalString("displayName"))
                 note.concerns(result.user, credentialID: result.credential.id)
-                return Self.userObject(result.user)
+                return Self.userObject(result.user, signedPasskeyData: try await registrationToken(result))
             }
         }
         for path in ["api/authentication-challenge", "api/start-authentication"] {
@@ -233,9 +229,19 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
                 let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 note.concerns(result.user, credentialID: result.credential.id)
-                return Self.userObject(result.user, counterRegressed: result.counterRegressed)
+                let token = try await signer(SignedPasskeySubject(result))
+                return Self.userObject(result.user, signedPasskeyData: token, counterRegressed: result.counterRegressed)
             }
         }
+    }
+
+    /// The signed proof of a registration, for the app's backend. A new account is not linked to an app's user yet; a
+    /// passkey added to an existing one (append options, which the registration endpoints complete for apps written
+    /// against them) names the app's user as /connect/append/verify's token does: backends refuse a token without it
+    /// (docs/connect.md).
+    func registrationToken(_ result: CompletedRegistration) async throws -> String {
+        let externalID = result.addedToExistingAccount ? try await service.repository.externalID(userID: result.user.id) : nil
+        return try await signer(SignedPasskeySubject(result, externalUserID: externalID))
     }
 
     /// A sign-in accepted under `--allow-counter-regression` although its counter did not increase: a warning in the log
@@ -290,13 +296,17 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         return .object(object)
     }
 
-    /// The user object of the app-backend guide: `{id, username, displayName, email, createdAt}`.
+    /// The user object of the app-backend guide: `{id, username, displayName, email, createdAt}`, with the ceremony's
+    /// `signedPasskeyData` (a backend of the app's own trusts that, not the user object the device forwards).
+    /// `createdAt` is ISO 8601 (`2026-11-28T06:00:00Z`), as OpenAPI's `date-time` and every non-Swift client read it; a
+    /// Swift `JSONDecoder` reads it with `dateDecodingStrategy = .iso8601` (docs/migrating/passkeymesdk.md).
     /// `counterRegressed`: a sign-in accepted under `--allow-counter-regression` says so, for the backend receiving it.
-    static func userObject(_ user: UserRecord, counterRegressed: Bool = false) -> JSONValue {
+    static func userObject(_ user: UserRecord, signedPasskeyData: String, counterRegressed: Bool = false) -> JSONValue {
         let email = user.username.flatMap { $0.contains("@") ? $0 : nil }
         var object: JSONObject = [
             "id": .string(user.id), "username": .string(user.entityName), "displayName": .string(user.displayName),
             "email": email.map(JSONValue.string) ?? .null, "createdAt": .string(ISO8601DateFormatter().string(from: user.createdAt)),
+            "signedPasskeyData": .string(signedPasskeyData),
         ]
         if counterRegressed { object["counterRegressed"] = true }
         return .object(object)
