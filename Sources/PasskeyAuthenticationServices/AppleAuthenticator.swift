@@ -72,6 +72,23 @@ public final class AppleAuthenticator: Authenticator {
         return response
     }
 
+    /// A sign-in sheet that also offers the app's saved passwords and Sign in with Apple, as `alternatives` asks
+    /// (``AppleRequestPlan/signIn(_:offering:on:)`` says what each presentation takes). Sign in with Apple needs the
+    /// app's "Sign in with Apple" capability; without it Apple fails the whole request.
+    public func getCredential(_ request: AssertionRequest, offering alternatives: SignInAlternatives) async throws(PasskeyError)
+        -> SignInCredential
+    {
+        let plan = try AppleRequestPlan.signIn(request, offering: alternatives, on: platform)
+        for omission in plan.omissions { log("sign-in on \(platform): left out \(omission)") }
+        switch try await perform(presentation: plan.presentation, ceremony: .assertion, makeRequests: { AuthorizationRequests.assertion(plan) }) {
+        case .assertion(let response): return .passkey(response)
+        case .password(let credential): return .password(credential)
+        case .appleID(let credential): return .appleID(credential)
+        case .registration, .accountCreation:
+            throw PasskeyError(.internalError, stage: .authenticator, "a sign-in produced a registration")
+        }
+    }
+
     public func capabilities() async -> AuthenticatorCapabilities {
         let owner = Self.deviceOwnerAuthentication()
         return AuthenticatorCapabilities(

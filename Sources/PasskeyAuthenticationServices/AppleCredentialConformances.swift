@@ -104,4 +104,15 @@ private func platformAttachment(_ credential: ASAuthorizationPlatformPublicKeyCr
 private func bytes(_ key: SymmetricKey) -> [UInt8] {
     key.withUnsafeBytes { [UInt8]($0) }
 }
+
+extension ASAuthorizationAppleIDCredential: PasskeyClient.AppleIDCredentialValues {
+    public var authorizedScopeNames: [String] { authorizedScopes.map(\.rawValue) }
+
+    /// Compared rather than switched: Apple's enum may grow, and a new status reads as unknown.
+    public var detectedUserStatus: AppleIDCredential.RealUserStatus {
+        if realUserStatus == .likelyReal { return .likelyReal }
+        if realUserStatus == .unsupported { return .unsupported }
+        return .unknown
+    }
+}
 #endif

@@ -96,6 +96,18 @@ enum AuthorizationRequests {
             requests.append(request)
         }
         #endif
+        // Apple's combined sheet: saved passwords and Sign in with Apple beside the passkeys.
+        if plan.password {
+            requests.append(ASAuthorizationPasswordProvider().createRequest())
+        }
+        if let appleID = plan.appleID {
+            let request = ASAuthorizationAppleIDProvider().createRequest()
+            if !appleID.scopes.isEmpty { request.requestedScopes = appleID.scopes.map { ASAuthorization.Scope(rawValue: $0.rawValue) } }
+            request.nonce = appleID.nonce
+            request.state = appleID.state
+            request.user = appleID.user
+            requests.append(request)
+        }
         return requests
     }
 

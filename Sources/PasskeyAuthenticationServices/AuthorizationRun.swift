@@ -14,6 +14,10 @@ enum AuthorizationResult: Sendable {
     case registration(RegistrationResponseJSON)
     case assertion(AuthenticationResponseJSON)
     case accountCreation(AccountCreationCredential)
+    /// A saved password picked in a combined sign-in sheet.
+    case password(PasswordCredential)
+    /// Sign in with Apple picked in a combined sign-in sheet.
+    case appleID(AppleIDCredential)
 }
 
 /// One `ASAuthorizationController` run bridged to async: its delegate and presentation-context provider.
@@ -133,6 +137,13 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
                     return .success(.assertion(try AppleCredentialConversion.authenticationResponse(assertion)))
                 }
                 #endif
+                // Only when the sheet offered them (AppleRequestPlan.signIn).
+                if let password = credential as? ASPasswordCredential {
+                    return .success(.password(PasswordCredential(user: password.user, password: password.password)))
+                }
+                if let appleID = credential as? ASAuthorizationAppleIDCredential {
+                    return .success(.appleID(try AppleIDCredentialConversion.credential(appleID)))
+                }
             }
         } catch {
             return .failure(error)

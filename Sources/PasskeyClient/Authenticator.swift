@@ -25,6 +25,12 @@ public protocol Authenticator: Sendable {
     /// Signs in with an existing credential (`navigator.credentials.get()`, WebAuthn L3 §5.1.4).
     func getAssertion(_ request: AssertionRequest) async throws(PasskeyError) -> AuthenticationResponseJSON
 
+    /// Signs in with a passkey, or with a saved password or Sign in with Apple when `alternatives` offers them and the
+    /// person picks one in the same sheet (Apple's combined requests). A default that offers passkeys only (and
+    /// returns ``SignInCredential/passkey(_:)`` from ``getAssertion(_:)``) is provided for backends without passwords or
+    /// Sign in with Apple.
+    func getCredential(_ request: AssertionRequest, offering alternatives: SignInAlternatives) async throws(PasskeyError) -> SignInCredential
+
     /// Creates a passkey for a new account in the system's sign-up sheet, which also lets the person pick the contact
     /// the account is named by (Apple's account creation, iOS 26; ``AuthenticatorCapabilities/supportsAccountCreation``).
     /// A default that throws ``PasskeyError/Code/notSupported`` is provided for backends without such a sheet.
@@ -55,6 +61,12 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    public func getCredential(_ request: AssertionRequest, offering alternatives: SignInAlternatives) async throws(PasskeyError)
+        -> SignInCredential
+    {
+        .passkey(try await getAssertion(request))
+    }
+
     public func createAccount(_ request: AccountCreationRequest) async throws(PasskeyError) -> AccountCreationCredential {
         throw PasskeyError(.notSupported, stage: .authenticator, "this authenticator has no sign-up sheet that creates an account (iOS 26's account creation)")
     }

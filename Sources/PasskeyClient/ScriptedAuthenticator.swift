@@ -14,6 +14,12 @@ public actor ScriptedAuthenticator: Authenticator {
     public private(set) var registrationRequests: [RegistrationRequest] = []
     /// Every assertion request received, in order (including refused ones).
     public private(set) var assertionRequests: [AssertionRequest] = []
+    /// What the person picks in a combined sheet (``getCredential(_:offering:)``) when the sheet offers it: a password
+    /// only when passwords are offered, Sign in with Apple only when it is. Nil, not offered, or `.passkey`: the passkey
+    /// of ``assertionOutcome``, which is where passkeys are scripted.
+    public var alternativeChoice: SignInCredential?
+    /// What every combined sheet offered besides passkeys, in order.
+    public private(set) var offeredAlternatives: [SignInAlternatives] = []
 
     private var gate = CeremonyGate()
 
@@ -31,6 +37,8 @@ public actor ScriptedAuthenticator: Authenticator {
     public func script(registration outcome: ScriptedOutcome<RegistrationResponseJSON>) { registrationOutcome = outcome }
     /// Replaces the outcome of later assertions.
     public func script(assertion outcome: ScriptedOutcome<AuthenticationResponseJSON>) { assertionOutcome = outcome }
+    /// Replaces what the person picks in later combined sheets.
+    public func script(alternative choice: SignInCredential?) { alternativeChoice = choice }
     /// Replaces the simulated sheet time.
     public func script(delay: Duration) { self.delay = delay }
 
@@ -51,6 +59,24 @@ public actor ScriptedAuthenticator: Authenticator {
         defer { gate.leave() }
         try await wait()
         return try assertionOutcome.result(.assertion)
+    }
+
+    public func getCredential(_ request: AssertionRequest, offering alternatives: SignInAlternatives) async throws(PasskeyError)
+        -> SignInCredential
+    {
+        offeredAlternatives.append(alternatives)
+        let offered: Bool
+        switch alternativeChoice {
+        case .password?: offered = alternatives.passwords
+        case .appleID?: offered = alternatives.appleID != nil
+        case .passkey?, nil: offered = false
+        }
+        guard offered, let choice = alternativeChoice else { return .passkey(try await getAssertion(request)) }
+        assertionRequests.append(request)
+        try gate.enter(.assertion)
+        defer { gate.leave() }
+        try await wait()
+        return choice
     }
 
     private func wait() async throws(PasskeyError) {

@@ -136,6 +136,10 @@ public struct AppleAssertionPlan: Sendable, Hashable {
     public var presentation: ApplePresentation
     public var platform: Platform?
     public var securityKey: SecurityKey?
+    /// Saved passwords in the same sheet (`ASAuthorizationPasswordRequest`): ``AppleRequestPlan/signIn(_:offering:on:)``.
+    public var password = false
+    /// Sign in with Apple in the same sheet (`ASAuthorizationAppleIDRequest`): ``AppleRequestPlan/signIn(_:offering:on:)``.
+    public var appleID: AppleIDRequest?
     public var omissions: [AppleRequestPlan.Omission]
 
     public struct Platform: Sendable, Hashable {

@@ -55,6 +55,9 @@ public enum PasskeyClientEvent: Sendable, Hashable {
     case authenticationStarted(username: String?)
     case authenticationSucceeded(userId: String, credentialId: String, isAnonymous: Bool)
     case authenticationFailed(PasskeyClientFailure)
+    /// A combined sheet (``PasskeyAuthClient/signIn(username:mediation:offering:)``) ended with a saved password
+    /// (`kind` `password`) or Sign in with Apple (`apple_id`): the app signs in with it itself.
+    case authenticationEndedWithAlternative(kind: String)
 }
 
 /// A failure as an analytics event sees it: stable codes only.
