@@ -48,6 +48,29 @@ struct DemoPageBrowserTests {
         }
     }
 
+    @Test(
+        "a browser or web view without WebAuthn: the page says so, its buttons stay off, and no ceremony starts",
+        .enabled(if: available || required, "chromium and chromedriver are not on PATH (apt-get install chromium chromium-driver)"),
+        .timeLimit(.minutes(2)))
+    func withoutWebAuthn() async throws {
+        try await BrowserRun.demoPage { page, _ in
+            // As a WKWebView without passkeys for this domain, or an old engine: no PublicKeyCredential, no create/get.
+            let script = "delete window.PublicKeyCredential; Object.defineProperty(navigator, 'credentials', { value: undefined });"
+            try await page.driver.command("POST", "goog/cdp/execute", ["cmd": "Page.addScriptToEvaluateOnNewDocument", "params": ["source": .string(script)]])
+            try await page.driver.navigate(to: page.origin + "/")
+            let status = try await page.driver.element("#status").text()
+            try check(status.contains("not available here"), "the page names the missing WebAuthn: \(status)")
+            let buttons = try await page.driver.command(
+                "POST", "execute/sync", ["script": "return [...document.querySelectorAll('button')].map((b) => b.disabled)", "args": []])
+            let states = buttons.arrayValue ?? []
+            try check(!states.isEmpty && states.allSatisfy { $0 == true }, "every button is off: \(buttons.serialized())")
+            let port = try #require(page.origin.split(separator: ":").last.flatMap { Int($0) })
+            let metrics = String(decoding: try await LoopbackHTTP.request("GET", port: port, path: "/metrics", timeout: 5).body, as: UTF8.self)
+            let optionsGiven = metrics.split(separator: "\n").filter { $0.contains("step=\"options\",result=\"success\"") && !$0.hasSuffix(" 0") }
+            try check(optionsGiven.isEmpty, "no options were fetched (AutoFill did not start): \(optionsGiven)")
+        }
+    }
+
     static func scenario(_ page: DemoPage, database: URL) async throws {
         // (a) Register with a username. It has a space: the page's URLSearchParams writes it as "+" in the query.
         let ann = try await page.register(username: "Ann.Lee")

@@ -3,6 +3,11 @@
 
 const $ = (id) => document.getElementById(id);
 
+// Whether this browser (or the app's web view) runs WebAuthn at all: every ceremony is checked against it first, so a
+// web view without passkeys (no Associated Domains for this RP ID, an old WebKit) says so instead of failing obscurely.
+const webAuthn = Boolean(window.PublicKeyCredential && navigator.credentials && navigator.credentials.create && navigator.credentials.get);
+const unsupported = "Passkeys are not available here: this browser or app web view does not support WebAuthn.";
+
 function show(status, body, ok) {
   $("status").textContent = status;
   $("status").className = ok ? "ok" : "error";
@@ -13,7 +18,7 @@ function show(status, body, ok) {
 
 // A ceremony from a button is in progress: the buttons wait, and the page says what it waits for.
 function busy(on) {
-  for (const button of document.querySelectorAll("button")) button.disabled = on;
+  for (const button of document.querySelectorAll("button")) button.disabled = on || !webAuthn;
   if (on) {
     $("status").textContent = "Waiting for your passkey…";
     $("status").className = "";
@@ -105,6 +110,7 @@ async function get(path, signal) {
 
 async function register(event) {
   event.preventDefault();
+  if (!webAuthn) return show(unsupported, {}, false);
   const username = $("register-username").value.trim();
   const displayName = $("register-display-name").value.trim();
   await stopAutoFill();
@@ -180,6 +186,7 @@ async function signIn(username, controller) {
 }
 
 async function signInWith(username) {
+  if (!webAuthn) return show(unsupported, {}, false);
   await stopAutoFill();
   busy(true);
   try {
@@ -215,7 +222,7 @@ async function stopAutoFill() {
 }
 
 function startAutoFill() {
-  if (autoFillOff || autoFill || !window.PublicKeyCredential || !PublicKeyCredential.isConditionalMediationAvailable) return;
+  if (autoFillOff || autoFill || !webAuthn || !PublicKeyCredential.isConditionalMediationAvailable) return;
   clearTimeout(autoFillRestart);
   const controller = new AbortController();
   const run = { controller, done: null };
@@ -256,6 +263,7 @@ function startAutoFill() {
 // the link's account once; a ceremony cancelled here does not use it up.
 const linkToken = location.hash.startsWith("#link=") ? location.hash.slice("#link=".length) : null;
 async function redeemLink() {
+  if (!webAuthn) return show(unsupported, {}, false);
   await stopAutoFill();
   busy(true);
   try {
@@ -292,5 +300,16 @@ $("signin-form").addEventListener("submit", (event) => {
   signInWith(username);
 });
 $("signin-discoverable-button").addEventListener("click", () => signInWith(null));
-if (!window.PublicKeyCredential) show("This browser does not support passkeys.", {}, false);
+if (!webAuthn) {
+  show(unsupported, {}, false);
+  busy(false);
+} else if (PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable) {
+  // A device without its own authenticator (no screen lock, a web view that may not use it) can still use a passkey
+  // from a phone or a security key: say so rather than hide the buttons.
+  PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable().then((available) => {
+    if (!available && $("status").textContent === "Ready.") {
+      $("status").textContent = "This device cannot make passkeys itself: use one on your phone (QR code) or a security key.";
+    }
+  }, () => {});
+}
 startAutoFill();
