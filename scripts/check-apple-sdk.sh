@@ -8,9 +8,10 @@
 # For each SDK (an iPhoneOS*.sdk or MacOSX*.sdk folder), in dependency order:
 #   PasskeyCBOR, PasskeyWire, PasskeyClient, PasskeyAuthenticationServices (-D PASSKEY_APPLE_ADAPTER): their modules are emitted
 #   (also when they have errors, so one module's error does not hide the next one's), then every file is type-checked
-#   with its function bodies; on iPhoneOS, Examples/PasskeyExample twice: in Swift 6 mode, and with the settings of a
-#   new Xcode 26 app target (Swift 5, main-actor default isolation, approachable concurrency); and each Swift sample
-#   of docs/ios.md that is a whole file (starts with an import).
+#   with its function bodies; on iPhoneOS, Examples/PasskeyExample and Examples/ConnectExample, each twice: in Swift 6
+#   mode, and with the settings of a new Xcode 26 app target (Swift 5, main-actor default isolation, approachable
+#   concurrency); and each Swift sample of docs/ios.md and docs/migrating/*.md that is a whole file (starts with an
+#   import).
 # Then, unless --no-compare: every declaration of Sources/AuthenticationServicesStandIn is compared with the SDK's
 # AuthenticationServices (symbol graphs of both): kind, declaration (optionality, `Data!`), and availability.
 #
@@ -121,7 +122,7 @@ import os, re, sys
 root, dest, swift = sys.argv[1:4]
 have = tuple(int(p) for p in swift.split("."))
 pattern = re.compile(r"compiler\(\s*>=\s*([0-9]+(?:\.[0-9]+)*)\s*\)")
-folders = ["Sources/PasskeyCBOR", "Sources/PasskeyWire", "Sources/PasskeyClient", "Sources/PasskeyAuthenticationServices", "Examples/PasskeyExample/PasskeyExample"]
+folders = ["Sources/PasskeyCBOR", "Sources/PasskeyWire", "Sources/PasskeyClient", "Sources/PasskeyAuthenticationServices", "Examples/PasskeyExample/PasskeyExample", "Examples/ConnectExample/ConnectExample"]
 for folder in folders:
     for directory, _, files in os.walk(os.path.join(root, folder)):
         for name in files:
@@ -212,26 +213,33 @@ for sdk_arg in "${sdks[@]}"; do
             -swift-version 6 "${features[@]}" "${defines[@]}" "${common[@]}" "${inputs[@]}"
     done
     if [ -n "$example_target" ]; then
-        mapfile -t inputs < <(files "Examples/PasskeyExample/PasskeyExample")
-        run_step "PasskeyExample (Swift 6)" "$src" swiftc -typecheck -module-name PasskeyExample -parse-as-library \
-            -target "$example_target" -swift-version 6 "${common[@]}" "${inputs[@]}"
-        run_step "PasskeyExample (a new Xcode 26 app's settings)" "$src" swiftc -typecheck -module-name PasskeyExample \
-            -parse-as-library -target "$example_target" "${xcode26_app[@]}" "${common[@]}" "${inputs[@]}"
-        # The Swift samples of docs/ios.md that are whole files (they start with an import), each on its own: teams
-        # paste them, so they must compile as they stand.
-        samples="$src/docs-ios-samples"
+        for example in PasskeyExample ConnectExample; do
+            mapfile -t inputs < <(files "Examples/$example/$example")
+            run_step "$example (Swift 6)" "$src" swiftc -typecheck -module-name "$example" -parse-as-library \
+                -target "$example_target" -swift-version 6 "${common[@]}" "${inputs[@]}"
+            run_step "$example (a new Xcode 26 app's settings)" "$src" swiftc -typecheck -module-name "$example" \
+                -parse-as-library -target "$example_target" "${xcode26_app[@]}" "${common[@]}" "${inputs[@]}"
+        done
+        # The Swift samples of docs/ios.md and the migration guides that are whole files (they start with an import),
+        # each on its own: teams paste them, so they must compile as they stand.
+        samples="$src/docs-samples"
         rm -rf "$samples" && mkdir -p "$samples"
-        python3 - "$root/docs/ios.md" "$samples" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-for number, block in enumerate(re.findall(r"^```swift\n(.*?)^```", text, re.S | re.M), 1):
-    if block.startswith("import "):
-        open(f"{sys.argv[2]}/sample{number}.swift", "w").write(block)
+        python3 - "$root" "$samples" <<'PY'
+import glob, os, re, sys
+root, out = sys.argv[1], sys.argv[2]
+for path in ["docs/ios.md"] + sorted(os.path.relpath(p, root) for p in glob.glob(f"{root}/docs/migrating/*.md")):
+    text = open(f"{root}/{path}").read()
+    stem = path[len("docs/"):-len(".md")].replace("/", "__")
+    for number, block in enumerate(re.findall(r"^```swift\n(.*?)^```", text, re.S | re.M), 1):
+        if block.startswith("import "):
+            open(f"{out}/{stem}-sample{number}.swift", "w").write(block)
 PY
         for sample in "$samples"/*.swift; do
             [ -e "$sample" ] || continue
-            run_step "docs/ios.md $(basename "$sample" .swift) (Swift 6)" "$src" swiftc -typecheck -module-name DocsSample \
-                -parse-as-library -target "$example_target" -swift-version 6 "${common[@]}" "$sample"
+            name=$(basename "$sample" .swift)
+            document=${name%-sample*}
+            run_step "docs/${document//__//}.md sample${name##*-sample} (Swift 6)" "$src" swiftc -typecheck \
+                -module-name DocsSample -parse-as-library -target "$example_target" -swift-version 6 "${common[@]}" "$sample"
         done
     fi
     total_errors=$((total_errors + step_errors))
