@@ -11,7 +11,7 @@
 #   with its function bodies; on iPhoneOS, Examples/PasskeyExample and Examples/ConnectExample, each twice: in Swift 6
 #   mode, and with the settings of a new Xcode 26 app target (Swift 5, main-actor default isolation, approachable
 #   concurrency); and each Swift sample of docs/ios.md and docs/migrating/*.md that is a whole file (starts with an
-#   import).
+#   import), with the same two settings.
 # Then, unless --no-compare: every declaration of Sources/AuthenticationServicesStandIn is compared with the SDK's
 # AuthenticationServices (symbol graphs of both): kind, declaration (optionality, `Data!`), and availability.
 #
@@ -240,6 +240,8 @@ PY
             document=${name%-sample*}
             run_step "docs/${document//__//}.md sample${name##*-sample} (Swift 6)" "$src" swiftc -typecheck \
                 -module-name DocsSample -parse-as-library -target "$example_target" -swift-version 6 "${common[@]}" "$sample"
+            run_step "docs/${document//__//}.md sample${name##*-sample} (a new Xcode 26 app's settings)" "$src" swiftc -typecheck \
+                -module-name DocsSample -parse-as-library -target "$example_target" "${xcode26_app[@]}" "${common[@]}" "$sample"
         done
     fi
     total_errors=$((total_errors + step_errors))

@@ -67,7 +67,7 @@ public final class AppleAuthenticator: Authenticator {
         for omission in plan.omissions { log("passkey sign-in on \(platform): left out \(omission)") }
         let result = try await perform(presentation: plan.presentation, ceremony: .assertion) { AuthorizationRequests.assertion(plan) }
         guard case .assertion(let response) = result else {
-            throw PasskeyError(.internalError, stage: .authenticator, "a sign-in produced a registration")
+            throw PasskeyError(.internalError, stage: .authenticator, "a sign-in produced something other than a passkey assertion")
         }
         return response
     }
@@ -80,12 +80,15 @@ public final class AppleAuthenticator: Authenticator {
     {
         let plan = try AppleRequestPlan.signIn(request, offering: alternatives, on: platform)
         for omission in plan.omissions { log("sign-in on \(platform): left out \(omission)") }
-        switch try await perform(presentation: plan.presentation, ceremony: .assertion, makeRequests: { AuthorizationRequests.assertion(plan) }) {
+        let result = try await perform(
+            presentation: plan.presentation, ceremony: .assertion, offeredAppleID: plan.appleID != nil,
+            makeRequests: { AuthorizationRequests.assertion(plan) })
+        switch result {
         case .assertion(let response): return .passkey(response)
         case .password(let credential): return .password(credential)
         case .appleID(let credential): return .appleID(credential)
         case .registration, .accountCreation:
-            throw PasskeyError(.internalError, stage: .authenticator, "a sign-in produced a registration")
+            throw PasskeyError(.internalError, stage: .authenticator, "a sign-in produced something other than a credential to sign in with")
         }
     }
 
@@ -107,7 +110,7 @@ public final class AppleAuthenticator: Authenticator {
         #if canImport(LocalAuthentication)
         var error: NSError?
         if LAContext().canEvaluatePolicy(.deviceOwnerAuthentication, error: &error) { return .available }
-        return error?.code == LAError.Code.passcodeNotSet.rawValue ? .passcodeNotSet : .unavailable
+        return error?.domain == LAErrorDomain && error?.code == LAError.Code.passcodeNotSet.rawValue ? .passcodeNotSet : .unavailable
         #else
         return .available
         #endif
@@ -123,7 +126,7 @@ public final class AppleAuthenticator: Authenticator {
     /// request the person is answering, a task that is not cancelled.
     func perform(
         presentation: ApplePresentation, ceremony: CeremonyKind, hadExcludedCredentials: Bool = false, credPropsRequested: Bool = false,
-        makeRequests: () -> [ASAuthorizationRequest]
+        offeredAppleID: Bool = false, makeRequests: () -> [ASAuthorizationRequest]
     ) async throws(PasskeyError) -> AuthorizationResult {
         if Task.isCancelled { throw .cancelled("the task was cancelled before the request started") }
         guard let anchor = presentationAnchor() else {
@@ -144,7 +147,7 @@ public final class AppleAuthenticator: Authenticator {
         }
         let run = AuthorizationRun(
             requests: makeRequests(), presentation: presentation, ceremony: ceremony, anchor: anchor,
-            hadExcludedCredentials: hadExcludedCredentials, credPropsRequested: credPropsRequested)
+            hadExcludedCredentials: hadExcludedCredentials, credPropsRequested: credPropsRequested, offeredAppleID: offeredAppleID)
         Self.running = run
         defer { if Self.running === run { Self.running = nil } }
         let result = await withTaskCancellationHandler {

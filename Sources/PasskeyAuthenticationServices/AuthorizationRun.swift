@@ -34,6 +34,7 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
     private let anchor: ASPresentationAnchor
     private let hadExcludedCredentials: Bool
     private let credPropsRequested: Bool
+    private let offeredAppleID: Bool
     private var outcome: ResumeOnce<Result<AuthorizationResult, PasskeyError>>?
     private var startedAt: ContinuousClock.Instant?
     private var anchorRequested = false
@@ -41,7 +42,7 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
 
     init(
         requests: [ASAuthorizationRequest], presentation: ApplePresentation, ceremony: CeremonyKind, anchor: ASPresentationAnchor,
-        hadExcludedCredentials: Bool = false, credPropsRequested: Bool = false
+        hadExcludedCredentials: Bool = false, credPropsRequested: Bool = false, offeredAppleID: Bool = false
     ) {
         controller = ASAuthorizationController(authorizationRequests: requests)
         self.presentation = presentation
@@ -49,6 +50,7 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
         self.anchor = anchor
         self.hadExcludedCredentials = hadExcludedCredentials
         self.credPropsRequested = credPropsRequested
+        self.offeredAppleID = offeredAppleID
         super.init()
     }
 
@@ -94,7 +96,7 @@ final class AuthorizationRun: NSObject, ASAuthorizationControllerDelegate, ASAut
         let context = AppleCeremonyContext(
             ceremony: ceremony, presentation: presentation, hadExcludedCredentials: hadExcludedCredentials,
             elapsed: startedAt.map { ContinuousClock.now - $0 } ?? .zero, presentationAnchorRequested: anchorRequested,
-            cancelledByApp: cancelledByApp)
+            cancelledByApp: cancelledByApp, offeredAppleID: offeredAppleID)
         finish(.failure(AppleErrorMapping.passkeyError(for: ApplePlatformError(error), in: context)))
     }
 

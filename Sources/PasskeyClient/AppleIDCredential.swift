@@ -2,8 +2,9 @@ public import Foundation
 
 /// A Sign in with Apple credential (Apple's `ASAuthorizationAppleIDCredential`), with the tokens as the strings Apple's
 /// data holds. The app's backend verifies `identityToken` (a JWT signed by Apple; check its `nonce` against the
-/// request's) and may redeem `authorizationCode` with Apple. Its description shows neither, nor the email address.
-public struct AppleIDCredential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+/// request's) and may redeem `authorizationCode` with Apple. Its descriptions and mirror show neither, nor the email address
+/// or the name.
+public struct AppleIDCredential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Apple's stable identifier of the person for this app's team.
     public var user: String
     /// The identity token (a compact JWT), when Apple gave one.
@@ -50,4 +51,15 @@ public struct AppleIDCredential: Sendable, Hashable, CustomStringConvertible, Cu
             + "scopes: \(authorizedScopes.map(\.rawValue)), realUserStatus: \(realUserStatus.rawValue))"
     }
     public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        func shown(_ value: String?) -> String { value == nil ? "nil" : "redacted" }
+        return Mirror(
+            self,
+            children: [
+                "user": user, "identityToken": shown(identityToken), "authorizationCode": shown(authorizationCode), "email": shown(email),
+                "fullName": fullName == nil ? "nil" : "redacted", "state": state as Any, "authorizedScopes": authorizedScopes.map(\.rawValue),
+                "realUserStatus": realUserStatus.rawValue,
+            ])
+    }
 }

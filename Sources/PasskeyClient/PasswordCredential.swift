@@ -1,5 +1,6 @@
-/// A saved password the person chose in the sheet. Its description never shows the password.
-public struct PasswordCredential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+/// A saved password the person chose in the sheet. Its descriptions and mirror (`dump`, the debugger) never show the
+/// password; they show the user name, as the SDK's other descriptions show account names.
+public struct PasswordCredential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var user: String
     public var password: String
 
@@ -10,4 +11,5 @@ public struct PasswordCredential: Sendable, Hashable, CustomStringConvertible, C
 
     public var description: String { "PasswordCredential(user: \"\(user)\", password: redacted)" }
     public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["user": user, "password": "redacted"]) }
 }

@@ -7,8 +7,8 @@ public struct SignInAlternatives: Sendable, Hashable {
     /// Sign in with Apple, with these options; nil: not offered. Needs the app's "Sign in with Apple" capability.
     public var appleID: AppleIDRequest?
 
-    /// Passkeys only.
-    public static let none = SignInAlternatives()
+    /// Passkeys only (not `none`, which an optional's `.none` would shadow).
+    public static let passkeysOnly = SignInAlternatives()
 
     public init(passwords: Bool = false, appleID: AppleIDRequest? = nil) {
         self.passwords = passwords

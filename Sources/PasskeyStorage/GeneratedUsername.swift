@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import PasskeyWire
 
 /// The name the server gives an account made without one (an anonymous registration, an app's user linked without a
@@ -22,12 +22,6 @@ public enum GeneratedUsername {
     /// The name accounts made before got, and their passkeys carry: 6 bytes of the handle, 8 characters.
     public static func legacy(userHandle: [UInt8]) -> String {
         prefix + Base64URL.encode(Array(userHandle.prefix(6)))
-    }
-
-    /// The name answers give an account stored without one (an old instance made it, or the name its handle gives was
-    /// another account's): the whole handle, so no two accounts answer with the same name. Not stored.
-    public static func unique(userHandle: [UInt8]) -> String {
-        prefix + Base64URL.encode(userHandle)
     }
 
     /// Whether the name has the shape of one of the server's (compared as usernames are, without case): the prefix and

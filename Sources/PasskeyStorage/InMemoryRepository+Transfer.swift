@@ -82,6 +82,8 @@ extension InMemoryRepository {
                 }
             }
         }
+        // Accounts the file brought without a name get the one their passkeys carry, as the databases give it.
+        Self.nameUnnamed(&users, imported: importedUsers)
         guard !dryRun else { return }
         usersByID = users
         credentialsByID = credentials
@@ -95,10 +97,26 @@ extension InMemoryRepository {
         // As the databases' triggers report imported rows.
         for record in records {
             switch record {
-            case .user(let user, _): reportWebhook(.userCreated, user: user)
+            case .user(let user, _): reportWebhook(.userCreated, user: usersByID[user.id] ?? user)
             case .credential(let credential):
                 reportWebhook(.passkeyCreated, user: usersByID[credential.userID], credential: credential, detail: credential.aaguid)
             default: break
+            }
+        }
+    }
+
+    /// Names the imported accounts stored without one, oldest first: the name their passkeys carry, or the longer one
+    /// their handle gives when another account holds it (as the databases' `nameUnnamedAccounts`).
+    static func nameUnnamed(_ users: inout [String: UserRecord], imported: Set<String>) {
+        var taken = Set(users.values.compactMap { $0.username.map(UsernameKey.of) })
+        let unnamed = imported.compactMap { users[$0] }.filter { $0.username == nil }
+            .sorted { $0.createdAt != $1.createdAt ? $0.createdAt < $1.createdAt : $0.id < $1.id }
+        for user in unnamed {
+            for name in [GeneratedUsername.legacy(userHandle: user.userHandle), GeneratedUsername.make(userHandle: user.userHandle)] {
+                guard !taken.contains(UsernameKey.of(name)) else { continue }
+                taken.insert(UsernameKey.of(name))
+                users[user.id]?.username = name
+                break
             }
         }
     }

@@ -32,8 +32,8 @@ enum PostgresMigrator {
         if report.current >= PostgresSchema.usernameKeyVersion {
             try await PostgresSchema.fillUsernameKeys(connection, logger: logger)
         }
-        // And the accounts they made without a name (or an import brought) get the one their passkeys carry.
-        if report.current >= 17 {
+        // And the accounts they made without a name get the one their passkeys carry.
+        if report.current >= PostgresSchema.unnamedAccountsVersion {
             try await PostgresSchema.nameUnnamedAccounts(connection, logger: logger)
         }
         return report

@@ -101,6 +101,13 @@ extension PostgresRepository: TransferRepository {
                         if !hadAdmins, !imported.admins.isEmpty { try await connection.query("DELETE FROM admin_invites", logger: logger) }
                         if dryRun { throw DryRunRollback() }
                     }
+                    // Accounts the file brought without a name get the one their passkeys carry, as at every start. The
+                    // import is committed: a failure here leaves them to the next start.
+                    do {
+                        try await PostgresSchema.nameUnnamedAccounts(connection, logger: logger)
+                    } catch {
+                        logger.warning("imported accounts without a name are named at the next start", metadata: ["error": "\(PostgresErrorMapping.describe(error))"])
+                    }
                     // Statistics for the tables' new size before the first sign-ins are planned: until autovacuum
                     // gets to them (up to a minute later), tables never analysed are planned as nearly empty. A
                     // sample of each table, not a scan. The import is committed: a failure here only delays that.

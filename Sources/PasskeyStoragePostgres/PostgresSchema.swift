@@ -250,16 +250,28 @@ enum PostgresSchema {
                 """,
             ]),
         PostgresMigration(
-            version: 17, name: "accounts made without a name have the name their passkeys carry", statements: [],
-            then: { connection, logger in try await nameUnnamedAccounts(connection, logger: logger) }),
+            // The naming itself runs after the migration's transaction, at every start (PostgresMigrator): there a
+            // name another instance stores meanwhile only leaves one account unnamed, instead of failing the start.
+            version: unnamedAccountsVersion, name: "accounts made without a name have the name their passkeys carry", statements: []),
+        PostgresMigration(
+            // That pass at every start reads only the accounts still without a name: few or none, found by this index
+            // instead of a scan of every account.
+            version: 18, name: "accounts without a name are found without a scan",
+            statements: [#"CREATE INDEX IF NOT EXISTS users_unnamed ON users (created_at, id COLLATE "C") WHERE username IS NULL"#]),
     ]
+
+    /// The migration from which accounts without a name are named at every start.
+    static let unnamedAccountsVersion = 17
 
     /// Gives each account stored without a username the one its passkeys carry (``GeneratedUsername/legacy(userHandle:)``),
     /// oldest first, so that the name finds it and answers carry it; when another account holds that name (names are
     /// unique without case, and by key), the longer one its handle gives (``GeneratedUsername/make(userHandle:)``), which
     /// the signals of its next sign-in give its passkeys. In batches of one statement each, like the key fill; keys are
-    /// then handed out as for any name (``fillUsernameKeys(_:logger:)``). Run by migration 17 and at every start:
-    /// accounts an old instance made during a rolling upgrade, and accounts an import brought without a name, get theirs.
+    /// then handed out as for any name (``fillUsernameKeys(_:logger:)``). Run at every start and after an import, outside
+    /// any transaction: accounts an old instance made during a rolling upgrade, and accounts an import brought without a
+    /// name, get theirs. A batch that meets a name stored meanwhile by another instance (23505) is done again one account
+    /// at a time, and an account whose name is taken that way stays unnamed until the next start: it answers with the
+    /// name its passkeys carry all the same (``UserEntityName``).
     static func nameUnnamedAccounts(_ connection: PostgresConnection, logger: Logger) async throws {
         var unnamed: [(id: String, handle: [UInt8])] = []
         let rows = try await connection.query(
@@ -277,12 +289,17 @@ enum PostgresSchema {
             while start < candidates.count {
                 let batch = candidates[start..<min(start + fillBatch, candidates.count)]
                 start += fillBatch
-                try await connection.query(
-                    #"""
-                    UPDATE users SET username = u.name FROM unnest(\#(batch.map(\.id))::text[], \#(batch.map(\.name))::text[]) AS u(id, name)
-                    WHERE users.id = u.id AND users.username IS NULL AND NOT EXISTS (
-                        SELECT 1 FROM users other WHERE lower(other.username COLLATE "C") = lower(u.name COLLATE "C") OR other.username_key = lower(u.name))
-                    """#, logger: logger)
+                do {
+                    try await nameAccounts(Array(batch), connection, logger: logger)
+                } catch where PostgresErrorMapping.sqlState(of: error) == "23505" {
+                    for account in batch {
+                        do {
+                            try await nameAccounts([account], connection, logger: logger)
+                        } catch where PostgresErrorMapping.sqlState(of: error) == "23505" {
+                            logger.notice("an account stays without a name until the next start: its name was stored meanwhile", metadata: ["user": "\(account.id)"])
+                        }
+                    }
+                }
             }
             let named = Set(
                 try await connection.query(
@@ -291,6 +308,17 @@ enum PostgresSchema {
             unnamed.removeAll { named.contains($0.id) }
         }
         try await fillUsernameKeys(connection, logger: logger)
+    }
+
+    /// One statement: each account of `accounts` takes its name unless it has one now or another account holds the name
+    /// (compared as names are, without case, and by key).
+    static func nameAccounts(_ accounts: [(id: String, name: String)], _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            #"""
+            UPDATE users SET username = u.name FROM unnest(\#(accounts.map(\.id))::text[], \#(accounts.map(\.name))::text[]) AS u(id, name)
+            WHERE users.id = u.id AND users.username IS NULL AND NOT EXISTS (
+                SELECT 1 FROM users other WHERE lower(other.username COLLATE "C") = lower(u.name COLLATE "C") OR other.username_key = lower(u.name))
+            """#, logger: logger)
     }
 
     /// The migration that adds `users.username_key`.

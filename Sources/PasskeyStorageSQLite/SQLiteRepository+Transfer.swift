@@ -40,6 +40,8 @@ extension SQLiteRepository {
             let hadAdmins = try Bool.fetchOne(db, sql: "SELECT 1 FROM admins LIMIT 1") == true
             var imported = ImportedOwners(hadSigningKeys: try Bool.fetchOne(db, sql: "SELECT 1 FROM signing_keys LIMIT 1") == true)
             for record in records { try Self.importRecord(record, db, &imported) }
+            // Accounts the file brought without a name get the one their passkeys carry, as at every open.
+            try SQLiteSchema.nameUnnamedAccounts(db)
             // The first admins: pending setup links go, as when the first admin sets up (AdminRepository.addAdmin).
             if !hadAdmins, !imported.admins.isEmpty { try db.execute(sql: "DELETE FROM admin_invites") }
             if dryRun { throw DryRunRollback() }

@@ -229,8 +229,9 @@ enum SQLiteSchema {
     /// oldest first, so that the name finds it and answers carry it; when another account holds that name (by the name
     /// column, unique without case, or by key), the longer one its handle gives (``GeneratedUsername/make(userHandle:)``),
     /// which the signals of its next sign-in give its passkeys. Keys are handed out as for any name
-    /// (``fillUsernameKeys(_:)``). Run by migration v18 and at every open: accounts an old instance made during a rolling
-    /// upgrade, and accounts an import brought without a name, get theirs.
+    /// (``fillUsernameKeys(_:)``). Run by migration v18, at every open and at the end of an import, in the writer's
+    /// transaction: accounts an old instance made during a rolling upgrade, and accounts an import brought without a
+    /// name, get theirs.
     static func nameUnnamedAccounts(_ db: Database) throws {
         let rows = try Row.fetchAll(db, sql: "SELECT id, user_handle FROM users WHERE username IS NULL ORDER BY created_at, id")
         for row in rows {

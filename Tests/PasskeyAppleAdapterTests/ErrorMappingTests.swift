@@ -60,6 +60,13 @@ struct ErrorMappingTests {
         // 1000 after "save on another device" with exclusions: not guessed, but the reason says what it may be.
         let unknown = AppleErrorMapping.passkeyError(for: Self.authorization(.unknown), in: Self.registration)
         #expect(unknown.code == .internalError && unknown.reason.contains("another device already held the passkey"))
+        // 1000 from a combined sheet that offered Sign in with Apple: the reason names the capability it may lack.
+        var combined = Self.modalSignIn
+        combined.offeredAppleID = true
+        let withAppleID = AppleErrorMapping.passkeyError(for: Self.authorization(.unknown), in: combined)
+        #expect(withAppleID.code == .internalError && withAppleID.reason.contains("Sign in with Apple capability"))
+        let passkeysOnly = AppleErrorMapping.passkeyError(for: Self.authorization(.unknown), in: Self.modalSignIn)
+        #expect(!passkeysOnly.reason.contains("Sign in with Apple"))
     }
 
     @Test("1001 from a sheet the person saw is a plain cancellation; the same error from our own cancel is never ambiguous")

@@ -154,7 +154,8 @@ struct PasskeymeGuideClientTests {
             let credential = try await passkeymeSDK.register(
                 username: username, displayName: displayName, challenge: challenge.challenge, rp: challenge.rp,
                 user: challenge.user, pubKeyCredParams: challenge.pubKeyCredParams, timeout: challenge.timeout,
-                attestation: challenge.attestation)
+                attestation: challenge.attestation, authenticatorSelection: challenge.authenticatorSelection,
+                excludeCredentials: challenge.excludeCredentials)
             return try await completeRegistration(credential: credential, username: username)
         }
 

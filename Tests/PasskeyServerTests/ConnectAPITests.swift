@@ -110,6 +110,11 @@ struct ConnectAPITests {
                 json: ["challengeKey": more["challengeKey"] ?? nil, "cred": try Device(server: harness.server, credentialID: 0x34).create(more.json), "client": "iOS"])
             #expect(malformed.status == .badRequest, "\(malformed.json)")
             #expect(try await harness.server.repository.credential(id: [UInt8](repeating: 0x34, count: 32)) == nil, "nothing stored")
+            // A malformed device description or time in the query is refused before the token is used up.
+            for query in ["platformAuthenticator=maybe", "lastDeclinedAt=yesterday"] {
+                let refused = try await http.call(.delete, "/connect/passkeys/\(id)?\(query)", headers: ConnectHarness.bearer(delete))
+                #expect(refused.status == .badRequest, "\(query): \(refused.json)")
+            }
             // The delete's answer: the passkeys left, and the decision when the query describes the device (a DELETE's
             // body may not survive every proxy).
             let deleted = try await http.call(
@@ -120,6 +125,12 @@ struct ConnectAPITests {
             let plain = try await http.call(
                 .delete, "/connect/passkeys/\(again["credentialId"]?.stringValue ?? "")", headers: ConnectHarness.bearer(try await harness.token(http, "passkey-delete")))
             #expect(plain["deleted"] == true && plain["passkeys"] == [] && plain["append"] == nil, "\(plain.json)")
+            // The device's abilities without its platform still describe it, as a body's `client` may.
+            let third = try await harness.append(http, device: try Device(server: harness.server, credentialID: 0x35))
+            let abilitiesOnly = try await http.call(
+                .delete, "/connect/passkeys/\(third["credentialId"]?.stringValue ?? "")?platformAuthenticator=true",
+                headers: ConnectHarness.bearer(try await harness.token(http, "passkey-delete")))
+            #expect(abilitiesOnly["deleted"] == true && abilitiesOnly["append"]?.objectValue?["step"] != nil, "\(abilitiesOnly.json)")
         }
     }
 
@@ -423,6 +434,10 @@ struct ConnectAPITests {
             let viaAPI = try await client.call(.post, "/api/complete-registration", json: ["credential": third.create(options4.json)])
             #expect(viaAPI.status == .ok, "\(viaAPI.json)")
             #expect(viaAPI["id"] == one["userId"])
+            // Its proof names the app's user, as /connect/append/verify's does: the backend starts a session from it.
+            let jwks = try await client.call(.get, "/.well-known/jwks.json")
+            let appended = try #require(verifyJWS(viaAPI["signedPasskeyData"]?.stringValue ?? "", jwks: jwks.json))
+            #expect(appended["external_user_id"] == "app-user-1" && appended["ceremony"] == "registration", "\(appended)")
             let signedIn = try await client.call(
                 .post, "/api/complete-authentication",
                 json: ["assertion": try third.get(try await client.call(.post, "/api/authentication-challenge", json: [:]).json, signCount: 1)])

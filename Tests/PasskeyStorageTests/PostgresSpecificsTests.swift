@@ -103,7 +103,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
+        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
         #expect(try await repository.user(username: "zoë")?.id == "u-old")
         #expect(try await repository.user(username: "ANN")?.id == "u-ann")
         #expect(try await repository.user(id: "u-new")?.username == "ZOË")
@@ -155,7 +155,7 @@ struct PostgresServerTests {
                 "INSERT INTO events (time, kind, result, username, username_key) VALUES (1, 'authentication.verify', 'success', 'GIEẞEN', 'gießen')",
                 logger: logger)
         }
-        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
+        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)
@@ -185,7 +185,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [13, 14, 15, 16, 17])
+        #expect(try await repository.migrate().applied == [13, 14, 15, 16, 17, 18])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)
@@ -216,7 +216,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [17])
+        #expect(try await repository.migrate().applied == [17, 18])
         // Its name is held: it gets the longer one its handle gives (the whole 8-byte handle here).
         #expect(try await repository.user(id: "u-a1")?.username == "anonymous-AQIDBAUGBwg")
         #expect(try await repository.user(username: "anonymous-CQkJCQkJ")?.id == "u-a2")
@@ -224,6 +224,17 @@ struct PostgresServerTests {
         #expect(try await repository.user(username: "anonymous-BAQEBAQE")?.id == "u-link")
         let (anonymous, linked) = (try await repository.user(id: "u-a2"), try await repository.user(id: "u-link"))
         #expect(anonymous?.isAnonymous == true && linked?.isAnonymous == false)
+
+        // An instance of the previous version stores an account without a name while this one serves: the next start
+        // names it, though every migration has run.
+        try await repository.withConnection("an old instance") { connection in
+            try await connection.query(
+                "INSERT INTO users (id, user_handle, display_name, is_anonymous, created_at) VALUES ('u-late', \(ByteBuffer(bytes: [5, 5, 5, 5, 5, 5, 5])), 'x', TRUE, 5)",
+                logger: logger)
+        }
+        #expect(try await repository.user(id: "u-late")?.username == nil)
+        #expect(try await repository.migrate().applied.isEmpty)
+        #expect(try await repository.user(username: "anonymous-BQUFBQUF")?.id == "u-late")
         await repository.shutdown()
     }
 

@@ -283,6 +283,22 @@ struct SQLiteMigrationTests {
             #expect(try await repository.user(username: "ANONYMOUS-cqkjcqkj")?.id == "u-a2", "found by the name in any case")
             #expect(try await repository.user(username: "anonymous-BAQEBAQE")?.id == "u-link")
             #expect(try await repository.user(id: "u-a2")?.isAnonymous == true)
+
+            // An account stored without a name after the migration (an older server on the file): the next open names it.
+            try await repository.write { db in
+                try db.execute(
+                    sql: "INSERT INTO users (id, user_handle, display_name, is_anonymous, created_at) VALUES ('u-late', ?, 'x', 1, 5)",
+                    arguments: [Data([5, 5, 5, 5, 5, 5, 5])])
+            }
+            #expect(try await repository.user(id: "u-late")?.username == nil)
+            let reopened = try SQLiteRepository(path: path)
+            #expect(try await reopened.user(username: "anonymous-BQUFBQUF")?.id == "u-late")
+            // The pass at every open reads the accounts without a name through the username index, not a scan of all.
+            let plan = try await reopened.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT id, user_handle FROM users WHERE username IS NULL ORDER BY created_at, id")
+                    .map { $0["detail"] as String? ?? "" }.joined(separator: "; ")
+            }
+            #expect(plan.contains("SEARCH users USING INDEX") && !plan.contains("SCAN users"), "\(plan)")
         }
     }
 

@@ -30,7 +30,7 @@ struct AccountView: View {
                 Section { Text(message).foregroundStyle(.secondary) }
             }
             Section {
-                Button("Sign out") { Task { await model.signOut() } }
+                Button("Sign out") { model.signOut() }
             }
         }
         .disabled(model.isBusy)

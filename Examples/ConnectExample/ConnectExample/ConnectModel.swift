@@ -30,9 +30,13 @@ final class ConnectModel {
     /// The passkey list and whether "Add a passkey" is offered there.
     private(set) var passkeys: [PasskeyInfo] = []
     private(set) var canAddPasskey = false
-    var isBusy = false
+    /// Flows running now: the screen waits while any does (a sign-in's passkey prompt and the list can overlap).
+    private var running = 0
+    var isBusy: Bool { running > 0 }
     /// One sentence for the person, or nil.
     var message: String?
+    /// Bumped after a button's sign-in, which ended the pending AutoFill request: the identifier field starts it again.
+    private(set) var autoFillRound = 0
 
     private let connect: PasskeyConnect
     private let backend: AppBackend
@@ -80,12 +84,15 @@ final class ConnectModel {
 
     /// The identifier field's button: the account's passkeys, or the password form when it has none here.
     func loginWithIdentifier() async {
+        message = nil
         let name = identifier.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else {
             message = "Enter your email address."
             return
         }
         await busy { await self.finishLogin(await self.connect.loginWithIdentifier(name)) }
+        // The button's request replaced AutoFill's: offer the passkeys in the field again.
+        autoFillRound += 1
     }
 
     /// AutoFill in the identifier field: waits until the person picks a passkey in the QuickType bar. Runs in the
@@ -103,6 +110,7 @@ final class ConnectModel {
 
     /// The app's existing password sign-in, then the passkey prompt when the server says to offer one.
     func loginWithPassword() async {
+        message = nil
         await busy {
             do throws(AppBackend.Failure) {
                 self.session = try await self.backend.login(username: self.identifier, password: self.password)
@@ -146,7 +154,10 @@ final class ConnectModel {
     private func offerPasskey() async {
         guard case .askUserForAppend(let autoAppend) = await connect.isAppendAllowed(connectTokenProvider: tokens) else { return }
         if autoAppend {
-            if case .completed = await connect.completeAppend() { message = "A passkey was added for your next sign-in." }
+            if case .completed = await connect.completeAppend() {
+                message = "A passkey was added for your next sign-in."
+                await loadPasskeys()
+            }
             return
         }
         offersPasskey = true
@@ -155,9 +166,12 @@ final class ConnectModel {
     /// The prompt's "Add a passkey".
     func addPasskeyFromPrompt() async {
         offersPasskey = false
+        message = nil
         await busy {
             switch await self.connect.completeAppend() {
-            case .completed(let passkey): self.message = "Passkey saved in \(passkey.provider ?? passkey.name)."
+            case .completed(let passkey):
+                self.message = "Passkey saved in \(passkey.provider ?? passkey.name)."
+                await self.loadPasskeys()
             case .cancelled: break
             case .excludeCredentialsMatch: self.message = "This device already has a passkey for your account."
             case .error(let error): self.message = error.userMessage
@@ -178,16 +192,19 @@ final class ConnectModel {
     }
 
     func addPasskey() async {
+        message = nil
         await busy { self.show(await self.connect.completePasskeyListAppend(connectTokenProvider: self.tokens)) }
     }
 
     func rename(_ passkey: PasskeyInfo, to name: String) async {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed != passkey.name else { return }
+        message = nil
         await busy { self.show(await self.connect.renamePasskey(id: passkey.id, name: trimmed, connectTokenProvider: self.tokens)) }
     }
 
     func delete(_ passkey: PasskeyInfo) async {
+        message = nil
         await busy { self.show(await self.connect.deletePasskey(id: passkey.id, connectTokenProvider: self.tokens)) }
     }
 
@@ -210,18 +227,20 @@ final class ConnectModel {
 
     // MARK: Session
 
-    /// Signs out of the app; the one-tap account stays, so the next sign-in is one tap.
-    func signOut() async {
+    /// Signs out of the app; the one-tap account stays, so the next sign-in is one tap. The login screen asks the server
+    /// how to show itself when it appears.
+    func signOut() {
         session = nil
         passkeys = []
+        canAddPasskey = false
         offersPasskey = false
-        await decideLogin()
+        message = nil
+        loginScreen = .deciding
     }
 
     private func busy(_ work: @MainActor () async -> Void) async {
-        isBusy = true
-        message = nil
+        running += 1
         await work()
-        isBusy = false
+        running -= 1
     }
 }

@@ -24,8 +24,9 @@ struct LoginView: View {
                     Button("Sign in with a passkey") { Task { await model.loginWithIdentifier() } }
                     Button("Sign in with a password") { model.loginScreen = .password }
                 }
-                // Offers the device's passkeys in the field's QuickType bar until one is picked or the screen goes away.
-                .task(id: autoFill) { if autoFill { await model.loginWithAutoFill() } }
+                // Offers the device's passkeys in the field's QuickType bar until one is picked, a button's request
+                // replaces it (which bumps the round, so it starts again), or the screen goes away.
+                .task(id: model.autoFillRound) { if autoFill { await model.loginWithAutoFill() } }
             case .password:
                 Section {
                     TextField("Email", text: $model.identifier)

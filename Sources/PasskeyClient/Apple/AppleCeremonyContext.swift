@@ -12,10 +12,13 @@ public struct AppleCeremonyContext: Sendable, Hashable {
     public var presentationAnchorRequested: Bool
     /// The app ended the request itself: its task was cancelled, or a newer request replaced a pending AutoFill one.
     public var cancelledByApp: Bool
+    /// The sheet offered Sign in with Apple beside passkeys (``AppleRequestPlan/signIn(_:offering:on:)``): Apple fails
+    /// the whole request when the app lacks that capability.
+    public var offeredAppleID: Bool
 
     public init(
         ceremony: CeremonyKind, presentation: ApplePresentation, hadExcludedCredentials: Bool = false, elapsed: Duration,
-        presentationAnchorRequested: Bool = false, cancelledByApp: Bool = false
+        presentationAnchorRequested: Bool = false, cancelledByApp: Bool = false, offeredAppleID: Bool = false
     ) {
         self.ceremony = ceremony
         self.presentation = presentation
@@ -23,5 +26,6 @@ public struct AppleCeremonyContext: Sendable, Hashable {
         self.elapsed = elapsed
         self.presentationAnchorRequested = presentationAnchorRequested
         self.cancelledByApp = cancelledByApp
+        self.offeredAppleID = offeredAppleID
     }
 }

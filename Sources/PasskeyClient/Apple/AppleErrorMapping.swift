@@ -3,7 +3,7 @@
 ///
 /// | Apple | ``PasskeyError/Code`` |
 /// | --- | --- |
-/// | 1000 `unknown` | `internal_error` (the reason notes a possible excluded credential on another device) |
+/// | 1000 `unknown` | `internal_error` (the reason notes a possible excluded credential on another device, or the Sign in with Apple capability when the sheet offered it) |
 /// | 1001 `canceled` | `cancelled`, `no_credentials`, or `cancelled` + ambiguous: ``AppleCancellationHeuristic`` |
 /// | 1002 `invalidResponse` | `invalid_response` |
 /// | 1003 `notHandled` | `not_supported` |
@@ -11,7 +11,7 @@
 /// | 1005 `notInteractive` | `no_credentials` under immediate mediation, else `not_supported` (could not show UI) |
 /// | 1006 `matchedExcludedCredential` | `excluded_credential_exists` |
 /// | 1007 `credentialImport`, 1008 `credentialExport` | `internal_error` |
-/// | 1009 `preferSignInWithApple` | `cancelled`, recovery `use_another_device_or_method` |
+/// | 1009 `preferSignInWithApple` | `prefer_sign_in_with_apple`, recovery `use_another_device_or_method` |
 /// | 1010 `deviceNotConfiguredForPasskeyCreation` | `not_supported`, recovery `use_another_device_or_method` |
 /// | `WKErrorDomain` 8 (`InvalidStateError`) | `excluded_credential_exists` |
 /// | `WKErrorDomain` 31 (`NotAllowedError`) | `timeout` |
@@ -55,8 +55,12 @@ public enum AppleErrorMapping {
                 return make(.cancelled, "cancelled, or no passkey on this device: Apple does not say which", ambiguous: true)
             }
         case .unknown:
-            let hint = context.ceremony == .registration && context.hadExcludedCredentials
-                ? "; with excludeCredentials set, this has been seen when another device already held the passkey" : ""
+            let hint =
+                context.ceremony == .registration && context.hadExcludedCredentials
+                ? "; with excludeCredentials set, this has been seen when another device already held the passkey"
+                : context.offeredAppleID
+                    ? "; the sheet offered Sign in with Apple, which fails the whole request when the app lacks the Sign in with Apple capability"
+                    : ""
             return make(.internalError, "AuthenticationServices failed for an unknown reason" + hint)
         case .invalidResponse:
             return make(.invalidResponse, "the authenticator returned an unusable response")

@@ -1,13 +1,3 @@
-/// What LocalAuthentication says about verifying the device's owner, which a platform authenticator needs.
-public enum DeviceOwnerAuthentication: Sendable, Hashable {
-    /// A passcode (or Mac password) is set: the owner can be verified.
-    case available
-    /// No passcode is set (`LAError.passcodeNotSet`).
-    case passcodeNotSet
-    /// Not possible for another reason LocalAuthentication gave.
-    case unavailable
-}
-
 extension ApplePlatform {
     /// Why passkeys are unavailable here, from the OS version and `owner`; `nil` when they are available. Pure, so the
     /// adapter's support check is tested on Linux.

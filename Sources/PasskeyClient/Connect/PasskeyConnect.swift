@@ -435,8 +435,13 @@ public actor PasskeyConnect {
             if let declined = state.lastDeclinedAt { body["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
             // The token listed already, so a refusal here is not the app's: a server before the decision took list tokens
             // (connect_token_wrong_type), a network failure. The button is hidden then.
-            decision = (try? await call(.post, "connect/append/decision", body: .object(body), token: decisionToken, stage: .options))
-                .map(JSONValue.object)
+            do {
+                decision = .object(try await call(.post, "connect/append/decision", body: .object(body), token: decisionToken, stage: .options))
+            } catch where error.code == .cancelled {
+                throw error
+            } catch {
+                decision = nil
+            }
         }
         let step = decision?.objectValue?["step"]?.stringValue
         return step == "ask" || step == "auto" ? .allowed(passkeys) : .notAllowed(passkeys)

@@ -34,10 +34,10 @@ extension PasskeyAuthClient {
                 emit(.authenticationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
                 return .passkey(result)
             case .password(let credential):
-                emit(.authenticationEndedWithAlternative(kind: "password"))
+                emit(.authenticationEndedWithAlternative(kind: .password))
                 return .password(credential)
             case .appleID(let credential):
-                emit(.authenticationEndedWithAlternative(kind: "apple_id"))
+                emit(.authenticationEndedWithAlternative(kind: .appleID))
                 return .appleID(credential)
             }
         } catch {

@@ -344,6 +344,10 @@ public actor PasskeyAuthClient {
     ) async throws(PasskeyError) -> RegistrationResponseJSON {
         let entity: PublicKeyCredentialUserEntityJSON
         if let user {
+            // WebAuthn L3 §5.4.3: the user handle is 1 to 64 bytes.
+            guard let handle = Base64URL.decode(user.id), (1...64).contains(handle.count) else {
+                throw PasskeyError(.invalidOptions, stage: .options, "user.id must be base64url of 1 to 64 bytes (the user handle the server made)")
+            }
             entity = user
         } else {
             var generator = SystemRandomNumberGenerator()

@@ -56,8 +56,8 @@ public enum PasskeyClientEvent: Sendable, Hashable {
     case authenticationSucceeded(userId: String, credentialId: String, isAnonymous: Bool)
     case authenticationFailed(PasskeyClientFailure)
     /// A combined sheet (``PasskeyAuthClient/signIn(username:mediation:offering:)``) ended with a saved password
-    /// (`kind` `password`) or Sign in with Apple (`apple_id`): the app signs in with it itself.
-    case authenticationEndedWithAlternative(kind: String)
+    /// or Sign in with Apple: the app signs in with it itself.
+    case authenticationEndedWithAlternative(kind: SignInAlternativeKind)
 }
 
 /// A failure as an analytics event sees it: stable codes only.

@@ -27,9 +27,14 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     }
 
     /// The device a request without a body describes in its query (`platform`, `osVersion`, and `true`/`false` for
-    /// `platformAuthenticator`, `conditionalMediation`, `conditionalCreate`); nil when it names no platform.
+    /// `platformAuthenticator`, `conditionalMediation`, `conditionalCreate`), as the body's `client` reads (any member
+    /// may be missing); nil when the query names none of them.
     static func client(_ query: FormQuery) throws(APIError) -> ClientReport? {
-        guard let platform = try query.single("platform") else { return nil }
+        let names = ["platform", "osVersion", "platformAuthenticator", "conditionalMediation", "conditionalCreate"]
+        var named = false
+        for name in names where try query.single(name) != nil { named = true }
+        guard named else { return nil }
+        let platform = try query.single("platform")
         func flag(_ name: String) throws(APIError) -> Bool {
             switch try query.single(name) {
             case nil, "false": return false
