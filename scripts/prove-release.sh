@@ -77,8 +77,10 @@ ceremonies() {
     "$cli" register --server "$url" --username "$user" --store "$store" | tee -a "$work/cli.log"
     "$cli" login --server "$url" --username "$user" --store "$store" | tee -a "$work/cli.log"
     "$cli" login --server "$url" --store "$store" | tee -a "$work/cli.log"
-    curl -fsS "$url/" | grep -q '<title>' || { echo "the demo page at $url/ did not load" >&2; return 1; }
-    curl -fsS "$url/demo.js" | grep -q 'navigator.credentials' || { echo "$url/demo.js did not load" >&2; return 1; }
+    # Read whole before searching: `curl | grep -q` fails (curl's 23 under pipefail) when grep stops at an early match.
+    local page script
+    page=$(curl -fsS "$url/") && grep -q '<title>' <<<"$page" || { echo "the demo page at $url/ did not load" >&2; return 1; }
+    script=$(curl -fsS "$url/demo.js") && grep -q 'navigator.credentials' <<<"$script" || { echo "$url/demo.js did not load" >&2; return 1; }
     echo "   demo page and script load from $url"
 }
 
