@@ -121,13 +121,15 @@ final class BackendProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
 
-    init(script: String, passkeyServer: String, apiKey: String) throws {
+    /// `settings`: more of backend.py's environment (`PASSKEY_AUDIENCE`, `PASSKEY_ISSUER` for a server on another RP ID).
+    init(script: String, passkeyServer: String, apiKey: String, settings: [String: String] = [:]) throws {
         port = try LocalPorts.free()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, "--port", "\(port)"]
         var environment = ProcessInfo.processInfo.environment
         environment["PASSKEY_SERVER_URL"] = passkeyServer
         environment["PASSKEY_API_KEY"] = apiKey
+        environment.merge(settings) { _, new in new }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
