@@ -60,13 +60,18 @@ struct SignInFlowTests {
         let server = FlowServer()
         try await server.run { transport in
             let sheet = ScriptedAuthenticator(assertion: .cancelled)
-            let client = PasskeyAuthClient(transport: transport, authenticator: sheet)
+            let events = Recorder<PasskeyClientEvent>()
+            let client = PasskeyAuthClient(transport: transport, authenticator: sheet, onEvent: { events.append($0) })
             await sheet.script(alternative: .appleID(AppleIDCredential(user: "001234.abcd")))
             // Passwords only: the Apple ID is not in the sheet, so the person's choice is the passkey sheet's (cancelled).
             let cancelled = await expectPasskeyError { () async throws(PasskeyError) in
                 _ = try await client.signIn(offering: SignInAlternatives(passwords: true))
             }
             #expect(cancelled?.code == .cancelled)
+            #expect(events.values.prefix(2) == [
+                .authenticationStarted(username: nil),
+                .authenticationFailed(PasskeyClientFailure(code: .cancelled, stage: .authenticator, serverCode: nil)),
+            ])
             #expect(await sheet.offeredAlternatives == [SignInAlternatives(passwords: true)])
             for (mediation, offer) in [(AssertionMediation.conditional, Self.both), (.modal, SignInAlternatives.passkeysOnly)] {
                 let error = await expectPasskeyError { () async throws(PasskeyError) in _ = try await client.signIn(mediation: mediation, offering: offer) }

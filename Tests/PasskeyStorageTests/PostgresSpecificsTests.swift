@@ -238,6 +238,45 @@ struct PostgresServerTests {
         await repository.shutdown()
     }
 
+    @Test("more unnamed accounts than one naming batch, two of whose names differ only in case: all named at the next start, the later of the two by its longer name")
+    func unnamedAccountsInBatches() async throws {
+        let repository = try await PostgresRepository.connect(try PostgresConfiguration(url: try freshURL()))
+        let logger = repository.logger
+        let count = PostgresSchema.fillBatch + 5
+        // Handles whose names differ even without case (and from the two below), so that only the pair collides.
+        var handles: [String] = []
+        var seen: Set<String> = ["anonymous-aaaaaaaa"]
+        var n: UInt32 = 1
+        while handles.count < count {
+            let handle = withUnsafeBytes(of: n.bigEndian) { Array($0) } + [7, 7] + Array(repeating: 9, count: 10)
+            if seen.insert(GeneratedUsername.legacy(userHandle: handle).lowercased()).inserted {
+                handles.append(handle.map { String(format: "%02x", $0) }.joined())
+            }
+            n += 1
+        }
+        let hexHandles = handles
+        let ids = handles.indices.map { "u-\($0)" }
+        let created = handles.indices.map { Int64($0 + 1) }
+        try await repository.withConnection("an old instance") { connection in
+            try await connection.query(
+                "INSERT INTO users (id, user_handle, display_name, is_anonymous, created_at) SELECT id, decode(h, 'hex'), 'x', TRUE, c FROM unnest(\(ids)::text[], \(hexHandles)::text[], \(created)::bigint[]) AS u(id, h, c)",
+                logger: logger)
+            // anonymous-AAAAAAAA (older) and anonymous-aaaaaaaa (later): one name, compared without case.
+            try await connection.query(
+                "INSERT INTO users (id, user_handle, display_name, is_anonymous, created_at) VALUES ('u-upper', \(ByteBuffer(bytes: [0, 0, 0, 0, 0, 0, 1])), 'x', TRUE, 0), ('u-lower', \(ByteBuffer(bytes: [0x69, 0xA6, 0x9A, 0x69, 0xA6, 0x9A, 1])), 'x', TRUE, \(count + 1))",
+                logger: logger)
+        }
+        #expect(try await repository.migrate().applied.isEmpty)
+        let unnamed = try await repository.withConnection("count") { connection in
+            try await connection.query("SELECT count(*) FROM users WHERE username IS NULL", logger: logger).collect().first?.decode(Int.self)
+        }
+        #expect(unnamed == 0)
+        #expect(try await repository.user(id: "u-upper")?.username == "anonymous-AAAAAAAA")
+        #expect(try await repository.user(id: "u-lower")?.username == GeneratedUsername.make(userHandle: [0x69, 0xA6, 0x9A, 0x69, 0xA6, 0x9A, 1]))
+        #expect(try await repository.user(username: "anonymous-AAAAAAAA")?.id == "u-upper")
+        await repository.shutdown()
+    }
+
     @Test("eight instances starting at once migrate once; a later run has nothing to do")
     func concurrentMigrations() async throws {
         let configuration = try PostgresConfiguration(url: try freshURL())
