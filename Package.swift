@@ -277,6 +277,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            exclude: ["Golden"],
             swiftSettings: strict
         ),
         .testTarget(
