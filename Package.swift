@@ -3,6 +3,8 @@ import PackageDescription
 
 // Layout (dependencies point downwards only; docs/architecture.md, checked by ModuleImportTests):
 //   PasskeyCBOR, PasskeyWire        no dependencies: CBOR codec; base64url, JSON and the WebAuthn L3 JSON wire types
+//   PasskeyAPI                      the HTTP contract over PasskeyWire: error codes with their statuses, and the request
+//                                   and answer types of every endpoint, shared by server, SDK and CLI
 //   PasskeyCore                     the pure protocol: authenticator data, client data, COSE, ceremonies, `none`
 //   PasskeyAttestation              trust-bearing attestation formats (X.509 via swift-certificates)
 //   PasskeyDiagnostics              the fixture format and runner behind `passkey verify`
@@ -52,6 +54,7 @@ let package = Package(
     products: [
         .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
         .library(name: "PasskeyWire", targets: ["PasskeyWire"]),
+        .library(name: "PasskeyAPI", targets: ["PasskeyAPI"]),
         .library(name: "PasskeyCore", targets: ["PasskeyCore"]),
         .library(name: "PasskeyAttestation", targets: ["PasskeyAttestation"]),
         .library(name: "PasskeyDiagnostics", targets: ["PasskeyDiagnostics"]),
@@ -90,6 +93,7 @@ let package = Package(
     targets: [
         .target(name: "PasskeyCBOR", swiftSettings: strict),
         .target(name: "PasskeyWire", swiftSettings: strict),
+        .target(name: "PasskeyAPI", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .target(
             name: "PasskeyCore",
             dependencies: [
@@ -137,7 +141,7 @@ let package = Package(
         .target(
             name: "PasskeyRelyingParty",
             dependencies: [
-                "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyAuthenticatorNames",
+                "PasskeyAPI", "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -146,7 +150,7 @@ let package = Package(
         .target(
             name: "PasskeyServer",
             dependencies: [
-                "PasskeyRelyingParty",
+                "PasskeyRelyingParty", "PasskeyAPI",
                 "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -205,7 +209,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "PasskeyClient", dependencies: ["PasskeyWire", "PasskeyCBOR"], swiftSettings: strict),
+        .target(name: "PasskeyClient", dependencies: ["PasskeyAPI", "PasskeyWire", "PasskeyCBOR"], swiftSettings: strict),
         .target(
             name: "PasskeySoftwareAuthenticator",
             dependencies: [
@@ -231,7 +235,7 @@ let package = Package(
                 "PasskeyVersion",
                 "PasskeyAuthenticatorNames",
                 "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyDiagnostics",
-                "PasskeyClient", "PasskeySoftwareAuthenticator",
+                "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
@@ -242,7 +246,7 @@ let package = Package(
         .executableTarget(
             name: "EmbeddingExample",
             dependencies: [
-                "PasskeyRelyingParty", "PasskeyCore", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyWire",
+                "PasskeyRelyingParty", "PasskeyAPI", "PasskeyCore", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Examples/HummingbirdEmbedding/Sources/EmbeddingExample",
@@ -251,6 +255,7 @@ let package = Package(
         .testTarget(
             name: "EmbeddingExampleTests",
             dependencies: [
+                "PasskeyAPI",
                 "EmbeddingExample", "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyStorage", "PasskeyWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -269,6 +274,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
+                "PasskeyAPI",
                 "PasskeyServer", "PasskeyServerApp", "PasskeyServerTestSupport", "PasskeyRelyingParty", "PasskeyStorage", "PasskeyStorageSQLite", "PasskeyStoragePostgres",
                 "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
                 "PasskeyAttestation", "PasskeyTestSupport",
@@ -343,6 +349,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyClientTests",
             dependencies: [
+                "PasskeyAPI",
                 // The SDK under test, and the server-side verifier to check what it produces (tests only).
                 "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyCBOR",
                 "PasskeyCore", "PasskeyAttestation", "PasskeyTestSupport",
@@ -363,6 +370,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyClientFlowTests",
             dependencies: [
+                "PasskeyAPI",
                 // The client flows against the real server routes, in process (HummingbirdTesting) and over HTTP.
                 "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyWire", "PasskeyServer", "PasskeyServerTestSupport", "PasskeyStorage",
                 "PasskeyRelyingParty", "PasskeyTestSupport",
@@ -374,6 +382,7 @@ let package = Package(
         .testTarget(
             name: "PasskeyCLITests",
             dependencies: [
+                "PasskeyAPI",
                 // The seed guides' clients (Tests/PasskeyCLITests/NuriGuideClientTests.swift) sign with the software
                 // authenticator, against the same server process the CLI's tests run.
                 "PasskeyCLI", "PasskeyWire", "PasskeyTestSupport", "PasskeyClient", "PasskeySoftwareAuthenticator",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PasskeyAPI
 import PasskeyClient
 import PasskeySoftwareAuthenticator
 import PasskeyWire
@@ -91,7 +92,7 @@ struct BenchCommand: AsyncParsableCommand {
                             }
                             await stats.succeeded(registerNow ? "register" : "login", after: clock.now - began)
                         } catch {
-                            await stats.failed(error.server?.code ?? error.code.rawValue, network: CeremonyFailure.exitStatus(for: error) == .network)
+                            await stats.failed(error.server?.code.rawValue ?? error.code.rawValue, network: CeremonyFailure.exitStatus(for: error) == .network)
                             if CeremonyFailure.exitStatus(for: error) == .network { return }
                         }
                     }
@@ -185,7 +186,7 @@ actor BenchStatistics {
             }
             out.append("")
             out.append(failed == 0 ? "no failures" : "failures: " + failures.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
-            if failures["rate_limited"] != nil {
+            if failures[ErrorCode.rateLimited.rawValue] != nil {
                 out.append("hint: the server throttles options requests; start it with --options-per-minute 1000000 for load tests")
             }
             return out.joined(separator: "\n")

@@ -1,3 +1,4 @@
+import PasskeyAPI
 import ArgumentParser
 import Foundation
 import PasskeyClient
@@ -67,7 +68,7 @@ struct RegisterCommand: AsyncParsableCommand {
             }
         } catch {
             var explanation = server.explanation(for: error)
-            if error.server?.code == "username_taken", let taken = username ?? contact {
+            if error.server?.code == .usernameTaken, let taken = username ?? contact {
                 explanation = "\(shown(taken)) is already registered on \(server.server); sign in with `passkey login` instead"
             }
             throw CeremonyFailure.report(error, command: "register", json: storeOptions.json, explanation: explanation)
@@ -113,16 +114,16 @@ struct LoginCommand: AsyncParsableCommand {
         } catch {
             var explanation = server.explanation(for: error)
             switch error.server?.code {
-            case "credential_unknown" where error.server?.unknownCredential != nil:
+            case .credentialUnknown? where error.server?.unknownCredential != nil:
                 // The server says no account holds it, and asked for it to be forgotten (WebAuthn signals).
                 explanation = "the server does not know this passkey (its account was deleted there, or it was made elsewhere), so it was removed from the credential file; sign in with another passkey, or register a new one"
-            case "credential_unknown":
+            case .credentialUnknown?:
                 // Without a username the most recently used passkey is offered, which this one now is: say how to get past it.
                 explanation = "the server does not know this passkey (it may have been deleted there, or belong to another server on the same RP ID)"
                     + (username == nil ? "; sign in with --username to use a passkey of that account" : "")
-            case "passkey_deleted_on_server":
+            case .passkeyDeletedOnServer?:
                 explanation = "the server deleted this passkey, so it was removed from the credential file too; sign in with another passkey, or register a new one"
-            case "signature_invalid": explanation = "the server rejected the passkey's signature: the credential file does not hold the key this passkey was registered with"
+            case .signatureInvalid?: explanation = "the server rejected the passkey's signature: the credential file does not hold the key this passkey was registered with"
             default: break
             }
             // The server offered passkeys for the account, none of them in the file, while the file has one by that

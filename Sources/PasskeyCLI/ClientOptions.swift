@@ -1,3 +1,4 @@
+import PasskeyAPI
 import ArgumentParser
 import Foundation
 import PasskeyClient
@@ -178,14 +179,14 @@ enum CeremonyFailure {
             print(
                 failureJSON(
                     error: error.code.rawValue, stage: error.stage.rawValue, message: message, detail: error.reason,
-                    serverError: error.server.map { JSONValue.string($0.code) } ?? .null,
+                    serverError: error.server.map { JSONValue.string($0.code.rawValue) } ?? .null,
                     httpStatus: error.server?.httpStatus.map { JSONValue.number(Double($0)) } ?? .null
                 ).prettyPrinted())
         } else {
             var text = "passkey \(command): \(shown(message))"
             text += "\n  code:   \(error.code.rawValue) (stage \(error.stage.rawValue))"
             if let server = error.server {
-                text += "\n  server: \(server.httpStatus.map { "HTTP \($0) " } ?? "")\(shown(server.code)): \(shown(server.message))"
+                text += "\n  server: \(server.httpStatus.map { "HTTP \($0) " } ?? "")\(shown(server.code.rawValue)): \(shown(server.message))"
             } else {
                 text += "\n  detail: \(shown(error.reason))"
             }
@@ -228,7 +229,7 @@ enum CeremonyFailure {
         case .domainNotAssociated: "the origin's host is not the server's RP ID or a subdomain of it (\(error.reason))"
         case .invalidResponse where error.stage != .authenticator:
             "the server's answer is not what a passkey server sends (\(error.reason)): is --server the passkey server's address?"
-        case _ where error.server?.httpStatus == 404 && error.server?.code == "not_found":
+        case _ where error.server?.httpStatus == 404 && error.server?.code == .notFound:
             "the server has no such endpoint (HTTP 404): --server takes the passkey server's base URL, under which its API paths "
                 + "such as /generate-authentication-options are (for example http://localhost:8080)"
         default: error.server.map { "the server refused: \($0.message)" } ?? error.userMessage

@@ -1,3 +1,4 @@
+import PasskeyAPI
 import ArgumentParser
 import Foundation
 import PasskeyClient
@@ -80,8 +81,8 @@ struct AppendCommand: AsyncParsableCommand {
                 json: storeOptions.json, explanation: "this credential file already holds a passkey of the account")
         case .error(let error):
             var explanation = server.explanation(for: error)
-            if error.server?.code == "connect_token_invalid" { explanation = "the token is unknown, expired or already used; ask the backend for a new one" }
-            if error.server?.code == "connect_token_wrong_type" { explanation = "append needs a passkey-append token" }
+            if error.server?.code == .connectTokenInvalid { explanation = "the token is unknown, expired or already used; ask the backend for a new one" }
+            if error.server?.code == .connectTokenWrongType { explanation = "append needs a passkey-append token" }
             throw CeremonyFailure.report(error, command: "append", json: storeOptions.json, explanation: explanation)
         }
     }

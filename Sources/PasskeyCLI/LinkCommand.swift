@@ -1,3 +1,4 @@
+import PasskeyAPI
 import ArgumentParser
 import Foundation
 import PasskeyClient
@@ -27,7 +28,7 @@ struct LinkCommand: AsyncParsableCommand {
         let result: PasskeyRegistrationResult
         do { result = try await client.redeemAccountLink(link) } catch {
             var explanation = server.explanation(for: error)
-            if error.server?.code == "account_link_invalid" {
+            if error.server?.code == .accountLinkInvalid {
                 explanation = "the link is unknown, already used, expired or revoked; ask for a new one"
             } else if error.code == .invalidResponse, error.stage == .options {
                 explanation = "that is not a link: give https://…/#link=pal_… or the pal_ token"

@@ -1,3 +1,5 @@
+public import PasskeyAPI
+
 /// Why a passkey ceremony on the client did not produce a credential: the one error type of the client SDK.
 ///
 /// Codes are an open set of stable snake_case strings (new ones can be added without breaking a `switch`), so logs,
@@ -11,59 +13,58 @@
 /// ``isAmbiguousCancellation`` set, rather than a silent guess.
 public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable, machine-readable error code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public init(stringLiteral value: String) { self.init(rawValue: value) }
         public var description: String { rawValue }
 
         /// The person dismissed the passkey sheet or cancelled the task running the ceremony.
-        public static let cancelled: Code = "cancelled"
+        public static let cancelled = Code(rawValue: "cancelled")
         /// No passkey for this relying party (or none of the allowed ones) is available on this device.
-        public static let noCredentials: Code = "no_credentials"
+        public static let noCredentials = Code(rawValue: "no_credentials")
         /// A credential listed in `excludeCredentials` already lives on this authenticator: the account already has a
         /// passkey here (WebAuthn `InvalidStateError`).
-        public static let excludedCredentialExists: Code = "excluded_credential_exists"
+        public static let excludedCredentialExists = Code(rawValue: "excluded_credential_exists")
         /// In the system's sign-up sheet (account creation, iOS 26) the person chose to sign in with their Apple
         /// Account instead of making a passkey: the app starts its Sign in with Apple flow. Not a silent cancel.
-        public static let preferSignInWithApple: Code = "prefer_sign_in_with_apple"
+        public static let preferSignInWithApple = Code(rawValue: "prefer_sign_in_with_apple")
         /// The device, OS or authenticator cannot do what was asked (algorithm, attachment, user verification).
-        public static let notSupported: Code = "not_supported"
+        public static let notSupported = Code(rawValue: "not_supported")
         /// The challenge in the options is missing or not base64url.
-        public static let invalidChallenge: Code = "invalid_challenge"
+        public static let invalidChallenge = Code(rawValue: "invalid_challenge")
         /// The options are unusable for another reason (user handle, RP ID, …).
-        public static let invalidOptions: Code = "invalid_options"
+        public static let invalidOptions = Code(rawValue: "invalid_options")
         /// The RP ID does not belong to the origin the ceremony runs for (website domain or associated app domain).
-        public static let domainNotAssociated: Code = "domain_not_associated"
+        public static let domainNotAssociated = Code(rawValue: "domain_not_associated")
         /// The authenticator or platform returned something that cannot be used.
-        public static let invalidResponse: Code = "invalid_response"
+        public static let invalidResponse = Code(rawValue: "invalid_response")
         /// The ceremony took longer than the options' `timeout`.
-        public static let timeout: Code = "timeout"
+        public static let timeout = Code(rawValue: "timeout")
         /// Another ceremony is already running on this authenticator; only one runs at a time.
-        public static let ceremonyInProgress: Code = "ceremony_in_progress"
+        public static let ceremonyInProgress = Code(rawValue: "ceremony_in_progress")
         /// The relying-party server could not be reached.
-        public static let network: Code = "network"
+        public static let network = Code(rawValue: "network")
         /// The relying-party server answered with an error; see ``PasskeyError/server``.
-        public static let server: Code = "server"
+        public static let server = Code(rawValue: "server")
         /// The credential store could not be read or written (I/O, permissions).
-        public static let storageFailed: Code = "storage_failed"
+        public static let storageFailed = Code(rawValue: "storage_failed")
         /// The credential store holds data this code cannot read (corrupt, edited, or a newer format).
-        public static let storageCorrupted: Code = "storage_corrupted"
+        public static let storageCorrupted = Code(rawValue: "storage_corrupted")
         /// A bug or an unexpected state in the SDK or platform.
-        public static let internalError: Code = "internal_error"
+        public static let internalError = Code(rawValue: "internal_error")
         /// The app's own backend gave no connect token (its ``ConnectTokenProvider`` threw): nothing reached the passkey
         /// server.
-        public static let connectTokenUnavailable: Code = "connect_token_unavailable"
+        public static let connectTokenUnavailable = Code(rawValue: "connect_token_unavailable")
         /// The passkey the device offered was deleted on the server (from another device, by support, by the app's
         /// backend), while its account remains (the server's `passkey_deleted_on_server`, whose message is in
         /// ``ServerProblem/message``): say so, and offer another way in. The SDK tells the device to forget it.
-        public static let passkeyDeletedOnServer: Code = "passkey_deleted_on_server"
+        public static let passkeyDeletedOnServer = Code(rawValue: "passkey_deleted_on_server")
         /// The app's ``ConnectTokenProvider`` returned a token of another kind than the call asked for (the server's
         /// `connect_token_wrong_type`): an app mistake, which ``reason`` names with the kind asked.
-        public static let connectTokenWrongType: Code = "connect_token_wrong_type"
+        public static let connectTokenWrongType = Code(rawValue: "connect_token_wrong_type")
         /// The server refused because the account is disabled (its `account_disabled`): the passkey is fine, but the
         /// service has suspended the account. Retrying does not help; the person needs the service's support.
-        public static let accountDisabled: Code = "account_disabled"
+        public static let accountDisabled = Code(rawValue: "account_disabled")
     }
 
     /// Where in the ceremony the error happened.
@@ -114,8 +115,8 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// An error the relying-party server reported.
     public struct ServerProblem: Hashable, Sendable {
-        /// The server's stable error code (for example `challenge_expired`).
-        public var code: String
+        /// The server's stable error code (``PasskeyAPI/ErrorCode``: `.usernameTaken`, `.rateLimited`…).
+        public var code: ErrorCode
         /// The server's message, for logs.
         public var message: String
         /// The HTTP status, when there was one.
@@ -124,7 +125,7 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
         /// (the answer's `signalUnknownCredential`, WebAuthn L3 §5.1.10): which RP ID and credential.
         public var unknownCredential: UnknownCredential?
 
-        public init(code: String, message: String, httpStatus: Int? = nil, unknownCredential: UnknownCredential? = nil) {
+        public init(code: ErrorCode, message: String, httpStatus: Int? = nil, unknownCredential: UnknownCredential? = nil) {
             self.code = code
             self.message = message
             self.httpStatus = httpStatus
@@ -167,7 +168,7 @@ public struct PasskeyError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The relying-party server refused a request with its own error `code`.
-    public static func server(code: String, message: String, httpStatus: Int? = nil) -> PasskeyError {
+    public static func server(code: ErrorCode, message: String, httpStatus: Int? = nil) -> PasskeyError {
         PasskeyError(
             .server, stage: .verification, "server error \(code): \(message)",
             server: ServerProblem(code: code, message: message, httpStatus: httpStatus))

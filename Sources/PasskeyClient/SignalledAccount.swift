@@ -1,3 +1,4 @@
+import PasskeyAPI
 import PasskeyWire
 
 /// The account as a server's answer names it for the WebAuthn L3 §5.1.10 signals: the members `rpId` and
@@ -15,31 +16,34 @@ struct SignalledAccount: Sendable {
     let displayName: String?
 
     /// `nil` unless the answer names a non-empty RP ID and a user handle that decodes.
-    init?(_ answer: JSONObject) {
-        guard let rpID = answer["rpId"]?.stringValue, !rpID.isEmpty, let user = answer["user"]?.objectValue,
-            let userHandle = user["id"]?.stringValue.flatMap(Base64URL.decode), !userHandle.isEmpty
-        else { return nil }
+    init?(rpId: String?, user: PublicKeyCredentialUserEntityJSON?) {
+        guard let rpID = rpId, !rpID.isEmpty, let user, let userHandle = Base64URL.decode(user.id), !userHandle.isEmpty else { return nil }
         self.rpID = rpID
         self.userHandle = userHandle
-        name = user["name"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        displayName = user["displayName"]?.stringValue
+        name = user.name.isEmpty ? nil : user.name
+        displayName = user.displayName
+    }
+
+    /// The account a passkey list names (its `rpId` and `user` members).
+    init?(_ answer: JSONObject) {
+        self.init(rpId: answer["rpId"]?.stringValue, user: answer["user"].flatMap { try? PublicKeyCredentialUserEntityJSON(json: $0) })
     }
 
     /// After a verified sign-in: tells the device's passkey manager which passkeys the account still has (when the
     /// answer lists them: `signalAllAcceptedCredentials`) and its current names (a rename on the server shows in the
     /// passkey picker from then on), when the answer is about the account that signed in.
     static func signalSignedIn(
-        _ answer: JSONObject, options: PublicKeyCredentialRequestOptionsJSON, assertion: AuthenticationResponseJSON,
+        _ answer: VerifyAuthenticationAnswer, options: PublicKeyCredentialRequestOptionsJSON, assertion: AuthenticationResponseJSON,
         to authenticator: any Authenticator
     ) async {
-        guard let account = SignalledAccount(answer), account.isSignedIn(with: options, assertion: assertion) else { return }
+        guard let account = SignalledAccount(rpId: answer.rpId, user: answer.user), account.isSignedIn(with: options, assertion: assertion)
+        else { return }
         // The list must be about the same account (RP ID and user handle) and name the passkey that just signed in: a
         // list that leaves it out is not this sign-in's, and would make the device drop a passkey that works.
-        if let accepted = answer["signalAllAcceptedCredentials"]?.objectValue, accepted["rpId"]?.stringValue == account.rpID,
-            accepted["userId"]?.stringValue.flatMap(Base64URL.decode) == account.userHandle,
-            let ids = accepted["allAcceptedCredentialIds"]?.arrayValue?.compactMap(\.stringValue), ids.contains(assertion.id)
+        if let accepted = answer.signalAllAcceptedCredentials, accepted.rpId == account.rpID,
+            Base64URL.decode(accepted.userId) == account.userHandle, accepted.allAcceptedCredentialIds.contains(assertion.id)
         {
-            await account.signalListed(ids, to: authenticator)
+            await account.signalListed(accepted.allAcceptedCredentialIds, to: authenticator)
             return
         }
         await account.signalDetails(to: authenticator)
@@ -57,7 +61,7 @@ struct SignalledAccount: Sendable {
         if let signal = server.unknownCredential {
             guard signal.credentialID == id, options.rpId == nil || options.rpId == signal.rpID else { return }
             await authenticator.signalUnknownCredential(rpID: signal.rpID, credentialID: id)
-        } else if server.code == "passkey_deleted_on_server" {
+        } else if server.code == .passkeyDeletedOnServer {
             await authenticator.signalUnknownCredential(rpID: options.rpId, credentialID: id)
         }
     }

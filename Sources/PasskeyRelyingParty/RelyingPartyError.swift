@@ -1,3 +1,4 @@
+public import PasskeyAPI
 public import PasskeyCore
 public import PasskeyStorage
 public import PasskeyWire
@@ -10,73 +11,9 @@ public import PasskeyWire
 /// map to the codes below. The library knows no transport: an HTTP server maps codes to statuses (passkey-server's
 /// `APIError`), an app embedding the library maps them to its own answers. `docs/error-codes.md` lists every code.
 public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
-    /// A stable error code: an open set, spelled as `docs/error-codes.md` and the wire have it.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public init(stringLiteral value: String) { rawValue = value }
-        public var description: String { rawValue }
-
-        // Ceremonies.
-        /// The challenge is unknown, was used already (also by a failed attempt), or expired.
-        public static let challengeInvalid: Code = "challenge_invalid"
-        /// Too many ceremonies are pending (``CeremonyConfiguration/maximumPendingChallenges``).
-        public static let busy: Code = "busy"
-        /// New accounts are not made through public registration (``CeremonyConfiguration/publicRegistration``).
-        public static let registrationClosed: Code = "registration_closed"
-        /// The username is another account's.
-        public static let usernameTaken: Code = "username_taken"
-        /// The username breaks the rules (``UsernameRules``).
-        public static let usernameInvalid: Code = "username_invalid"
-        /// The username sent with a response is not the one the options were made for, or not the passkey's account's.
-        public static let usernameMismatch: Code = "username_mismatch"
-        /// A member of the request is of the wrong form (a username given with options for the sign-up sheet).
-        public static let fieldInvalid: Code = "field_invalid"
-        /// Account creation: the contact kinds asked for are not `email`, `phone` or both.
-        public static let contactKindInvalid: Code = "contact_kind_invalid"
-        /// Account creation: no contact came with the response.
-        public static let contactRequired: Code = "contact_required"
-        /// Account creation: the contact is not of an accepted kind or form.
-        public static let contactInvalid: Code = "contact_invalid"
-        /// The passkey is not registered here (or its account is gone).
-        public static let credentialUnknown: Code = "credential_unknown"
-        /// The passkey was deleted from an account that still exists.
-        public static let passkeyDeletedOnServer: Code = "passkey_deleted_on_server"
-        /// The passkey named is not the account's (a reset, a rename, a delete), or the account has none.
-        public static let passkeyNotFound: Code = "passkey_not_found"
-        /// A passkey's name is empty, too long or unsafe to show.
-        public static let nameInvalid: Code = "name_invalid"
-        /// The account is disabled.
-        public static let accountDisabled: Code = "account_disabled"
-        /// The account does not exist (was deleted while a passkey was being added to it).
-        public static let userNotFound: Code = "user_not_found"
-        /// A webhook message whose headers do not prove it came from this server (``WebhookSignature/verify(body:header:secrets:now:)``).
-        public static let webhookSignatureInvalid: Code = "webhook_signature_invalid"
-        /// A recovery or onboarding link that cannot be used (``RelyingPartyError/accountLinkInvalid``).
-        public static let accountLinkInvalid: Code = "account_link_invalid"
-        /// A webhook endpoint's URL that is not a strict absolute https:// URL, or whose receiver is not on the public
-        /// internet (``WebhookReceiverPolicy``).
-        public static let webhookURLInvalid: Code = "webhook_url_invalid"
-        /// As many webhook endpoints as the server allows exist already.
-        public static let webhookEndpointLimit: Code = "webhook_endpoint_limit"
-        /// A webhook event type this server does not send.
-        public static let webhookEventTypeUnknown: Code = "webhook_event_type_unknown"
-        /// No webhook endpoint has this id.
-        public static let webhookEndpointNotFound: Code = "webhook_endpoint_not_found"
-
-        // Signed tokens.
-        public static let tokenInvalid: Code = "token_invalid"
-        public static let tokenExpired: Code = "token_expired"
-        public static let tokenReplayed: Code = "token_replayed"
-
-        // Storage.
-        public static let credentialExists: Code = "credential_exists"
-        public static let counterConflict: Code = "counter_conflict"
-        public static let notFound: Code = "not_found"
-        public static let storageUnavailable: Code = "storage_unavailable"
-        /// A fault of this server or its storage; the detail is in ``RelyingPartyError/logDetail`` only.
-        public static let internalError: Code = "internal_error"
-    }
+    /// A stable error code: the HTTP API's (``PasskeyAPI/ErrorCode``), so the library, the server and the clients
+    /// share one set, each code with its status and meaning in one catalog.
+    public typealias Code = ErrorCode
 
     public let code: Code
     /// Safe for clients: never internals, challenges, keys or credential IDs.

@@ -218,6 +218,6 @@ public func errorCode<T>(_ body: () throws -> T) -> WebAuthnError.Code? {
     } catch let error as WebAuthnError {
         return error.code
     } catch {
-        return "unexpected_error"
+        return WebAuthnError.Code(rawValue: "unexpected_error")
     }
 }

@@ -122,6 +122,35 @@ public struct JSONObjectReader: Sendable {
         return result
     }
 
+    public func strings(_ name: String) throws(WireError) -> [String] {
+        let items = try optionalArray(name) { (item, path) throws(WireError) -> String in
+            guard case .string(let s) = item else { throw WireError(.fieldInvalid, field: path, "expected a string, found \(item.typeName)") }
+            return s
+        }
+        guard let items else { throw WireError(.fieldMissing, field: fieldPath(name), "required member is missing") }
+        return items
+    }
+
+    /// A member that is a document of its own type, its errors named by their path from here.
+    public func optional<T: JSONRepresentable>(_ name: String, as: T.Type) throws(WireError) -> T? {
+        guard let v = value(name) else { return nil }
+        do throws(WireError) { return try T(json: v) } catch { throw error.within(fieldPath(name)) }
+    }
+
+    public func required<T: JSONRepresentable>(_ name: String, as type: T.Type) throws(WireError) -> T {
+        guard let t = try optional(name, as: type) else { throw WireError(.fieldMissing, field: fieldPath(name), "required member is missing") }
+        return t
+    }
+
+    /// An array member of documents of one type.
+    public func array<T: JSONRepresentable>(_ name: String, of: T.Type) throws(WireError) -> [T] {
+        let items = try optionalArray(name) { (item, path) throws(WireError) -> T in
+            do throws(WireError) { return try T(json: item) } catch { throw error.within(path) }
+        }
+        guard let items else { throw WireError(.fieldMissing, field: fieldPath(name), "required member is missing") }
+        return items
+    }
+
     public func optionalStrings<T: RawRepresentable>(_ name: String, as: T.Type) throws(WireError) -> [T]? where T.RawValue == String {
         try optionalArray(name) { (item, path) throws(WireError) -> T in
             guard case .string(let s) = item, let t = T(rawValue: s) else {
@@ -159,4 +188,11 @@ public struct JSONObjectBuilder {
         set(name, values.map { JSONValue.array($0.map(\.json)) })
     }
     public var value: JSONValue { .object(object) }
+}
+
+/// Any JSON document is one: what a route that passes a document through answers with (the OpenAPI document, the
+/// well-known files), beside the API's typed answers.
+extension JSONValue: JSONRepresentable {
+    public init(json: JSONValue) { self = json }
+    public var json: JSONValue { self }
 }

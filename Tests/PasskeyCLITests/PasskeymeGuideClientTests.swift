@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyAPI
 import PasskeyClient
 import PasskeySoftwareAuthenticator
 import PasskeyTestSupport
@@ -234,7 +235,7 @@ struct PasskeymeGuideClientTests {
             _ = try await manager.registerPasskey(username: "jane@example.com", displayName: "Jane again")
             Issue.record("a taken username was registered again")
         } catch let error as PasskeyError {
-            #expect(error.code == .server && error.server?.code == "username_taken" && error.server?.httpStatus == 409)
+            #expect(error.code == .server && error.server?.code == .usernameTaken && error.server?.httpStatus == 409)
         }
     }
 

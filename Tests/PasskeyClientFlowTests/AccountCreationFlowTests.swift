@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyAPI
 import PasskeyClient
 import PasskeyServer
 import PasskeySoftwareAuthenticator
@@ -59,7 +60,7 @@ struct AccountCreationFlowTests {
             let error = await #expect(throws: PasskeyError.self) {
                 try await PasskeyAuthClient(transport: transport, authenticator: second).createAccount()
             }
-            #expect(error?.server?.code == "username_taken" && error?.server?.httpStatus == 409)
+            #expect(error?.server?.code == .usernameTaken && error?.server?.httpStatus == 409)
             #expect(try await second.store.allCredentials().isEmpty)
         }
     }

@@ -1,3 +1,4 @@
+import PasskeyAPI
 import Foundation
 import PasskeyClient
 import PasskeyServer
@@ -281,7 +282,7 @@ struct ClientFlowTests {
             }
             #expect(received[0] == .registrationStarted(username: "ann"))
             #expect(received[2] == .registrationStarted(username: "ann"))
-            #expect(received[3] == .registrationFailed(PasskeyClientFailure(code: .server, stage: .options, serverCode: "username_taken")))
+            #expect(received[3] == .registrationFailed(PasskeyClientFailure(code: .server, stage: .options, serverCode: .usernameTaken)))
         }
     }
 

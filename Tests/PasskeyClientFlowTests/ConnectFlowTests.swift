@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyAPI
 import PasskeyClient
 import PasskeyRelyingParty
 import PasskeyServer
@@ -54,7 +55,7 @@ struct AppBackend: Sendable {
         let response = try await transport.send(
             RelyingPartyRequest(method: .post, path: path, body: body.serializedBytes, authorization: "Bearer \(apiKey)"))
         let object = try #require(try JSONValue.parse(response.body).objectValue)
-        if response.status != 200 { throw PasskeyError.server(code: object["error"]?.stringValue ?? "?", message: "", httpStatus: response.status) }
+        if response.status != 200 { throw PasskeyError.server(code: ErrorCode(rawValue: object["error"]?.stringValue ?? "?"), message: "", httpStatus: response.status) }
         return object
     }
 
@@ -204,7 +205,7 @@ struct ConnectFlowTests {
                 Issue.record("an expired token must fail")
                 return
             }
-            #expect(error.server?.code == "connect_token_invalid")
+            #expect(error.server?.code == .connectTokenInvalid)
         }
     }
 
@@ -314,7 +315,7 @@ struct ConnectFlowTests {
                     Issue.record("attempt \(attempt) should fail")
                     return
                 }
-                #expect(error.server?.code == "signature_invalid")
+                #expect(error.server?.code == .signatureInvalid)
                 #expect(!triggerFallback)
                 #expect(await connect.state().recentFailures == attempt)
             }
@@ -515,7 +516,7 @@ struct ConnectFlowTests {
                 Issue.record("deleting twice must fail")
                 return
             }
-            #expect(gone.server?.code == "passkey_not_found")
+            #expect(gone.server?.code == .passkeyNotFound)
             #expect(try await software.store.allCredentials().isEmpty, "the device forgets the passkey it deleted")
             #expect(await connect.loginWithoutIdentifier(conditionalUI: false) == .initSilentFallback(identifier: nil))
 
@@ -530,7 +531,7 @@ struct ConnectFlowTests {
                 return
             }
             #expect(error.code == .passkeyDeletedOnServer && error.recovery == .useAnotherDeviceOrMethod)
-            #expect(error.server?.code == "passkey_deleted_on_server" && error.server?.message.isEmpty == false)
+            #expect(error.server?.code == .passkeyDeletedOnServer && error.server?.message.isEmpty == false)
             #expect(triggerFallback && identifier == nil)
             #expect(try await software.store.allCredentials().isEmpty)
             #expect(await connect.state().lastIdentifier == nil, "it was the one-tap account's passkey")

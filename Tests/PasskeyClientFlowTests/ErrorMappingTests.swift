@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyAPI
 import PasskeyClient
 import PasskeyServer
 import PasskeySoftwareAuthenticator
@@ -18,7 +19,7 @@ struct ErrorMappingTests {
             let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
             #expect(error?.code == .server)
             #expect(error?.stage == .options)
-            #expect(error?.server?.code == "username_taken")
+            #expect(error?.server?.code == .usernameTaken)
             #expect(error?.server?.httpStatus == 409)
             #expect(error?.server?.message.isEmpty == false)
         }
@@ -32,10 +33,10 @@ struct ErrorMappingTests {
             let invalid = await expectPasskeyError { () async throws(PasskeyError) in
                 try await client.register(username: String(repeating: "x", count: 65))
             }
-            #expect(invalid?.serverCode == "username_invalid" && invalid?.server?.httpStatus == 400)
+            #expect(invalid?.serverCode == .usernameInvalid && invalid?.server?.httpStatus == 400)
             _ = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate(username: "nobody") }
             let limited = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
-            #expect(limited?.code == .server && limited?.serverCode == "rate_limited" && limited?.server?.httpStatus == 429)
+            #expect(limited?.code == .server && limited?.serverCode == .rateLimited && limited?.server?.httpStatus == 429)
         }
     }
 
@@ -53,7 +54,7 @@ struct ErrorMappingTests {
             #expect(error?.code == .invalidChallenge)
             #expect(error?.stage == .verification)
             #expect(error?.recovery == .requestNewOptions)
-            #expect(error?.server?.code == "challenge_invalid" && error?.server?.httpStatus == 400)
+            #expect(error?.server?.code == .challengeInvalid && error?.server?.httpStatus == 400)
         }
     }
 
@@ -68,7 +69,7 @@ struct ErrorMappingTests {
             #expect(error?.code == .accountDisabled && error?.stage == .verification)
             #expect(error?.recovery == .contactSupport)
             #expect(error?.userMessage == "This account is disabled.")
-            #expect(error?.server?.code == "account_disabled" && error?.server?.httpStatus == 403)
+            #expect(error?.server?.code == .accountDisabled && error?.server?.httpStatus == 403)
         }
     }
 
@@ -81,7 +82,7 @@ struct ErrorMappingTests {
             let client = PasskeyAuthClient(transport: transport, authenticator: authenticator)
             let error = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
             #expect(error?.code == .server && error?.stage == .verification)
-            #expect(error?.serverCode == "origin_mismatch")
+            #expect(error?.serverCode == .originMismatch)
         }
     }
 
@@ -95,7 +96,7 @@ struct ErrorMappingTests {
             let id = try #require(Base64URL.decode(registered.credentialId))
             try await server.repository.deleteCredential(id: id, userID: registered.userId)
             let deleted = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
-            #expect(deleted?.serverCode == "passkey_deleted_on_server")
+            #expect(deleted?.serverCode == .passkeyDeletedOnServer)
             // WebAuthn L3 §5.1.10: the authenticator was told, so the next usernameless sign-in does not offer it again.
             #expect(try await authenticator.store.allCredentials().isEmpty)
             let none = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
@@ -108,7 +109,7 @@ struct ErrorMappingTests {
             let bob = try await otherClient.register(username: "bob")
             try await server.repository.deleteUser(id: bob.userId)
             let unknown = await expectPasskeyError { () async throws(PasskeyError) in try await otherClient.authenticate() }
-            #expect(unknown?.serverCode == "credential_unknown")
+            #expect(unknown?.serverCode == .credentialUnknown)
             #expect(unknown?.server?.unknownCredential?.rpID == "localhost")
             #expect(try await other.store.allCredentials().isEmpty)
         }
@@ -122,7 +123,7 @@ struct ErrorMappingTests {
             let carol = try await client.register(username: "carol")
             try await shared.repository.deleteUser(id: carol.userId)
             let unknown = await expectPasskeyError { () async throws(PasskeyError) in try await client.authenticate() }
-            #expect(unknown?.serverCode == "credential_unknown" && unknown?.server?.unknownCredential == nil)
+            #expect(unknown?.serverCode == .credentialUnknown && unknown?.server?.unknownCredential == nil)
             #expect(try await authenticator.store.allCredentials().count == 1)
         }
     }
@@ -206,7 +207,7 @@ struct ErrorMappingTests {
         let authenticator = ScriptedAuthenticator()
         let proxy = PasskeyAuthClient(transport: CannedTransport(status: 502, body: "<html>Bad Gateway</html>"), authenticator: authenticator)
         let gateway = await expectPasskeyError { () async throws(PasskeyError) in try await proxy.authenticate() }
-        #expect(gateway?.code == .server && gateway?.serverCode == "http_502" && gateway?.server?.httpStatus == 502)
+        #expect(gateway?.code == .server && gateway?.serverCode == .httpStatus(502) && gateway?.server?.httpStatus == 502)
         // Markup is described, not shown: a wrong address must not print a page of HTML as the server's message.
         #expect(
             gateway?.server?.message
@@ -241,7 +242,7 @@ struct HTTPTransportTests {
             let signedIn = try await client.authenticate(username: "ann.lee+1")
             #expect(signedIn.userId == registered.userId)
             let taken = await expectPasskeyError { () async throws(PasskeyError) in try await client.register(username: "ann.lee+1") }
-            #expect(taken?.serverCode == "username_taken" && taken?.server?.httpStatus == 409)
+            #expect(taken?.serverCode == .usernameTaken && taken?.server?.httpStatus == 409)
         }
     }
 

@@ -1,3 +1,4 @@
+import PasskeyAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -99,7 +100,7 @@ struct CannedTransport: RelyingPartyTransport {
 }
 
 extension PasskeyError {
-    var serverCode: String? { server?.code }
+    var serverCode: ErrorCode? { server?.code }
 }
 
 /// Runs `body` and returns the PasskeyError it throws (a test failure when it does not throw).

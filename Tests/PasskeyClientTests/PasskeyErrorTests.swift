@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyAPI
 import PasskeyClient
 import Testing
 
@@ -45,10 +46,10 @@ struct PasskeyErrorTests {
 
     @Test("server errors carry the server's code and message; people never see the message")
     func serverError() {
-        let error = PasskeyError.server(code: "challenge_expired", message: "challenge older than 60 s", httpStatus: 400)
+        let error = PasskeyError.server(code: .challengeInvalid, message: "challenge older than 60 s", httpStatus: 400)
         #expect(error.code == .server)
         #expect(error.stage == .verification)
-        #expect(error.server == PasskeyError.ServerProblem(code: "challenge_expired", message: "challenge older than 60 s", httpStatus: 400))
+        #expect(error.server == PasskeyError.ServerProblem(code: .challengeInvalid, message: "challenge older than 60 s", httpStatus: 400))
         #expect(!error.userMessage.contains("challenge"))
         #expect(error.recovery == .retry)
     }
@@ -59,14 +60,14 @@ struct PasskeyErrorTests {
             serverStatus: 409, body: Data(#"{"error":"username_taken","message":"ann is taken"}"#.utf8), path: "/api/registration-challenge",
             stage: .options)
         #expect(taken.code == .server && taken.stage == .options)
-        #expect(taken.server == PasskeyError.ServerProblem(code: "username_taken", message: "ann is taken", httpStatus: 409))
+        #expect(taken.server == PasskeyError.ServerProblem(code: .usernameTaken, message: "ann is taken", httpStatus: 409))
         let expired = PasskeyError(serverStatus: 400, body: Data(#"{"error":"challenge_invalid","message":"expired"}"#.utf8), path: "/api/complete-registration")
         #expect(expired.code == .invalidChallenge && expired.recovery == .requestNewOptions && expired.stage == .verification)
         let deleted = PasskeyError(
             serverStatus: 400, body: Data(#"{"error":"passkey_deleted_on_server","message":"gone"}"#.utf8), path: "/api/complete-authentication")
         #expect(deleted.code == .passkeyDeletedOnServer && deleted.recovery == .useAnotherDeviceOrMethod && deleted.server?.message == "gone")
         let proxy = PasskeyError(serverStatus: 502, body: Data("<html><body>Bad Gateway</body></html>".utf8), path: "/api/start-authentication")
-        #expect(proxy.code == .server && proxy.server?.code == "http_502" && !(proxy.server?.message.contains("<html>") ?? true))
+        #expect(proxy.code == .server && proxy.server?.code == .httpStatus(502) && !(proxy.server?.message.contains("<html>") ?? true))
         let success = PasskeyError(serverStatus: 200, body: Data("{}".utf8), path: "/api/start-authentication")
         #expect(success.code == .invalidResponse)
     }
@@ -77,7 +78,7 @@ struct PasskeyErrorTests {
             .cancelled, .noCredentials, .excludedCredentialExists, .notSupported, .invalidChallenge, .invalidOptions,
             .domainNotAssociated, .invalidResponse, .timeout, .ceremonyInProgress, .network, .server, .storageFailed,
             .storageCorrupted, .internalError, .connectTokenUnavailable, .connectTokenWrongType, .accountDisabled,
-            .passkeyDeletedOnServer, .preferSignInWithApple, "some_future_code",
+            .passkeyDeletedOnServer, .preferSignInWithApple, PasskeyError.Code(rawValue: "some_future_code"),
         ]
         for code in codes {
             let error = PasskeyError(code, stage: .authenticator, "detail")

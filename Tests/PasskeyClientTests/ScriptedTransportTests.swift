@@ -1,3 +1,4 @@
+import PasskeyAPI
 import PasskeyClient
 import PasskeySoftwareAuthenticator
 import PasskeyWire
@@ -29,7 +30,7 @@ struct ScriptedTransportTests {
         let client = PasskeyAuthClient(transport: server, authenticator: ScriptedAuthenticator(assertion: .respond(assertion)))
 
         let first = await passkeyError { () async throws(PasskeyError) in try await client.authenticate() }
-        #expect(first?.code == .invalidChallenge && first?.server?.code == "challenge_invalid")
+        #expect(first?.code == .invalidChallenge && first?.server?.code == .challengeInvalid)
         let second = try await client.authenticate()
         #expect(second.userId == "u1" && second.username == "ann")
         let third = try await client.authenticate()

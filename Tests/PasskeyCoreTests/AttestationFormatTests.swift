@@ -42,7 +42,7 @@ import SwiftASN1
         } catch let error as WebAuthnError {
             return error
         } catch {
-            return WebAuthnError("unexpected", "\(error)")
+            return WebAuthnError(WebAuthnError.Code(rawValue: "unexpected"), "\(error)")
         }
     }
 

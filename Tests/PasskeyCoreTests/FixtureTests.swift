@@ -62,7 +62,7 @@ enum Fixtures {
     static func expectedCode(_ fixture: VerificationFixture) -> WebAuthnError.Code? {
         if let override = overrides[fixture.id] { return override }
         guard fixture.expected["result"]?.stringValue == "invalid" else { return nil }
-        return fixture.expected["failure"]?.stringValue.flatMap { failureCodes[$0] } ?? "unknown_fixture_failure"
+        return fixture.expected["failure"]?.stringValue.flatMap { failureCodes[$0] } ?? WebAuthnError.Code(rawValue: "unknown_fixture_failure")
     }
 }
 

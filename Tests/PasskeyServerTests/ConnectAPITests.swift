@@ -345,7 +345,7 @@ struct ConnectAPITests {
             _ = try await connect.mintToken(type: .passkeyAppend, externalID: "app-user-1", name: "ann", displayName: nil, apiKey: checked)
             Issue.record("a revoked key minted a token")
         } catch {
-            #expect(error.code == "api_key_revoked" && APIError(error).status == .unauthorized)
+            #expect(error.code == .apiKeyRevoked && APIError(error).status == .unauthorized)
         }
         #expect(try await repository.purgeExpiredTokens(now: Date().addingTimeInterval(86_400)) == 0, "no token was left behind")
     }

@@ -10,14 +10,16 @@ struct ModuleImportTests {
     static let allowed: [String: Set<String>] = [
         "PasskeyCBOR": [],
         "PasskeyWire": ["Foundation"],
+        // The HTTP contract: the wire types and nothing else, so the SDK and the server can share it.
+        "PasskeyAPI": ["PasskeyWire"],
         "PasskeyCore": ["Foundation", "Glibc", "Crypto", "_CryptoExtras", "PasskeyCBOR", "PasskeyWire"],
         "PasskeyAttestation": ["Foundation", "Crypto", "_CryptoExtras", "X509", "SwiftASN1", "PasskeyCBOR", "PasskeyWire", "PasskeyCore"],
         "PasskeyStorage": ["Foundation", "PasskeyWire"],
         "PasskeyRelyingParty": [
-            "Foundation", "Crypto", "JWTKit", "PasskeyCBOR", "PasskeyWire", "PasskeyCore", "PasskeyAttestation", "PasskeyStorage",
+            "Foundation", "Crypto", "JWTKit", "PasskeyCBOR", "PasskeyWire", "PasskeyAPI", "PasskeyCore", "PasskeyAttestation", "PasskeyStorage",
             "PasskeyAuthenticatorNames",
         ],
-        "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire", "PasskeyCBOR"],
+        "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire", "PasskeyAPI", "PasskeyCBOR"],
         "PasskeySoftwareAuthenticator": ["Foundation", "Crypto", "Darwin", "Glibc", "Musl", "PasskeyCBOR", "PasskeyClient", "PasskeyWire"],
         "PasskeyAuthenticationServices": [
             "Foundation", "AuthenticationServices", "AuthenticationServicesStandIn", "CryptoKit", "LocalAuthentication", "UIKit", "AppKit",
@@ -25,8 +27,10 @@ struct ModuleImportTests {
         ],
     ]
 
-    /// Modules a module's sources may not import: the database drivers are chosen in executables only.
+    /// Modules a module's sources may not import: the database drivers are chosen in executables only; storage knows
+    /// no relying-party code.
     static let forbidden: [String: Set<String>] = [
+        "PasskeyStorage": ["PasskeyRelyingParty", "PasskeyCore", "PasskeyAPI", "PasskeyServer"],
         "PasskeyServer": ["PasskeyStorageSQLite", "PasskeyStoragePostgres", "GRDB", "GRDBSQLite", "PostgresNIO"],
         "PasskeyStorageSQLite": ["PasskeyServer", "PasskeyRelyingParty", "Hummingbird", "PasskeyStoragePostgres"],
         "PasskeyStoragePostgres": ["PasskeyServer", "PasskeyRelyingParty", "Hummingbird", "PasskeyStorageSQLite"],
@@ -62,6 +66,12 @@ struct ModuleImportTests {
         #expect(FileManager.default.fileExists(atPath: Self.sources.appendingPathComponent(module).path), "no sources found for \(module)")
         let extra = imported.filter { !(Self.allowed[module] ?? []).contains($0.module) }
         #expect(extra.isEmpty, "\(module) imports what it may not: \(extra.map { "\($0.file): \($0.module)" })")
+    }
+
+    /// The contract is shared, not copied: both sides of it import it.
+    @Test("the server, the SDK and the CLI all speak the API's types", arguments: ["PasskeyServer", "PasskeyClient", "PasskeyCLI"])
+    func sharedContract(module: String) throws {
+        #expect(try Self.imports(of: module).contains { $0.module == "PasskeyAPI" })
     }
 
     @Test("no database driver outside the executables and the drivers", arguments: Array(forbidden.keys).sorted())

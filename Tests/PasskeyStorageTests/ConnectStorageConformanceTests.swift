@@ -363,7 +363,7 @@ struct ConnectStorageConformanceTests {
                 return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }
             }
             #expect(!codes.contains(.unavailable), "\(codes)")
-            #expect(!codes.contains("unexpected"), "\(codes)")
+            #expect(!codes.contains(StorageError.Code(rawValue: "unexpected")), "\(codes)")
             // A reset that came after its user's deletion fails (`not_found`) and does not bring the account back.
             #expect(codes.allSatisfy { $0 == nil || $0 == .notFound }, "\(codes)")
             for user in users { #expect(try await repo.user(id: user.id) == nil) }

@@ -77,7 +77,7 @@ func storageCode(_ body: () async throws -> Void) async -> StorageError.Code? {
     } catch let error as StorageError {
         return error.code
     } catch {
-        return "unexpected"
+        return StorageError.Code(rawValue: "unexpected")
     }
 }
 

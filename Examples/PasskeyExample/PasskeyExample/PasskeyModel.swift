@@ -115,7 +115,7 @@ final class PasskeyModel {
             try await ceremony()
         } catch where error.code == .cancelled {
             // The person closed the sheet: say nothing.
-        } catch where error.code == .server && error.server?.code == "username_taken" {
+        } catch where error.code == .server && error.server?.code == .usernameTaken {
             message = "That username is taken. Sign in instead."
         } catch {
             message = [error.userMessage, error.recoveryMessage].compactMap { $0 }.joined(separator: " ")

@@ -1,3 +1,4 @@
+import PasskeyAPI
 public import Foundation
 import PasskeyWire
 
@@ -75,7 +76,7 @@ public actor PasskeyConnect {
             let answer = try await call(.post, "connect/append/decision", body: .object(body), token: token, stage: .options)
             // A list token decides too: the provider gave another kind than asked, which the append would refuse.
             if let type = answer["tokenType"]?.stringValue, type != ConnectTokenKind.passkeyAppend.rawValue {
-                return .skip(reason: "connect_token_wrong_type")
+                return .skip(reason: ErrorCode.connectTokenWrongType.rawValue)
             }
             let step = answer["step"]?.stringValue ?? "skip"
             guard step == "ask" || step == "auto" else { return .skip(reason: answer["reason"]?.stringValue ?? step) }
@@ -83,7 +84,7 @@ public actor PasskeyConnect {
             pendingAppend = (token, step == "auto")
             return .askUserForAppend(autoAppend: step == "auto")
         } catch {
-            return .skip(reason: error.server?.code ?? error.code.rawValue)
+            return .skip(reason: error.server?.code.rawValue ?? error.code.rawValue)
         }
     }
 
@@ -197,7 +198,7 @@ public actor PasskeyConnect {
             }
         } catch {
             // Without the passkey server there is no passkey sign-in: the old login still works.
-            return .initFallback(reason: error.server?.code ?? error.code.rawValue, identifier: state.lastIdentifier)
+            return .initFallback(reason: error.server?.code.rawValue ?? error.code.rawValue, identifier: state.lastIdentifier)
         }
     }
 
@@ -252,24 +253,24 @@ public actor PasskeyConnect {
             ) { () throws(PasskeyError) in
                 try await self.call(.get, "generate-authentication-options", query: query, token: nil, stage: .options)
             }
-            let (answer, options, assertion) = (signed.answer, signed.options, signed.assertion)
+            let (options, assertion) = (signed.options, signed.assertion)
             offered = assertion.id
-            var body: JSONObject = ["cred": assertion.json]
-            body["challengeKey"] = answer["challengeKey"]
+            let body = VerifyAuthenticationRequest(cred: assertion, challengeKey: signed.challengeKey)
             let verified: JSONObject
             do {
-                verified = try await call(.post, "verify-authentication", body: .object(body), token: nil, stage: .verification)
+                verified = try await call(.post, "verify-authentication", body: body.json, token: nil, stage: .verification)
             } catch {
                 // The server holds no such passkey: the device forgets it (WebAuthn L3 §5.1.10), so AutoFill and
                 // usernameless sign-in stop offering it.
                 await SignalledAccount.signalUnknown(after: error, options: options, assertion: assertion, to: authenticator)
                 throw error
             }
-            let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
+            let answer = try VerifiedFields.signIn(verified)
+            let fields = VerifiedFields(answer.account, counterRegressed: answer.counterRegressed, expectedCredentialId: assertion.id)
             guard let signed = fields.signedPasskeyData else {
                 throw PasskeyError(.invalidResponse, stage: .verification, "the server's answer has no signedPasskeyData")
             }
-            await SignalledAccount.signalSignedIn(verified, options: options, assertion: assertion, to: authenticator)
+            await SignalledAccount.signalSignedIn(answer, options: options, assertion: assertion, to: authenticator)
             await store.update { state in
                 state.recentFailures = 0
                 state.lastFailureAt = nil
@@ -292,7 +293,7 @@ public actor PasskeyConnect {
         case .network: return .error(error, triggerFallback: false, identifier: identifier)
         default: break
         }
-        if let code = error.server?.code, code == "passkey_deleted_on_server" || code == "credential_unknown" {
+        if let code = error.server?.code, code == .passkeyDeletedOnServer || code == .credentialUnknown {
             // The device offered a passkey the server no longer has. One-tap must not offer it again: forget the one-tap
             // account when that passkey was its own (or one-tap itself failed), not for some other account's passkey
             // picked in AutoFill.
@@ -516,7 +517,7 @@ public actor PasskeyConnect {
     /// Runs calls made with a token the provider gave for `kind`: the server's `connect_token_wrong_type` becomes
     /// ``PasskeyError/Code/connectTokenWrongType``, saying which kind was asked (the provider returned another).
     func asked<T>(_ kind: ConnectTokenKind, _ body: () async throws(PasskeyError) -> T) async throws(PasskeyError) -> T {
-        do { return try await body() } catch where error.server?.code == "connect_token_wrong_type" {
+        do { return try await body() } catch where error.server?.code == .connectTokenWrongType {
             throw Self.wrongKind(error, asked: kind)
         }
     }

@@ -1,9 +1,10 @@
+import PasskeyAPI
 import PasskeyWire
 
 /// Sign-in options, and the assertion the authenticator made for them.
 struct SignedRequest: Sendable {
-    /// The server's answer: the options and whatever it sent beside them (`challengeKey`).
-    var answer: JSONObject
+    /// The options' `challengeKey`, sent back with the assertion.
+    var challengeKey: String?
     var options: PublicKeyCredentialRequestOptionsJSON
     var assertion: AuthenticationResponseJSON
 }
@@ -49,10 +50,8 @@ enum AutoFillRenewal {
             } else {
                 answer = try await fetchForRenewal(fetch)
             }
-            var options: PublicKeyCredentialRequestOptionsJSON
-            do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
-                throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
-            }
+            let decoded = try PasskeyAuthClient.requestOptions(answer)
+            var options = decoded.options
             // The app's own extension inputs (`prf`) join the server's.
             if !extensions.isEmpty {
                 var merged = options.extensions ?? [:]
@@ -61,7 +60,7 @@ enum AutoFillRenewal {
             }
             if Task.isCancelled { throw .cancelled(stage: .authenticator, "the task was cancelled before the authenticator step") }
             if let assertion = try await assertion(AssertionRequest(options: options, mediation: mediation), from: authenticator, optionsAge: age) {
-                return SignedRequest(answer: answer, options: options, assertion: assertion)
+                return SignedRequest(challengeKey: decoded.challengeKey, options: options, assertion: assertion)
             }
             renewals += 1
         }

@@ -22,15 +22,12 @@ extension PasskeyAuthClient {
             if let username { query.append(.init(name: "username", value: username)) }
             let answer = try await exchange(
                 RelyingPartyRequest(method: .get, path: "generate-authentication-options", query: query), stage: .options)
-            let options: PublicKeyCredentialRequestOptionsJSON
-            do { options = try PublicKeyCredentialRequestOptionsJSON(json: .object(answer)) } catch {
-                throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
-            }
+            let (options, challengeKey) = try Self.requestOptions(answer)
             try checkCancellation(before: .authenticator)
             let chosen = try await authenticator.getCredential(AssertionRequest(options: options, mediation: mediation), offering: alternatives)
             switch chosen {
             case .passkey(let assertion):
-                let result = try await completeAuthentication(SignedRequest(answer: answer, options: options, assertion: assertion), prf: nil)
+                let result = try await completeAuthentication(SignedRequest(challengeKey: challengeKey, options: options, assertion: assertion), prf: nil)
                 emit(.authenticationSucceeded(userId: result.userId, credentialId: result.credentialId, isAnonymous: result.isAnonymous))
                 return .passkey(result)
             case .password(let credential):

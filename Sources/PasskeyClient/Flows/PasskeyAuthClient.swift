@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyAPI
 public import PasskeyWire
 
 /// Registers and signs in against a passkey server with any ``Authenticator``: the server API of `passkey-server`
@@ -102,11 +103,11 @@ public actor PasskeyAuthClient {
             }
             let authorization = "Bearer " + token
             let answer = try await exchange(RelyingPartyRequest(method: .post, path: "links/options", authorization: authorization), stage: .options)
-            let options = try Self.creationOptions(answer)
+            let (options, challengeKey, _) = try Self.creationOptions(answer)
             try checkCancellation(before: .authenticator)
             let credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
             return try await completeRegistration(
-                credential, challengeKey: answer["challengeKey"]?.stringValue, body: [:], rpID: options.rp.id, prf: nil, path: "links/verify",
+                VerifyRegistrationRequest(cred: credential, challengeKey: challengeKey), rpID: options.rp.id, prf: nil, path: "links/verify",
                 authorization: authorization
             ) { verified in
                 // A link that replaced the account's passkeys: the device keeps only the new one of this account.
@@ -200,8 +201,7 @@ public actor PasskeyAuthClient {
         if let username { query.append(.init(name: "username", value: username)) }
         if let displayName, !displayName.isEmpty { query.append(.init(name: "displayName", value: displayName)) }
         let answer = try await exchange(RelyingPartyRequest(method: .get, path: "generate-registration-options", query: query), stage: .options)
-        let challengeKey = answer["challengeKey"]?.stringValue
-        var options = try Self.creationOptions(answer)
+        var (options, challengeKey, _) = try Self.creationOptions(answer)
         if let prf {
             let values: PRFValues? = if case .evaluate(let values) = prf { values } else { nil }
             var extensions = options.extensions ?? [:]
@@ -214,9 +214,8 @@ public actor PasskeyAuthClient {
         var prfOutputs: PRFOutputs?
         if prf != nil { (prfOutputs, credential.clientExtensionResults) = PRFOutputs.take(from: credential.clientExtensionResults) }
 
-        var body = JSONObject()
-        if let username { body["username"] = .string(username) }
-        return try await completeRegistration(credential, challengeKey: challengeKey, body: body, rpID: options.rp.id, prf: prfOutputs)
+        return try await completeRegistration(
+            VerifyRegistrationRequest(cred: credential, challengeKey: challengeKey, username: username), rpID: options.rp.id, prf: prfOutputs)
     }
 
     private func performAccountCreation(acceptedContacts: [ContactKind], requestName: Bool) async throws(PasskeyError)
@@ -232,41 +231,55 @@ public actor PasskeyAuthClient {
         }
         let query = [RelyingPartyRequest.QueryItem(name: "contact", value: acceptedContacts.map(\.rawValue).joined(separator: ","))]
         let answer = try await exchange(RelyingPartyRequest(method: .get, path: "generate-registration-options", query: query), stage: .options)
+        let (options, challengeKey, accepted) = try Self.creationOptions(answer)
         // A server that does not know `contact` makes options for an anonymous account, which the contact cannot name.
-        guard let accepted = answer["acceptedContacts"]?.arrayValue?.compactMap({ $0.stringValue.map(ContactKind.init(rawValue:)) }),
-            !accepted.isEmpty
-        else {
+        guard let accepted, !accepted.isEmpty else {
             throw PasskeyError(
                 .notSupported, stage: .options, "the server's registration options have no acceptedContacts: it does not support account creation")
         }
-        let options = try Self.creationOptions(answer)
         try checkCancellation(before: .authenticator)
         let created = try await authenticator.createAccount(
             AccountCreationRequest(options: options, acceptedContacts: accepted, requestsName: requestName))
-        var body: JSONObject = ["username": .string(created.contact.value)]
-        if let name = created.name, !name.isEmpty { body["displayName"] = .string(name) }
+        let name = created.name.flatMap { $0.isEmpty ? nil : $0 }
         return try await completeRegistration(
-            created.registration, challengeKey: answer["challengeKey"]?.stringValue, body: body, rpID: options.rp.id, prf: nil)
+            VerifyRegistrationRequest(cred: created.registration, challengeKey: challengeKey, username: created.contact.value, displayName: name),
+            rpID: options.rp.id, prf: nil)
     }
 
-    static func creationOptions(_ answer: JSONObject) throws(PasskeyError) -> PublicKeyCredentialCreationOptionsJSON {
-        do { return try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
+    /// Registration options as the server answered them (``PasskeyAPI/RegistrationOptionsAnswer``).
+    static func creationOptions(_ answer: JSONObject) throws(PasskeyError)
+        -> (options: PublicKeyCredentialCreationOptionsJSON, challengeKey: String?, acceptedContacts: [ContactKind]?)
+    {
+        do {
+            let decoded = try RegistrationOptionsAnswer(json: .object(answer))
+            return (decoded.options, decoded.challengeKey, decoded.acceptedContacts)
+        } catch {
             throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
         }
     }
 
-    /// Sends a registration to `POST /verify-registration` (or `path`, with `authorization`) with the body's other
-    /// members; a passkey the server refused is forgotten by the device (``RefusedRegistration``). `verified` sees the
-    /// server's answer before the result is made of it.
+    /// Sign-in options as the server answered them (``PasskeyAPI/AuthenticationOptionsAnswer``).
+    static func requestOptions(_ answer: JSONObject) throws(PasskeyError)
+        -> (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String?)
+    {
+        do {
+            let decoded = try AuthenticationOptionsAnswer(json: .object(answer))
+            return (decoded.options, decoded.challengeKey)
+        } catch {
+            throw PasskeyError(.invalidOptions, stage: .options, "the server's request options are unusable: \(error.description)")
+        }
+    }
+
+    /// Sends a registration to `POST /verify-registration` (or `path`, with `authorization`); a passkey the server
+    /// refused is forgotten by the device (``RefusedRegistration``). `verified` sees the server's answer before the
+    /// result is made of it.
     private func completeRegistration(
-        _ credential: RegistrationResponseJSON, challengeKey: String?, body: JSONObject, rpID: String?, prf: PRFOutputs?,
+        _ body: VerifyRegistrationRequest, rpID: String?, prf: PRFOutputs?,
         path: String = "verify-registration", authorization: String? = nil, verified inspect: (JSONObject) async -> Void = { _ in }
     ) async throws(PasskeyError) -> PasskeyRegistrationResult {
-        var body = body
-        if let challengeKey { body["challengeKey"] = .string(challengeKey) }
-        body["cred"] = credential.json
+        let credential = body.cred
         let verified: JSONObject
-        let request = RelyingPartyRequest(method: .post, path: path, body: JSONValue.object(body).serializedBytes, authorization: authorization)
+        let request = RelyingPartyRequest(method: .post, path: path, body: body.json.serializedBytes, authorization: authorization)
         do {
             // The passkey exists from here on: its verification is sent even when the caller's task was cancelled.
             verified = try await shieldedFromCancellation { () throws(PasskeyError) in try await self.exchange(request, stage: .verification) }
@@ -274,7 +287,7 @@ public actor PasskeyAuthClient {
             await RefusedRegistration.forget(credential, rpID: rpID, after: error, authenticator: authenticator)
             throw error
         }
-        let fields = try VerifiedFields(verified, expectedCredentialId: credential.id)
+        let fields = try VerifiedFields(registration: verified, expectedCredentialId: credential.id)
         await inspect(verified)
         return PasskeyRegistrationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
@@ -301,24 +314,21 @@ public actor PasskeyAuthClient {
         var assertion = signed.assertion
         var prfOutputs: PRFOutputs?
         if prf != nil { (prfOutputs, assertion.clientExtensionResults) = PRFOutputs.take(from: assertion.clientExtensionResults) }
-        let challengeKey = signed.answer["challengeKey"]?.stringValue
         try checkCancellation(before: .verification)
 
-        var body = JSONObject()
-        body["cred"] = assertion.json
-        if let challengeKey { body["challengeKey"] = .string(challengeKey) }
+        let body = VerifyAuthenticationRequest(cred: assertion, challengeKey: signed.challengeKey)
         let verified: JSONObject
         do {
             verified = try await exchange(
-                RelyingPartyRequest(method: .post, path: "verify-authentication", body: JSONValue.object(body).serializedBytes),
-                stage: .verification)
+                RelyingPartyRequest(method: .post, path: "verify-authentication", body: body.json.serializedBytes), stage: .verification)
         } catch {
             // The server holds no such passkey: the device forgets it, or every usernameless sign-in would offer it again.
             await SignalledAccount.signalUnknown(after: error, options: options, assertion: assertion, to: authenticator)
             throw error
         }
-        let fields = try VerifiedFields(verified, expectedCredentialId: assertion.id)
-        await SignalledAccount.signalSignedIn(verified, options: options, assertion: assertion, to: authenticator)
+        let answer = try VerifiedFields.signIn(verified)
+        let fields = VerifiedFields(answer.account, counterRegressed: answer.counterRegressed, expectedCredentialId: assertion.id)
+        await SignalledAccount.signalSignedIn(answer, options: options, assertion: assertion, to: authenticator)
         return PasskeyAuthenticationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
             isAnonymous: fields.isAnonymous, response: assertion, signedPasskeyData: fields.signedPasskeyData, prf: prfOutputs,
@@ -412,32 +422,32 @@ public actor PasskeyAuthClient {
             }
             return object
         }
-        let object = json?.objectValue
-        guard let code = object?["error"]?.stringValue else {
+        guard let json, let refusal = try? ErrorAnswer(json: json) else {
             var error = PasskeyError.server(
-                code: "http_\(response.status)", message: describeForeignBody(response.body, status: response.status), httpStatus: response.status)
+                code: .httpStatus(response.status), message: describeForeignBody(response.body, status: response.status),
+                httpStatus: response.status)
             error.stage = stage
             error.reason = "\(path) answered HTTP \(response.status) without an error object"
             throw error
         }
-        let message = object?["message"]?.stringValue ?? ""
+        let code = refusal.error
+        let message = refusal.message
         var problem = PasskeyError.ServerProblem(code: code, message: message, httpStatus: response.status)
-        if let signal = object?["signalUnknownCredential"]?.objectValue, let rpID = signal["rpId"]?.stringValue, !rpID.isEmpty,
-            let id = signal["credentialId"]?.stringValue.flatMap(Base64URL.decode), !id.isEmpty
-        {
-            problem.unknownCredential = PasskeyError.UnknownCredential(rpID: rpID, credentialID: id)
+        if let signal = refusal.signalUnknownCredential, !signal.rpId.isEmpty, let id = Base64URL.decode(signal.credentialId), !id.isEmpty {
+            problem.unknownCredential = PasskeyError.UnknownCredential(rpID: signal.rpId, credentialID: id)
         }
-        if code == "challenge_invalid" {
+        switch code {
+        case .challengeInvalid:
             throw PasskeyError(
                 .invalidChallenge, stage: stage, "\(path): the server no longer knows this challenge (\(message))",
                 recovery: .requestNewOptions, server: problem)
-        }
-        if code == "account_disabled" {
+        case .accountDisabled:
             throw PasskeyError(.accountDisabled, stage: stage, "\(path): the account is disabled (\(message))", server: problem)
-        }
-        if code == "passkey_deleted_on_server" {
+        case .passkeyDeletedOnServer:
             throw PasskeyError(
                 .passkeyDeletedOnServer, stage: stage, "\(path): the passkey was deleted on the server (\(message))", server: problem)
+        default:
+            break
         }
         var error = PasskeyError.server(code: code, message: message, httpStatus: response.status)
         error.stage = stage
@@ -446,7 +456,7 @@ public actor PasskeyAuthClient {
     }
 }
 
-/// The members both verify answers share.
+/// The members both verify answers share (``PasskeyAPI/VerifiedAccountFields``), as a result is made of them.
 struct VerifiedFields {
     var verified: Bool
     var username: String?
@@ -456,16 +466,34 @@ struct VerifiedFields {
     var signedPasskeyData: String?
     var counterRegressed: Bool
 
-    init(_ object: JSONObject, expectedCredentialId: String) throws(PasskeyError) {
-        guard object["verified"]?.boolValue == true, let userId = object["userId"]?.stringValue else {
+    init(_ account: VerifiedAccountFields, counterRegressed: Bool, expectedCredentialId: String) {
+        verified = account.verified
+        username = account.username
+        userId = account.userId
+        credentialId = account.credentialId ?? expectedCredentialId
+        isAnonymous = account.isAnonymous
+        signedPasskeyData = account.signedPasskeyData
+        self.counterRegressed = counterRegressed
+    }
+
+    /// A registration's answer (``PasskeyAPI/VerifyRegistrationAnswer``).
+    init(registration object: JSONObject, expectedCredentialId: String) throws(PasskeyError) {
+        let answer = try Self.decoded(VerifyRegistrationAnswer.self, object) { $0.account }
+        self.init(answer.account, counterRegressed: false, expectedCredentialId: expectedCredentialId)
+    }
+
+    /// A sign-in's answer (``PasskeyAPI/VerifyAuthenticationAnswer``).
+    static func signIn(_ object: JSONObject) throws(PasskeyError) -> VerifyAuthenticationAnswer {
+        try decoded(VerifyAuthenticationAnswer.self, object) { $0.account }
+    }
+
+    /// A verify answer that says verified, with a userId; anything else is an answer the SDK cannot use.
+    static func decoded<Answer: JSONRepresentable>(
+        _ type: Answer.Type, _ object: JSONObject, account: (Answer) -> VerifiedAccountFields
+    ) throws(PasskeyError) -> Answer {
+        guard let answer = try? Answer(json: .object(object)), account(answer).verified else {
             throw PasskeyError(.invalidResponse, stage: .verification, "the server's answer does not say verified with a userId")
         }
-        verified = true
-        username = object["username"]?.stringValue
-        self.userId = userId
-        credentialId = object["credentialId"]?.stringValue ?? expectedCredentialId
-        isAnonymous = object["isAnonymous"]?.boolValue ?? (username == nil)
-        signedPasskeyData = object["signedPasskeyData"]?.stringValue
-        counterRegressed = object["counterRegressed"]?.boolValue ?? false
+        return answer
     }
 }

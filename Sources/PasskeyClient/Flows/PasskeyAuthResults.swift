@@ -1,3 +1,4 @@
+public import PasskeyAPI
 public import PasskeyWire
 
 /// The server's answer to a verified ceremony (`POST /verify-registration` or `POST /verify-authentication`): the same
@@ -65,9 +66,9 @@ public struct PasskeyClientFailure: Sendable, Hashable {
     public var code: PasskeyError.Code
     public var stage: PasskeyError.Stage
     /// The server's own code (`username_taken`, `challenge_invalid`, …) when the server refused.
-    public var serverCode: String?
+    public var serverCode: ErrorCode?
 
-    public init(code: PasskeyError.Code, stage: PasskeyError.Stage, serverCode: String?) {
+    public init(code: PasskeyError.Code, stage: PasskeyError.Stage, serverCode: ErrorCode?) {
         self.code = code
         self.stage = stage
         self.serverCode = serverCode

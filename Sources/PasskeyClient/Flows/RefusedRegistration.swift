@@ -1,3 +1,4 @@
+import PasskeyAPI
 import PasskeyWire
 
 /// A passkey the server refused to register: the authenticator made it and keeps it (iCloud Keychain, Google
@@ -10,7 +11,7 @@ enum RefusedRegistration {
     static func forget(
         _ credential: RegistrationResponseJSON, rpID: String?, after error: PasskeyError, authenticator: any Authenticator
     ) async {
-        guard let server = error.server, let status = server.httpStatus, (400..<500).contains(status), server.code != "credential_exists",
+        guard let server = error.server, let status = server.httpStatus, (400..<500).contains(status), server.code != .credentialExists,
             let id = Base64URL.decode(credential.rawId)
         else { return }
         await authenticator.signalUnknownCredential(rpID: rpID, credentialID: id)

@@ -6,7 +6,7 @@ public import PasskeyWire
 /// ```swift
 /// let server = ScriptedTransport()
 /// await server.script("generate-authentication-options", .json(optionsFromAFixture))
-/// await server.script("verify-authentication", .error(code: "challenge_invalid", message: "expired", status: 400))
+/// await server.script("verify-authentication", .error(code: .challengeInvalid, message: "expired", status: 400))
 /// let client = PasskeyAuthClient(transport: server, authenticator: ScriptedAuthenticator(assertion: .respond(assertion)))
 /// // try await client.authenticate() throws PasskeyError.Code.invalidChallenge
 /// ```

@@ -1,5 +1,5 @@
-public import Foundation
-public import PasskeyStorage
+import Foundation
+import PasskeyStorage
 public import PasskeyWire
 
 /// The contact an account is named by when the system's sign-up sheet creates it together with its first passkey
@@ -20,7 +20,7 @@ public enum ContactIdentifier {
         for part in raw.split(separator: ",", omittingEmptySubsequences: false) {
             let kind = ContactKind(rawValue: String(part))
             guard kind == .email || kind == .phone, !kinds.contains(kind) else {
-                throw RelyingPartyError("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
+                throw RelyingPartyError(.contactKindInvalid, "contact takes email, phone, or both (email,phone), each once.")
             }
             kinds.append(kind)
         }
@@ -32,20 +32,20 @@ public enum ContactIdentifier {
     public static func username(_ raw: String?, accepting kinds: [ContactKind]) throws(RelyingPartyError) -> String {
         guard let name = try UsernameRules.normalized(raw) else {
             throw RelyingPartyError(
-                "contact_required", "These options create an account named by the contact picked in the sign-up sheet: send it as username.")
+                .contactRequired, "These options create an account named by the contact picked in the sign-up sheet: send it as username.")
         }
         let kind = ContactKind.of(name)
         let valid: String? = kind == .email ? (isEmailAddress(name) ? name : nil) : phoneNumber(name)
         let wanted = kinds.map(\.described).joined(separator: " or ")
         guard let valid else {
             throw RelyingPartyError(
-                "contact_invalid",
+                .contactInvalid,
                 kind == .email || kinds == [.email]
                     ? "The contact is not \(wanted) this server accepts: an address in ASCII, name@example.com (an international domain in its xn-- form)."
                     : "The contact is not \(wanted) this server accepts: a phone number in international form is + and 7 to 15 digits, the first not 0 (+44 20 7946 0000).")
         }
         guard kinds.contains(kind) else {
-            throw RelyingPartyError("contact_invalid", "This sign-up accepts \(wanted) only, not \(kind.described).")
+            throw RelyingPartyError(.contactInvalid, "This sign-up accepts \(wanted) only, not \(kind.described).")
         }
         return valid
     }

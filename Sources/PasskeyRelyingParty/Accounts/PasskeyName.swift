@@ -19,7 +19,7 @@ public enum PasskeyName {
         let visible = name.unicodeScalars.contains { !DisplayText.isBlank($0) }
         guard visible, name.count <= maximumLength, name.utf8.count <= maximumBytes, DisplayText.isSafe(name) else {
             throw RelyingPartyError(
-                "name_invalid", "A passkey name has 1 to \(maximumLength) characters, no control characters, line breaks or direction overrides.")
+                .nameInvalid, "A passkey name has 1 to \(maximumLength) characters, no control characters, line breaks or direction overrides.")
         }
         return name
     }

@@ -37,7 +37,7 @@ public enum UsernameRules {
         if raw.utf8.allSatisfy({ (0x20...0x7e).contains($0) }) {
             let bytes = Array(raw.utf8)
             guard let first = bytes.firstIndex(where: { $0 != 0x20 }), let last = bytes.lastIndex(where: { $0 != 0x20 }) else {
-                throw RelyingPartyError("username_invalid", "The username is blank: it has no visible character.")
+                throw RelyingPartyError(.usernameInvalid, "The username is blank: it has no visible character.")
             }
             let trimmed = first == 0 && last == bytes.count - 1 ? raw : String(decoding: bytes[first...last], as: UTF8.self)
             return try checked(trimmed, newAccount: newAccount)
@@ -55,7 +55,7 @@ public enum UsernameRules {
             String.UnicodeScalarView(
                 raw.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed())
         ).precomposedStringWithCanonicalMapping
-        if trimmed.isEmpty { throw RelyingPartyError("username_invalid", "The username is blank: it has no visible character.") }
+        if trimmed.isEmpty { throw RelyingPartyError(.usernameInvalid, "The username is blank: it has no visible character.") }
         return try checked(trimmed, newAccount: newAccount)
     }
 
@@ -69,7 +69,7 @@ public enum UsernameRules {
             })
         else {
             throw RelyingPartyError(
-                "username_invalid",
+                .usernameInvalid,
                 "A username has 1 to \(maximumLength) characters (at most \(maximumBytes) UTF-8 bytes), valid UTF-8, and no control or invisible characters.")
         }
         if newAccount { try requireNewAccountName(trimmed) }
@@ -82,9 +82,9 @@ public enum UsernameRules {
     public static func requireNewAccountName(_ name: String) throws(RelyingPartyError) {
         if let invisible = name.unicodeScalars.first(where: isInvisible) {
             throw RelyingPartyError(
-                "username_invalid", "A username may not contain invisible characters (U+\(IdentifierClass.hex(invisible))): it would look like another name.")
+                .usernameInvalid, "A username may not contain invisible characters (U+\(IdentifierClass.hex(invisible))): it would look like another name.")
         }
-        if let refusal = refusalForNewAccount(name) { throw RelyingPartyError("username_invalid", refusal) }
+        if let refusal = refusalForNewAccount(name) { throw RelyingPartyError(.usernameInvalid, refusal) }
     }
 
     /// Why a new account may not have this name (already trimmed and free of invisible characters), or nil.

@@ -55,15 +55,18 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         UserEntityName.make(username: username, userHandle: userHandle)
     }
 
-    /// `rpId` and the account as its passkeys know it (`user`: user handle, name, display name): what a client needs
-    /// to keep the device's passkey manager in step with the server (WebAuthn L3 §5.1.10 `signalCurrentUserDetails`,
-    /// and with a passkey list `signalAllAcceptedCredentials`). Part of every passkey list and every verified sign-in.
+    /// The account as its passkeys know it (user handle, name, display name): with the RP ID, what a client needs to
+    /// keep the device's passkey manager in step with the server (WebAuthn L3 §5.1.10 `signalCurrentUserDetails`, and
+    /// with a passkey list `signalAllAcceptedCredentials`). Part of every passkey list and every verified sign-in.
+    public func userEntity(for user: UserRecord) -> PublicKeyCredentialUserEntityJSON {
+        PublicKeyCredentialUserEntityJSON(
+            id: Base64URL.encode(user.userHandle), name: Self.userEntityName(username: user.username, userHandle: user.userHandle),
+            displayName: user.displayName)
+    }
+
+    /// `rpId` and ``userEntity(for:)`` as members of an answer.
     public func signalMembers(for user: UserRecord) -> JSONObject {
-        let name = Self.userEntityName(username: user.username, userHandle: user.userHandle)
-        return [
-            "rpId": .string(configuration.rpID),
-            "user": ["id": .string(Base64URL.encode(user.userHandle)), "name": .string(name), "displayName": .string(user.displayName)],
-        ]
+        ["rpId": .string(configuration.rpID), "user": userEntity(for: user).json]
     }
 
     public func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
@@ -81,7 +84,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         do { count = try await pendingChallenges(limit: limit, now: time) } catch { throw RelyingPartyError(error) }
         gauge.record(count: count, at: time)
         guard count < limit else {
-            throw RelyingPartyError("busy", "Too many ceremonies are in progress. Try again shortly.")
+            throw RelyingPartyError(.busy, "Too many ceremonies are in progress. Try again shortly.")
         }
         gauge.issued()
     }
@@ -116,11 +119,11 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         guard configuration.publicRegistration else { throw RelyingPartyError.registrationClosed }
         if !acceptedContacts.isEmpty, rawUsername?.isEmpty == false {
             throw RelyingPartyError(
-                "field_invalid", "Options with contact are for an account named by the contact picked in the sign-up sheet: send no username.")
+                .fieldInvalid, "Options with contact are for an account named by the contact picked in the sign-up sheet: send no username.")
         }
         // The options are for the two kinds of contact verification knows: sealed, a challenge carries them by name.
         guard Set(acceptedContacts).count == acceptedContacts.count, acceptedContacts.allSatisfy({ $0 == .email || $0 == .phone }) else {
-            throw RelyingPartyError("contact_kind_invalid", "contact takes email, phone, or both (email,phone), each once.")
+            throw RelyingPartyError(.contactKindInvalid, "contact takes email, phone, or both (email,phone), each once.")
         }
         // A phone number in international form is kept as + and its digits, as the sign-up sheet's are, so that one
         // number names one account however it was spaced; the rules for new names apply to what is kept.
@@ -130,7 +133,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             let existing: UserRecord?
             do { existing = try await repository.user(username: username) } catch { throw RelyingPartyError(error) }
             if existing != nil {
-                throw RelyingPartyError("username_taken", "This username is taken. Choose another one.")
+                throw RelyingPartyError(.usernameTaken, "This username is taken. Choose another one.")
             }
         }
         let displayName: String
@@ -154,7 +157,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             issuedAt: time, expiresAt: time.addingTimeInterval(configuration.challengeTTL), nonce: random.bytes(SealedChallenge.nonceLength),
             username: username, displayName: storedDisplayName, acceptedContacts: acceptedContacts)
         guard let challenge = sealed.sealed(key: sealKey) else {
-            throw RelyingPartyError("field_invalid", "The username or display name is too long.")
+            throw RelyingPartyError(.fieldInvalid, "The username or display name is too long.")
         }
         let userHandle = sealed.userHandle(key: sealKey)
         let user = UserRecord(
@@ -217,7 +220,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
                     !UsernameKey.same(ContactIdentifier.phoneNumber(username) ?? username, record.username),
                     !(record.username == nil && record.userHandle.map { GeneratedUsername.isGenerated(username, userHandle: $0) } == true)
                 {
-                    throw RelyingPartyError("username_mismatch", "The username is not the one these options were created for.")
+                    throw RelyingPartyError(.usernameMismatch, "The username is not the one these options were created for.")
                 }
             }
             guard let userID = record.userID, let userHandle = record.userHandle else { throw RelyingPartyError.challengeInvalid }
@@ -532,7 +535,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         }
         guard let stored = lookup.credential else { return (.burn, .unknownCredential(record, identified: identified)) }
         guard let owner = lookup.owner else {
-            return (.burn, .refused(RelyingPartyError("credential_unknown", "This passkey's account no longer exists.")))
+            return (.burn, .refused(RelyingPartyError(.credentialUnknown, "This passkey's account no longer exists.")))
         }
         var coreRecord = coreRecord(stored)
         coreRecord.userHandle = owner.userHandle
@@ -551,7 +554,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             return (.burn, .refused(RelyingPartyError(WebAuthnError(.credentialNotAllowed, "the credential belongs to another account"))))
         }
         if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
-            return (.burn, .refused(RelyingPartyError("username_mismatch", "The passkey belongs to another account than the username sent.")))
+            return (.burn, .refused(RelyingPartyError(.usernameMismatch, "The passkey belongs to another account than the username sent.")))
         }
         // A disabled account: refused once the passkey proved itself, so that only its holder learns why. Nothing is
         // recorded (the counter stays), and the challenge is spent.
@@ -612,11 +615,11 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             (try? await repository.user(userHandle: handle)) ?? nil != nil
         {
             error = RelyingPartyError(
-                "passkey_deleted_on_server", "This passkey was removed from your account. Sign in another way, then add a new passkey.")
+                .passkeyDeletedOnServer, "This passkey was removed from your account. Sign in another way, then add a new passkey.")
             ours = true
         } else {
             error = RelyingPartyError(
-                "credential_unknown", "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
+                .credentialUnknown, "This passkey is not registered here (it may have been deleted). Use another passkey or sign in another way.")
             ours = false
         }
         // WebAuthn L3 §5.1.10: the client may tell the device to forget the passkey. Here no account holds the ID (the
@@ -660,7 +663,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         let existing: [CredentialRecordEntry]
         do { existing = try await repository.credentials(userID: user.id) } catch { throw RelyingPartyError(error) }
         if let replacing, !existing.contains(where: { $0.id == replacing }) {
-            throw RelyingPartyError("passkey_not_found", "The passkey to replace does not belong to this account.")
+            throw RelyingPartyError(.passkeyNotFound, "The passkey to replace does not belong to this account.")
         }
         let time = now()
         // The passkey being replaced is not excluded: the authenticator that holds it overwrites it (same RP ID and
@@ -689,7 +692,7 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         // Empty allowCredentials would let the person pick any passkey for the RP, and every pick would then fail
         // (credential_not_allowed): say at once that there is nothing to confirm with.
         guard !allowed.isEmpty else {
-            throw RelyingPartyError("passkey_not_found", "This account has no passkey to confirm with.")
+            throw RelyingPartyError(.passkeyNotFound, "This account has no passkey to confirm with.")
         }
         let (challenge, key) = try await sealedChallenge(for: .named(userID: user.id))
         let options = relyingParty.makeAuthenticationOptions(

@@ -20,8 +20,8 @@ public struct UnknownCredentialSignal: Sendable, Hashable {
         self.credentialID = credentialID
     }
 
-    /// `{"rpId", "credentialId"}`.
-    public var json: JSONValue { ["rpId": .string(rpID), "credentialId": .string(Base64URL.encode(credentialID))] }
+    /// The browser method's argument.
+    public var options: UnknownCredentialOptions { UnknownCredentialOptions(rpId: rpID, credentialId: Base64URL.encode(credentialID)) }
 }
 
 /// After a verified sign-in: `signalAllAcceptedCredentials` (the account's passkeys that still exist, so the device can
@@ -43,16 +43,12 @@ public struct SignedInAccountSignals: Sendable, Hashable {
         self.acceptedCredentialIDs = acceptedCredentialIDs
     }
 
-    /// `{"rpId", "userId", "allAcceptedCredentialIds"}`.
-    public var allAcceptedCredentials: JSONValue {
-        [
-            "rpId": .string(rpID), "userId": .string(Base64URL.encode(userHandle)),
-            "allAcceptedCredentialIds": .array(acceptedCredentialIDs.map { .string(Base64URL.encode($0)) }),
-        ]
+    public var allAcceptedCredentials: AllAcceptedCredentialsOptions {
+        AllAcceptedCredentialsOptions(
+            rpId: rpID, userId: Base64URL.encode(userHandle), allAcceptedCredentialIds: acceptedCredentialIDs.map { Base64URL.encode($0) })
     }
 
-    /// `{"rpId", "userId", "name", "displayName"}`.
-    public var currentUserDetails: JSONValue {
-        ["rpId": .string(rpID), "userId": .string(Base64URL.encode(userHandle)), "name": .string(name), "displayName": .string(displayName)]
+    public var currentUserDetails: CurrentUserDetailsOptions {
+        CurrentUserDetailsOptions(rpId: rpID, userId: Base64URL.encode(userHandle), name: name, displayName: displayName)
     }
 }

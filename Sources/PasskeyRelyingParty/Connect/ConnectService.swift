@@ -26,12 +26,12 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// revoked → 401 `api_key_revoked`.
     public func authenticateBackend(_ authorization: String?) async throws(RelyingPartyError) -> APIKeyRecord {
         guard let secret = BearerSecrets.bearer(authorization) else {
-            throw RelyingPartyError("api_key_missing", "Send the backend's API key as Authorization: Bearer <key>.")
+            throw RelyingPartyError(.apiKeyMissing, "Send the backend's API key as Authorization: Bearer <key>.")
         }
         let key: APIKeyRecord?
         do { key = try await repository.apiKey(secretHash: BearerSecrets.hash(secret)) } catch { throw RelyingPartyError(error) }
-        guard let key else { throw RelyingPartyError("api_key_invalid", "The API key is not known to this server.") }
-        guard key.revokedAt == nil else { throw RelyingPartyError("api_key_revoked", "The API key was revoked.") }
+        guard let key else { throw RelyingPartyError(.apiKeyInvalid, "The API key is not known to this server.") }
+        guard key.revokedAt == nil else { throw RelyingPartyError(.apiKeyRevoked, "The API key was revoked.") }
         try? await repository.touchAPIKey(id: key.id, at: now())
         return key
     }
@@ -55,7 +55,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         -> (token: String, expiresAt: Date, user: UserRecord)
     {
         guard ConnectTokenType.all.contains(type) else {
-            throw RelyingPartyError("token_type_invalid", "type must be passkey-append, passkey-list, passkey-delete or passkey-login.")
+            throw RelyingPartyError(.tokenTypeInvalid, "type must be passkey-append, passkey-list, passkey-delete or passkey-login.")
         }
         // The id is the app's key for its user and is taken exactly as sent: never trimmed or otherwise changed, since
         // "id" and "id\u{A0}" may be two users of the app, and mapping one onto the other would hand one user's passkey
@@ -64,7 +64,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         // line breaks and direction overrides anywhere.
         guard !externalID.isEmpty, externalID.count <= 256, externalID.utf8.count <= 1_024, Self.isExactUserID(externalID) else {
             throw RelyingPartyError(
-                "user_id_invalid",
+                .userIDInvalid,
                 "user.id is the app's own user id, taken exactly as sent: 1 to 256 characters (at most 1024 UTF-8 bytes), no white space or invisible character at either end, no control or direction-changing characters.")
         }
         let time = now()
@@ -97,7 +97,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
                 user = linked.id == candidate.id ? linked : try await followNames(of: linked, username: username, displayName: displayName)
             } else {
                 guard let linked = try await repository.user(externalID: externalID) else {
-                    throw RelyingPartyError("user_not_found", "No passkey account is linked to this user id yet.")
+                    throw RelyingPartyError(.userNotFound, "No passkey account is linked to this user id yet.")
                 }
                 user = linked
             }
@@ -118,7 +118,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         do { current = try await repository.apiKey(secretHash: apiKey.secretHash) } catch { throw RelyingPartyError(error) }
         guard let current, current.revokedAt == nil else {
             _ = try? await repository.consumeConnectToken(hash: record.hash, now: time)
-            throw RelyingPartyError("api_key_revoked", "The API key was revoked.")
+            throw RelyingPartyError(.apiKeyRevoked, "The API key was revoked.")
         }
         return (token, expiresAt, user)
     }
@@ -173,7 +173,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
             guard let record = try await repository.connectToken(hash: hash, now: time) else { throw Self.tokenInvalid }
             guard types.contains(where: { $0.rawValue == record.type }) else {
                 let wanted = types.map(\.rawValue).joined(separator: " or ")
-                throw RelyingPartyError("connect_token_wrong_type", "This connect token is for \(record.type), not \(wanted).")
+                throw RelyingPartyError(.connectTokenWrongType, "This connect token is for \(record.type), not \(wanted).")
             }
             if consume && record.singleUse {
                 guard try await repository.consumeConnectToken(hash: hash, now: time) != nil else { throw Self.tokenInvalid }
@@ -195,11 +195,11 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     }
 
     static var tokenMissing: RelyingPartyError {
-        RelyingPartyError("connect_token_missing", "Send a connect token as Authorization: Bearer <token>.")
+        RelyingPartyError(.connectTokenMissing, "Send a connect token as Authorization: Bearer <token>.")
     }
 
     public static var tokenInvalid: RelyingPartyError {
-        RelyingPartyError("connect_token_invalid", "The connect token is unknown, expired or already used. Ask the backend for a new one.")
+        RelyingPartyError(.connectTokenInvalid, "The connect token is unknown, expired or already used. Ask the backend for a new one.")
     }
 
     // MARK: signedPasskeyData
@@ -219,7 +219,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         // A token for an account or passkey deleted since it was issued proves nothing any more.
         do {
             guard let user = try await repository.user(id: claims.sub) else {
-                throw RelyingPartyError("user_not_found", "The account this token names was deleted.")
+                throw RelyingPartyError(.userNotFound, "The account this token names was deleted.")
             }
             // Disabled since the sign-in: the token no longer admits anyone.
             guard !user.isDisabled else { throw RelyingPartyError.accountDisabled(user) }
@@ -227,10 +227,10 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
             // seconds: a token of the disable's own second is refused too).
             if let revoked = user.tokensRevokedAt, Double(claims.iat) <= revoked.timeIntervalSince1970 {
                 throw RelyingPartyError(
-                    "token_revoked", "This sign-in happened before the account was disabled; it no longer counts. Sign in again.")
+                    .tokenRevoked, "This sign-in happened before the account was disabled; it no longer counts. Sign in again.")
             }
             if let id = Base64URL.decode(claims.credentialID), try await repository.credential(id: id) == nil {
-                throw RelyingPartyError("passkey_deleted_on_server", "The passkey this token names was deleted.")
+                throw RelyingPartyError(.passkeyDeletedOnServer, "The passkey this token names was deleted.")
             }
         } catch {
             throw RelyingPartyError(mapping: error)
@@ -256,7 +256,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     /// could shadow another account, and a delete meant for that account removed the wrong one.
     public func backendUser(_ id: String, by: String?) async throws(RelyingPartyError) -> UserRecord {
         guard by == nil || by == "externalUserId" || by == "userId" else {
-            throw RelyingPartyError("field_invalid", "by must be externalUserId or userId, not \(RelyingPartyError.clipped(by ?? "")).")
+            throw RelyingPartyError(.fieldInvalid, "by must be externalUserId or userId, not \(RelyingPartyError.clipped(by ?? "")).")
         }
         let byExternal: UserRecord?
         let byOwn: UserRecord?
@@ -267,12 +267,12 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         switch (byExternal, byOwn) {
         case (let external?, let own?) where external.id != own.id:
             throw RelyingPartyError(
-                "user_id_ambiguous",
+                .userIDAmbiguous,
                 "This id is one account's externalUserId and another account's userId: say which with ?by=externalUserId or ?by=userId.")
         case (let user?, _), (nil, let user?):
             return user
         case (nil, nil):
-            throw RelyingPartyError("user_not_found", "No such user.")
+            throw RelyingPartyError(.userNotFound, "No such user.")
         }
     }
 
@@ -301,14 +301,14 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
 
     public func credentialID(_ encoded: String?) throws(RelyingPartyError) -> [UInt8] {
         guard let encoded, let id = Base64URL.decode(encoded), !id.isEmpty, id.count <= 1023 else {
-            throw RelyingPartyError("credential_id_invalid", "The passkey id is not base64url.")
+            throw RelyingPartyError(.credentialIDInvalid, "The passkey id is not base64url.")
         }
         return id
     }
 
     public func deletePasskey(of user: UserRecord, id: [UInt8]) async throws(RelyingPartyError) {
         do { try await repository.deleteCredential(id: id, userID: user.id) } catch {
-            if error.code == .notFound { throw RelyingPartyError("passkey_not_found", "This account has no such passkey.") }
+            if error.code == .notFound { throw RelyingPartyError(.passkeyNotFound, "This account has no such passkey.") }
             throw RelyingPartyError(error)
         }
     }
@@ -316,7 +316,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     public func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(RelyingPartyError) -> JSONValue {
         let name = try PasskeyName.validated(rawName)
         do { try await repository.renameCredential(id: id, userID: user.id, name: name) } catch {
-            if error.code == .notFound { throw RelyingPartyError("passkey_not_found", "This account has no such passkey.") }
+            if error.code == .notFound { throw RelyingPartyError(.passkeyNotFound, "This account has no such passkey.") }
             throw RelyingPartyError(error)
         }
         let updated: CredentialRecordEntry?
@@ -329,7 +329,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
     public func setDisabled(_ user: UserRecord, _ disabled: Bool) async throws(RelyingPartyError) -> UserRecord {
         do { return try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil) } catch {
             // Deleted since it was looked up.
-            if error.code == .notFound { throw RelyingPartyError("user_not_found", "No such user.") }
+            if error.code == .notFound { throw RelyingPartyError(.userNotFound, "No such user.") }
             throw RelyingPartyError(error)
         }
     }

@@ -119,7 +119,7 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
         guard claims.aud == audience else { throw Self.invalid("aud \(claims.aud), expected \(audience)") }
         let time = Int(now().timeIntervalSince1970)
         guard claims.exp > time else {
-            throw RelyingPartyError("token_expired", "The signed passkey data has expired. Sign in again.")
+            throw RelyingPartyError(.tokenExpired, "The signed passkey data has expired. Sign in again.")
         }
         if consume { try await self.consume(claims) }
         return claims
@@ -132,12 +132,12 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
             throw RelyingPartyError(error)
         }
         guard first else {
-            throw RelyingPartyError("token_replayed", "This signed passkey data was already verified. Each one is accepted once.")
+            throw RelyingPartyError(.tokenReplayed, "This signed passkey data was already verified. Each one is accepted once.")
         }
     }
 
     public static func invalid(_ detail: String) -> RelyingPartyError {
-        RelyingPartyError("token_invalid", "The signed passkey data is not valid for this server.", logDetail: detail)
+        RelyingPartyError(.tokenInvalid, "The signed passkey data is not valid for this server.", logDetail: detail)
     }
 
     /// `{"keys": [...]}`: every key that signs or still verifies.

@@ -199,7 +199,7 @@ public func buildRouter<Repository: PasskeyRepository>(
             let sent = BearerSecrets.bearer(request.headers[.authorization]).map(BearerSecrets.hash)
             guard sent == metricsTokenHash else {
                 var response = Response.error(
-                    APIError(status: 401, code: "metrics_token_invalid", message: "Send the metrics token as Authorization: Bearer <token>."))
+                    APIError(.metricsTokenInvalid, "Send the metrics token as Authorization: Bearer <token>."))
                 response.headers[.wwwAuthenticate] = #"Bearer realm="metrics""#
                 return response
             }

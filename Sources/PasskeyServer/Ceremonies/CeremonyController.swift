@@ -1,6 +1,7 @@
 public import PasskeyRelyingParty
 public import Hummingbird
 public import PasskeyStorage
+import PasskeyAPI
 import PasskeyWire
 import Foundation
 import Logging
@@ -42,23 +43,23 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     ///
     /// `body` throws the edge's errors (``APIError``) and the library's (``PasskeyRelyingParty/RelyingPartyError``) alike:
     /// each is answered as ``APIError/init(mapping:)`` maps it.
-    func observed(
-        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> JSONValue
+    func observed<Answer: JSONRepresentable>(
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> Answer
     ) async -> Response {
         let logger = context.logger
         let start = ContinuousClock.now
-        let value: JSONValue
+        let value: Answer
         let note = CeremonyNote()
         do {
             value = try await body(note)
         } catch {
             let error = APIError(mapping: error)
             metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
-            let level: Logger.Level = error.code == "counter_regressed" ? .warning : (error.statusCode >= 500 ? .error : .notice)
+            let level: Logger.Level = error.code == .counterRegressed ? .warning : (error.statusCode >= 500 ? .error : .notice)
             logger.log(
                 level: level, "ceremony failed",
                 metadata: [
-                    "ceremony": .string(ceremony), "step": .string(step), "code": .string(error.code),
+                    "ceremony": .string(ceremony), "step": .string(step), "code": .string(error.code.rawValue),
                     "detail": .string(error.logDetail ?? error.message),
                 ])
             await emit(ceremony, step, request, context, error: error, note: note)
@@ -67,6 +68,13 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
         await emit(ceremony, step, request, context, error: nil, note: note)
         return Response.json(value)
+    }
+
+    /// ``observed(_:_:_:_:_:)`` for a route whose answer is not typed yet.
+    func observedJSON(
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> JSONValue
+    ) async -> Response {
+        await observed(ceremony, step, request, context, body)
     }
 
     /// Records the step's event, when the server keeps an event log.
@@ -93,12 +101,11 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     /// A name given to a POST options endpoint: in the JSON body, or in the query string as the GET form takes it (a
     /// client that only switched the method keeps working instead of silently getting anonymous options). When both
     /// give one, they must be the same.
-    static func posted(_ field: String, _ body: JSONObjectReaderAPI, _ query: FormQuery) throws(APIError) -> String? {
-        let inBody = try body.optionalString(field)
+    static func posted(_ field: String, _ inBody: String?, _ query: FormQuery) throws(APIError) -> String? {
         guard let inQuery = try query.single(field) else { return inBody }
         guard let inBody else { return inQuery }
         guard inBody == inQuery else {
-            throw APIError.badRequest("field_invalid", "The body and the query string give different values for \(field): send it once.")
+            throw APIError(.fieldInvalid, "The body and the query string give different values for \(field): send it once.")
         }
         return inBody
     }
@@ -108,34 +115,33 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         router.get("generate-registration-options") { request, context in
             await observed("registration", "options", request, context) { note in
                 let query = request.formQuery
-                return try await registrationOptions(note, request, context) { try query.single($0) }
+                return try await registrationOptions(
+                    note, request, context,
+                    RegistrationOptionsRequest(
+                        username: try query.single("username"), displayName: try query.single("displayName"), contact: try query.single("contact")))
             }
         }
         router.post("generate-registration-options") { request, context in
             var request = request
             return await observed("registration", "options", request, context) { note in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                var body = try await request.decode(RegistrationOptionsRequest.self, limit: bodyLimit)
                 let query = request.formQuery
-                return try await registrationOptions(note, request, context) { try Self.posted($0, body, query) }
+                body.username = try Self.posted("username", body.username, query)
+                body.displayName = try Self.posted("displayName", body.displayName, query)
+                body.contact = try Self.posted("contact", body.contact, query)
+                return try await registrationOptions(note, request, context, body)
             }
         }
         router.post("verify-registration") { request, context in
             var request = request
             return await observed("registration", "verify", request, context) { note in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                note.username = try body.optionalString("username")
-                let credential = try body.registrationCredential("cred")
+                let body = try await note.decoding(VerifyRegistrationRequest.self) { try await request.jsonBody(limit: bodyLimit) }
+                note.username = body.username
                 let result = try await service.verifyRegistration(
-                    credential, challengeKey: try body.optionalString("challengeKey"), username: note.username,
-                    displayName: try body.optionalString("displayName"))
+                    body.cred, challengeKey: body.challengeKey, username: body.username, displayName: body.displayName)
                 context.logger.info("registration verified", metadata: ["user": "\(result.user.id)"])
                 note.concerns(result.user, credentialID: result.credential.id)
-                let token = try await registrationToken(result)
-                return .object([
-                    "verified": true, "username": .string(result.user.entityName), "userId": .string(result.user.id),
-                    "credentialId": .string(Base64URL.encode(result.credential.id)), "isAnonymous": .bool(result.user.isAnonymous),
-                    "signedPasskeyData": .string(token),
-                ])
+                return VerifyRegistrationAnswer(account: try await verifiedAccount(result))
             }
         }
         router.get("generate-authentication-options") { request, context in
@@ -148,8 +154,8 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         router.post("generate-authentication-options") { request, context in
             var request = request
             return await observed("authentication", "options", request, context) { note in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                note.username = try Self.posted("username", body, request.formQuery)
+                let body = try await request.decode(AuthenticationOptionsRequest.self, limit: bodyLimit)
+                note.username = try Self.posted("username", body.username, request.formQuery)
                 try await throttle(request, context)
                 return try await authenticationOptions(username: note.username)
             }
@@ -157,26 +163,21 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         router.post("verify-authentication") { request, context in
             var request = request
             return await observed("authentication", "verify", request, context) { note in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let credential = try body.authenticationCredential("cred")
-                let result = try await service.verifyAuthentication(credential, challengeKey: try body.optionalString("challengeKey"))
+                let body = try await request.decode(VerifyAuthenticationRequest.self, limit: bodyLimit)
+                let result = try await service.verifyAuthentication(body.cred, challengeKey: body.challengeKey)
                 context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
                 note.concerns(result.user, credentialID: result.credential.id)
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 let token = try await signer(SignedPasskeySubject(result))
-                var answer: JSONObject = [
-                    "verified": true, "username": .string(result.user.entityName), "userId": .string(result.user.id),
-                    "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
-                    "signedPasskeyData": .string(token),
-                ]
-                if result.counterRegressed { answer["counterRegressed"] = true }
                 // The account's current names and passkeys, for the device's passkey manager (WebAuthn L3 §5.1.10):
                 // `rpId` and `user` as before, and each signal's argument as the browser method takes it.
-                for member in service.signalMembers(for: result.user) { answer[member.name] = member.value }
                 let signals = try await service.signals(after: result)
-                answer["signalAllAcceptedCredentials"] = signals.allAcceptedCredentials
-                answer["signalCurrentUserDetails"] = signals.currentUserDetails
-                return .object(answer)
+                return VerifyAuthenticationAnswer(
+                    account: VerifiedAccountFields(
+                        username: result.user.entityName, userId: result.user.id, isAnonymous: result.user.isAnonymous,
+                        credentialId: Base64URL.encode(result.credential.id), signedPasskeyData: token),
+                    counterRegressed: result.counterRegressed, rpId: service.configuration.rpID, user: service.userEntity(for: result.user),
+                    signalAllAcceptedCredentials: signals.allAcceptedCredentials, signalCurrentUserDetails: signals.currentUserDetails)
             }
         }
 
@@ -185,54 +186,56 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             router.post(RouterPath(path)) { request, context in
                 var request = request
                 return await observed("registration", "options", request, context) { note in
-                    let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                    return try await registrationOptions(note, request, context, challengeKey: false) { try body.optionalString($0) }
+                    let body = try await request.decode(RegistrationOptionsRequest.self, limit: bodyLimit)
+                    return try await registrationOptions(note, request, context, body, challengeKey: false)
                 }
             }
         }
         router.post("api/complete-registration") { request, context in
             var request = request
             return await observed("registration", "verify", request, context) { note in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                note.username = try body.optionalString("username")
-                let credential = try body.registrationCredential("credential")
+                let body = try await note.decoding(BackendCompleteRegistrationRequest.self) { try await request.jsonBody(limit: bodyLimit) }
+                note.username = body.username
                 let result = try await service.verifyRegistration(
-                    credential, challengeKey: nil, username: note.username, displayName: try body.optionalString("displayName"))
+                    body.credential, challengeKey: nil, username: body.username, displayName: body.displayName)
                 note.concerns(result.user, credentialID: result.credential.id)
-                return Self.userObject(result.user, signedPasskeyData: try await registrationToken(result))
+                return Self.backendUser(result.user, signedPasskeyData: try await registrationToken(result))
             }
         }
         for path in ["api/authentication-challenge", "api/start-authentication"] {
             router.post(RouterPath(path)) { request, context in
                 var request = request
                 return await observed("authentication", "options", request, context) { note in
-                    let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                    note.username = try body.optionalString("username")
+                    let body = try await request.decode(AuthenticationOptionsRequest.self, limit: bodyLimit)
+                    note.username = body.username
                     try await throttle(request, context)
-                    let (options, _) = try await service.authenticationOptions(username: note.username)
-                    return .object([
-                        "challenge": .string(options.challenge), "rpId": options.rpId.map(JSONValue.string) ?? .null,
-                        "allowCredentials": .array((options.allowCredentials ?? []).map(\.json)),
-                        "timeout": options.timeout.map { (value: Int) -> JSONValue in .number(Double(value)) } ?? .null,
-                        "userVerification": options.userVerification.map { (value: UserVerificationRequirement) -> JSONValue in .string(value.rawValue) } ?? .null,
-                    ])
+                    var options = try await service.authenticationOptions(username: note.username).options
+                    // The guide's shape always lists allowCredentials, empty for a sign-in without a username.
+                    options.allowCredentials = options.allowCredentials ?? []
+                    return AuthenticationOptionsAnswer(options: options, challengeKey: nil)
                 }
             }
         }
         router.post("api/complete-authentication") { request, context in
             var request = request
             return await observed("authentication", "verify", request, context) { note in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let credential = try body.authenticationCredential("assertion")
-                note.username = try body.optionalString("username")
+                let body = try await note.decoding(BackendCompleteAuthenticationRequest.self) { try await request.jsonBody(limit: bodyLimit) }
+                note.username = body.username
                 let username = try UsernameRules.normalized(note.username)
-                let result = try await service.verifyAuthentication(credential, challengeKey: nil, expectedUsername: username)
+                let result = try await service.verifyAuthentication(body.assertion, challengeKey: nil, expectedUsername: username)
                 if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
                 note.concerns(result.user, credentialID: result.credential.id)
                 let token = try await signer(SignedPasskeySubject(result))
-                return Self.userObject(result.user, signedPasskeyData: token, counterRegressed: result.counterRegressed)
+                return Self.backendUser(result.user, signedPasskeyData: token, counterRegressed: result.counterRegressed)
             }
         }
+    }
+
+    /// The account and passkey a registration verified, with its signed proof.
+    func verifiedAccount(_ result: CompletedRegistration) async throws -> VerifiedAccountFields {
+        VerifiedAccountFields(
+            username: result.user.entityName, userId: result.user.id, isAnonymous: result.user.isAnonymous,
+            credentialId: Base64URL.encode(result.credential.id), signedPasskeyData: try await registrationToken(result))
     }
 
     /// The signed proof of a registration, for the app's backend. A new account is not linked to an app's user yet; a
@@ -262,53 +265,40 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         try await limiter.enforce(clientAddress(request, context))
     }
 
-    /// Registration options from a request's fields, read by `field` (the query string, the body, or either): the
-    /// username first and before the throttle, so that a refused attempt names its user too.
+    /// Registration options for a request: the username is noted before the throttle, so that a refused attempt names
+    /// its user too.
     func registrationOptions(
-        _ note: CeremonyNote, _ request: Request, _ context: Context, challengeKey: Bool = true,
-        field: (String) throws -> String?
-    ) async throws -> JSONValue {
-        note.username = try field("username")
+        _ note: CeremonyNote, _ request: Request, _ context: Context, _ body: RegistrationOptionsRequest, challengeKey: Bool = true
+    ) async throws -> RegistrationOptionsAnswer {
+        note.username = body.username
         try await throttle(request, context)
-        let displayName = try field("displayName")
-        let contact = try field("contact")
-        let accepted = try ContactIdentifier.acceptedKinds(contact)
-        return try await registrationOptions(username: note.username, displayName: displayName, acceptedContacts: accepted, challengeKey: challengeKey)
+        let accepted = try ContactIdentifier.acceptedKinds(body.contact)
+        return try await registrationOptions(
+            username: body.username, displayName: body.displayName, acceptedContacts: accepted, challengeKey: challengeKey)
     }
 
     /// - Parameter challengeKey: include it (the documented API); the app-backend guide's shape has none.
     func registrationOptions(
         username: String?, displayName: String?, acceptedContacts: [ContactKind], challengeKey: Bool = true
-    ) async throws -> JSONValue {
+    ) async throws -> RegistrationOptionsAnswer {
         let (options, key, _) = try await service.registrationOptions(
             username: username, displayName: displayName, acceptedContacts: acceptedContacts)
-        guard case .object(var object) = options.json else { return options.json }
-        if challengeKey { object["challengeKey"] = .string(key) }
         // Options for the system's sign-up sheet say which contacts it may offer (the request's `contact`).
-        if !acceptedContacts.isEmpty { object["acceptedContacts"] = .array(acceptedContacts.map { .string($0.rawValue) }) }
-        return .object(object)
+        return RegistrationOptionsAnswer(
+            options: options, challengeKey: challengeKey ? key : nil, acceptedContacts: acceptedContacts.isEmpty ? nil : acceptedContacts)
     }
 
-    func authenticationOptions(username: String?) async throws -> JSONValue {
+    func authenticationOptions(username: String?) async throws -> AuthenticationOptionsAnswer {
         let (options, key) = try await service.authenticationOptions(username: username)
-        guard case .object(var object) = options.json else { return options.json }
-        object["challengeKey"] = .string(key)
-        return .object(object)
+        return AuthenticationOptionsAnswer(options: options, challengeKey: key)
     }
 
-    /// The user object of the app-backend guide: `{id, username, displayName, email, createdAt}`, with the ceremony's
-    /// `signedPasskeyData` (a backend of the app's own trusts that, not the user object the device forwards).
-    /// `createdAt` is ISO 8601 (`2026-11-28T06:00:00Z`), as OpenAPI's `date-time` and every non-Swift client read it; a
-    /// Swift `JSONDecoder` reads it with `dateDecodingStrategy = .iso8601` (docs/migrating/passkeymesdk.md).
-    /// `counterRegressed`: a sign-in accepted under `--allow-counter-regression` says so, for the backend receiving it.
-    static func userObject(_ user: UserRecord, signedPasskeyData: String, counterRegressed: Bool = false) -> JSONValue {
-        let email = user.username.flatMap { $0.contains("@") ? $0 : nil }
-        var object: JSONObject = [
-            "id": .string(user.id), "username": .string(user.entityName), "displayName": .string(user.displayName),
-            "email": email.map(JSONValue.string) ?? .null, "createdAt": .string(ISO8601DateFormatter().string(from: user.createdAt)),
-            "signedPasskeyData": .string(signedPasskeyData),
-        ]
-        if counterRegressed { object["counterRegressed"] = true }
-        return .object(object)
+    /// The user object of the app-backend guide (``PasskeyAPI/BackendUserAnswer``), with the ceremony's
+    /// `signedPasskeyData`.
+    static func backendUser(_ user: UserRecord, signedPasskeyData: String, counterRegressed: Bool = false) -> BackendUserAnswer {
+        BackendUserAnswer(
+            id: user.id, username: user.entityName, displayName: user.displayName,
+            email: user.username.flatMap { $0.contains("@") ? $0 : nil }, createdAt: ISO8601DateFormatter().string(from: user.createdAt),
+            signedPasskeyData: signedPasskeyData, counterRegressed: counterRegressed)
     }
 }

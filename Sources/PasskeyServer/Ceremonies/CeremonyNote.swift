@@ -1,4 +1,5 @@
 import PasskeyStorage
+import PasskeyWire
 
 /// What a ceremony's handler learned that its event should record: the username the request named (also when the step
 /// fails, whose answer has none), and on success the account and passkey the step concerned, as values, so the event
@@ -16,6 +17,16 @@ final class CeremonyNote {
     /// Records that the step concerned `user` (and the passkey `credentialID`).
     func concerns(_ user: UserRecord, credentialID: [UInt8]? = nil) {
         concerns(userID: user.id, username: user.username, credentialID: credentialID)
+    }
+
+    /// The request body read as its type. When it cannot be, the `username` it names is still noted, so the failure's
+    /// event names its user as a well-formed request's would.
+    func decoding<Body: JSONRepresentable>(_ type: Body.Type, _ read: () async throws -> JSONValue) async throws -> Body {
+        let value = try await read()
+        do { return try JSONObjectReaderAPI.decode(type, from: value) } catch {
+            if let named = value.objectValue?["username"]?.stringValue { username = named }
+            throw error
+        }
     }
 
     func concerns(userID: String, username: String?, credentialID: [UInt8]? = nil) {

@@ -20,7 +20,7 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
     func addRoutes(to router: Router<Context>) {
         router.post("users/:id/links") { request, context in
             var request = request
-            return await ceremonies.observed("link", "create", request, context) { note throws in
+            return await ceremonies.observedJSON("link", "create", request, context) { note throws in
                 let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
@@ -33,7 +33,7 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
             }
         }
         router.delete("users/:id/links") { request, context in
-            await ceremonies.observed("link", "revoke", request, context) { note throws in
+            await ceremonies.observedJSON("link", "revoke", request, context) { note throws in
                 _ = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
                 let count = try await service.revokeAccountLinks(of: user)
@@ -43,7 +43,7 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
             }
         }
         router.post("links/options") { request, context in
-            await ceremonies.observed("link", "options", request, context) { note throws in
+            await ceremonies.observedJSON("link", "options", request, context) { note throws in
                 try await ceremonies.throttle(request, context)
                 let made = try await service.accountLinkOptions(ConnectController<Repository, Context>.authorization(request))
                 note.concerns(made.user)
@@ -55,7 +55,7 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
         }
         router.post("links/verify") { request, context in
             var request = request
-            return await ceremonies.observed("link", "verify", request, context) { note throws in
+            return await ceremonies.observedJSON("link", "verify", request, context) { note throws in
                 try await ceremonies.throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")

@@ -22,7 +22,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
 
     /// The device a request describes (`client`, as the decision endpoints read it); nil when it describes none.
     static func client(_ body: JSONObjectReaderAPI) throws(APIError) -> ClientReport? {
-        guard let value = try body.reader.value("client"), value != .null else { return nil }
+        guard let value = body.reader.value("client"), value != .null else { return nil }
         return try answering { () throws(RelyingPartyError) in try ClientReport(json: value) }
     }
 
@@ -39,7 +39,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             switch try query.single(name) {
             case nil, "false": return false
             case "true": return true
-            default: throw APIError.badRequest("field_invalid", "\(name) is true or false.")
+            default: throw APIError(.fieldInvalid, "\(name) is true or false.")
             }
         }
         return ClientReport(
@@ -54,7 +54,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         let fractional = ISO8601DateFormatter()
         fractional.formatOptions.insert(.withFractionalSeconds)
         guard let date = ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text) else {
-            throw APIError.badRequest("date_invalid", "lastDeclinedAt is an ISO 8601 time such as 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.123Z.")
+            throw APIError(.dateInvalid, "lastDeclinedAt is an ISO 8601 time such as 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.123Z.")
         }
         return date
     }
@@ -77,7 +77,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addBackendRoutes(to router: Router<Context>) {
         router.post("connect/tokens") { request, context in
             var request = request
-            return await ceremonies.observed("connect", "token", request, context) { note throws in
+            return await ceremonies.observedJSON("connect", "token", request, context) { note throws in
                 let key = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let type = ConnectTokenType(rawValue: try body.requiredString("type"))
@@ -94,7 +94,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/verify") { request, context in
             var request = request
-            return await ceremonies.observed("connect", "verify", request, context) { note throws in
+            return await ceremonies.observedJSON("connect", "verify", request, context) { note throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let verified = try await service.verifySignedData(try body.requiredString("signedPasskeyData"))
@@ -104,13 +104,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.get("users/:id/passkeys") { request, context in
-            await ceremonies.observed("manage", "list", request, context) { _ throws in
+            await ceremonies.observedJSON("manage", "list", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 return try await service.passkeys(of: try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
             }
         }
         router.delete("users/:id/passkeys/:credentialId") { request, context in
-            await ceremonies.observed("manage", "delete", request, context) { _ throws in
+            await ceremonies.observedJSON("manage", "delete", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
                 try await service.deletePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")))
@@ -119,7 +119,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.patch("users/:id") { request, context in
             var request = request
-            return await ceremonies.observed("manage", "update-user", request, context) { note throws in
+            return await ceremonies.observedJSON("manage", "update-user", request, context) { note throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let disabled = try body.requiredBool("disabled")
@@ -131,7 +131,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.delete("users/:id") { request, context in
-            await ceremonies.observed("manage", "delete-user", request, context) { _ throws in
+            await ceremonies.observedJSON("manage", "delete-user", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 try await service.deleteUser(try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
                 return .object(["deleted": true])
@@ -144,7 +144,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addClientRoutes(to router: Router<Context>) {
         router.post("connect/append/decision") { request, context in
             var request = request
-            return await ceremonies.observed("append", "decision", request, context) { _ throws in
+            return await ceremonies.observedJSON("append", "decision", request, context) { _ throws in
                 // A list token decides too: the decision reads only the account's own passkeys, which the list shows.
                 let (user, type) = try await service.authorizeNamingType(Self.authorization(request), anyOf: [.passkeyAppend, .passkeyList], consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
@@ -160,13 +160,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/append/options") { request, context in
             var request = request
-            return await ceremonies.observed("append", "options", request, context) { _ throws in
+            return await ceremonies.observedJSON("append", "options", request, context) { _ throws in
                 try ConnectService<Repository>.requireToken(Self.authorization(request))
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let replaces = try body.optionalString("replaces").map { (text: String) throws in try service.credentialID(text) }
                 let mediation = try body.optionalString("mediation")
                 guard mediation == nil || mediation == "conditional" || mediation == "required" else {
-                    throw APIError.badRequest("mediation_invalid", "mediation is conditional (create without a prompt) or required.")
+                    throw APIError(.mediationInvalid, "mediation is conditional (create without a prompt) or required.")
                 }
                 let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: true)
                 let (options, key) = try await service.ceremonies.appendOptions(
@@ -178,7 +178,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/append/verify") { request, context in
             var request = request
-            return await ceremonies.observed("append", "verify", request, context) { note throws in
+            return await ceremonies.observedJSON("append", "verify", request, context) { note throws in
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let credential = try body.registrationCredential("cred")
                 // Read before the passkey is stored: a malformed one must not be refused after the passkey exists.
@@ -202,14 +202,14 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.get("connect/passkeys") { request, context in
-            await ceremonies.observed("manage", "list", request, context) { _ throws in
+            await ceremonies.observedJSON("manage", "list", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
                 return try await service.passkeys(of: user)
             }
         }
         router.patch("connect/passkeys/:credentialId") { request, context in
             var request = request
-            return await ceremonies.observed("manage", "rename", request, context) { _ throws in
+            return await ceremonies.observedJSON("manage", "rename", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 return try await service.renamePasskey(
@@ -217,7 +217,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.delete("connect/passkeys/:credentialId") { request, context in
-            await ceremonies.observed("manage", "delete", request, context) { _ throws in
+            await ceremonies.observedJSON("manage", "delete", request, context) { _ throws in
                 try ConnectService<Repository>.requireToken(Self.authorization(request))
                 let id = try service.credentialID(context.parameters.get("credentialId"))
                 // Optional, in the query (a DELETE's body may not survive every proxy): the device, and when the person
@@ -233,7 +233,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             }
         }
         router.post("connect/login/options") { request, context in
-            await ceremonies.observed("authentication", "options", request, context) { _ throws in
+            await ceremonies.observedJSON("authentication", "options", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyLogin, consume: true)
                 let (options, key) = try await service.ceremonies.authenticationOptions(for: user)
                 guard case .object(var object) = options.json else { return options.json }
@@ -243,11 +243,11 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.post("connect/login/decision") { request, context in
             var request = request
-            return await ceremonies.observed("login", "decision", request, context) { _ throws in
+            return await ceremonies.observedJSON("login", "decision", request, context) { _ throws in
                 try await ceremonies.throttle(request, context)
                 let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
                 let failures = try body.optionalInt("recentFailures") ?? 0
-                guard failures >= 0 else { throw APIError.badRequest("recent_failures_invalid", "recentFailures is 0 or more.") }
+                guard failures >= 0 else { throw APIError(.recentFailuresInvalid, "recentFailures is 0 or more.") }
                 return try await service.loginDecision(
                     client: try ClientReport(json: body.reader.value("client")), identifier: try body.optionalString("identifier"),
                     recentFailures: failures)

@@ -155,7 +155,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         let by = principal.map { "by \($0.name)" }
         await events.record(
             EventRecord(
-                time: now(), kind: "admin.\(action)", result: error == nil ? .success : .failure, code: error?.code,
+                time: now(), kind: "admin.\(action)", result: error == nil ? .success : .failure, code: error?.code.rawValue,
                 explanation: [error?.message ?? detail, by].compactMap { $0 }.joined(separator: " — "), userID: user?.id,
                 username: user?.username, credentialIDPrefix: credentialID.map { String(Base64URL.encode($0).prefix(EventRecord.credentialIDPrefixLength)) },
                 origin: meta.origin, rpID: configuration.rpID, expected: error?.expected, received: error?.received, clientIP: meta.clientIP,
@@ -185,7 +185,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         for name in ["dashboard.js", "qr.js", "dashboard.css"] {
             router.get(RouterPath("dashboard/\(name)")) { _, _ in
                 guard let asset = assets[name] else {
-                    return Response.json(.object(["error": "not_found", "message": "The dashboard's files are missing from this build."]), status: .notFound)
+                    return Response.error(APIError(.notFound, "The dashboard's files are missing from this build."))
                 }
                 return Response(
                     status: .ok, headers: [.contentType: asset.type, .cacheControl: "no-cache"],
@@ -359,7 +359,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         router.get("dashboard/events/stream") { request, _ in
             let admin: AdminPrincipal?
             do throws(APIError) { admin = try await principal(request) } catch { return Response.error(error) }
-            guard let admin else { return Response.json(DashboardErrors.unauthorized.body, status: .unauthorized) }
+            guard let admin else { return Response.error(DashboardErrors.unauthorized) }
             return await stream(request, principal: admin)
         }
         router.get("dashboard/api/stats") { request, _ in

@@ -87,10 +87,10 @@ public struct EventRecorder: Sendable {
     ) -> EventRecord {
         let requested = requestedUsername.map { APIError.clipped(Self.trimmed($0)) }
         return EventRecord(
-            time: now(), kind: kind, result: error == nil ? .success : .failure, code: error?.code, explanation: error?.message ?? detail,
+            time: now(), kind: kind, result: error == nil ? .success : .failure, code: error?.code.rawValue, explanation: error?.message ?? detail,
             userID: userID ?? error?.accountID, username: username ?? requested.flatMap { $0.isEmpty ? nil : $0 },
             credentialIDPrefix: credentialID.map { String(Base64URL.encode($0).prefix(EventRecord.credentialIDPrefixLength)) },
-            origin: metadata.origin ?? error?.received.flatMap { error?.code == "origin_mismatch" ? $0 : nil }, rpID: rpID,
+            origin: metadata.origin ?? error?.received.flatMap { error?.code == .originMismatch ? $0 : nil }, rpID: rpID,
             expected: error?.expected, received: error?.received, clientIP: metadata.clientIP, userAgent: metadata.userAgent,
             requestID: metadata.requestID)
     }

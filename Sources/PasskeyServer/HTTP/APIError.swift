@@ -1,15 +1,16 @@
 public import PasskeyRelyingParty
 import PasskeyCore
 import PasskeyStorage
-public import PasskeyWire
+public import PasskeyAPI
+import PasskeyWire
 
 /// An error answer: an HTTP status and `{"error": "<stable_code>", "message": "..."}`.
 ///
 /// `message` is safe for clients (it never carries internals, challenges or keys); `logDetail` goes to the log only.
 public struct APIError: Error, Sendable, CustomStringConvertible {
-    /// The HTTP status code.
-    public let statusCode: Int
-    public let code: String
+    /// The HTTP status code: the code's, from the API's catalog (``PasskeyAPI/ErrorCode/status``).
+    public var statusCode: Int { code.status }
+    public let code: ErrorCode
     public let message: String
     public let logDetail: String?
     /// For origin and RP ID failures: what the relying party accepts and what came (for the dashboard's event log;
@@ -25,8 +26,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// In the answer as `signalUnknownCredential` (``PasskeyRelyingParty/UnknownCredentialSignal``).
     public internal(set) var unknownCredential: UnknownCredentialSignal?
 
-    public init(status: Int, code: String, message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
-        statusCode = status
+    public init(_ code: ErrorCode, _ message: String, logDetail: String? = nil, expected: String? = nil, received: String? = nil) {
         self.code = code
         self.message = message
         self.logDetail = logDetail
@@ -36,25 +36,21 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(statusCode) \(code): \(message)" + (logDetail.map { " [\($0)]" } ?? "") }
 
-    public var body: JSONValue {
-        var object: JSONObject = ["error": .string(code), "message": .string(message)]
-        if let unknownCredential { object["signalUnknownCredential"] = unknownCredential.json }
-        return .object(object)
+    /// The answer's body.
+    public var answer: ErrorAnswer {
+        ErrorAnswer(error: code, message: message, signalUnknownCredential: unknownCredential?.options)
     }
-
-    static func badRequest(_ code: String, _ message: String) -> APIError { APIError(status: 400, code: code, message: message) }
 
     /// A body over the limit: read by a route, or announced with `Expect: 100-continue`.
     static func requestTooLarge(limit: Int) -> APIError {
-        APIError(status: 413, code: "request_too_large", message: "The request body is larger than \(limit) bytes.")
+        APIError(.requestTooLarge, "The request body is larger than \(limit) bytes.")
     }
 
     /// A body not declared JSON (``Request/requireJSONContentType(_:)``). The type is not quoted back: it came from the
     /// client, and the message also shows in the dashboard's event log.
     static func contentTypeUnsupported(_ contentType: String?) -> APIError {
         APIError(
-            status: 415, code: "content_type_unsupported",
-            message: contentType == nil
+            .contentTypeUnsupported, contentType == nil
                 ? "The request has a body but no Content-Type: send JSON with Content-Type: application/json."
                 : "The request body must be JSON, sent with Content-Type: application/json.")
     }
@@ -64,13 +60,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         let seconds = deadline.base.nanoseconds / 1_000_000_000
         let rate = deadline.minimumRate > 0 ? ", plus one second for every \(deadline.minimumRate) bytes sent" : ""
         return APIError(
-            status: 408, code: "request_timeout",
-            message: "The request did not arrive in time: a request has \(seconds) seconds from its first byte\(rate).")
+            .requestTimeout, "The request did not arrive in time: a request has \(seconds) seconds from its first byte\(rate).")
     }
 
     /// A server fault; the detail goes to the log only.
     static func internalError(_ detail: String? = nil) -> APIError {
-        APIError(status: 500, code: "internal_error", message: "The server failed. The error was logged.", logDetail: detail)
+        APIError(.internalError, "The server failed. The error was logged.", logDetail: detail)
     }
 
     /// The answer for an error out of a block that mixes API and storage failures: API errors pass through, storage
@@ -95,7 +90,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 
     static func rateLimited(retryAfter seconds: Int) -> APIError {
         var error = APIError(
-            status: 429, code: "rate_limited", message: "Too many requests for new options from this client. Try again in \(seconds) s.")
+            .rateLimited, "Too many requests for new options from this client. Try again in \(seconds) s.")
         error.retryAfterSeconds = seconds
         return error
     }

@@ -93,7 +93,7 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private func refuse(_ context: ChannelHandlerContext, head request: HTTPRequestHead) {
         let error = APIError.requestTooLarge(limit: maximumBodySize)
-        let body = error.body.serializedBytes
+        let body = error.answer.json.serializedBytes
         let path = String(request.uri.prefix { $0 != "?" })  // never the query: it can hold a username
         let id = RequestLog.refused(logger, status: 413, code: error.code, method: request.method.rawValue, path: path)
         let headers = HTTPHeaders(SecurityHeaders.closingErrorFields(bodyCount: body.count, requestID: id).map { ($0.name.rawName, $0.value) })

@@ -30,7 +30,7 @@ struct FormQuery: Sendable {
         var found: String?
         for pair in pairs where pair.name == name {
             guard found == nil else {
-                throw APIError.badRequest("field_invalid", "The query string gives \(name) more than once: send it once.")
+                throw APIError(.fieldInvalid, "The query string gives \(name) more than once: send it once.")
             }
             found = pair.value
         }

@@ -38,17 +38,17 @@ enum FramingRules {
         var error: APIError {
             switch self {
             case .missingHost:
-                APIError(status: 400, code: "request_malformed", message: "An HTTP/1.1 request needs a Host header.")
+                APIError(.requestMalformed, "An HTTP/1.1 request needs a Host header.")
             case .repeatedHost:
-                APIError(status: 400, code: "request_malformed", message: "A request has one Host header, not several.")
+                APIError(.requestMalformed, "A request has one Host header, not several.")
             case .transferCoding:
                 APIError(
-                    status: 400, code: "transfer_coding_unsupported",
-                    message: "The only transfer coding accepted is chunked (Transfer-Encoding: chunked).")
+                    .transferCodingUnsupported,
+                    "The only transfer coding accepted is chunked (Transfer-Encoding: chunked).")
             case .contentCoding:
                 APIError(
-                    status: 415, code: "content_encoding_unsupported",
-                    message: "Request bodies are not accepted compressed: send them without Content-Encoding.")
+                    .contentEncodingUnsupported,
+                    "Request bodies are not accepted compressed: send them without Content-Encoding.")
             }
         }
     }

@@ -2,22 +2,28 @@ import Foundation
 public import Hummingbird
 import HTTPTypes
 import NIOCore
+import PasskeyAPI
 import PasskeyWire
 
 extension APIError: HTTPResponseError {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response.json(body, status: status)
+        Response.json(answer, status: status)
     }
 }
 
 extension Response {
     /// An error's JSON answer, with `Retry-After` when the error says when to come back.
     static func error(_ error: APIError) -> Response {
-        var response = json(error.body, status: error.status)
+        var response = json(error.answer, status: error.status)
         if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
         return response
+    }
+
+    /// An answer of the API's contract (`PasskeyAPI`), serialized by our own writer.
+    static func json(_ answer: some JSONRepresentable, status: HTTPResponse.Status = .ok) -> Response {
+        json(answer.json, status: status)
     }
 
     /// A JSON response (`application/json`), serialized by our own writer.
@@ -45,10 +51,10 @@ extension Request {
         } catch let broken as MalformedRequestHandler.BrokenBody where !broken.cutShort {
             // The body's framing is broken (a chunk size that is not hexadecimal): the bytes are not HTTP, as with a
             // garbled request line, rather than a body cut short.
-            throw APIError(status: 400, code: "request_malformed", message: "The request body's chunked framing is not valid HTTP/1.1.")
+            throw APIError(.requestMalformed, "The request body's chunked framing is not valid HTTP/1.1.")
         } catch {
             // The body stopped coming (the client went away, or the idle timeout closed the connection).
-            throw APIError(status: 400, code: "request_incomplete", message: "The request body ended before its announced length.")
+            throw APIError(.requestIncomplete, "The request body ended before its announced length.")
         }
         let bytes = Array(buffer.readableBytesView)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return .object([:]) }
@@ -57,13 +63,19 @@ extension Request {
             // nesting too deep) must not send a developer hunting for a syntax error. Nothing of the body is quoted
             // back: the message is also the explanation the dashboard's event log shows.
             throw APIError(
-                status: 400, code: WireError.Code.jsonMalformed.rawValue,
-                message: "The request body is not JSON this server accepts: \(error.reason) (at byte \(error.offset)).", logDetail: error.description)
+                .jsonMalformed,
+                "The request body is not JSON this server accepts: \(error.reason) (at byte \(error.offset)).", logDetail: error.description)
         }
     }
 }
 
 extension Request {
+    /// The body read as the endpoint's request type (`PasskeyAPI`): a body that is not a JSON object, or whose members
+    /// are missing or of the wrong type, is a 400 naming the member.
+    mutating func decode<Body: JSONRepresentable>(_ type: Body.Type, limit: Int) async throws(APIError) -> Body {
+        try JSONObjectReaderAPI.decode(type, from: try await jsonBody(limit: limit))
+    }
+
     /// 415 unless the request's body is declared JSON; a request that declares no body (no `Content-Length`, or 0, and
     /// no `Transfer-Encoding`) and no type passes.
     static func requireJSONContentType(_ headers: HTTPFields) throws(APIError) {

@@ -7,9 +7,17 @@ struct JSONObjectReaderAPI {
 
     /// A request body, which must be a JSON object.
     init(_ value: JSONValue) throws(APIError) {
-        do { reader = try JSONObjectReader(value) } catch {
-            throw APIError(status: 400, code: error.code.rawValue, message: "The request body must be a JSON object, not \(value.typeName).")
-        }
+        do { reader = try JSONObjectReader(value) } catch { throw Self.notAnObject(value) }
+    }
+
+    static func notAnObject(_ value: JSONValue) -> APIError {
+        APIError(.fieldInvalid, "The request body must be a JSON object, not \(value.typeName).")
+    }
+
+    /// A request body read as its type: not an object, or a member missing or of the wrong type, is a 400.
+    static func decode<Body: JSONRepresentable>(_ type: Body.Type, from value: JSONValue) throws(APIError) -> Body {
+        guard case .object = value else { throw notAnObject(value) }
+        do { return try Body(json: value) } catch { throw APIError(error) }
     }
 
     init(reader: JSONObjectReader) { self.reader = reader }

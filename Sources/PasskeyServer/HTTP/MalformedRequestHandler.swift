@@ -23,14 +23,14 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    static let body: [UInt8] = APIError(status: 400, code: "request_malformed", message: "The request is not valid HTTP/1.1.")
-        .body.serializedBytes
+    static let body: [UInt8] = APIError(.requestMalformed, "The request is not valid HTTP/1.1.")
+        .answer.json.serializedBytes
     /// For a request line and header section over the parser's limits (80 KiB in all, or too many fields): 431, which
     /// tells a client or proxy what to shorten (RFC 6585 §5), where a 400 would say the bytes were not HTTP.
     static let tooLargeBody: [UInt8] = APIError(
-        status: 431, code: "request_headers_too_large",
-        message: "The request line and headers are too large (over 80 KiB, or too many header fields)."
-    ).body.serializedBytes
+        .requestHeadersTooLarge,
+        "The request line and headers are too large (over 80 KiB, or too many header fields)."
+    ).answer.json.serializedBytes
 
     /// A request's head arrived and its end has not.
     private var readingRequest = false
@@ -174,7 +174,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         answered = true
         let body = headersTooLarge ? Self.tooLargeBody : Self.body
         let status: HTTPResponse.Status = headersTooLarge ? .requestHeaderFieldsTooLarge : .badRequest
-        let id = RequestLog.refused(logger, status: status.code, code: headersTooLarge ? "request_headers_too_large" : "request_malformed")
+        let id = RequestLog.refused(logger, status: status.code, code: headersTooLarge ? .requestHeadersTooLarge : .requestMalformed)
         let head = HTTPResponse(status: status, headerFields: SecurityHeaders.closingErrorFields(bodyCount: body.count, requestID: id))
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)

@@ -1,3 +1,4 @@
+import PasskeyAPI
 import PasskeyRelyingParty
 import Foundation
 import Hummingbird
@@ -57,22 +58,22 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as RelyingPartyError:
             return Response.error(APIError(error))
         case let error as HTTPError:
-            let code = switch error.status.code {
-            case 404: "not_found"
-            case 405: "method_not_allowed"
-            case 413: "request_too_large"
-            default: error.status.code < 500 ? "bad_request" : "internal_error"
+            let code: ErrorCode = switch error.status.code {
+            case 404: .notFound
+            case 405: .methodNotAllowed
+            case 413: .requestTooLarge
+            default: error.status.code < 500 ? .badRequest : .internalError
             }
             // The router's own 404 has no text: say what it means, in the words of the other "no such path" answers.
             let fallback = error.status.code == 404 ? "No such path." : error.status.reasonPhrase
             let message = error.status.code < 500 ? (error.body ?? fallback) : "The server failed. The error was logged."
-            var response = Response.json(.object(["error": .string(code), "message": .string(message)]), status: error.status)
+            var response = Response.json(ErrorAnswer(error: code, message: message), status: error.status)
             for field in error.headers where field.name != .contentType && field.name != .contentLength { response.headers.append(field) }
             return response
         default:
             logger.error("unhandled error", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             return Response.json(
-                .object(["error": "internal_error", "message": "The server failed. The error was logged."]), status: .internalServerError)
+                ErrorAnswer(error: .internalError, message: "The server failed. The error was logged."), status: .internalServerError)
         }
     }
 }
@@ -94,8 +95,8 @@ struct CORSAllowListMiddleware<Context: RequestContext>: RouterMiddleware {
             // A preflight from an origin not configured: say so, instead of the 405 the router would give OPTIONS.
             response = Response.error(
                 APIError(
-                    status: 403, code: "origin_not_allowed",
-                    message: "Cross-origin requests from \(APIError.clipped(origin)) are not allowed: it is not one of this server's web origins (--origin)."))
+                    .originNotAllowed,
+                    "Cross-origin requests from \(APIError.clipped(origin)) are not allowed: it is not one of this server's web origins (--origin)."))
         } else if allowed != nil, request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             response = Response(status: .noContent)
             response.headers[.accessControlAllowMethods] = Self.allowedMethods

@@ -135,7 +135,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.close(promise: nil)
             return
         }
-        let body = error.body.serializedBytes
+        let body = error.answer.json.serializedBytes
         let headers = HTTPHeaders(SecurityHeaders.closingErrorFields(bodyCount: body.count, requestID: id).map { ($0.name.rawName, $0.value) })
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .requestTimeout, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)

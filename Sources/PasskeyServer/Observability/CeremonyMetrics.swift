@@ -1,4 +1,5 @@
 import Foundation
+public import PasskeyAPI
 public import Prometheus
 
 /// Ceremony counters and latency histograms, exposed at `/metrics` in the Prometheus text format.
@@ -43,7 +44,8 @@ public struct CeremonyMetrics: Sendable {
     public func recordAcceptedCounterRegression() { acceptedRegressions.increment() }
 
     /// Records one call: `code` is nil for a success.
-    public func record(ceremony: String, step: String, code: String?, duration: Duration) {
+    public func record(ceremony: String, step: String, code: ErrorCode?, duration: Duration) {
+        let code = code?.rawValue
         let metrics = cache.metrics(for: MetricCache.Key(ceremony: ceremony, step: step, code: code)) {
             (
                 registry.makeCounter(

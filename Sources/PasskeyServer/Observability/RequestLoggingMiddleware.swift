@@ -1,6 +1,7 @@
 import Hummingbird
 import HTTPTypes
 import Logging
+import PasskeyAPI
 import Foundation
 
 /// Gives every request an id (the caller's `X-Request-Id` when it is a short ASCII token, otherwise a new one), puts it
@@ -109,9 +110,9 @@ enum RequestLog {
     /// refused before it was sent), which ``RequestLoggingMiddleware`` never sees: the same `request` line with its
     /// status, the error code, and the method and path when the request got that far. Returns the new request id, for
     /// the answer's `X-Request-Id`, so that a client's report can be found in the log.
-    static func refused(_ logger: Logger, status: Int, code: String, method: String? = nil, path: String? = nil) -> String {
+    static func refused(_ logger: Logger, status: Int, code: ErrorCode, method: String? = nil, path: String? = nil) -> String {
         let id = newRequestID()
-        var metadata: Logger.Metadata = ["request_id": .string(id), "status": .stringConvertible(status), "error": .string(code)]
+        var metadata: Logger.Metadata = ["request_id": .string(id), "status": .stringConvertible(status), "error": .string(code.rawValue)]
         if let method { metadata["method"] = .string(method) }
         if let path { metadata["path"] = .string(loggedPath(path)) }
         logger.notice("request", metadata: metadata)

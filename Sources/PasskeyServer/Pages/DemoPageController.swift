@@ -45,7 +45,7 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
         ] {
             router.get(RouterPath(path)) { _, _ in
                 guard let asset = assets[name] else {
-                    return Response.json(.object(["error": "not_found", "message": "The demo page is missing from this build."]), status: .notFound)
+                    return Response.error(APIError(.notFound, "The demo page is missing from this build."))
                 }
                 var response = Response(
                     status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-cache"],

@@ -72,7 +72,7 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
             await backend("deliveries", request, context) { _ throws in
                 let query = request.formQuery
                 let before = try query.single("before").map { text throws(APIError) -> Int64 in
-                    guard let value = Int64(text) else { throw APIError.badRequest("field_invalid", "before must be a message sequence number.") }
+                    guard let value = Int64(text) else { throw APIError(.fieldInvalid, "before must be a message sequence number.") }
                     return value
                 }
                 let limit = try query.single("limit").flatMap(Int.init) ?? 50
@@ -93,7 +93,7 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
     func backend(
         _ step: String, _ request: Request, _ context: Context, _ body: @escaping (CeremonyNote) async throws -> JSONValue
     ) async -> Response {
-        await ceremonies.observed("webhook", step, request, context) { note in
+        await ceremonies.observedJSON("webhook", step, request, context) { note in
             _ = try await connect.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
             return try await body(note)
         }

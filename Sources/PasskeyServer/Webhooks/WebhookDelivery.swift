@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PasskeyAPI
 import PasskeyRelyingParty
 import PasskeyStorage
 import ServiceLifecycle
@@ -64,7 +65,7 @@ struct WebhookDelivery<Repository: PasskeyRepository>: Service {
             logger.error("webhook delivery failed for good: \(attempt.detail ?? attempt.error ?? "")", metadata: metadata)
             await events.record(
                 EventRecord(
-                    time: attempt.time, kind: "webhook.failed", result: .failure, code: "webhook_delivery_failed",
+                    time: attempt.time, kind: "webhook.failed", result: .failure, code: ErrorCode.webhookDeliveryFailed.rawValue,
                     explanation: "\(delivery.message.type) \(delivery.message.id) to \(endpoint.id): \(attempt.error ?? "failed") after \(delivery.attempts + 1) attempts",
                     userID: delivery.message.userID, username: delivery.message.username),
                 logger: logger)

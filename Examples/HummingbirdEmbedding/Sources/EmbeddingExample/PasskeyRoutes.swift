@@ -1,4 +1,5 @@
 import Hummingbird
+import PasskeyAPI
 import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
@@ -53,18 +54,11 @@ struct PasskeyRoutes<Repository: CeremonyRepository> {
         }
     }
 
-    /// The library's refusals as the app's HTTP errors: its stable code and a message safe to show.
+    /// The library's refusals as the app's HTTP errors: its stable code and a message safe to show, with the status
+    /// the code's catalog entry gives it (`ErrorCode.status`: 409 for `username_taken`, 503 for `busy`…).
     func run<T>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch let error as RelyingPartyError {
-            let status: HTTPResponse.Status =
-                switch error.code {
-                case .usernameTaken, .credentialExists: .conflict
-                case .accountDisabled: .forbidden
-                case .busy, .storageUnavailable: .serviceUnavailable
-                case .internalError: .internalServerError
-                default: .badRequest
-                }
-            throw HTTPError(status, message: "\(error.code): \(error.message)")
+            throw HTTPError(HTTPResponse.Status(code: error.code.status), message: "\(error.code): \(error.message)")
         }
     }
 }

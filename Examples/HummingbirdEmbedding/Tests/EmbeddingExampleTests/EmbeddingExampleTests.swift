@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import PasskeyAPI
 import HummingbirdTesting
 import NIOCore
 import PasskeyClient
@@ -65,7 +66,7 @@ struct EmbeddingExampleTests {
             // The same response again: the challenge was spent by the sign-in, so the library refuses it.
             let replayed = try await Self.call(client, .post, "/passkeys/sign-in", json: ["challengeKey": challengeKey, "credential": assertion.json])
             #expect(replayed.status == .badRequest, "\(replayed.json)")
-            #expect(replayed.json.objectValue?["error"]?.objectValue?["message"]?.stringValue?.hasPrefix("challenge_invalid") == true, "\(replayed.json)")
+            #expect(replayed.json.objectValue?["error"]?.objectValue?["message"]?.stringValue?.hasPrefix(ErrorCode.challengeInvalid.rawValue) == true, "\(replayed.json)")
         }
     }
 
@@ -83,7 +84,7 @@ struct EmbeddingExampleTests {
                 client, .post, "/passkeys/register",
                 json: ["challengeKey": try #require(started.json.objectValue?["challengeKey"]), "credential": credential.json])
             #expect(refused.status == .badRequest)
-            #expect(refused.json.objectValue?["error"]?.objectValue?["message"]?.stringValue?.hasPrefix("origin_mismatch") == true, "\(refused.json)")
+            #expect(refused.json.objectValue?["error"]?.objectValue?["message"]?.stringValue?.hasPrefix(ErrorCode.originMismatch.rawValue) == true, "\(refused.json)")
         }
     }
 }
