@@ -144,7 +144,9 @@ struct ConfigurationValidationTests {
         func members(_ configure: (inout ServerConfiguration) -> Void) -> [String] {
             var configuration = ServerConfiguration()
             configure(&configuration)
-            return configuration.passkeyEndpoints.map { "\($0.member)=\($0.url)" }
+            let document = configuration.passkeyEndpoints
+            return [("enroll", document.enroll), ("manage", document.manage), ("prfUsageDetails", document.prfUsageDetails)]
+                .compactMap { member, url in url.map { "\(member)=\($0)" } }
         }
         #expect(members { _ in } == ["enroll=http://localhost:8080/"])
         #expect(members { $0.publicRegistration = false } == [], "no page creates passkeys for new accounts")

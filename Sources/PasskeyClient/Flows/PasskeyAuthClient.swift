@@ -111,7 +111,8 @@ public actor PasskeyAuthClient {
                 authorization: authorization
             ) { verified in
                 // A link that replaced the account's passkeys: the device keeps only the new one of this account.
-                guard verified["replacedPasskeys"]?.intValue ?? 0 > 0, let id = Base64URL.decode(credential.rawId), let rpID = options.rp.id,
+                guard (try? AccountLinkVerifyAnswer(json: .object(verified)))?.replacedPasskeys ?? 0 > 0, let id = Base64URL.decode(credential.rawId),
+                    let rpID = options.rp.id,
                     let userHandle = Base64URL.decode(options.user.id)
                 else { return }
                 await self.authenticator.signalAllAcceptedCredentials(rpID: rpID, userHandle: userHandle, credentialIDs: [id])

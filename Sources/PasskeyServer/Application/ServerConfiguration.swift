@@ -1,4 +1,5 @@
 public import Foundation
+public import PasskeyAPI
 public import PasskeyRelyingParty
 public import PasskeyWire
 import PasskeyCore
@@ -191,11 +192,9 @@ public struct ServerConfiguration: Sendable {
     public var linkBaseIsGuessed: Bool { publicURL == nil && !origins.isEmpty }
 
     /// The members of `/.well-known/passkey-endpoints`: the URLs given, and the default `enroll` (see ``enrollURL``).
-    public var passkeyEndpoints: [(member: String, url: String)] {
+    public var passkeyEndpoints: PasskeyEndpoints {
         let enroll = enrollURL ?? (publicRegistration && !linkBaseIsGuessed ? linkBase + "/" : nil)
-        return [("enroll", enroll), ("manage", manageURL), ("prfUsageDetails", prfUsageURL)].compactMap { member, url in
-            url.map { (member, $0) }
-        }
+        return PasskeyEndpoints(enroll: enroll, manage: manageURL, prfUsageDetails: prfUsageURL)
     }
 
     /// The origins the dashboard's own passkey ceremonies accept: ``effectiveOrigins`` and ``publicURL``.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PasskeyAPI
 import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
@@ -20,66 +21,64 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
     func addRoutes(to router: Router<Context>) {
         router.post("users/:id/links") { request, context in
             var request = request
-            return await ceremonies.observedJSON("link", "create", request, context) { note throws in
+            return await ceremonies.observed("link", "create", request, context) { note throws in
                 let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let body = try await request.decode(AccountLinkRequest.self, limit: bodyLimit)
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                let lifetime = try body.optionalInt("expiresIn").map(TimeInterval.init)
                 let link = try await service.mintAccountLink(
-                    for: user, replacingPasskeys: try body.optionalBool("replacePasskeys") ?? false, lifetime: lifetime, apiKey: key)
+                    for: user, replacingPasskeys: body.replacePasskeys ?? false, lifetime: body.expiresIn.map(TimeInterval.init), apiKey: key)
                 note.concerns(user)
                 note.detail = link.replacesPasskeys ? "link created (replaces the account's passkeys)" : "link created"
-                return Self.linkJSON(link, base: linkBase)
+                return Self.answer(link, base: linkBase)
             }
         }
         router.delete("users/:id/links") { request, context in
-            await ceremonies.observedJSON("link", "revoke", request, context) { note throws in
+            await ceremonies.observed("link", "revoke", request, context) { note throws in
                 _ = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
                 let count = try await service.revokeAccountLinks(of: user)
                 note.concerns(user)
                 note.detail = "\(count) link\(count == 1 ? "" : "s") revoked"
-                return .object(["revoked": .number(Double(count))])
+                return AccountLinksRevokedAnswer(revoked: count)
             }
         }
         router.post("links/options") { request, context in
-            await ceremonies.observedJSON("link", "options", request, context) { note throws in
+            await ceremonies.observed("link", "options", request, context) { note throws in
                 try await ceremonies.throttle(request, context)
                 let made = try await service.accountLinkOptions(ConnectController<Repository, Context>.authorization(request))
                 note.concerns(made.user)
-                guard case .object(var object) = made.options.json else { return made.options.json }
-                object["challengeKey"] = .string(made.challengeKey)
-                object["replacesPasskeys"] = .bool(made.replacesPasskeys)
-                return .object(object)
+                return AccountLinkOptionsAnswer(
+                    registration: RegistrationOptionsAnswer(options: made.options, challengeKey: made.challengeKey),
+                    replacesPasskeys: made.replacesPasskeys)
             }
         }
         router.post("links/verify") { request, context in
             var request = request
-            return await ceremonies.observedJSON("link", "verify", request, context) { note throws in
+            return await ceremonies.observed("link", "verify", request, context) { note throws in
                 try await ceremonies.throttle(request, context)
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let credential = try body.registrationCredential("cred")
+                let body = try await request.decode(VerifyRegistrationRequest.self, limit: bodyLimit)
+                guard let challengeKey = body.challengeKey else {
+                    throw APIError(WireError(.fieldMissing, field: "challengeKey", "required member is missing"))
+                }
                 let result = try await service.redeemAccountLink(
-                    ConnectController<Repository, Context>.authorization(request), credential: credential,
-                    challengeKey: try body.requiredString("challengeKey"))
+                    ConnectController<Repository, Context>.authorization(request), credential: body.cred, challengeKey: challengeKey)
                 note.concerns(result.user, credentialID: result.credential.id)
                 let replaced = result.replacedCredentialIDs.count
                 note.detail = replaced > 0 ? "link used: passkey added, \(replaced) other passkey\(replaced == 1 ? "" : "s") deleted" : "link used: passkey added"
                 let token = try await service.signedData(result)
-                return .object([
-                    "verified": true, "userId": .string(result.user.id), "username": .string(result.user.entityName),
-                    "isAnonymous": .bool(result.user.isAnonymous), "credentialId": .string(Base64URL.encode(result.credential.id)),
-                    "replacedPasskeys": .number(Double(replaced)), "signedPasskeyData": .string(token),
-                ])
+                return AccountLinkVerifyAnswer(
+                    account: VerifiedAccountFields(
+                        username: result.user.entityName, userId: result.user.id, isAnonymous: result.user.isAnonymous,
+                        credentialId: Base64URL.encode(result.credential.id), signedPasskeyData: token),
+                    replacedPasskeys: replaced)
             }
         }
     }
 
     /// What minting answers: the token (shown once), the page that redeems it, and its terms.
-    static func linkJSON(_ link: AccountLink, base: String) -> JSONValue {
-        .object([
-            "token": .string(link.token), "url": .string(link.url(base: base)), "userId": .string(link.user.id),
-            "expiresAt": .string(ISO8601DateFormatter().string(from: link.expiresAt)), "replacesPasskeys": .bool(link.replacesPasskeys),
-        ])
+    static func answer(_ link: AccountLink, base: String) -> AccountLinkAnswer {
+        AccountLinkAnswer(
+            token: link.token, url: link.url(base: base), userId: link.user.id, expiresAt: ISO8601DateFormatter().string(from: link.expiresAt),
+            replacesPasskeys: link.replacesPasskeys)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PasskeyAPI
 import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
@@ -33,21 +34,18 @@ extension DashboardController {
                 let deliveries = try await library { () async throws(RelyingPartyError) in
                     try await webhookEndpoints.deliveries(endpointID: nil, limit: 50)
                 }
-                return .object([
-                    "endpoints": .array(endpoints.map { WebhookJSON.endpoint($0) }), "deliveries": .array(deliveries.map(WebhookJSON.delivery)),
-                    "eventTypes": .array(WebhookEventType.all.map { .string($0.rawValue) }),
-                ])
+                return WebhookOverviewAnswer(
+                    endpoints: endpoints.map { WebhookJSON.endpoint($0) }, deliveries: deliveries.map(WebhookJSON.delivery),
+                    eventTypes: WebhookEventType.all.map(\.rawValue))
             }
         }
         router.post("dashboard/api/webhooks") { request, context in
             var request = request
             return await data(request, fresh: true) { principal throws(APIError) in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let url = try body.requiredString("url")
-                let description = try body.optionalString("description") ?? ""
-                let types = try body.optionalStrings("eventTypes") ?? []
+                let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
+                let url = try answering { () throws(WireError) in try body.requiredURL() }
                 let endpoint = try await library { () async throws(RelyingPartyError) in
-                    try await webhookEndpoints.create(url: url, description: description, eventTypes: types)
+                    try await webhookEndpoints.create(url: url, description: body.description ?? "", eventTypes: body.eventTypes ?? [])
                 }
                 await recordAdmin("add_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) added")
                 return WebhookJSON.endpoint(endpoint, withSecret: true)
@@ -56,12 +54,11 @@ extension DashboardController {
         router.patch("dashboard/api/webhooks/:id") { request, context in
             var request = request
             return await data(request, fresh: true) { principal throws(APIError) in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let (url, description) = (try body.optionalString("url"), try body.optionalString("description"))
-                let (types, enabled) = (try body.optionalStrings("eventTypes"), try body.optionalBool("enabled"))
+                let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
                 let endpoint = try await library { () async throws(RelyingPartyError) in
                     try await webhookEndpoints.update(
-                        id: context.parameters.get("id") ?? "", url: url, description: description, eventTypes: types, enabled: enabled)
+                        id: context.parameters.get("id") ?? "", url: body.url, description: body.description, eventTypes: body.eventTypes,
+                        enabled: body.enabled)
                 }
                 await recordAdmin("change_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) changed")
                 return WebhookJSON.endpoint(endpoint)
@@ -72,14 +69,14 @@ extension DashboardController {
                 let id = context.parameters.get("id") ?? ""
                 try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.delete(id: id) }
                 await recordAdmin("remove_webhook", request, context, principal: principal, detail: "webhook endpoint \(id) removed")
-                return .object(["deleted": true])
+                return DeletedAnswer()
             }
         }
         router.post("dashboard/api/webhooks/:id/rotate") { request, context in
             var request = request
             return await data(request, fresh: true) { principal throws(APIError) in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let overlap = try body.optionalInt("overlapSeconds").map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
+                let body = try await request.decode(WebhookSecretRotationRequest.self, limit: bodyLimit)
+                let overlap = body.overlapSeconds.map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
                 let endpoint = try await library { () async throws(RelyingPartyError) in
                     try await webhookEndpoints.rotateSecret(id: context.parameters.get("id") ?? "", overlap: overlap)
                 }
@@ -92,7 +89,7 @@ extension DashboardController {
                 let id = context.parameters.get("id") ?? ""
                 let count = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.retryFailed(id: id) }
                 await recordAdmin("retry_webhook", request, context, principal: principal, detail: "\(count) failed deliveries of \(id) sent again")
-                return .object(["retried": .number(Double(count))])
+                return WebhookRetryAnswer(retried: count)
             }
         }
     }

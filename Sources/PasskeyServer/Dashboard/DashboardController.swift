@@ -126,18 +126,28 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
 
     /// A data endpoint: 401 without a session; CSRF check for state-changing requests with a cookie; a fresh passkey
     /// check when `fresh`.
+    func data<Answer: JSONRepresentable>(
+        _ request: Request, fresh: Bool = false, _ body: (AdminPrincipal) async throws(APIError) -> Answer
+    ) async -> Response {
+        await respond { () throws(APIError) -> Answer in try await body(try await authorized(request, fresh: fresh)) }
+    }
+
+    /// ``data(_:fresh:_:)`` for a data endpoint whose answer is not typed yet.
     func data(
         _ request: Request, fresh: Bool = false, _ body: (AdminPrincipal) async throws(APIError) -> JSONValue
     ) async -> Response {
-        await respond { () throws(APIError) in
-            guard let principal = try await principal(request) else { throw DashboardErrors.unauthorized }
-            if request.method != .get && request.method != .head, let expected = principal.csrfToken {
-                let sent = Self.csrfHeader.flatMap { request.headers[$0] } ?? ""
-                guard BearerSecrets.hash(sent) == BearerSecrets.hash(expected) else { throw DashboardErrors.csrf }
-            }
-            if fresh, !admins.isFresh(principal) { throw DashboardErrors.freshCheckRequired }
-            return try await body(principal)
+        await respond { () throws(APIError) -> JSONValue in try await body(try await authorized(request, fresh: fresh)) }
+    }
+
+    /// The admin a data request comes from, once its session, CSRF token and (when `fresh`) passkey check pass.
+    func authorized(_ request: Request, fresh: Bool) async throws(APIError) -> AdminPrincipal {
+        guard let principal = try await principal(request) else { throw DashboardErrors.unauthorized }
+        if request.method != .get && request.method != .head, let expected = principal.csrfToken {
+            let sent = Self.csrfHeader.flatMap { request.headers[$0] } ?? ""
+            guard BearerSecrets.hash(sent) == BearerSecrets.hash(expected) else { throw DashboardErrors.csrf }
         }
+        if fresh, !admins.isFresh(principal) { throw DashboardErrors.freshCheckRequired }
+        return principal
     }
 
     func metadata(_ request: Request, _ context: Context) -> RequestMetadata {
@@ -445,7 +455,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 await recordAdmin(
                     "link_user", request, context, principal: principal, user: user,
                     detail: replacing ? "recovery link made (replaces the account's passkeys)" : "link made")
-                return AccountLinkController<Repository, Context>.linkJSON(made.link, base: configuration.linkBase)
+                return AccountLinkController<Repository, Context>.answer(made.link, base: configuration.linkBase).json
             }
         }
         router.delete("dashboard/api/users/:id/links") { request, context in

@@ -268,8 +268,8 @@ struct WellKnownPreview {
     var files: [(String, JSONValue)] {
         let controller = WellKnownController<PasskeyRequestContext>(configuration: configuration)
         return [
-            ("/.well-known/apple-app-site-association", controller.appleAppSiteAssociation),
-            ("/.well-known/assetlinks.json", controller.assetLinks), ("/.well-known/webauthn", controller.relatedOrigins),
+            ("/.well-known/apple-app-site-association", controller.appleAppSiteAssociation.json),
+            ("/.well-known/assetlinks.json", controller.assetLinks.json), ("/.well-known/webauthn", controller.relatedOrigins.json),
         ]
     }
 }

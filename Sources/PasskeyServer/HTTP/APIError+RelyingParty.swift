@@ -1,4 +1,5 @@
 import PasskeyRelyingParty
+import PasskeyWire
 
 extension APIError {
     /// The HTTP answer for a relying-party refusal: the library's code and message, with the code's status from the API's
@@ -14,5 +15,10 @@ extension APIError {
 
 /// Runs relying-party work inside a step typed to throw ``APIError``: its refusals become API errors.
 func answering<T>(_ body: () throws(RelyingPartyError) -> T) throws(APIError) -> T {
+    do { return try body() } catch { throw APIError(error) }
+}
+
+/// Runs a read of what the client sent inside a step typed to throw ``APIError``: a malformed member is a 400.
+func answering<T>(_ body: () throws(WireError) -> T) throws(APIError) -> T {
     do { return try body() } catch { throw APIError(error) }
 }

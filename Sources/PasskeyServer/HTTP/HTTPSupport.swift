@@ -103,7 +103,7 @@ extension Request {
 }
 
 /// Runs a handler, turning its ``APIError`` into the JSON error answer.
-func respond(_ body: () async throws(APIError) -> JSONValue) async -> Response {
+func respond<Answer: JSONRepresentable>(_ body: () async throws(APIError) -> Answer) async -> Response {
     do { return Response.json(try await body()) } catch {
         return Response.error(error)
     }

@@ -1,5 +1,6 @@
 public import Hummingbird
-public import PasskeyWire
+public import PasskeyAPI
+import PasskeyWire
 import NIOCore
 
 /// The files iOS and Android apps (and browsers, for related origins) fetch from the RP ID's domain.
@@ -10,35 +11,22 @@ public struct WellKnownController<Context: RequestContext>: Sendable {
     public init(configuration: ServerConfiguration) { self.configuration = configuration }
 
     /// `apple-app-site-association`: the `webcredentials` apps allowed to use passkeys for this RP ID.
-    public var appleAppSiteAssociation: JSONValue {
-        .object(["webcredentials": .object(["apps": .array(configuration.appleAppIDs.map(JSONValue.string))])])
-    }
+    public var appleAppSiteAssociation: AppleAppSiteAssociation { AppleAppSiteAssociation(webcredentialsApps: configuration.appleAppIDs) }
 
     /// `assetlinks.json`: Android apps allowed to share credentials with this site.
-    public var assetLinks: JSONValue {
-        .array(configuration.androidApps.map { app in
-            .object([
-                "relation": ["delegate_permission/common.handle_all_urls", "delegate_permission/common.get_login_creds"],
-                "target": .object([
-                    "namespace": "android_app", "package_name": .string(app.packageName),
-                    "sha256_cert_fingerprints": .array(app.sha256Fingerprints.map { .string($0.uppercased()) }),
-                ]),
-            ])
-        })
+    public var assetLinks: AssetLinks {
+        AssetLinks(
+            statements: configuration.androidApps.map { app in
+                AssetLinkStatement(packageName: app.packageName, sha256CertFingerprints: app.sha256Fingerprints.map { $0.uppercased() })
+            })
     }
 
     /// `webauthn`: related origins (WebAuthn L3 §5.11.1) that may use this RP ID.
-    public var relatedOrigins: JSONValue {
-        .object(["origins": .array((configuration.webOrigins).map(JSONValue.string))])
-    }
+    public var relatedOrigins: RelatedOrigins { RelatedOrigins(origins: configuration.webOrigins) }
 
     /// `passkey-endpoints`: where passkey managers send a person to create or manage passkeys. An empty object still
     /// says the site supports passkeys.
-    public var passkeyEndpoints: JSONValue {
-        var document = JSONObject()
-        for (member, url) in configuration.passkeyEndpoints { document[member] = .string(url) }
-        return .object(document)
-    }
+    public var passkeyEndpoints: PasskeyEndpoints { configuration.passkeyEndpoints }
 
     public func addRoutes(to router: Router<Context>) {
         let aasa = appleAppSiteAssociation

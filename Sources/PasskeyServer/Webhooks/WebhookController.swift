@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PasskeyAPI
 import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
@@ -22,16 +23,15 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
     func addRoutes(to router: Router<Context>) {
         router.get("webhooks") { request, context in
             await backend("list", request, context) { _ throws in
-                .object(["endpoints": .array(try await endpoints.list().map { WebhookJSON.endpoint($0) })])
+                WebhookEndpointListAnswer(endpoints: try await endpoints.list().map { WebhookJSON.endpoint($0) })
             }
         }
         router.post("webhooks") { request, context in
             var request = request
             return await backend("create", request, context) { note throws in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let endpoint = try await endpoints.create(
-                    url: try body.requiredString("url"), description: try body.optionalString("description") ?? "",
-                    eventTypes: try body.optionalStrings("eventTypes") ?? [])
+                let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
+                let url = try answering { () throws(WireError) in try body.requiredURL() }
+                let endpoint = try await endpoints.create(url: url, description: body.description ?? "", eventTypes: body.eventTypes ?? [])
                 note.detail = "webhook endpoint \(endpoint.id) added"
                 return WebhookJSON.endpoint(endpoint, withSecret: true)
             }
@@ -42,10 +42,9 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
         router.patch("webhooks/:id") { request, context in
             var request = request
             return await backend("update", request, context) { note throws in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
+                let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
                 let endpoint = try await endpoints.update(
-                    id: Self.id(context), url: try body.optionalString("url"), description: try body.optionalString("description"),
-                    eventTypes: try body.optionalStrings("eventTypes"), enabled: try body.optionalBool("enabled"))
+                    id: Self.id(context), url: body.url, description: body.description, eventTypes: body.eventTypes, enabled: body.enabled)
                 note.detail = "webhook endpoint \(endpoint.id) changed"
                 return WebhookJSON.endpoint(endpoint)
             }
@@ -55,14 +54,14 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
                 let id = Self.id(context)
                 try await endpoints.delete(id: id)
                 note.detail = "webhook endpoint \(id) deleted"
-                return .object(["deleted": true])
+                return DeletedAnswer()
             }
         }
         router.post("webhooks/:id/rotate-secret") { request, context in
             var request = request
             return await backend("rotate", request, context) { note throws in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let overlap = try body.optionalInt("overlapSeconds").map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
+                let body = try await request.decode(WebhookSecretRotationRequest.self, limit: bodyLimit)
+                let overlap = body.overlapSeconds.map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
                 let endpoint = try await endpoints.rotateSecret(id: Self.id(context), overlap: overlap)
                 note.detail = "webhook endpoint \(endpoint.id) has a new secret"
                 return WebhookJSON.endpoint(endpoint, withSecret: true)
@@ -77,23 +76,23 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
                 }
                 let limit = try query.single("limit").flatMap(Int.init) ?? 50
                 let deliveries = try await endpoints.deliveries(endpointID: Self.id(context), before: before, limit: limit)
-                return .object(["deliveries": .array(deliveries.map(WebhookJSON.delivery))])
+                return WebhookDeliveryListAnswer(deliveries: deliveries.map(WebhookJSON.delivery))
             }
         }
         router.post("webhooks/:id/retry") { request, context in
             await backend("retry", request, context) { note throws in
                 let count = try await endpoints.retryFailed(id: Self.id(context))
                 note.detail = "\(count) failed deliver\(count == 1 ? "y" : "ies") retried"
-                return .object(["retried": .number(Double(count))])
+                return WebhookRetryAnswer(retried: count)
             }
         }
     }
 
     /// A call of the app's backend: authenticated with its API key, recorded as `webhook.<step>`.
-    func backend(
-        _ step: String, _ request: Request, _ context: Context, _ body: @escaping (CeremonyNote) async throws -> JSONValue
+    func backend<Answer: JSONRepresentable>(
+        _ step: String, _ request: Request, _ context: Context, _ body: @escaping (CeremonyNote) async throws -> Answer
     ) async -> Response {
-        await ceremonies.observedJSON("webhook", step, request, context) { note in
+        await ceremonies.observed("webhook", step, request, context) { note in
             _ = try await connect.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
             return try await body(note)
         }
