@@ -64,11 +64,6 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
             displayName: user.displayName)
     }
 
-    /// `rpId` and ``userEntity(for:)`` as members of an answer.
-    public func signalMembers(for user: UserRecord) -> JSONObject {
-        ["rpId": .string(configuration.rpID), "user": userEntity(for: user).json]
-    }
-
     public func newChallengeKey() -> String { Base64URL.encode(random.bytes(16)) }
 
     /// Refuses new options with 503 `busy` while ``CeremonyConfiguration/maximumPendingChallenges`` ceremonies are pending

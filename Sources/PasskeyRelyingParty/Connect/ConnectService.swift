@@ -211,8 +211,8 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         return try await issuer.sign(SignedPasskeySubject(registration, externalUserID: externalID)).token
     }
 
-    /// `POST /connect/verify`: checks a token once and says whom it proves; the claims too, for the caller's records.
-    public func verifySignedData(_ token: String) async throws(RelyingPartyError) -> (answer: JSONValue, claims: SignedPasskeyClaims) {
+    /// `POST /connect/verify`: checks a token once and says whom it proves.
+    public func verifySignedData(_ token: String) async throws(RelyingPartyError) -> SignedPasskeyClaims {
         // Used up only once it is accepted: a token refused for the account's state (deleted, disabled, revoked, its
         // passkey deleted) keeps that answer, rather than reading as a replay the second time it is checked.
         let claims = try await issuer.verify(token, consume: false)
@@ -236,13 +236,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
             throw RelyingPartyError(mapping: error)
         }
         try await issuer.consume(claims)
-        let answer: JSONValue = .object([
-            "success": true, "userId": .string(claims.sub), "externalUserId": claims.externalUserID.map(JSONValue.string) ?? .null,
-            "username": claims.username.map(JSONValue.string) ?? .null, "credentialId": .string(claims.credentialID),
-            "ceremony": .string(claims.ceremony), "amr": .array(claims.amr.map(JSONValue.string)),
-            "counterRegressed": .bool(claims.counterRegressed == true),
-        ])
-        return (answer, claims)
+        return claims
     }
 
     // MARK: Backend management
@@ -276,27 +270,21 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         }
     }
 
-    public func passkeys(of user: UserRecord) async throws(RelyingPartyError) -> JSONValue {
-        .object(try await passkeyList(of: user, client: nil, lastDeclinedAt: nil))
-    }
-
-    /// The account's passkeys as the list answers them, and, when the app described the device (`client`), whether to
-    /// offer adding one there (`append`, as the append decision answers): what a management screen shows after a
-    /// change, in the change's own answer, so the app needs no second token (a delete or append token is used up).
-    public func passkeyList(of user: UserRecord, client: ClientReport?, lastDeclinedAt: Date?) async throws(RelyingPartyError) -> JSONObject {
+    /// The account's passkeys, and, when the app described the device (`client`), whether to offer adding one there
+    /// (as the append decision decides): what a management screen shows after a change, in the change's own answer, so
+    /// the app needs no second token (a delete or append token is used up).
+    public func passkeyList(of user: UserRecord, client: ClientReport? = nil, lastDeclinedAt: Date? = nil) async throws(RelyingPartyError)
+        -> PasskeyList
+    {
         let credentials: [CredentialRecordEntry]
         do { credentials = try await repository.credentials(userID: user.id) } catch { throw RelyingPartyError(error) }
-        // With the RP ID and the account, an SDK tells the device's passkey manager which passkeys the account still
-        // has and its current names (WebAuthn L3 §5.1.10 signals).
-        var answer: JSONObject = ["passkeys": .array(credentials.map(PasskeyListing.json))]
-        for member in ceremonies.signalMembers(for: user) { answer[member.name] = member.value }
+        var append: RolloutPolicy.Decision?
         if let client {
             let usable = credentials.contains { PasskeyListing.isUsable($0, on: client.platform) }
-            let decision = settings.rollout.appendDecision(
+            append = settings.rollout.appendDecision(
                 client: client, userID: user.id, hasUsablePasskey: usable, lastDeclinedAt: lastDeclinedAt, now: now())
-            answer["append"] = .object(["step": .string(decision.step), "reason": .string(decision.reason)])
         }
-        return answer
+        return PasskeyList(user: user, credentials: credentials, append: append)
     }
 
     public func credentialID(_ encoded: String?) throws(RelyingPartyError) -> [UInt8] {
@@ -313,7 +301,7 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         }
     }
 
-    public func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(RelyingPartyError) -> JSONValue {
+    public func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(RelyingPartyError) -> CredentialRecordEntry {
         let name = try PasskeyName.validated(rawName)
         do { try await repository.renameCredential(id: id, userID: user.id, name: name) } catch {
             if error.code == .notFound { throw RelyingPartyError(.passkeyNotFound, "This account has no such passkey.") }
@@ -321,7 +309,9 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         }
         let updated: CredentialRecordEntry?
         do { updated = try await repository.credential(id: id) } catch { throw RelyingPartyError(error) }
-        return updated.map(PasskeyListing.json) ?? .null
+        // Deleted between the rename and the read.
+        guard let updated else { throw RelyingPartyError(.passkeyNotFound, "This account has no such passkey.") }
+        return updated
     }
 
     /// Disables the account (from now) or enables it again: a disabled account keeps its passkeys, but nothing signs in
@@ -334,32 +324,29 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         }
     }
 
-    /// The backend's view of an account's state: what `PATCH /users/{id}` answers, so the backend can store the state
-    /// the server now enforces (and show when the account was disabled).
-    public static func accountJSON(_ user: UserRecord) -> JSONValue {
-        .object([
-            "userId": .string(user.id), "username": .string(user.entityName), "disabled": .bool(user.isDisabled),
-            "disabledAt": user.disabledAt.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
-        ])
-    }
-
     public func deleteUser(_ user: UserRecord) async throws(RelyingPartyError) {
         do { try await repository.deleteUser(id: user.id) } catch { throw RelyingPartyError(error) }
     }
 
     // MARK: Decisions
 
-    public func appendDecision(user: UserRecord, client: ClientReport, lastDeclinedAt: Date?) async throws(RelyingPartyError) -> JSONValue {
+    /// Whether to offer this device a passkey now, and how many passkeys the account has.
+    public func appendDecision(user: UserRecord, client: ClientReport, lastDeclinedAt: Date?) async throws(RelyingPartyError)
+        -> (decision: RolloutPolicy.Decision, passkeys: Int)
+    {
         let credentials: [CredentialRecordEntry]
         do { credentials = try await repository.credentials(userID: user.id) } catch { throw RelyingPartyError(error) }
         let usable = credentials.contains { PasskeyListing.isUsable($0, on: client.platform) }
         let decision = settings.rollout.appendDecision(
             client: client, userID: user.id, hasUsablePasskey: usable, lastDeclinedAt: lastDeclinedAt, now: now())
-        return .object(["step": .string(decision.step), "reason": .string(decision.reason), "passkeys": .number(Double(credentials.count))])
+        return (decision, credentials.count)
     }
 
-    /// Login decision; `text-field` with conditional mediation carries fresh options for AutoFill.
-    public func loginDecision(client: ClientReport, identifier: String?, recentFailures: Int) async throws(RelyingPartyError) -> JSONValue {
+    /// Login decision; `one-tap` names the account as it spells its name, `text-field` with conditional mediation
+    /// carries fresh options for AutoFill.
+    public func loginDecision(client: ClientReport, identifier: String?, recentFailures: Int) async throws(RelyingPartyError)
+        -> LoginDecision
+    {
         var known: (userID: String, passkeys: Int)?
         let username = try UsernameRules.normalized(identifier)
         // The account's own spelling of its name, for one-tap: the device keeps what the server answers, not what was
@@ -374,33 +361,26 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
             } catch { throw RelyingPartyError(error) }
         }
         let decision = settings.rollout.loginDecision(client: client, recentFailures: recentFailures, knownUser: known)
-        var answer: JSONObject = ["step": .string(decision.step), "reason": .string(decision.reason)]
-        if decision.step == "one-tap", let name = storedName ?? username { answer["identifier"] = .string(name) }
+        var made = LoginDecision(decision: decision)
+        if decision.step == "one-tap" { made.identifier = storedName ?? username }
         if decision.step == "text-field" && client.conditionalMediation {
-            let (options, key) = try await ceremonies.authenticationOptions(username: nil)
-            if case .object(var object) = options.json {
-                object["challengeKey"] = .string(key)
-                answer["options"] = .object(object)
-            }
+            made.options = try await ceremonies.authenticationOptions(username: nil)
         }
-        return .object(answer)
+        return made
     }
 }
 
-extension ClientReport {
-    /// Reads `{"platform", "osVersion", "platformAuthenticator", "conditionalMediation", "conditionalCreate"}`; absent or
-    /// null reports nothing. Anything but an object is `field_invalid`, as a wrong type is everywhere else: ignored, it
-    /// would have given a decision for a device the app never described.
-    public init(json: JSONValue?) throws(RelyingPartyError) {
-        guard let json, json != .null else { self.init(); return }
-        guard case .object = json else { throw RelyingPartyError(WireError(.fieldInvalid, field: "client", "expected an object")) }
-        do {
-            let reader = try JSONObjectReader(json)
-            self.init(
-                platform: try reader.optionalString("platform"), osVersion: try reader.optionalString("osVersion"),
-                platformAuthenticator: try reader.optionalBool("platformAuthenticator") ?? false,
-                conditionalMediation: try reader.optionalBool("conditionalMediation") ?? false,
-                conditionalCreate: try reader.optionalBool("conditionalCreate") ?? false)
-        } catch { throw RelyingPartyError(error) }
-    }
+/// An account's passkeys, and the append decision for the device the app described.
+public struct PasskeyList: Sendable {
+    public let user: UserRecord
+    public let credentials: [CredentialRecordEntry]
+    public let append: RolloutPolicy.Decision?
+}
+
+/// The login decision, with what it hands the app: the account's own spelling of its name (`one-tap`), or options for
+/// AutoFill (`text-field` on a device with conditional mediation).
+public struct LoginDecision: Sendable {
+    public let decision: RolloutPolicy.Decision
+    public var identifier: String?
+    public var options: (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String)?
 }

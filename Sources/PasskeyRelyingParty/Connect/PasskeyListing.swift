@@ -1,7 +1,4 @@
-import Foundation
-import PasskeyAuthenticatorNames
 public import PasskeyStorage
-public import PasskeyWire
 
 /// How a stored credential is shown to its owner and to the app's backend, and where it can be used.
 public enum PasskeyListing {
@@ -26,24 +23,5 @@ public enum PasskeyListing {
         guard let platform = platform?.lowercased() else { return false }
         if let platforms = platformProviders[credential.aaguid.lowercased()] { return platforms.contains(platform) }
         return credential.backupEligible && credential.aaguid != "00000000-0000-0000-0000-000000000000"
-    }
-
-    /// `{id, name, provider, aaguid, createdAt, lastUsedAt, synced, backupEligible, deviceBound, transports, algorithm}`.
-    public static func json(_ credential: CredentialRecordEntry) -> JSONValue {
-        let provider = AuthenticatorNames.bundled.name(for: credential.aaguid)
-        let formatter = ISO8601DateFormatter()
-        return .object([
-            "id": .string(Base64URL.encode(credential.id)),
-            "name": .string(credential.name ?? provider ?? "Passkey"),
-            "provider": provider.map(JSONValue.string) ?? .null,
-            "aaguid": .string(credential.aaguid),
-            "createdAt": .string(formatter.string(from: credential.createdAt)),
-            "lastUsedAt": credential.lastUsedAt.map { .string(formatter.string(from: $0)) } ?? .null,
-            "synced": .bool(credential.backupState),
-            "backupEligible": .bool(credential.backupEligible),
-            "deviceBound": .bool(!credential.backupEligible),
-            "transports": .array(credential.transports.map(JSONValue.string)),
-            "algorithm": .number(Double(credential.algorithm)),
-        ])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PasskeyAPI
 import HTTPTypes
 import PasskeyRelyingParty
 import PasskeyStorage
@@ -19,12 +20,6 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     var bodyLimit: Int { ceremonies.bodyLimit }
 
     static func authorization(_ request: Request) -> String? { request.headers[.authorization] }
-
-    /// The device a request describes (`client`, as the decision endpoints read it); nil when it describes none.
-    static func client(_ body: JSONObjectReaderAPI) throws(APIError) -> ClientReport? {
-        guard let value = body.reader.value("client"), value != .null else { return nil }
-        return try answering { () throws(RelyingPartyError) in try ClientReport(json: value) }
-    }
 
     /// The device a request without a body describes in its query (`platform`, `osVersion`, and `true`/`false` for
     /// `platformAuthenticator`, `conditionalMediation`, `conditionalCreate`), as the body's `client` reads (any member
@@ -77,64 +72,59 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addBackendRoutes(to router: Router<Context>) {
         router.post("connect/tokens") { request, context in
             var request = request
-            return await ceremonies.observedJSON("connect", "token", request, context) { note throws in
+            return await ceremonies.observed("connect", "token", request, context) { note throws in
                 let key = try await service.authenticateBackend(Self.authorization(request))
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let type = ConnectTokenType(rawValue: try body.requiredString("type"))
-                let user = try body.requiredObject("user")
+                let body = try await request.decode(ConnectTokenRequest.self, limit: bodyLimit)
                 let minted = try await service.mintToken(
-                    type: type, externalID: try user.requiredString("id"), name: try user.optionalString("name"),
-                    displayName: try user.optionalString("displayName"), apiKey: key)
+                    type: ConnectTokenType(rawValue: body.type), externalID: body.user.id, name: body.user.name, displayName: body.user.displayName,
+                    apiKey: key)
                 note.concerns(minted.user)
-                return .object([
-                    "token": .string(minted.token), "expiresAt": .string(ISO8601DateFormatter().string(from: minted.expiresAt)),
-                    "userId": .string(minted.user.id),
-                ])
+                return ConnectTokenAnswer(
+                    token: minted.token, expiresAt: ISO8601DateFormatter().string(from: minted.expiresAt), userId: minted.user.id)
             }
         }
         router.post("connect/verify") { request, context in
             var request = request
-            return await ceremonies.observedJSON("connect", "verify", request, context) { note throws in
+            return await ceremonies.observed("connect", "verify", request, context) { note throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let verified = try await service.verifySignedData(try body.requiredString("signedPasskeyData"))
-                note.concerns(
-                    userID: verified.claims.sub, username: verified.claims.username, credentialID: Base64URL.decode(verified.claims.credentialID))
-                return verified.answer
+                let body = try await request.decode(SignedPasskeyDataRequest.self, limit: bodyLimit)
+                let claims = try await service.verifySignedData(body.signedPasskeyData)
+                note.concerns(userID: claims.sub, username: claims.username, credentialID: Base64URL.decode(claims.credentialID))
+                return SignedPasskeyDataAnswer(claims)
             }
         }
         router.get("users/:id/passkeys") { request, context in
-            await ceremonies.observedJSON("manage", "list", request, context) { _ throws in
+            await ceremonies.observed("manage", "list", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
-                return try await service.passkeys(of: try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
+                let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
+                return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies)
             }
         }
         router.delete("users/:id/passkeys/:credentialId") { request, context in
-            await ceremonies.observedJSON("manage", "delete", request, context) { _ throws in
+            await ceremonies.observed("manage", "delete", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
                 try await service.deletePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")))
-                return .object(["deleted": true])
+                return DeletedAnswer()
             }
         }
         router.patch("users/:id") { request, context in
             var request = request
-            return await ceremonies.observedJSON("manage", "update-user", request, context) { note throws in
+            return await ceremonies.observed("manage", "update-user", request, context) { note throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let disabled = try body.requiredBool("disabled")
-                note.detail = disabled ? "user disabled" : "user enabled"
+                let body = try await request.decode(AccountStateRequest.self, limit: bodyLimit)
+                note.detail = body.disabled ? "user disabled" : "user enabled"
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                let updated = try await service.setDisabled(user, disabled)
+                let updated = try await service.setDisabled(user, body.disabled)
                 note.concerns(updated)
-                return ConnectService<Repository>.accountJSON(updated)
+                return AccountStateAnswer(updated)
             }
         }
         router.delete("users/:id") { request, context in
-            await ceremonies.observedJSON("manage", "delete-user", request, context) { _ throws in
+            await ceremonies.observed("manage", "delete-user", request, context) { _ throws in
                 _ = try await service.authenticateBackend(Self.authorization(request))
                 try await service.deleteUser(try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
-                return .object(["deleted": true])
+                return DeletedAnswer()
             }
         }
     }
@@ -144,80 +134,70 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func addClientRoutes(to router: Router<Context>) {
         router.post("connect/append/decision") { request, context in
             var request = request
-            return await ceremonies.observedJSON("append", "decision", request, context) { _ throws in
+            return await ceremonies.observed("append", "decision", request, context) { _ throws in
                 // A list token decides too: the decision reads only the account's own passkeys, which the list shows.
                 let (user, type) = try await service.authorizeNamingType(Self.authorization(request), anyOf: [.passkeyAppend, .passkeyList], consume: false)
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let declined = try Self.declined(try body.optionalString("lastDeclinedAt"))
-                guard case .object(var decision) = try await service.appendDecision(
-                    user: user, client: try ClientReport(json: body.reader.value("client")), lastDeclinedAt: declined)
-                else { return .null }
+                let body = try await request.decode(AppendDecisionRequest.self, limit: bodyLimit)
+                let declined = try Self.declined(body.lastDeclinedAt)
+                let (decision, passkeys) = try await service.appendDecision(user: user, client: ClientReport(body.client), lastDeclinedAt: declined)
                 // Which kind decided: an app that asked for an append token and got a list token learns it here, not at
                 // the append.
-                decision["tokenType"] = .string(type.rawValue)
-                return .object(decision)
+                return AppendDecisionAnswer(decision: ConnectDecision(decision), passkeys: passkeys, tokenType: type.rawValue)
             }
         }
         router.post("connect/append/options") { request, context in
             var request = request
-            return await ceremonies.observedJSON("append", "options", request, context) { _ throws in
+            return await ceremonies.observed("append", "options", request, context) { _ throws in
                 try ConnectService<Repository>.requireToken(Self.authorization(request))
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let replaces = try body.optionalString("replaces").map { (text: String) throws in try service.credentialID(text) }
-                let mediation = try body.optionalString("mediation")
-                guard mediation == nil || mediation == "conditional" || mediation == "required" else {
+                let body = try await request.decode(AppendOptionsRequest.self, limit: bodyLimit)
+                let replaces = try body.replaces.map { (text: String) throws in try service.credentialID(text) }
+                guard body.mediation == nil || body.mediation == "conditional" || body.mediation == "required" else {
                     throw APIError(.mediationInvalid, "mediation is conditional (create without a prompt) or required.")
                 }
                 let user = try await service.authorize(Self.authorization(request), .passkeyAppend, consume: true)
                 let (options, key) = try await service.ceremonies.appendOptions(
-                    for: user, replacing: replaces, conditional: mediation == "conditional")
-                guard case .object(var object) = options.json else { return options.json }
-                object["challengeKey"] = .string(key)
-                return .object(object)
+                    for: user, replacing: replaces, conditional: body.mediation == "conditional")
+                return RegistrationOptionsAnswer(options: options, challengeKey: key)
             }
         }
         router.post("connect/append/verify") { request, context in
             var request = request
-            return await ceremonies.observedJSON("append", "verify", request, context) { note throws in
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let credential = try body.registrationCredential("cred")
+            return await ceremonies.observed("append", "verify", request, context) { note throws in
+                let body = try await request.decode(AppendVerifyRequest.self, limit: bodyLimit)
                 // Read before the passkey is stored: a malformed one must not be refused after the passkey exists.
-                let (client, declined) = (try Self.client(body), try Self.declined(try body.optionalString("lastDeclinedAt")))
+                let declined = try Self.declined(body.lastDeclinedAt)
                 // Authorized by the challenge: only append options (made with a consumed append token) name an
                 // existing account.
-                let challengeKey = try body.requiredString("challengeKey")
-                let result = try await service.ceremonies.verifyRegistration(credential, challengeKey: challengeKey, username: nil, at: .append)
+                let result = try await service.ceremonies.verifyRegistration(body.cred, challengeKey: body.challengeKey, username: nil, at: .append)
                 let token = try await service.signedData(result)
                 note.concerns(result.user, credentialID: result.credential.id)
                 // The list after the append (and, with `client`, whether to offer another): the append token is used
                 // up, and a management screen shows both.
-                var answer = try await service.passkeyList(of: result.user, client: client, lastDeclinedAt: declined)
-                answer["verified"] = true
-                answer["userId"] = .string(result.user.id)
-                answer["username"] = .string(result.user.entityName)
-                answer["credentialId"] = .string(Base64URL.encode(result.credential.id))
-                answer["passkey"] = PasskeyListing.json(result.credential)
-                answer["signedPasskeyData"] = .string(token)
-                return .object(answer)
+                let list = try await service.passkeyList(of: result.user, client: body.client.map(ClientReport.init), lastDeclinedAt: declined)
+                return AppendVerifyAnswer(
+                    account: VerifiedAccountFields(
+                        username: result.user.entityName, userId: result.user.id, isAnonymous: result.user.isAnonymous,
+                        credentialId: Base64URL.encode(result.credential.id), signedPasskeyData: token),
+                    passkey: PasskeyEntry(result.credential), list: PasskeyListAnswer(list, ceremonies: service.ceremonies))
             }
         }
         router.get("connect/passkeys") { request, context in
-            await ceremonies.observedJSON("manage", "list", request, context) { _ throws in
+            await ceremonies.observed("manage", "list", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
-                return try await service.passkeys(of: user)
+                return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies)
             }
         }
         router.patch("connect/passkeys/:credentialId") { request, context in
             var request = request
-            return await ceremonies.observedJSON("manage", "rename", request, context) { _ throws in
+            return await ceremonies.observed("manage", "rename", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                return try await service.renamePasskey(
-                    of: user, id: try service.credentialID(context.parameters.get("credentialId")), name: try body.requiredString("name"))
+                let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
+                return PasskeyEntry(
+                    try await service.renamePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")), name: body.name))
             }
         }
         router.delete("connect/passkeys/:credentialId") { request, context in
-            await ceremonies.observedJSON("manage", "delete", request, context) { _ throws in
+            await ceremonies.observed("manage", "delete", request, context) { _ throws in
                 try ConnectService<Repository>.requireToken(Self.authorization(request))
                 let id = try service.credentialID(context.parameters.get("credentialId"))
                 // Optional, in the query (a DELETE's body may not survive every proxy): the device, and when the person
@@ -227,30 +207,28 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let user = try await service.authorize(Self.authorization(request), .passkeyDelete, consume: true)
                 try await service.deletePasskey(of: user, id: id)
                 // The passkeys left, in the answer: the delete token is used up, and the screen shows the list next.
-                var answer = try await service.passkeyList(of: user, client: client, lastDeclinedAt: declined)
-                answer["deleted"] = true
-                return .object(answer)
+                let list = try await service.passkeyList(of: user, client: client, lastDeclinedAt: declined)
+                return PasskeyDeleteAnswer(list: PasskeyListAnswer(list, ceremonies: service.ceremonies))
             }
         }
         router.post("connect/login/options") { request, context in
-            await ceremonies.observedJSON("authentication", "options", request, context) { _ throws in
+            await ceremonies.observed("authentication", "options", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyLogin, consume: true)
                 let (options, key) = try await service.ceremonies.authenticationOptions(for: user)
-                guard case .object(var object) = options.json else { return options.json }
-                object["challengeKey"] = .string(key)
-                return .object(object)
+                return AuthenticationOptionsAnswer(options: options, challengeKey: key)
             }
         }
         router.post("connect/login/decision") { request, context in
             var request = request
-            return await ceremonies.observedJSON("login", "decision", request, context) { _ throws in
+            return await ceremonies.observed("login", "decision", request, context) { _ throws in
                 try await ceremonies.throttle(request, context)
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let failures = try body.optionalInt("recentFailures") ?? 0
+                let body = try await request.decode(LoginDecisionRequest.self, limit: bodyLimit)
+                let failures = body.recentFailures ?? 0
                 guard failures >= 0 else { throw APIError(.recentFailuresInvalid, "recentFailures is 0 or more.") }
-                return try await service.loginDecision(
-                    client: try ClientReport(json: body.reader.value("client")), identifier: try body.optionalString("identifier"),
-                    recentFailures: failures)
+                let made = try await service.loginDecision(client: ClientReport(body.client), identifier: body.identifier, recentFailures: failures)
+                return LoginDecisionAnswer(
+                    decision: ConnectDecision(made.decision), identifier: made.identifier,
+                    options: made.options.map { AuthenticationOptionsAnswer(options: $0.options, challengeKey: $0.challengeKey) })
             }
         }
     }
