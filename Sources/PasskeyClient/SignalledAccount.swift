@@ -24,10 +24,6 @@ struct SignalledAccount: Sendable {
         displayName = user.displayName
     }
 
-    /// The account a passkey list names (its `rpId` and `user` members).
-    init?(_ answer: JSONObject) {
-        self.init(rpId: answer["rpId"]?.stringValue, user: answer["user"].flatMap { try? PublicKeyCredentialUserEntityJSON(json: $0) })
-    }
 
     /// After a verified sign-in: tells the device's passkey manager which passkeys the account still has (when the
     /// answer lists them: `signalAllAcceptedCredentials`) and its current names (a rename on the server shows in the

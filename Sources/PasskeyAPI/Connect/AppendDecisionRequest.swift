@@ -30,9 +30,10 @@ public struct AppendDecisionRequest: JSONRepresentable, Hashable {
 public struct AppendDecisionAnswer: JSONRepresentable, Hashable {
     public var decision: ConnectDecision
     public var passkeys: Int
-    public var tokenType: String
+    /// Always sent by this server; servers before list tokens could decide sent none.
+    public var tokenType: String?
 
-    public init(decision: ConnectDecision, passkeys: Int, tokenType: String) {
+    public init(decision: ConnectDecision, passkeys: Int, tokenType: String?) {
         self.decision = decision
         self.passkeys = passkeys
         self.tokenType = tokenType
@@ -42,13 +43,12 @@ public struct AppendDecisionAnswer: JSONRepresentable, Hashable {
         decision = try ConnectDecision(json: json)
         let reader = try JSONObjectReader(json)
         passkeys = try reader.int("passkeys")
-        tokenType = try reader.string("tokenType")
+        tokenType = try reader.optionalString("tokenType")
     }
 
     public var json: JSONValue {
-        [
-            "step": .string(decision.step), "reason": .string(decision.reason), "passkeys": .number(Double(passkeys)),
-            "tokenType": .string(tokenType),
-        ]
+        var object: JSONObject = ["step": .string(decision.step), "reason": .string(decision.reason), "passkeys": .number(Double(passkeys))]
+        if let tokenType { object["tokenType"] = .string(tokenType) }
+        return .object(object)
     }
 }

@@ -6,11 +6,12 @@ public import PasskeyWire
 /// there (`append`).
 public struct PasskeyListAnswer: JSONRepresentable, Hashable {
     public var passkeys: [PasskeyEntry]
-    public var rpId: String
-    public var user: PublicKeyCredentialUserEntityJSON
+    /// Always sent by this server; servers before the signals sent neither this nor ``user``.
+    public var rpId: String?
+    public var user: PublicKeyCredentialUserEntityJSON?
     public var append: ConnectDecision?
 
-    public init(passkeys: [PasskeyEntry], rpId: String, user: PublicKeyCredentialUserEntityJSON, append: ConnectDecision? = nil) {
+    public init(passkeys: [PasskeyEntry], rpId: String?, user: PublicKeyCredentialUserEntityJSON?, append: ConnectDecision? = nil) {
         self.passkeys = passkeys
         self.rpId = rpId
         self.user = user
@@ -20,13 +21,15 @@ public struct PasskeyListAnswer: JSONRepresentable, Hashable {
     public init(json: JSONValue) throws(WireError) {
         let reader = try JSONObjectReader(json)
         passkeys = try reader.array("passkeys", of: PasskeyEntry.self)
-        rpId = try reader.string("rpId")
-        user = try reader.required("user", as: PublicKeyCredentialUserEntityJSON.self)
+        rpId = try reader.optionalString("rpId")
+        user = try reader.optional("user", as: PublicKeyCredentialUserEntityJSON.self)
         append = try reader.optional("append", as: ConnectDecision.self)
     }
 
     public var json: JSONValue {
-        var object: JSONObject = ["passkeys": .array(passkeys.map(\.json)), "rpId": .string(rpId), "user": user.json]
+        var object: JSONObject = ["passkeys": .array(passkeys.map(\.json))]
+        if let rpId { object["rpId"] = .string(rpId) }
+        if let user { object["user"] = user.json }
         if let append { object["append"] = append.json }
         return .object(object)
     }

@@ -32,7 +32,7 @@ public actor PasskeyConnect {
     /// must not keep the previous account's append token.
     private var signOuts = 0
     /// AutoFill options handed out with a `text-field` decision, used by the next usernameless sign-in.
-    private var pendingConditionalOptions: JSONObject?
+    private var pendingConditionalOptions: AuthenticationOptionsAnswer?
     /// When ``pendingConditionalOptions`` arrived: their lifetime runs from then, not from when AutoFill starts.
     private var pendingConditionalOptionsReceived = ContinuousClock.now
 
@@ -48,14 +48,18 @@ public actor PasskeyConnect {
     }
 
     /// What the decision endpoints are told about this device.
-    func clientReport() async -> JSONValue {
+    func clientReport() async -> ClientReportJSON {
         let capabilities = await authenticator.capabilities()
-        return [
-            "platform": .string(device.platform), "osVersion": .string(device.osVersion),
-            "platformAuthenticator": .bool(capabilities.isSupported && capabilities.isPlatformAuthenticatorAvailable),
-            "conditionalMediation": .bool(capabilities.isSupported && capabilities.supportsConditionalMediation),
-            "conditionalCreate": .bool(capabilities.isSupported && capabilities.supportsConditionalCreate),
-        ]
+        return ClientReportJSON(
+            platform: device.platform, osVersion: device.osVersion,
+            platformAuthenticator: capabilities.isSupported && capabilities.isPlatformAuthenticatorAvailable,
+            conditionalMediation: capabilities.isSupported && capabilities.supportsConditionalMediation,
+            conditionalCreate: capabilities.isSupported && capabilities.supportsConditionalCreate)
+    }
+
+    /// When the person last declined a passkey, as the decisions take it.
+    static func declined(_ state: ConnectState) -> String? {
+        state.lastDeclinedAt.map { ISO8601DateFormatter().string(from: $0) }
     }
 
     /// The state as stored (for settings screens and tests).
@@ -69,17 +73,16 @@ public actor PasskeyConnect {
         let signOutsBefore = signOuts
         let token: String
         do { token = try await connectTokenProvider(.passkeyAppend) } catch { return .skip(reason: "connect_token_unavailable") }
-        let state = await store.load()
-        var body: JSONObject = ["client": await clientReport()]
-        if let declined = state.lastDeclinedAt { body["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
+        let body = AppendDecisionRequest(client: await clientReport(), lastDeclinedAt: Self.declined(await store.load()))
         do {
-            let answer = try await call(.post, "connect/append/decision", body: .object(body), token: token, stage: .options)
+            let answer = try await call(
+                .post, "connect/append/decision", body: body.json, token: token, stage: .options, as: AppendDecisionAnswer.self)
             // A list token decides too: the provider gave another kind than asked, which the append would refuse.
-            if let type = answer["tokenType"]?.stringValue, type != ConnectTokenKind.passkeyAppend.rawValue {
+            if let type = answer.tokenType, type != ConnectTokenKind.passkeyAppend.rawValue {
                 return .skip(reason: ErrorCode.connectTokenWrongType.rawValue)
             }
-            let step = answer["step"]?.stringValue ?? "skip"
-            guard step == "ask" || step == "auto" else { return .skip(reason: answer["reason"]?.stringValue ?? step) }
+            let step = answer.decision.step
+            guard step == "ask" || step == "auto" else { return .skip(reason: answer.decision.reason) }
             guard signOuts == signOutsBefore else { return .skip(reason: "signed_out") }
             pendingAppend = (token, step == "auto")
             return .askUserForAppend(autoAppend: step == "auto")
@@ -116,10 +119,7 @@ public actor PasskeyConnect {
             let verified = try await asked(.passkeyAppend) { () throws(PasskeyError) in
                 try await self.appendVerified(token: token, style: style, replacing: replacing, client: nil)
             }
-            guard let passkey = verified["passkey"].flatMap(Self.passkeyInfo) else {
-                throw PasskeyError(.invalidResponse, stage: .verification, "the append answer has no passkey")
-            }
-            return .completed(passkey)
+            return .completed(verified.passkey)
         } catch {
             switch error.code {
             case .cancelled: return .cancelled
@@ -129,38 +129,41 @@ public actor PasskeyConnect {
         }
     }
 
-    /// One append with a token (options, the authenticator, verification), the verification's answer as it came. With
-    /// `client`, the answer also carries the list after the append and the append decision.
-    func appendVerified(token: String, style: RegistrationStyle, replacing: String?, client: JSONValue?) async throws(PasskeyError) -> JSONObject {
-        var body: JSONObject = [:]
-        if let replacing { body["replaces"] = .string(replacing) }
-        if style == .conditional { body["mediation"] = "conditional" }
-        let answer = try await call(.post, "connect/append/options", body: .object(body), token: token, stage: .options)
-        let options: PublicKeyCredentialCreationOptionsJSON
-        do { options = try PublicKeyCredentialCreationOptionsJSON(json: .object(answer)) } catch {
-            throw PasskeyError(.invalidOptions, stage: .options, "the server's creation options are unusable: \(error.description)")
-        }
+    /// What an append's verification answered: the passkey added, and (when the app described the device) the list
+    /// after the append with the append decision; a server before lists in this answer sends no list.
+    struct AppendVerified {
+        var passkey: PasskeyInfo
+        var list: PasskeyListAnswer?
+    }
+
+    /// One append with a token (options, the authenticator, verification). With `client`, the answer also carries the
+    /// list after the append and the append decision.
+    func appendVerified(token: String, style: RegistrationStyle, replacing: String?, client: ClientReportJSON?) async throws(PasskeyError)
+        -> AppendVerified
+    {
+        let body = AppendOptionsRequest(replaces: replacing, mediation: style == .conditional ? "conditional" : nil)
+        let answer = try await call(.post, "connect/append/options", body: body.json, token: token, stage: .options)
+        let (options, challengeKey, _) = try PasskeyAuthClient.creationOptions(answer)
         let credential = try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
-        var verify: JSONObject = ["cred": credential.json]
-        verify["challengeKey"] = answer["challengeKey"]
-        if let client {
-            verify["client"] = client
-            if let declined = await store.load().lastDeclinedAt { verify["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
-        }
+        guard let challengeKey else { throw PasskeyError(.invalidOptions, stage: .options, "the append options have no challengeKey") }
+        let verify = AppendVerifyRequest(
+            challengeKey: challengeKey, cred: credential, client: client, lastDeclinedAt: client == nil ? nil : Self.declined(await store.load()))
         let verified: JSONObject
         do {
             // The passkey exists from here on: its verification is sent even when the caller's task was cancelled.
-            verified = try await shieldedFromCancellation { [verify] () throws(PasskeyError) in
-                try await self.call(.post, "connect/append/verify", body: .object(verify), token: nil, stage: .verification)
+            verified = try await shieldedFromCancellation { () throws(PasskeyError) in
+                try await self.call(.post, "connect/append/verify", body: verify.json, token: nil, stage: .verification)
             }
         } catch {
             await RefusedRegistration.forget(credential, rpID: options.rp.id, after: error, authenticator: authenticator)
             throw error
         }
-        guard let passkey = verified["passkey"].flatMap(Self.passkeyInfo) else {
+        let reader = try? JSONObjectReader(.object(verified))
+        guard let entry = try? reader?.required("passkey", as: PasskeyEntry.self) else {
             throw PasskeyError(.invalidResponse, stage: .verification, "the append answer has no passkey")
         }
-        let username = verified["username"]?.stringValue
+        let passkey = PasskeyInfo(entry)
+        let username = try? reader?.optionalString("username")
         await store.update { state in
             state.lastIdentifier = username ?? state.lastIdentifier
             state.lastCredentialID = passkey.id
@@ -169,7 +172,7 @@ public actor PasskeyConnect {
             state.recentFailures = 0
             state.lastFailureAt = nil
         }
-        return verified
+        return AppendVerified(passkey: passkey, list: verified["passkeys"] == nil ? nil : try Self.list(verified))
     }
 
     // MARK: Login
@@ -180,21 +183,19 @@ public actor PasskeyConnect {
         pendingConditionalOptions = nil
         let state = await store.load()
         let failures = state.recentFailures(at: now(), memory: Self.failureMemory)
-        var body: JSONObject = ["client": await clientReport(), "recentFailures": .number(Double(failures))]
-        if let identifier = state.lastIdentifier { body["identifier"] = .string(identifier) }
+        let body = LoginDecisionRequest(client: await clientReport(), identifier: state.lastIdentifier, recentFailures: failures)
         do {
-            let answer = try await call(.post, "connect/login/decision", body: .object(body), token: nil, stage: .options)
-            switch answer["step"]?.stringValue {
+            let answer = try await call(.post, "connect/login/decision", body: body.json, token: nil, stage: .options, as: LoginDecisionAnswer.self)
+            switch answer.decision.step {
             case "one-tap":
-                if let identifier = answer["identifier"]?.stringValue { return .initOneTap(identifier: identifier) }
+                if let identifier = answer.identifier { return .initOneTap(identifier: identifier) }
                 return .initTextField(challenge: nil)
             case "text-field":
-                let options = answer["options"]?.objectValue
-                pendingConditionalOptions = options
+                pendingConditionalOptions = answer.options
                 pendingConditionalOptionsReceived = .now
-                return .initTextField(challenge: options?["challenge"]?.stringValue)
+                return .initTextField(challenge: answer.options?.options.challenge)
             default:
-                return .initFallback(reason: answer["reason"]?.stringValue ?? "fallback", identifier: state.lastIdentifier)
+                return .initFallback(reason: answer.decision.reason, identifier: state.lastIdentifier)
             }
         } catch {
             // Without the passkey server there is no passkey sign-in: the old login still works.
@@ -242,7 +243,7 @@ public actor PasskeyConnect {
     /// `optionsAge`: how long ago the `provided` options were issued. `identifier`: the name the sign-in is for, which
     /// fallbacks carry so the old login can be filled in.
     func login(
-        query: [RelyingPartyRequest.QueryItem], options provided: JSONObject?, optionsAge: Duration = .zero, mediation: AssertionMediation,
+        query: [RelyingPartyRequest.QueryItem], options provided: AuthenticationOptionsAnswer?, optionsAge: Duration = .zero, mediation: AssertionMediation,
         identifier: String? = nil
     ) async -> LoginStatus {
         /// The credential the authenticator signed with, once it has.
@@ -340,7 +341,7 @@ public actor PasskeyConnect {
             let answer = try await asked(.passkeyList) { () throws(PasskeyError) in
                 try await self.call(.get, "connect/passkeys", token: token, stage: .options)
             }
-            let passkeys = try await listed(answer)
+            let passkeys = try await listed(try Self.list(answer))
             return try await manageStatus(passkeys, decisionToken: token)
         } catch {
             return .error(error)
@@ -359,8 +360,8 @@ public actor PasskeyConnect {
                 try await self.appendVerified(token: token, style: .modal, replacing: nil, client: await self.clientReport())
             }
             // A server before lists in this answer sends none: the list comes with a list token then.
-            guard verified["passkeys"] != nil else { return try await relisted(connectTokenProvider) }
-            return try await manageStatus(try await listed(verified), decision: verified["append"])
+            guard let list = verified.list else { return try await relisted(connectTokenProvider) }
+            return try await manageStatus(try await listed(list), decision: list.append)
         } catch {
             switch error.code {
             case .cancelled: return .cancelled
@@ -379,7 +380,7 @@ public actor PasskeyConnect {
                 _ = try await self.renamePasskey(id: id, name: name, connectToken: token)
                 return try await self.call(.get, "connect/passkeys", token: token, stage: .options)
             }
-            return try await manageStatus(try await listed(answer), decisionToken: token)
+            return try await manageStatus(try await listed(try Self.list(answer)), decisionToken: token)
         } catch {
             return .error(error)
         }
@@ -394,8 +395,8 @@ public actor PasskeyConnect {
                 try await self.deleted(id: id, connectToken: token, client: await self.clientReport())
             }
             // A server before lists in this answer sends none: the list comes with a list token then.
-            guard answer["passkeys"] != nil else { return try await relisted(connectTokenProvider) }
-            return try await manageStatus(try await listed(answer), decision: answer["append"])
+            guard let list = answer else { return try await relisted(connectTokenProvider) }
+            return try await manageStatus(try await listed(list), decision: list.append)
         } catch {
             return .error(error)
         }
@@ -409,42 +410,45 @@ public actor PasskeyConnect {
         return try await manageStatus(passkeys, decisionToken: token)
     }
 
-    /// The list an answer carries (`passkeys`), checked, with the device's passkey manager told what it says.
-    func listed(_ answer: JSONObject) async throws(PasskeyError) -> [PasskeyInfo] {
-        // Another server on the address (or a proxy's page) must not read as an account without passkeys.
-        guard let entries = answer["passkeys"]?.arrayValue else {
-            throw PasskeyError(.invalidResponse, stage: .options, "the answer has no passkeys member")
+    /// A passkey list answer (``PasskeyAPI/PasskeyListAnswer``). Another server on the address (or a proxy's page) must
+    /// not read as an account without passkeys.
+    static func list(_ answer: JSONObject) throws(PasskeyError) -> PasskeyListAnswer {
+        do { return try PasskeyListAnswer(json: .object(answer)) } catch {
+            let missing = error.code == .fieldMissing && error.field == "passkeys"
+            throw PasskeyError(
+                .invalidResponse, stage: .options, missing ? "the answer has no passkeys member" : "the answer lists an entry that is not a passkey: \(error)")
         }
-        let passkeys = entries.compactMap(Self.passkeyInfo)
-        guard passkeys.count == entries.count else {
-            throw PasskeyError(.invalidResponse, stage: .options, "the answer lists an entry that is not a passkey")
-        }
-        await signalListed(answer, passkeys: passkeys)
+    }
+
+    /// The passkeys of a list, with the device's passkey manager told what it says.
+    func listed(_ list: PasskeyListAnswer) async throws(PasskeyError) -> [PasskeyInfo] {
+        let passkeys = list.passkeys.map(PasskeyInfo.init)
+        await SignalledAccount(rpId: list.rpId, user: list.user)?.signalListed(passkeys.map(\.id), to: authenticator)
         return passkeys
     }
 
     /// The list with the server's append decision: asked with `decisionToken` (a list token takes it), or the one an
     /// answer carried. A decision the server could not make (it was not asked, a network failure) hides the button; a
     /// token of the wrong kind is the app's mistake and an error, never a silent "not allowed".
-    func manageStatus(_ passkeys: [PasskeyInfo], decisionToken: String? = nil, decision given: JSONValue? = nil) async throws(PasskeyError)
+    func manageStatus(_ passkeys: [PasskeyInfo], decisionToken: String? = nil, decision given: ConnectDecision? = nil) async throws(PasskeyError)
         -> ManageStatus
     {
         var decision = given
         if let decisionToken {
-            let state = await store.load()
-            var body: JSONObject = ["client": await clientReport()]
-            if let declined = state.lastDeclinedAt { body["lastDeclinedAt"] = .string(ISO8601DateFormatter().string(from: declined)) }
+            let body = AppendDecisionRequest(client: await clientReport(), lastDeclinedAt: Self.declined(await store.load()))
             // The token listed already, so a refusal here is not the app's: a server before the decision took list tokens
             // (connect_token_wrong_type), a network failure. The button is hidden then.
             do {
-                decision = .object(try await call(.post, "connect/append/decision", body: .object(body), token: decisionToken, stage: .options))
+                decision = try await call(
+                    .post, "connect/append/decision", body: body.json, token: decisionToken, stage: .options, as: AppendDecisionAnswer.self
+                ).decision
             } catch where error.code == .cancelled {
                 throw error
             } catch {
                 decision = nil
             }
         }
-        let step = decision?.objectValue?["step"]?.stringValue
+        let step = decision?.step
         return step == "ask" || step == "auto" ? .allowed(passkeys) : .notAllowed(passkeys)
     }
 
@@ -452,25 +456,18 @@ public actor PasskeyConnect {
 
     /// The account's passkeys, with a passkey-list token.
     public func listPasskeys(connectToken: String) async throws(PasskeyError) -> [PasskeyInfo] {
-        try await listed(try await call(.get, "connect/passkeys", token: connectToken, stage: .options))
-    }
-
-    /// Tells the authenticator what the list says (WebAuthn L3 §5.1.10 signals), so the device's passkey manager
-    /// matches the server: passkeys of this account deleted on the server (from another device, by support, by the
-    /// app's backend) are removed or hidden there, and a renamed account shows its new name. Only when the answer names
-    /// the RP ID and the account's user handle (servers before these members send neither: nothing is signalled).
-    func signalListed(_ answer: JSONObject, passkeys: [PasskeyInfo]) async {
-        await SignalledAccount(answer)?.signalListed(passkeys.map(\.id), to: authenticator)
+        try await listed(try Self.list(try await call(.get, "connect/passkeys", token: connectToken, stage: .options)))
     }
 
     /// Renames a passkey with a passkey-list token; returns it as stored.
     public func renamePasskey(id: String, name: String, connectToken: String) async throws(PasskeyError) -> PasskeyInfo {
         let answer = try await call(
-            .patch, "connect/passkeys/\(Self.pathSegment(id))", body: ["name": .string(name)], token: connectToken, stage: .verification)
-        guard let info = Self.passkeyInfo(.object(answer)) else {
+            .patch, "connect/passkeys/\(Self.pathSegment(id))", body: PasskeyRenameRequest(name: name).json, token: connectToken,
+            stage: .verification)
+        guard let entry = try? PasskeyEntry(json: .object(answer)) else {
             throw PasskeyError(.invalidResponse, stage: .verification, "the rename answer is not a passkey")
         }
-        return info
+        return PasskeyInfo(entry)
     }
 
     /// Deletes a passkey with a passkey-delete token. Deleting the one-tap passkey forgets it.
@@ -478,19 +475,25 @@ public actor PasskeyConnect {
         _ = try await deleted(id: id, connectToken: connectToken, client: nil)
     }
 
-    /// Deletes a passkey; the answer lists the passkeys left (and, with `client`, the append decision). The device goes
-    /// in the query: a DELETE's body may not survive every proxy.
-    func deleted(id: String, connectToken: String, client: JSONValue?) async throws(PasskeyError) -> JSONObject {
+    /// Deletes a passkey; the answer lists the passkeys left (and, with `client`, the append decision), unless the server
+    /// is from before lists were in this answer. The device goes in the query: a DELETE's body may not survive every
+    /// proxy.
+    func deleted(id: String, connectToken: String, client: ClientReportJSON?) async throws(PasskeyError) -> PasskeyListAnswer? {
         var query: [RelyingPartyRequest.QueryItem] = []
-        for (name, value) in client?.objectValue?.members ?? [] {
-            if let text = value.stringValue { query.append(.init(name: name, value: text)) }
-            if let flag = value.boolValue { query.append(.init(name: name, value: flag ? "true" : "false")) }
-        }
-        if client != nil, let declined = await store.load().lastDeclinedAt {
-            query.append(.init(name: "lastDeclinedAt", value: ISO8601DateFormatter().string(from: declined)))
+        if let client {
+            for case let (name, value?) in [("platform", client.platform), ("osVersion", client.osVersion)] {
+                query.append(.init(name: name, value: value))
+            }
+            for case let (name, flag?) in [
+                ("platformAuthenticator", client.platformAuthenticator), ("conditionalMediation", client.conditionalMediation),
+                ("conditionalCreate", client.conditionalCreate),
+            ] {
+                query.append(.init(name: name, value: flag ? "true" : "false"))
+            }
+            if let declined = Self.declined(await store.load()) { query.append(.init(name: "lastDeclinedAt", value: declined)) }
         }
         let answer = try await call(.delete, "connect/passkeys/\(Self.pathSegment(id))", query: query, token: connectToken, stage: .verification)
-        guard answer["deleted"] == .bool(true) else {
+        guard (try? DeletedAnswer(json: .object(answer)))?.deleted == true else {
             throw PasskeyError(.invalidResponse, stage: .verification, "the delete answer does not say the passkey was deleted")
         }
         // If this device holds the passkey, it forgets it too (WebAuthn L3 §5.1.10); another device's passkey is not here.
@@ -501,7 +504,7 @@ public actor PasskeyConnect {
                 state.lastIdentifier = nil
             }
         }
-        return answer
+        return answer["passkeys"] == nil ? nil : try Self.list(answer)
     }
 
     // MARK: Plumbing
@@ -545,14 +548,26 @@ public actor PasskeyConnect {
         return try PasskeyAuthClient.interpret(response, path: path, stage: stage)
     }
 
-    static func passkeyInfo(_ value: JSONValue) -> PasskeyInfo? {
-        guard let object = value.objectValue, let id = object["id"]?.stringValue else { return nil }
+    /// ``call(_:_:query:body:token:stage:)`` with the answer read as its type; an answer of another shape is
+    /// ``PasskeyError/Code/invalidResponse``.
+    func call<Answer: JSONRepresentable>(
+        _ method: RelyingPartyRequest.Method, _ path: String, query: [RelyingPartyRequest.QueryItem] = [], body: JSONValue? = nil,
+        token: String?, stage: PasskeyError.Stage, as type: Answer.Type
+    ) async throws(PasskeyError) -> Answer {
+        let answer = try await call(method, path, query: query, body: body, token: token, stage: stage)
+        do { return try Answer(json: .object(answer)) } catch {
+            throw PasskeyError(.invalidResponse, stage: stage, "\(path) answered in another shape: \(error)")
+        }
+    }
+}
+
+extension PasskeyInfo {
+    /// A passkey of a list answer, its times read as dates.
+    init(_ entry: PasskeyEntry) {
         let formatter = ISO8601DateFormatter()
-        return PasskeyInfo(
-            id: id, name: object["name"]?.stringValue ?? "Passkey", provider: object["provider"]?.stringValue,
-            createdAt: object["createdAt"]?.stringValue.flatMap(formatter.date(from:)),
-            lastUsedAt: object["lastUsedAt"]?.stringValue.flatMap(formatter.date(from:)), isSynced: object["synced"]?.boolValue ?? false,
-            isDeviceBound: object["deviceBound"]?.boolValue ?? false,
-            transports: object["transports"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        self.init(
+            id: entry.id, name: entry.name, provider: entry.provider, createdAt: formatter.date(from: entry.createdAt),
+            lastUsedAt: entry.lastUsedAt.flatMap(formatter.date(from:)), isSynced: entry.synced, isDeviceBound: entry.deviceBound,
+            transports: entry.transports)
     }
 }

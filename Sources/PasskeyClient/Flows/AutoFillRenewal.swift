@@ -33,24 +33,23 @@ enum AutoFillRenewal {
     /// Options (`first`, issued `firstAge` ago, or else from `fetch`, with `extensions` added) and the authenticator's
     /// assertion for them; for AutoFill, renewed with options from `fetch` as often as needed.
     static func sign(
-        first: JSONObject? = nil, firstAge: Duration = .zero, mediation: AssertionMediation, extensions: JSONObject = [:],
+        first: AuthenticationOptionsAnswer? = nil, firstAge: Duration = .zero, mediation: AssertionMediation, extensions: JSONObject = [:],
         authenticator: any Authenticator, isolation: isolated (any Actor)? = #isolation, fetch: () async throws(PasskeyError) -> JSONObject
     ) async throws(PasskeyError) -> SignedRequest {
         var pending = first
         var renewals = 0
         while true {
-            let answer: JSONObject
+            let decoded: (options: PublicKeyCredentialRequestOptionsJSON, challengeKey: String?)
             var age = Duration.zero
             if let given = pending {
-                answer = given
+                decoded = (given.options, given.challengeKey)
                 age = firstAge
                 pending = nil
             } else if renewals == 0 {
-                answer = try await fetch()
+                decoded = try PasskeyAuthClient.requestOptions(try await fetch())
             } else {
-                answer = try await fetchForRenewal(fetch)
+                decoded = try PasskeyAuthClient.requestOptions(try await fetchForRenewal(fetch))
             }
-            let decoded = try PasskeyAuthClient.requestOptions(answer)
             var options = decoded.options
             // The app's own extension inputs (`prf`) join the server's.
             if !extensions.isEmpty {
