@@ -141,13 +141,13 @@ struct LoginCommand: AsyncParsableCommand {
         let signCount = try? await FileCredentialStore(fileURL: storeOptions.storeURL).allCredentials().first(where: { Base64URL.encode($0.id) == result.credentialId })?.signCount
         if storeOptions.json {
             // The account as its passkeys know it (WebAuthn L3 §5.1.10), as the server answered.
-            let answer = transport.answer("verify-authentication")
+            let answer = transport.answer("verify-authentication", as: VerifyAuthenticationAnswer.self)
             print(
                 JSONValue.object([
                     "ok": true, "verified": .bool(result.verified), "username": .optional(result.username), "userId": .string(result.userId),
                     "credentialId": .string(result.credentialId), "isAnonymous": .bool(result.isAnonymous),
                     "signCount": signCount.map { JSONValue.number(Double($0)) } ?? .null,
-                    "signedPasskeyData": .optional(result.signedPasskeyData), "rpId": answer?["rpId"] ?? .null, "user": answer?["user"] ?? .null,
+                    "signedPasskeyData": .optional(result.signedPasskeyData), "rpId": .optional(answer?.rpId), "user": answer?.user?.json ?? .null,
                 ]).prettyPrinted())
         } else {
             print("✓ signed in as \(result.username.map(shown) ?? "an account")\(result.isAnonymous ? " (anonymous)" : "") on \(server.server)")

@@ -61,13 +61,13 @@ struct AppendCommand: AsyncParsableCommand {
         case .completed(let passkey):
             try await CeremonyFailure.commit(store, command: "append", json: storeOptions.json)
             if storeOptions.json {
-                let answer = transport.answer("connect/append/verify")
+                let answer = transport.answer("connect/append/verify", as: AppendVerifyAnswer.self)
                 print(
                     JSONValue.object([
-                        "ok": true, "verified": answer?["verified"] ?? true, "userId": answer?["userId"] ?? .null,
-                        "username": answer?["username"] ?? .null, "credentialId": answer?["credentialId"] ?? .string(passkey.id),
-                        "passkey": passkeyJSON(passkey, server: answer?["passkey"]?.objectValue),
-                        "signedPasskeyData": answer?["signedPasskeyData"] ?? .null, "store": .string(storeOptions.storeURL.path),
+                        "ok": true, "verified": .bool(answer?.account.verified ?? true), "userId": .optional(answer?.account.userId),
+                        "username": .optional(answer?.account.username), "credentialId": .string(answer?.account.credentialId ?? passkey.id),
+                        "passkey": passkeyJSON(passkey, server: answer?.passkey),
+                        "signedPasskeyData": .optional(answer?.account.signedPasskeyData), "store": .string(storeOptions.storeURL.path),
                     ]).prettyPrinted())
             } else {
                 print("✓ added passkey \(shown(passkey.id)) on \(server.server)")
@@ -129,12 +129,11 @@ struct PasskeysCommand: AsyncParsableCommand {
                 throw CeremonyFailure.report(error, command: "passkeys list", json: output.json)
             }
             if output.json {
-                let answer = transport.answer("connect/passkeys")
-                let answered = (answer?["passkeys"]?.arrayValue ?? []).compactMap(\.objectValue)
-                let items = passkeys.map { passkey in passkeyJSON(passkey, server: answered.first { $0["id"]?.stringValue == passkey.id }) }
+                let answer = transport.answer("connect/passkeys", as: PasskeyListAnswer.self)
+                let items = passkeys.map { passkey in passkeyJSON(passkey, server: answer?.passkeys.first { $0.id == passkey.id }) }
                 print(
                     JSONValue.object([
-                        "ok": true, "passkeys": .array(items), "rpId": answer?["rpId"] ?? .null, "user": answer?["user"] ?? .null,
+                        "ok": true, "passkeys": .array(items), "rpId": .optional(answer?.rpId), "user": answer?.user?.json ?? .null,
                     ]).prettyPrinted())
                 return
             }
@@ -178,7 +177,7 @@ struct PasskeysCommand: AsyncParsableCommand {
                 throw CeremonyFailure.report(error, command: "passkeys rename", json: output.json)
             }
             if output.json {
-                print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey, server: transport.lastAnswer)]).prettyPrinted())
+                print(JSONValue.object(["ok": true, "passkey": passkeyJSON(passkey, server: transport.lastAnswer(as: PasskeyEntry.self))]).prettyPrinted())
             } else {
                 print("✓ renamed \(shown(passkey.id)) to \(shown(passkey.name))")
             }

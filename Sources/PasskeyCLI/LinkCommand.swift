@@ -36,7 +36,7 @@ struct LinkCommand: AsyncParsableCommand {
             throw CeremonyFailure.report(error, command: "link", json: storeOptions.json, explanation: explanation)
         }
         try await CeremonyFailure.commit(store, command: "link", json: storeOptions.json)
-        let replaced = transport.answer("links/verify")?["replacedPasskeys"]?.intValue ?? 0
+        let replaced = transport.answer("links/verify", as: AccountLinkVerifyAnswer.self)?.replacedPasskeys ?? 0
         if storeOptions.json {
             print(
                 JSONValue.object([

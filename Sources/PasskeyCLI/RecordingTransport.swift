@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyAPI
 import PasskeyClient
 import PasskeyWire
 
@@ -26,16 +27,21 @@ final class RecordingTransport: RelyingPartyTransport, @unchecked Sendable {
         return response
     }
 
-    /// The last 2xx JSON object answered for `path` (as the SDK names it, for example "connect/append/verify").
-    func answer(_ path: String) -> JSONObject? { lock.withLock { answers[path] } }
+    /// The last 2xx answer for `path` (as the SDK names it, for example "connect/append/verify"), read as the API's type
+    /// for it; nil when there was none, or it was of another shape.
+    func answer<Answer: JSONRepresentable>(_ path: String, as type: Answer.Type) -> Answer? {
+        lock.withLock { answers[path] }.flatMap { try? Answer(json: .object($0)) }
+    }
 
-    /// The last 2xx JSON object answered, whatever the path (a command that sends one request).
-    var lastAnswer: JSONObject? { lock.withLock { last } }
+    /// The last 2xx answer, whatever the path (a command that sends one request), read as the API's type for it.
+    func lastAnswer<Answer: JSONRepresentable>(as type: Answer.Type) -> Answer? {
+        lock.withLock { last }.flatMap { try? Answer(json: .object($0)) }
+    }
 }
 
-/// A passkey as `--json` prints it: the SDK's fields, plus every other member the server's own object has.
-func passkeyJSON(_ passkey: PasskeyInfo, server: JSONObject?) -> JSONValue {
-    guard case .object(var object) = passkeyJSON(passkey) else { return passkeyJSON(passkey) }
-    for (name, value) in server ?? [:] where object[name] == nil { object[name] = value }
+/// A passkey as `--json` prints it: the SDK's fields, plus every other member the server's own entry has.
+func passkeyJSON(_ passkey: PasskeyInfo, server: PasskeyEntry?) -> JSONValue {
+    guard case .object(var object) = passkeyJSON(passkey), case .object(let entry)? = server?.json else { return passkeyJSON(passkey) }
+    for (name, value) in entry where object[name] == nil { object[name] = value }
     return .object(object)
 }
