@@ -11,6 +11,7 @@ public import PasskeyCore
 public import PasskeyStorage
 import PasskeyAttestation
 public import Foundation
+import PasskeyAPI
 
 /// The application type `buildApplication` returns.
 public typealias PasskeyApplication = Application<RouterResponder<PasskeyRequestContext>>
@@ -211,9 +212,9 @@ public func buildRouter<Repository: PasskeyRepository>(
     let health = DatabaseHealth { _ = try await repository.challengeCount() }
     router.get("health") { _, context in
         guard await health.probe(logger: context.logger) else {
-            return Response.json(.object(["status": "unavailable", "database": "unreachable"]), status: .serviceUnavailable)
+            return Response.json(HealthAnswer.databaseUnreachable, status: .serviceUnavailable)
         }
-        return Response.json(.object(["status": "ok", "database": "ok"]))
+        return Response.json(HealthAnswer.healthy)
     }
     routeTable.set(router.routes.map { (path: $0.path.description, method: $0.method.rawValue) })
     return router

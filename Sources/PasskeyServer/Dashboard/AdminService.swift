@@ -1,6 +1,7 @@
 import PasskeyRelyingParty
 import Crypto
 public import Foundation
+import PasskeyAPI
 public import PasskeyCore
 public import PasskeyStorage
 import PasskeyWire
@@ -61,7 +62,7 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
     var timeoutMilliseconds: Int { Int(configuration.challengeTTL * 1000) }
 
     /// Creation options for a new admin's passkey, for the holder of an invite.
-    func setupOptions(token: String?, name rawName: String?) async throws(APIError) -> JSONValue {
+    func setupOptions(token: String?, name rawName: String?) async throws(APIError) -> RegistrationOptionsAnswer {
         let inviteHash = try await checkInvite(token)
         let name = DisplayName.sanitized(rawName, fallback: "admin")
         let admin = AdminRecord(userHandle: RelyingParty.makeUserHandle(random: random), name: name, createdAt: now())
@@ -71,7 +72,7 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
         let key = newKey()
         await ceremonies.put(
             key, .init(challenge: options.challenge, purpose: .setup(inviteHash: inviteHash, admin: admin), expiresAt: deadline), now: now())
-        return Self.withKey(options.json, key)
+        return RegistrationOptionsAnswer(options: options, challengeKey: key)
     }
 
     /// Verifies the new admin's passkey, stores admin and passkey consuming the invite, and opens a session.
@@ -92,7 +93,7 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
     }
 
     /// Request options for an admin sign-in (discoverable: no username asked) or a fresh check (the admin's passkeys).
-    func signInOptions(recheck principal: AdminPrincipal? = nil) async throws(APIError) -> JSONValue {
+    func signInOptions(recheck principal: AdminPrincipal? = nil) async throws(APIError) -> AuthenticationOptionsAnswer {
         var allowed: [CredentialRecord] = []
         let purpose: AdminCeremonies.Purpose
         if let principal, let sessionHash = principal.sessionHash {
@@ -106,7 +107,7 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
         let options = relyingParty.makeAuthenticationOptions(allowCredentials: allowed, timeoutMilliseconds: timeoutMilliseconds, random: random)
         let key = newKey()
         await ceremonies.put(key, .init(challenge: options.challenge, purpose: purpose, expiresAt: deadline), now: now())
-        return Self.withKey(options.json, key)
+        return AuthenticationOptionsAnswer(options: options, challengeKey: key)
     }
 
     /// Verifies an admin passkey assertion. A sign-in opens a session (returned); a re-check (`recheck` is the session's
@@ -154,12 +155,6 @@ public struct AdminService<Repository: PasskeyRepository>: Sendable {
     }
 
     var deadline: Date { now().addingTimeInterval(configuration.challengeTTL) }
-
-    static func withKey(_ options: JSONValue, _ key: String) -> JSONValue {
-        guard case .object(var object) = options else { return options }
-        object["challengeKey"] = .string(key)
-        return .object(object)
-    }
 
     // MARK: Sessions
 

@@ -2,6 +2,7 @@ import PasskeyRelyingParty
 public import Foundation
 import HTTPTypes
 public import Hummingbird
+import PasskeyAPI
 import Logging
 import NIOCore
 import PasskeyAuthenticatorNames
@@ -215,16 +216,15 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             var request = request
             return await respond { () throws(APIError) in
                 try await limiter.enforce(clientAddress(request, context))
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                return try await admins.setupOptions(token: try body.optionalString("token"), name: try body.optionalString("name"))
+                let body = try await request.decode(AdminSetupRequest.self, limit: bodyLimit)
+                return try await admins.setupOptions(token: body.token, name: body.name)
             }
         }
         router.post("dashboard/api/setup/verify") { request, context in
             var request = request
             do throws(APIError) {
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let (admin, secret) = try await admins.setupVerify(
-                    challengeKey: try body.requiredString("challengeKey"), credential: try body.registrationCredential("cred"))
+                let body = try await request.decode(VerifyRegistrationRequest.self, limit: bodyLimit)
+                let (admin, secret) = try await admins.setupVerify(challengeKey: try Self.challengeKey(body.challengeKey), credential: body.cred)
                 await recordAdmin("setup", request, context, principal: nil, detail: "admin \(admin.name) added")
                 return signedIn(admin, secret, request)
             } catch {
@@ -241,9 +241,8 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         router.post("dashboard/api/login/verify") { request, context in
             var request = request
             do throws(APIError) {
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let (admin, secret) = try await admins.signInVerify(
-                    challengeKey: try body.requiredString("challengeKey"), credential: try body.authenticationCredential("cred"))
+                let body = try await request.decode(VerifyAuthenticationRequest.self, limit: bodyLimit)
+                let (admin, secret) = try await admins.signInVerify(challengeKey: try Self.challengeKey(body.challengeKey), credential: body.cred)
                 guard let secret else { throw APIError.challengeInvalid }
                 await recordAdmin("sign_in", request, context, principal: nil, detail: "admin \(admin.name) signed in")
                 return signedIn(admin, secret, request)
@@ -258,13 +257,11 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         router.post("dashboard/api/recheck/verify") { request, context in
             var request = request
             return await data(request) { principal throws(APIError) in
-                guard !principal.isBreakGlass else { return .object(["verified": true]) }
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                _ = try await admins.signInVerify(
-                    challengeKey: try body.requiredString("challengeKey"), credential: try body.authenticationCredential("cred"),
-                    recheck: principal)
+                guard !principal.isBreakGlass else { return RecheckAnswer() }
+                let body = try await request.decode(VerifyAuthenticationRequest.self, limit: bodyLimit)
+                _ = try await admins.signInVerify(challengeKey: try Self.challengeKey(body.challengeKey), credential: body.cred, recheck: principal)
                 await recordAdmin("recheck", request, context, principal: principal, detail: "passkey check")
-                return .object(["verified": true])
+                return RecheckAnswer()
             }
         }
         router.post("dashboard/api/logout") { request, context in
@@ -273,15 +270,21 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 await recordAdmin("sign_out", request, context, principal: principal)
                 // Its live streams here end now (after the sign-out's own event when it was published here directly).
                 if let session = principal.sessionHash { await broadcaster.end(session: session) }
-                return .object(["signedOut": true])
+                return SignedOutAnswer()
             }
             if response.status == .ok { response.headers[.setCookie] = cookie("", maxAge: 0, for: request) }
             return response
         }
     }
 
+    /// The challenge key a dashboard ceremony's verification needs.
+    static func challengeKey(_ key: String?) throws(APIError) -> String {
+        guard let key else { throw APIError(WireError(.fieldMissing, field: "challengeKey", "required member is missing")) }
+        return key
+    }
+
     func signedIn(_ admin: AdminRecord, _ secret: String, _ request: Request) -> Response {
-        var response = Response.json(.object(["signedIn": true, "admin": .string(admin.name)]))
+        var response = Response.json(AdminSessionAnswer(admin: admin.name))
         response.headers[.setCookie] = cookie(secret, maxAge: Int(configuration.dashboard.sessionAbsoluteTimeout), for: request)
         return response
     }
@@ -363,7 +366,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 let limit = max(1, min(request.formQuery["limit"].flatMap(Int.init) ?? 100, 500))
                 let found: [EventRecord]
                 do throws(StorageError) { found = try await repository.events(matching: Self.filter(request), before: before, limit: limit) } catch { throw APIError(error) }
-                return .object(["events": .array(found.map(DashboardJSON.event)), "next": found.count == limit ? (found.last.map { JSONValue.number(Double($0.id)) } ?? .null) : .null])
+                return EventListAnswer(events: found.map(DashboardJSON.event), next: found.count == limit ? found.last.map { Int($0.id) } : nil)
             }
         }
         router.get("dashboard/events/stream") { request, _ in
@@ -376,40 +379,34 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             await data(request) { _ throws(APIError) in
                 let totals: StorageTotals
                 do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
-                return .object([
-                    "users": .number(Double(totals.users)), "anonymousUsers": .number(Double(totals.anonymousUsers)),
-                    "passkeys": .number(Double(totals.passkeys)), "admins": .number(Double(totals.admins)),
-                    "hours": DashboardJSON.hours(try await hours()),
-                ])
+                return StatsAnswer(
+                    users: totals.users, anonymousUsers: totals.anonymousUsers, passkeys: totals.passkeys, admins: totals.admins,
+                    hours: DashboardJSON.hours(try await hours()))
             }
         }
         router.get("dashboard/api/users") { request, _ in
             await data(request) { _ throws(APIError) in
                 let number = Self.pageNumber(request)
                 let (users, hasMore) = try await usersPage(search: request.formQuery["search"], page: number)
-                return .object([
-                    "users": .array(users.map { DashboardJSON.user($0.0, passkeys: $0.1) }), "page": .number(Double(number)), "hasMore": .bool(hasMore),
-                ])
+                return UserListAnswer(users: users.map { DashboardJSON.user($0.0, passkeys: $0.1) }, page: number, hasMore: hasMore)
             }
         }
         router.get("dashboard/api/users/:id") { request, context in
             await data(request) { _ throws(APIError) in
                 let (user, passkeys) = try await findUser(context.parameters.get("id"))
-                guard case .object(var object) = DashboardJSON.user(user, passkeys: passkeys.count) else { return .null }
-                object["passkeys"] = .array(passkeys.map { DashboardJSON.passkey($0, names: names) })
-                return .object(object)
+                return UserDetailAnswer(
+                    user: DashboardJSON.user(user, passkeys: passkeys.count), passkeys: passkeys.map { DashboardJSON.passkey($0, names: names) })
             }
         }
         router.patch("dashboard/api/users/:id/passkeys/:credentialId") { request, context in
             var request = request
             return await data(request) { principal throws(APIError) in
                 let (user, credential) = try await passkey(context)
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let rawName = try body.requiredString("name")
-                let name = try answering { () throws(RelyingPartyError) in try PasskeyName.validated(rawName) }
+                let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
+                let name = try answering { () throws(RelyingPartyError) in try PasskeyName.validated(body.name) }
                 do throws(StorageError) { try await repository.renameCredential(id: credential.id, userID: user.id, name: name) } catch { throw APIError(error) }
                 await recordAdmin("rename_passkey", request, context, principal: principal, user: user, credentialID: credential.id, detail: "renamed")
-                return .object(["renamed": true, "name": .string(name)])
+                return PasskeyRenamedAnswer(name: name)
             }
         }
         router.delete("dashboard/api/users/:id/passkeys/:credentialId") { request, context in
@@ -417,7 +414,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 let (user, credential) = try await passkey(context)
                 do throws(StorageError) { try await repository.deleteCredential(id: credential.id, userID: user.id) } catch { throw APIError(error) }
                 await recordAdmin("delete_passkey", request, context, principal: principal, user: user, credentialID: credential.id, detail: "passkey deleted")
-                return .object(["deleted": true])
+                return DeletedAnswer()
             }
         }
         // A fresh check both ways (the page asks for it when the session's is older than 5 minutes): enabling lets an
@@ -426,8 +423,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             var request = request
             return await data(request, fresh: true) { principal throws(APIError) in
                 let (user, passkeys) = try await findUser(context.parameters.get("id"))
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let disabled = try body.requiredBool("disabled")
+                let disabled = try await request.decode(AccountStateRequest.self, limit: bodyLimit).disabled
                 let updated: UserRecord
                 do throws(StorageError) {
                     updated = try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil)
@@ -444,8 +440,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             var request = request
             return await data(request, fresh: true) { principal throws(APIError) in
                 let (user, _) = try await findUser(context.parameters.get("id"))
-                let body = try JSONObjectReaderAPI(try await request.jsonBody(limit: bodyLimit))
-                let replacing = try body.optionalBool("replacePasskeys") ?? false
+                let replacing = try await request.decode(AccountLinkRequest.self, limit: bodyLimit).replacePasskeys ?? false
                 let made: (link: AccountLink, record: ConnectTokenRecord)
                 do throws(RelyingPartyError) {
                     made = try AccountLink.make(
@@ -455,7 +450,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 await recordAdmin(
                     "link_user", request, context, principal: principal, user: user,
                     detail: replacing ? "recovery link made (replaces the account's passkeys)" : "link made")
-                return AccountLinkController<Repository, Context>.answer(made.link, base: configuration.linkBase).json
+                return AccountLinkController<Repository, Context>.answer(made.link, base: configuration.linkBase)
             }
         }
         router.delete("dashboard/api/users/:id/links") { request, context in
@@ -466,7 +461,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                     count = try await repository.deleteConnectTokens(userID: user.id, types: ConnectTokenType.accountLinks.map(\.rawValue))
                 } catch { throw APIError(error) }
                 await recordAdmin("unlink_user", request, context, principal: principal, user: user, detail: "\(count) link\(count == 1 ? "" : "s") revoked")
-                return .object(["revoked": .number(Double(count))])
+                return AccountLinksRevokedAnswer(revoked: count)
             }
         }
         router.delete("dashboard/api/users/:id") { request, context in
@@ -474,7 +469,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                 let (user, _) = try await findUser(context.parameters.get("id"))
                 do throws(StorageError) { try await repository.deleteUser(id: user.id) } catch { throw APIError(error) }
                 await recordAdmin("delete_user", request, context, principal: principal, user: user, detail: "user deleted")
-                return .object(["deleted": true])
+                return DeletedAnswer()
             }
         }
     }
@@ -511,7 +506,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
                             throw error
                         }
                     case .event(let event) where filter.matches(event):
-                        let json = DashboardJSON.event(event).serialized()
+                        let json = DashboardJSON.event(event).json.serialized()
                         do { try await writer.write(ByteBuffer(string: "id: \(event.id)\nevent: ceremony\ndata: \(json)\n\n")) } catch {
                             await broadcaster.unsubscribe(id)
                             throw error
