@@ -70,13 +70,6 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         return Response.json(value)
     }
 
-    /// ``observed(_:_:_:_:_:)`` for a route whose answer is not typed yet.
-    func observedJSON(
-        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> JSONValue
-    ) async -> Response {
-        await observed(ceremony, step, request, context, body)
-    }
-
     /// Records the step's event, when the server keeps an event log.
     func emit(
         _ ceremony: String, _ step: String, _ request: Request, _ context: Context, error: APIError?, note: CeremonyNote

@@ -23,7 +23,7 @@ final class CeremonyNote {
     /// event names its user as a well-formed request's would.
     func decoding<Body: JSONRepresentable>(_ type: Body.Type, _ read: () async throws -> JSONValue) async throws -> Body {
         let value = try await read()
-        do { return try JSONObjectReaderAPI.decode(type, from: value) } catch {
+        do { return try RequestBody.decode(type, from: value) } catch {
             if let named = value.objectValue?["username"]?.stringValue { username = named }
             throw error
         }

@@ -133,13 +133,6 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         await respond { () throws(APIError) -> Answer in try await body(try await authorized(request, fresh: fresh)) }
     }
 
-    /// ``data(_:fresh:_:)`` for a data endpoint whose answer is not typed yet.
-    func data(
-        _ request: Request, fresh: Bool = false, _ body: (AdminPrincipal) async throws(APIError) -> JSONValue
-    ) async -> Response {
-        await respond { () throws(APIError) -> JSONValue in try await body(try await authorized(request, fresh: fresh)) }
-    }
-
     /// The admin a data request comes from, once its session, CSRF token and (when `fresh`) passkey check pass.
     func authorized(_ request: Request, fresh: Bool) async throws(APIError) -> AdminPrincipal {
         guard let principal = try await principal(request) else { throw DashboardErrors.unauthorized }

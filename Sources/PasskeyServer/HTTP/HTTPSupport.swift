@@ -73,7 +73,7 @@ extension Request {
     /// The body read as the endpoint's request type (`PasskeyAPI`): a body that is not a JSON object, or whose members
     /// are missing or of the wrong type, is a 400 naming the member.
     mutating func decode<Body: JSONRepresentable>(_ type: Body.Type, limit: Int) async throws(APIError) -> Body {
-        try JSONObjectReaderAPI.decode(type, from: try await jsonBody(limit: limit))
+        try RequestBody.decode(type, from: try await jsonBody(limit: limit))
     }
 
     /// 415 unless the request's body is declared JSON; a request that declares no body (no `Content-Length`, or 0, and
