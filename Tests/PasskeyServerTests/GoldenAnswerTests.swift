@@ -250,4 +250,40 @@ struct GoldenAnswerTests {
         try await golden.call(client, .delete, "/dashboard/api/users/{id}", "/dashboard/api/users/\(userID)", headers: session.headers, label: "no CSRF")
         try await webhooks(client, golden, backend: headers, prefix: "/dashboard/api", rotate: "rotate")
     }
+
+    /// The member names an OpenAPI schema documents, following `$ref` and `allOf`; nil when it lists none.
+    static func documentedMembers(_ schema: JSONValue?, in document: JSONObject) -> Set<String>? {
+        guard let schema = schema?.objectValue else { return nil }
+        if let reference = schema["$ref"]?.stringValue {
+            let name = String(reference.split(separator: "/").last ?? "")
+            return documentedMembers(document["components"]?.objectValue?["schemas"]?.objectValue?[name], in: document)
+        }
+        if let parts = schema["allOf"]?.arrayValue {
+            let found = parts.compactMap { documentedMembers($0, in: document) }
+            return found.isEmpty ? nil : found.reduce(into: Set<String>()) { $0.formUnion($1) }
+        }
+        return schema["properties"]?.objectValue.map { Set($0.members.map(\.name)) }
+    }
+
+    @Test("the OpenAPI document describes every member of every successful answer the golden file holds")
+    func openAPIDescribesTheAnswers() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let document = try #require(
+            try JSONValue.parse(Array(Data(contentsOf: sources.appendingPathComponent("Sources/PasskeyServer/Public/openapi.json")))).objectValue)
+        let golden = try #require(try JSONValue.parse(Array(Data(contentsOf: GoldenAnswers.file))).objectValue)
+        var checked = 0
+        for entry in golden.members {
+            let parts = entry.name.split(separator: " ").map(String.init)
+            guard parts.count >= 3, parts[2] == "200", let shape = entry.value.objectValue else { continue }
+            let operation = document["paths"]?.objectValue?[parts[1]]?.objectValue?[parts[0].lowercased()]?.objectValue
+            guard let operation else { continue }  // the dashboard's routes are not part of the documented API
+            let schema = operation["responses"]?.objectValue?["200"]?.objectValue?["content"]?.objectValue?["application/json"]?.objectValue?["schema"]
+            let documented = Self.documentedMembers(schema, in: document)
+            #expect(documented != nil, "\(entry.name): the OpenAPI document lists no members for it")
+            let undocumented = Set(shape.members.map(\.name)).subtracting(documented ?? [])
+            #expect(undocumented.isEmpty, "\(entry.name): not in the OpenAPI document: \(undocumented.sorted())")
+            checked += 1
+        }
+        #expect(checked > 40)
+    }
 }

@@ -1,4 +1,4 @@
-public import PasskeyStorage
+import PasskeyStorage
 
 /// Whom and what a `signedPasskeyData` token vouches for (``TokenIssuer/sign(_:)``): made from a completed ceremony,
 /// so the values travel together from the verification to the token.
