@@ -35,12 +35,13 @@ public struct VerifiedAccountFields: Hashable, Sendable {
     }
 
     /// `username` is written as `null` when there is none (the seed guide's shape); the rest only when present.
-    func write(to object: inout JSONObject) {
+    /// `isAnonymous` only with `anonymity` (an append's answer never had it: an appended account is the app's user).
+    func write(to object: inout JSONObject, anonymity: Bool = true) {
         object["verified"] = .bool(verified)
         object["username"] = username.map(JSONValue.string) ?? .null
         object["userId"] = .string(userId)
         if let credentialId { object["credentialId"] = .string(credentialId) }
-        object["isAnonymous"] = .bool(isAnonymous)
+        if anonymity { object["isAnonymous"] = .bool(isAnonymous) }
         if let signedPasskeyData { object["signedPasskeyData"] = .string(signedPasskeyData) }
     }
 }

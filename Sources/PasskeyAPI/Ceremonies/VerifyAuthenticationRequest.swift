@@ -18,6 +18,10 @@ public struct VerifyAuthenticationRequest: JSONRepresentable, Hashable {
         cred = try reader.credential("cred", as: AuthenticationResponseJSON.self)
     }
 
+    /// The challenge key, for endpoints whose options always give one (the dashboard's ceremonies): missing is
+    /// `field_missing`.
+    public func requiredChallengeKey() throws(WireError) -> String { try required(challengeKey, "challengeKey") }
+
     public var json: JSONValue {
         var builder = JSONObjectBuilder()
         builder.set("challengeKey", challengeKey)

@@ -26,6 +26,10 @@ public struct VerifyRegistrationRequest: JSONRepresentable, Hashable {
         displayName = try reader.optionalString("displayName")
     }
 
+    /// The challenge key, for endpoints whose options always give one (`/links/verify`, the dashboard's ceremonies):
+    /// missing is `field_missing`.
+    public func requiredChallengeKey() throws(WireError) -> String { try required(challengeKey, "challengeKey") }
+
     public var json: JSONValue {
         var builder = JSONObjectBuilder()
         builder.set("username", username)

@@ -81,8 +81,7 @@ public struct AppendVerifyAnswer: JSONRepresentable, Hashable {
 
     public var json: JSONValue {
         guard case .object(var object) = list.json else { return list.json }
-        account.write(to: &object)
-        object["isAnonymous"] = nil
+        account.write(to: &object, anonymity: false)
         object["passkey"] = passkey.json
         return .object(object)
     }

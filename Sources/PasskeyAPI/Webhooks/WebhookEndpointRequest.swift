@@ -27,10 +27,7 @@ public struct WebhookEndpointRequest: JSONRepresentable, Hashable {
     }
 
     /// The URL an endpoint is created with: missing is `field_missing`.
-    public func requiredURL() throws(WireError) -> String {
-        guard let url else { throw WireError(.fieldMissing, field: "url", "required member is missing") }
-        return url
-    }
+    public func requiredURL() throws(WireError) -> String { try required(url, "url") }
 
     public var json: JSONValue {
         var builder = JSONObjectBuilder()

@@ -144,8 +144,9 @@ public actor PasskeyConnect {
         let body = AppendOptionsRequest(replaces: replacing, mediation: style == .conditional ? "conditional" : nil)
         let answer = try await call(.post, "connect/append/options", body: body.json, token: token, stage: .options)
         let (options, challengeKey, _) = try PasskeyAuthClient.creationOptions(answer)
-        let credential = try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
+        // Checked before the authenticator makes a passkey the server could not take.
         guard let challengeKey else { throw PasskeyError(.invalidOptions, stage: .options, "the append options have no challengeKey") }
+        let credential = try await authenticator.makeCredential(RegistrationRequest(options: options, style: style))
         let verify = AppendVerifyRequest(
             challengeKey: challengeKey, cred: credential, client: client, lastDeclinedAt: client == nil ? nil : Self.declined(await store.load()))
         let verified: JSONObject

@@ -108,11 +108,10 @@ public actor PasskeyAuthClient {
             let credential = try await authenticator.makeCredential(RegistrationRequest(options: options))
             return try await completeRegistration(
                 VerifyRegistrationRequest(cred: credential, challengeKey: challengeKey), rpID: options.rp.id, prf: nil, path: "links/verify",
-                authorization: authorization
+                authorization: authorization, answer: AccountLinkVerifyAnswer.self, account: \.account
             ) { verified in
                 // A link that replaced the account's passkeys: the device keeps only the new one of this account.
-                guard (try? AccountLinkVerifyAnswer(json: .object(verified)))?.replacedPasskeys ?? 0 > 0, let id = Base64URL.decode(credential.rawId),
-                    let rpID = options.rp.id,
+                guard verified.replacedPasskeys > 0, let id = Base64URL.decode(credential.rawId), let rpID = options.rp.id,
                     let userHandle = Base64URL.decode(options.user.id)
                 else { return }
                 await self.authenticator.signalAllAcceptedCredentials(rpID: rpID, userHandle: userHandle, credentialIDs: [id])
@@ -271,12 +270,19 @@ public actor PasskeyAuthClient {
         }
     }
 
-    /// Sends a registration to `POST /verify-registration` (or `path`, with `authorization`); a passkey the server
-    /// refused is forgotten by the device (``RefusedRegistration``). `verified` sees the server's answer before the
-    /// result is made of it.
-    private func completeRegistration(
-        _ body: VerifyRegistrationRequest, rpID: String?, prf: PRFOutputs?,
-        path: String = "verify-registration", authorization: String? = nil, verified inspect: (JSONObject) async -> Void = { _ in }
+    /// Sends a registration to `POST /verify-registration` and makes the result of its ``PasskeyAPI/VerifyRegistrationAnswer``.
+    private func completeRegistration(_ body: VerifyRegistrationRequest, rpID: String?, prf: PRFOutputs?) async throws(PasskeyError)
+        -> PasskeyRegistrationResult
+    {
+        try await completeRegistration(body, rpID: rpID, prf: prf, answer: VerifyRegistrationAnswer.self, account: \.account) { _ in }
+    }
+
+    /// Sends a registration to `path` (with `authorization`); a passkey the server refused is forgotten by the device
+    /// (``RefusedRegistration``). The answer is read once, as `Answer`: `verified` sees it before the result is made of
+    /// its `account`.
+    private func completeRegistration<Answer: JSONRepresentable>(
+        _ body: VerifyRegistrationRequest, rpID: String?, prf: PRFOutputs?, path: String = "verify-registration", authorization: String? = nil,
+        answer type: Answer.Type, account: (Answer) -> VerifiedAccountFields, verified inspect: (Answer) async -> Void
     ) async throws(PasskeyError) -> PasskeyRegistrationResult {
         let credential = body.cred
         let verified: JSONObject
@@ -288,8 +294,9 @@ public actor PasskeyAuthClient {
             await RefusedRegistration.forget(credential, rpID: rpID, after: error, authenticator: authenticator)
             throw error
         }
-        let fields = try VerifiedFields(registration: verified, expectedCredentialId: credential.id)
-        await inspect(verified)
+        let answer = try VerifiedFields.decoded(type, verified, account: account)
+        let fields = VerifiedFields(account(answer), counterRegressed: false, expectedCredentialId: credential.id)
+        await inspect(answer)
         return PasskeyRegistrationResult(
             verified: fields.verified, username: fields.username, userId: fields.userId, credentialId: fields.credentialId,
             isAnonymous: fields.isAnonymous, response: credential, signedPasskeyData: fields.signedPasskeyData, prf: prf)

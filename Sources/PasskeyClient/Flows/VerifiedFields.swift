@@ -21,12 +21,6 @@ struct VerifiedFields {
         self.counterRegressed = counterRegressed
     }
 
-    /// A registration's answer (``PasskeyAPI/VerifyRegistrationAnswer``).
-    init(registration object: JSONObject, expectedCredentialId: String) throws(PasskeyError) {
-        let answer = try Self.decoded(VerifyRegistrationAnswer.self, object) { $0.account }
-        self.init(answer.account, counterRegressed: false, expectedCredentialId: expectedCredentialId)
-    }
-
     /// A sign-in's answer (``PasskeyAPI/VerifyAuthenticationAnswer``).
     static func signIn(_ object: JSONObject) throws(PasskeyError) -> VerifyAuthenticationAnswer {
         try decoded(VerifyAuthenticationAnswer.self, object) { $0.account }

@@ -57,9 +57,7 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
             return await ceremonies.observed("link", "verify", request, context) { note throws in
                 try await ceremonies.throttle(request, context)
                 let body = try await request.decode(VerifyRegistrationRequest.self, limit: bodyLimit)
-                guard let challengeKey = body.challengeKey else {
-                    throw APIError(WireError(.fieldMissing, field: "challengeKey", "required member is missing"))
-                }
+                let challengeKey = try answering { () throws(WireError) in try body.requiredChallengeKey() }
                 let result = try await service.redeemAccountLink(
                     ConnectController<Repository, Context>.authorization(request), credential: body.cred, challengeKey: challengeKey)
                 note.concerns(result.user, credentialID: result.credential.id)

@@ -217,7 +217,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             var request = request
             do throws(APIError) {
                 let body = try await request.decode(VerifyRegistrationRequest.self, limit: bodyLimit)
-                let (admin, secret) = try await admins.setupVerify(challengeKey: try Self.challengeKey(body.challengeKey), credential: body.cred)
+                let (admin, secret) = try await admins.setupVerify(challengeKey: try answering { () throws(WireError) in try body.requiredChallengeKey() }, credential: body.cred)
                 await recordAdmin("setup", request, context, principal: nil, detail: "admin \(admin.name) added")
                 return signedIn(admin, secret, request)
             } catch {
@@ -235,7 +235,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             var request = request
             do throws(APIError) {
                 let body = try await request.decode(VerifyAuthenticationRequest.self, limit: bodyLimit)
-                let (admin, secret) = try await admins.signInVerify(challengeKey: try Self.challengeKey(body.challengeKey), credential: body.cred)
+                let (admin, secret) = try await admins.signInVerify(challengeKey: try answering { () throws(WireError) in try body.requiredChallengeKey() }, credential: body.cred)
                 guard let secret else { throw APIError.challengeInvalid }
                 await recordAdmin("sign_in", request, context, principal: nil, detail: "admin \(admin.name) signed in")
                 return signedIn(admin, secret, request)
@@ -252,7 +252,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             return await data(request) { principal throws(APIError) in
                 guard !principal.isBreakGlass else { return RecheckAnswer() }
                 let body = try await request.decode(VerifyAuthenticationRequest.self, limit: bodyLimit)
-                _ = try await admins.signInVerify(challengeKey: try Self.challengeKey(body.challengeKey), credential: body.cred, recheck: principal)
+                _ = try await admins.signInVerify(challengeKey: try answering { () throws(WireError) in try body.requiredChallengeKey() }, credential: body.cred, recheck: principal)
                 await recordAdmin("recheck", request, context, principal: principal, detail: "passkey check")
                 return RecheckAnswer()
             }
@@ -268,12 +268,6 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
             if response.status == .ok { response.headers[.setCookie] = cookie("", maxAge: 0, for: request) }
             return response
         }
-    }
-
-    /// The challenge key a dashboard ceremony's verification needs.
-    static func challengeKey(_ key: String?) throws(APIError) -> String {
-        guard let key else { throw APIError(WireError(.fieldMissing, field: "challengeKey", "required member is missing")) }
-        return key
     }
 
     func signedIn(_ admin: AdminRecord, _ secret: String, _ request: Request) -> Response {
