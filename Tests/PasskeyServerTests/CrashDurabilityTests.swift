@@ -66,12 +66,12 @@ struct CrashDurabilityTests {
         let server = try await ServerProcess.start(database: database, port: try LocalPorts.free())
         let port = server.port
         let confirmed = ConfirmedIDs()
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(45))
         // Eight clients register as fast as they can; the server is killed while they do, once 40 registrations have
-        // been acknowledged (or after 10 seconds on a very slow machine): progress, not a fixed time, triggers it.
+        // been acknowledged (or after 25 seconds on a very slow machine: the whole suite once allowed only 9 in 10 s): progress, not a fixed time, triggers it.
         let killer = Task {
             let start = ContinuousClock.now
-            while await confirmed.ids.count < 40, ContinuousClock.now - start < .seconds(10) {
+            while await confirmed.ids.count < 40, ContinuousClock.now - start < .seconds(25) {
                 try await Task.sleep(for: .milliseconds(10))
             }
             kill(server.process.processIdentifier, SIGKILL)

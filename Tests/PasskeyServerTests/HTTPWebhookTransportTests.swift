@@ -12,6 +12,10 @@ import Glibc
 /// does not resolve at all, written in mixed case, still reaches the listener at the pinned address.
 @Suite("Webhook transport: the pinned address", .serialized)
 struct HTTPWebhookTransportTests {
+    /// Every post here ends at once (refused, or no TLS from the listener); the whole suite running on two cores once
+    /// made a refused first address use all of 5 s, so the second was never tried.
+    static let timeout = Duration.seconds(30)
+
     @Test("a name is sent to the address the policy allowed, whatever its case, and a dead address gives way to the next")
     func pinned() async throws {
         let folder = try WebhookProcessTests.folder()
@@ -29,18 +33,18 @@ struct HTTPWebhookTransportTests {
         // `.invalid` never resolves: a connection can only come from the pinned address.
         let url = try WebhookURL(parsing: "https://Pinned.Example.INVALID:\(ports[0])/hooks")
         let transport = HTTPWebhookTransport()
-        let answer = await transport.post(url: url, connectingTo: [IPAddress.v4(127, 0, 0, 1)], headers: [], body: Array("{}".utf8), timeout: .seconds(5))
+        let answer = await transport.post(url: url, connectingTo: [IPAddress.v4(127, 0, 0, 1)], headers: [], body: Array("{}".utf8), timeout: Self.timeout)
         #expect(answer.status == nil && answer.failure != .refusedByPolicy, "\(answer)")
         let seen = (try? String(contentsOf: connections, encoding: .utf8)) ?? ""
         #expect(seen.components(separatedBy: "connection").count - 1 == 1, "one connection to the pinned address: \(seen)")
 
         // A first address where nothing listens (the listener is bound to 127.0.0.1 only) gives way to the next.
-        let next = await transport.post(url: url, connectingTo: [IPAddress.v4(127, 0, 0, 2), IPAddress.v4(127, 0, 0, 1)], headers: [], body: [], timeout: .seconds(5))
+        let next = await transport.post(url: url, connectingTo: [IPAddress.v4(127, 0, 0, 2), IPAddress.v4(127, 0, 0, 1)], headers: [], body: [], timeout: Self.timeout)
         let again = (try? String(contentsOf: connections, encoding: .utf8)) ?? ""
         #expect(again.components(separatedBy: "connection").count - 1 == 2, "the second address was tried: \(again) \(next)")
         #expect(next.detail?.contains("127.0.0.2") == true, "\(next)")
         let dead = try WebhookURL(parsing: "https://pinned.example.invalid:\(ports[1])/hooks")
-        let failed = await transport.post(url: dead, connectingTo: [IPAddress.v4(127, 0, 0, 1)], headers: [], body: [], timeout: .seconds(5))
+        let failed = await transport.post(url: dead, connectingTo: [IPAddress.v4(127, 0, 0, 1)], headers: [], body: [], timeout: Self.timeout)
         #expect(failed.failure == .noAnswer && failed.detail?.contains("127.0.0.1") == true, "\(failed)")
     }
 }
