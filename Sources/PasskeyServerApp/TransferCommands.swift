@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PasskeyRelyingParty
 import PasskeyServer
 import PasskeyStorage
 import Synchronization
@@ -283,10 +284,5 @@ func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").ut
 /// Puts a subcommand's change in the dashboard's event log, as an admin's change made there: `admin.<action>`, said to
 /// come from the command line. Best effort: the change is made, and a log that cannot be written does not undo it.
 func recordCommand(_ action: String, _ detail: String, user: UserRecord? = nil, in repository: any PasskeyRepository) async {
-    let host = ProcessInfo.processInfo.hostName
-    let explanation = detail + " — from the command line (passkey-server on " + host + ")"
-    let event = EventRecord(
-        time: Date(), kind: "admin." + action, result: .success, explanation: explanation, userID: user?.id, username: user?.username,
-        userAgent: "passkey-server command line")
-    _ = try? await repository.appendEvent(event)
+    await StoredAuditLog(repository: repository).record(UsersCommand.actor.entry(action, detail: detail, user: user, time: Date()))
 }

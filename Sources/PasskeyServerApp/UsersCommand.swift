@@ -53,6 +53,19 @@ struct UsersCommand: AsyncParsableCommand {
         }
     }
 
+    /// Changes made here go through the service the dashboard and the backend API use, with the same checks, webhook
+    /// messages and audit entries; the entries say they came from this machine's command line.
+    static func administration<Repository: PasskeyRepository>(_ repository: Repository) -> AccountAdministration<Repository> {
+        AccountAdministration(repository: repository, audit: StoredAuditLog(repository: repository))
+    }
+
+    static var actor: AuditActor { .commandLine(host: ProcessInfo.processInfo.hostName) }
+
+    /// `change`'s refusal as the command's failure: its message, without the code.
+    static func refusing<T>(_ change: () async throws(RelyingPartyError) -> T) async throws -> T {
+        do { return try await change() } catch { throw CommandFailure(error.message) }
+    }
+
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List accounts, newest first: user id, username, created, last sign-in, active or disabled.",
@@ -104,21 +117,21 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             guard hours.isFinite, hours * 3600 >= 300, hours <= 720 else { throw ValidationError("--hours must be 0.1 to 720 (5 minutes to 30 days)") }
             let configuration = try root.makeConfiguration()
-            let repository = try await openStorage(root, mustExist: true)
-            let user = try await UsersCommand.account(account.user, by: account.by, in: repository)
-            let made: (link: AccountLink, record: ConnectTokenRecord)
-            do {
-                made = try AccountLink.make(for: user, replacingPasskeys: replacePasskeys, lifetime: hours * 3600, now: Date(), random: .system)
-            } catch { throw CommandFailure(error.message) }
-            try await repository.saveConnectToken(made.record)
+            let link = try await makeLink(in: try await openStorage(root, mustExist: true))
+            let user = link.user
             let shown = String(format: "%g", hours)
-            await recordCommand(
-                "link_user", (replacePasskeys ? "recovery link made (replaces the account's passkeys), valid " : "link made, valid ") + shown + " h",
-                user: user, in: repository)
-            say(made.link.url(base: configuration.linkBase))
+            say(link.url(base: configuration.linkBase))
             note(
                 "For \(UsersCommand.line(user))\nIt works once, for \(shown) hours\(replacePasskeys ? ", and deletes the account's other passkeys" : ""). It is not shown again; `passkey-server users unlink` revokes it.")
             if let hint = linkBaseNote(configuration) { note(hint) }
+        }
+
+        func makeLink<Repository: PasskeyRepository>(in repository: Repository) async throws -> AccountLink {
+            let user = try await UsersCommand.account(account.user, by: account.by, in: repository)
+            return try await UsersCommand.refusing { () async throws(RelyingPartyError) in
+                try await UsersCommand.administration(repository).makeLink(
+                    for: user, replacingPasskeys: replacePasskeys, lifetime: hours * 3600, by: UsersCommand.actor)
+            }
         }
     }
 
@@ -130,11 +143,16 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var account: AccountArguments
 
         func run() async throws {
-            let repository = try await openStorage(root, mustExist: true)
-            let user = try await UsersCommand.account(account.user, by: account.by, in: repository)
-            let count = try await repository.deleteConnectTokens(userID: user.id, types: ConnectTokenType.accountLinks.map(\.rawValue))
-            await recordCommand("unlink_user", "\(count) link\(count == 1 ? "" : "s") revoked", user: user, in: repository)
+            let (user, count) = try await revoke(in: try await openStorage(root, mustExist: true))
             say("revoked \(count) link\(count == 1 ? "" : "s") of \(UsersCommand.line(user))")
+        }
+
+        func revoke<Repository: PasskeyRepository>(in repository: Repository) async throws -> (UserRecord, Int) {
+            let user = try await UsersCommand.account(account.user, by: account.by, in: repository)
+            let count = try await UsersCommand.refusing { () async throws(RelyingPartyError) in
+                try await UsersCommand.administration(repository).revokeLinks(of: user, by: UsersCommand.actor)
+            }
+            return (user, count)
         }
     }
 
@@ -144,13 +162,14 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "Whether <user> is a user id or a username (needed when it is one account's id and another's name).") var by: Reference?
 
         func set(disabled: Bool, root: PasskeyServerCommand) async throws {
-            let repository = try await openStorage(root, mustExist: true)
+            say(UsersCommand.line(try await set(disabled: disabled, in: try await openStorage(root, mustExist: true))))
+        }
+
+        func set<Repository: PasskeyRepository>(disabled: Bool, in repository: Repository) async throws -> UserRecord {
             let account = try await UsersCommand.account(user, by: by, in: repository)
-            let changed = try await repository.setUserDisabled(id: account.id, disabledAt: disabled ? Date() : nil)
-            let action: String = disabled ? "disable_user" : "enable_user"
-            let detail: String = disabled ? "user disabled" : "user enabled"
-            await recordCommand(action, detail, user: changed, in: repository)
-            say(UsersCommand.line(changed))
+            return try await UsersCommand.refusing { () async throws(RelyingPartyError) in
+                try await UsersCommand.administration(repository).setDisabled(disabled, account, by: UsersCommand.actor)
+            }
         }
     }
 }

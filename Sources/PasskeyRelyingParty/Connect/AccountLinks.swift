@@ -13,8 +13,7 @@ public struct AccountLink: Sendable {
     public let replacesPasskeys: Bool
 
     /// A new link for `user` and the record to store (its hash, never the token). Checks the lifetime and the account;
-    /// for callers that store it themselves (`passkey-server users link`); the server's routes use
-    /// ``ConnectService/mintAccountLink(for:replacingPasskeys:lifetime:apiKey:)``.
+    /// ``AccountAdministration/makeLink(for:replacingPasskeys:lifetime:apiKey:by:)`` stores it.
     public static func make(
         for user: UserRecord, replacingPasskeys: Bool, lifetime: TimeInterval, apiKeyID: String? = nil, now: Date, random: RandomSource
     ) throws(RelyingPartyError) -> (link: AccountLink, record: ConnectTokenRecord) {
@@ -52,25 +51,6 @@ extension ConnectTokenRecord {
 /// links or when the account is disabled or deleted. Every way a link cannot be used answers the same
 /// `account_link_invalid`, so only a valid link's holder learns anything about its account.
 extension ConnectService {
-    /// Mints a link for `user`. `lifetime`: seconds (default ``ConnectConfiguration/accountLinkLifetime``). `apiKey`: the
-    /// backend key that asked, recorded so that revoking the key deletes its unused links.
-    public func mintAccountLink(
-        for user: UserRecord, replacingPasskeys: Bool, lifetime: TimeInterval? = nil, apiKey: APIKeyRecord? = nil
-    ) async throws(RelyingPartyError) -> AccountLink {
-        let made = try AccountLink.make(
-            for: user, replacingPasskeys: replacingPasskeys, lifetime: lifetime ?? settings.accountLinkLifetime, apiKeyID: apiKey?.id,
-            now: now(), random: ceremonies.random)
-        do { try await repository.saveConnectToken(made.record) } catch { throw RelyingPartyError(error) }
-        return made.link
-    }
-
-    /// Deletes the account's unused links; returns how many there were.
-    public func revokeAccountLinks(of user: UserRecord) async throws(RelyingPartyError) -> Int {
-        do { return try await repository.deleteConnectTokens(userID: user.id, types: ConnectTokenType.accountLinks.map(\.rawValue)) } catch {
-            throw RelyingPartyError(error)
-        }
-    }
-
     /// The link in `Authorization: Bearer pal_…` and its account, without using it up. Anything unusable, the account
     /// disabled or gone included, is ``RelyingPartyError/accountLinkInvalid``.
     public func accountLink(_ authorization: String?) async throws(RelyingPartyError) -> (record: ConnectTokenRecord, user: UserRecord) {

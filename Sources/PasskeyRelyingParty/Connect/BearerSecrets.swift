@@ -16,7 +16,7 @@ public enum BearerSecrets {
     public static var apiKeyPrefix: String { "pks_" }
     /// Connect tokens.
     public static var connectTokenPrefix: String { "pct_" }
-    /// Recovery and onboarding links (``ConnectService/mintAccountLink(for:replacingPasskeys:lifetime:apiKey:)``).
+    /// Recovery and onboarding links (``AccountAdministration/makeLink(for:replacingPasskeys:lifetime:apiKey:by:)``).
     public static var accountLinkPrefix: String { "pal_" }
     /// Dashboard admin invites (setup links and `admin invite`).
     public static var adminInvitePrefix: String { "pai_" }

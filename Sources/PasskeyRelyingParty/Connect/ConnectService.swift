@@ -294,40 +294,6 @@ public struct ConnectService<Repository: PasskeyRepository>: Sendable {
         return id
     }
 
-    public func deletePasskey(of user: UserRecord, id: [UInt8]) async throws(RelyingPartyError) {
-        do { try await repository.deleteCredential(id: id, userID: user.id) } catch {
-            if error.code == .notFound { throw RelyingPartyError(.passkeyNotFound, "This account has no such passkey.") }
-            throw RelyingPartyError(error)
-        }
-    }
-
-    public func renamePasskey(of user: UserRecord, id: [UInt8], name rawName: String) async throws(RelyingPartyError) -> CredentialRecordEntry {
-        let name = try PasskeyName.validated(rawName)
-        do { try await repository.renameCredential(id: id, userID: user.id, name: name) } catch {
-            if error.code == .notFound { throw RelyingPartyError(.passkeyNotFound, "This account has no such passkey.") }
-            throw RelyingPartyError(error)
-        }
-        let updated: CredentialRecordEntry?
-        do { updated = try await repository.credential(id: id) } catch { throw RelyingPartyError(error) }
-        // Deleted between the rename and the read.
-        guard let updated else { throw RelyingPartyError(.passkeyNotFound, "This account has no such passkey.") }
-        return updated
-    }
-
-    /// Disables the account (from now) or enables it again: a disabled account keeps its passkeys, but nothing signs in
-    /// to it or changes it through the app until it is enabled (``RelyingPartyError/accountDisabled``).
-    public func setDisabled(_ user: UserRecord, _ disabled: Bool) async throws(RelyingPartyError) -> UserRecord {
-        do { return try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil) } catch {
-            // Deleted since it was looked up.
-            if error.code == .notFound { throw RelyingPartyError(.userNotFound, "No such user.") }
-            throw RelyingPartyError(error)
-        }
-    }
-
-    public func deleteUser(_ user: UserRecord) async throws(RelyingPartyError) {
-        do { try await repository.deleteUser(id: user.id) } catch { throw RelyingPartyError(error) }
-    }
-
     // MARK: Decisions
 
     /// Whether to offer this device a passkey now, and how many passkeys the account has.

@@ -14,7 +14,7 @@ public struct ConnectTokenType: RawRepresentable, Hashable, Sendable {
 
     public static let all: [ConnectTokenType] = [.passkeyAppend, .passkeyList, .passkeyDelete, .passkeyLogin]
 
-    /// A recovery or onboarding link: its holder adds a passkey to the account (``ConnectService/mintAccountLink(for:replacingPasskeys:lifetime:apiKey:)``).
+    /// A recovery or onboarding link: its holder adds a passkey to the account (``AccountAdministration/makeLink(for:replacingPasskeys:lifetime:apiKey:by:)``).
     public static let accountLink = ConnectTokenType(rawValue: "account-link")
     /// The same, replacing every other passkey of the account when the new one is stored (a lost device).
     public static let accountLinkReset = ConnectTokenType(rawValue: "account-link-reset")

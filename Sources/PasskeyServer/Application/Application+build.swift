@@ -176,9 +176,13 @@ public func buildRouter<Repository: PasskeyRepository>(
         service: service, bodyLimit: configuration.maximumBodySize, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
         clientAddress: clientAddress,
         signer: { subject throws(RelyingPartyError) in try await issuer.sign(subject).token }, events: events)
+    // One way to change accounts, passkeys and links, for the backend API, the app and the dashboard alike.
+    let accounts = AccountAdministration(
+        repository: repository, audit: EventAuditLog(events: events, logger: Logger(label: "passkey-server.audit")), rpID: configuration.rpID,
+        now: now, random: random)
     ceremonies.addRoutes(to: router)
-    ConnectController(service: connect, ceremonies: ceremonies).addRoutes(to: router)
-    AccountLinkController(service: connect, ceremonies: ceremonies, linkBase: configuration.linkBase).addRoutes(to: router)
+    ConnectController(service: connect, accounts: accounts, ceremonies: ceremonies).addRoutes(to: router)
+    AccountLinkController(service: connect, accounts: accounts, ceremonies: ceremonies, linkBase: configuration.linkBase).addRoutes(to: router)
     let webhookEndpoints = WebhookEndpoints(
         repository: repository, receivers: configuration.webhooks.receivers, resolver: configuration.webhooks.resolver, now: now, random: random)
     WebhookController(endpoints: webhookEndpoints, connect: connect, ceremonies: ceremonies).addRoutes(to: router)
@@ -190,7 +194,7 @@ public func buildRouter<Repository: PasskeyRepository>(
         admins: AdminService(
             repository: repository, relyingParty: makeRelyingParty(configuration, origins: configuration.dashboardOrigins, forAdmins: true),
             configuration: configuration, now: now, random: random),
-        repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,
+        accounts: accounts, repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,
         limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), now: now
     ).addRoutes(to: router)
     let metricsTokenHash = configuration.metricsToken.map(BearerSecrets.hash)

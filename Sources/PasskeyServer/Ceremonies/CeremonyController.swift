@@ -70,14 +70,19 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         return Response.json(value)
     }
 
+    /// Where a request came from, as its events record it.
+    func metadata(_ request: Request, _ context: Context) -> RequestMetadata {
+        let requestID: String?
+        if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id } else { requestID = nil }
+        return RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
+    }
+
     /// Records the step's event, when the server keeps an event log.
     func emit(
         _ ceremony: String, _ step: String, _ request: Request, _ context: Context, error: APIError?, note: CeremonyNote
     ) async {
         guard let events else { return }
-        let requestID: String?
-        if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id } else { requestID = nil }
-        let metadata = RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
+        let metadata = metadata(request, context)
         await events.recordCeremony(
             events.ceremonyEvent(
                 kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, error: error,

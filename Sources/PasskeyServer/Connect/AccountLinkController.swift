@@ -5,13 +5,14 @@ import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
 
-/// Recovery and onboarding links (``PasskeyRelyingParty/ConnectService/mintAccountLink(for:replacingPasskeys:lifetime:apiKey:)``):
+/// Recovery and onboarding links (``PasskeyRelyingParty/AccountAdministration/makeLink(for:replacingPasskeys:lifetime:apiKey:by:)``):
 /// - the app's backend, with an API key: `POST /users/{id}/links` mints one, `DELETE /users/{id}/links` revokes the
 ///   account's unused ones;
 /// - the link's holder, with the link's token as `Authorization: Bearer pal_…`: `POST /links/options`, then
 ///   `POST /links/verify` with the new passkey. Both are rate limited per client address like options requests.
 struct AccountLinkController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
     let service: ConnectService<Repository>
+    let accounts: AccountAdministration<Repository>
     let ceremonies: CeremonyController<Repository, Context>
     /// Where this server's page is: links point at it (``PasskeyRelyingParty/AccountLink/url(base:)``).
     let linkBase: String
@@ -25,8 +26,10 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
                 let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
                 let body = try await request.decode(AccountLinkRequest.self, limit: bodyLimit)
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                let link = try await service.mintAccountLink(
-                    for: user, replacingPasskeys: body.replacePasskeys ?? false, lifetime: body.expiresIn.map(TimeInterval.init), apiKey: key)
+                let link = try await accounts.makeLink(
+                    for: user, replacingPasskeys: body.replacePasskeys ?? false,
+                    lifetime: body.expiresIn.map(TimeInterval.init) ?? service.settings.accountLinkLifetime, apiKey: key,
+                    by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
                 note.concerns(user)
                 note.detail = link.replacesPasskeys ? "link created (replaces the account's passkeys)" : "link created"
                 return Self.answer(link, base: linkBase)
@@ -34,9 +37,9 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
         }
         router.delete("users/:id/links") { request, context in
             await ceremonies.observed("link", "revoke", request, context) { note throws in
-                _ = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
+                let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                let count = try await service.revokeAccountLinks(of: user)
+                let count = try await accounts.revokeLinks(of: user, by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
                 note.concerns(user)
                 note.detail = "\(count) link\(count == 1 ? "" : "s") revoked"
                 return AccountLinksRevokedAnswer(revoked: count)

@@ -15,6 +15,7 @@ import PasskeyWire
 /// - everyone: `GET /.well-known/jwks.json`.
 struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
     let service: ConnectService<Repository>
+    let accounts: AccountAdministration<Repository>
     let ceremonies: CeremonyController<Repository, Context>
 
     var bodyLimit: Int { ceremonies.bodyLimit }
@@ -53,6 +54,9 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         return date
     }
+
+    /// Who changes an account through this request, for its audit entry.
+    func actor(_ actor: AuditActor, _ request: Request, _ context: Context) -> AuditActor { actor.at(ceremonies.metadata(request, context)) }
 
     func addRoutes(to router: Router<Context>) {
         router.get(".well-known/jwks.json") { _, _ in
@@ -102,28 +106,30 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
         }
         router.delete("users/:id/passkeys/:credentialId") { request, context in
             await ceremonies.observed("manage", "delete", request, context) { _ throws in
-                _ = try await service.authenticateBackend(Self.authorization(request))
+                let key = try await service.authenticateBackend(Self.authorization(request))
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                try await service.deletePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")))
+                try await accounts.deletePasskey(
+                    try service.credentialID(context.parameters.get("credentialId")), of: user, by: actor(.apiKey(key), request, context))
                 return DeletedAnswer()
             }
         }
         router.patch("users/:id") { request, context in
             var request = request
             return await ceremonies.observed("manage", "update-user", request, context) { note throws in
-                _ = try await service.authenticateBackend(Self.authorization(request))
+                let key = try await service.authenticateBackend(Self.authorization(request))
                 let body = try await request.decode(AccountStateRequest.self, limit: bodyLimit)
                 note.detail = body.disabled ? "user disabled" : "user enabled"
                 let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                let updated = try await service.setDisabled(user, body.disabled)
+                let updated = try await accounts.setDisabled(body.disabled, user, by: actor(.apiKey(key), request, context))
                 note.concerns(updated)
                 return AccountStateAnswer(updated)
             }
         }
         router.delete("users/:id") { request, context in
             await ceremonies.observed("manage", "delete-user", request, context) { _ throws in
-                _ = try await service.authenticateBackend(Self.authorization(request))
-                try await service.deleteUser(try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by")))
+                let key = try await service.authenticateBackend(Self.authorization(request))
+                let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
+                try await accounts.deleteUser(user, by: actor(.apiKey(key), request, context))
                 return DeletedAnswer()
             }
         }
@@ -192,8 +198,8 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
             return await ceremonies.observed("manage", "rename", request, context) { _ throws in
                 let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
                 let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
-                return PasskeyEntry(
-                    try await service.renamePasskey(of: user, id: try service.credentialID(context.parameters.get("credentialId")), name: body.name))
+                let id = try service.credentialID(context.parameters.get("credentialId"))
+                return PasskeyEntry(try await accounts.renamePasskey(id, of: user, to: body.name, by: actor(.accountHolder, request, context)))
             }
         }
         router.delete("connect/passkeys/:credentialId") { request, context in
@@ -205,7 +211,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
                 let query = request.formQuery
                 let (client, declined) = (try Self.client(query), try Self.declined(try query.single("lastDeclinedAt")))
                 let user = try await service.authorize(Self.authorization(request), .passkeyDelete, consume: true)
-                try await service.deletePasskey(of: user, id: id)
+                try await accounts.deletePasskey(id, of: user, by: actor(.accountHolder, request, context))
                 // The passkeys left, in the answer: the delete token is used up, and the screen shows the list next.
                 let list = try await service.passkeyList(of: user, client: client, lastDeclinedAt: declined)
                 return PasskeyDeleteAnswer(list: PasskeyListAnswer(list, ceremonies: service.ceremonies))

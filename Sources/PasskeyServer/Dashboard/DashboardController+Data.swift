@@ -57,17 +57,18 @@ extension DashboardController {
             return await data(request) { principal throws(APIError) in
                 let (user, credential) = try await passkey(context)
                 let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
-                let name = try answering { () throws(RelyingPartyError) in try PasskeyName.validated(body.name) }
-                do throws(StorageError) { try await repository.renameCredential(id: credential.id, userID: user.id, name: name) } catch { throw APIError(error) }
-                await recordAdmin("rename_passkey", request, context, principal: principal, user: user, credentialID: credential.id, detail: "renamed")
-                return PasskeyRenamedAnswer(name: name)
+                let renamed = try await answering { () async throws(RelyingPartyError) in
+                    try await accounts.renamePasskey(credential.id, of: user, to: body.name, by: actor(principal, request, context))
+                }
+                return PasskeyRenamedAnswer(name: renamed.name ?? "")
             }
         }
         router.delete("dashboard/api/users/:id/passkeys/:credentialId") { request, context in
             await data(request, fresh: true) { principal throws(APIError) in
                 let (user, credential) = try await passkey(context)
-                do throws(StorageError) { try await repository.deleteCredential(id: credential.id, userID: user.id) } catch { throw APIError(error) }
-                await recordAdmin("delete_passkey", request, context, principal: principal, user: user, credentialID: credential.id, detail: "passkey deleted")
+                try await answering { () async throws(RelyingPartyError) in
+                    try await accounts.deletePasskey(credential.id, of: user, by: actor(principal, request, context))
+                }
                 return DeletedAnswer()
             }
         }
@@ -78,13 +79,9 @@ extension DashboardController {
             return await data(request, fresh: true) { principal throws(APIError) in
                 let (user, passkeys) = try await findUser(context.parameters.get("id"))
                 let disabled = try await request.decode(AccountStateRequest.self, limit: bodyLimit).disabled
-                let updated: UserRecord
-                do throws(StorageError) {
-                    updated = try await repository.setUserDisabled(id: user.id, disabledAt: disabled ? now() : nil)
-                } catch { throw error.code == .notFound ? DashboardErrors.userNotFound : APIError(error) }
-                await recordAdmin(
-                    disabled ? "disable_user" : "enable_user", request, context, principal: principal, user: user,
-                    detail: disabled ? "user disabled" : "user enabled")
+                let updated = try await answering { () async throws(RelyingPartyError) in
+                    try await accounts.setDisabled(disabled, user, by: actor(principal, request, context))
+                }
                 return DashboardJSON.user(updated, passkeys: passkeys.count)
             }
         }
@@ -95,34 +92,26 @@ extension DashboardController {
             return await data(request, fresh: true) { principal throws(APIError) in
                 let (user, _) = try await findUser(context.parameters.get("id"))
                 let replacing = try await request.decode(AccountLinkRequest.self, limit: bodyLimit).replacePasskeys ?? false
-                let made: (link: AccountLink, record: ConnectTokenRecord)
-                do throws(RelyingPartyError) {
-                    made = try AccountLink.make(
-                        for: user, replacingPasskeys: replacing, lifetime: configuration.connect.accountLinkLifetime, now: now(), random: .system)
-                } catch { throw APIError(error) }
-                do throws(StorageError) { try await repository.saveConnectToken(made.record) } catch { throw APIError(error) }
-                await recordAdmin(
-                    "link_user", request, context, principal: principal, user: user,
-                    detail: replacing ? "recovery link made (replaces the account's passkeys)" : "link made")
-                return AccountLinkController<Repository, Context>.answer(made.link, base: configuration.linkBase)
+                let link = try await answering { () async throws(RelyingPartyError) in
+                    try await accounts.makeLink(
+                        for: user, replacingPasskeys: replacing, lifetime: configuration.connect.accountLinkLifetime, by: actor(principal, request, context))
+                }
+                return AccountLinkController<Repository, Context>.answer(link, base: configuration.linkBase)
             }
         }
         router.delete("dashboard/api/users/:id/links") { request, context in
             await data(request, fresh: true) { principal throws(APIError) in
                 let (user, _) = try await findUser(context.parameters.get("id"))
-                let count: Int
-                do throws(StorageError) {
-                    count = try await repository.deleteConnectTokens(userID: user.id, types: ConnectTokenType.accountLinks.map(\.rawValue))
-                } catch { throw APIError(error) }
-                await recordAdmin("unlink_user", request, context, principal: principal, user: user, detail: "\(count) link\(count == 1 ? "" : "s") revoked")
+                let count = try await answering { () async throws(RelyingPartyError) in
+                    try await accounts.revokeLinks(of: user, by: actor(principal, request, context))
+                }
                 return AccountLinksRevokedAnswer(revoked: count)
             }
         }
         router.delete("dashboard/api/users/:id") { request, context in
             await data(request, fresh: true) { principal throws(APIError) in
                 let (user, _) = try await findUser(context.parameters.get("id"))
-                do throws(StorageError) { try await repository.deleteUser(id: user.id) } catch { throw APIError(error) }
-                await recordAdmin("delete_user", request, context, principal: principal, user: user, detail: "user deleted")
+                try await answering { () async throws(RelyingPartyError) in try await accounts.deleteUser(user, by: actor(principal, request, context)) }
                 return DeletedAnswer()
             }
         }

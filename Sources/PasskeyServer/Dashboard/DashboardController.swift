@@ -1,4 +1,4 @@
-import PasskeyRelyingParty
+public import PasskeyRelyingParty
 public import Foundation
 import HTTPTypes
 public import Hummingbird
@@ -18,6 +18,8 @@ import PasskeyWire
 ///   deleting a passkey or a user also needs a passkey check from the last few minutes.
 public struct DashboardController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
     let admins: AdminService<Repository>
+    /// Every change to accounts, passkeys and links (the same service the backend API and the subcommands use).
+    let accounts: AccountAdministration<Repository>
     let repository: Repository
     let configuration: ServerConfiguration
     let events: EventRecorder
@@ -30,12 +32,13 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     let limiter: RateLimiter
 
     public init(
-        admins: AdminService<Repository>, repository: Repository, configuration: ServerConfiguration, events: EventRecorder,
+        admins: AdminService<Repository>, accounts: AccountAdministration<Repository>, repository: Repository, configuration: ServerConfiguration, events: EventRecorder,
         broadcaster: EventBroadcaster, clientAddress: @escaping @Sendable (Request, Context) -> String,
         limiter: RateLimiter, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.limiter = limiter
         self.admins = admins
+        self.accounts = accounts
         self.repository = repository
         self.configuration = configuration
         self.events = events
@@ -150,26 +153,23 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         return RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
     }
 
-    /// Records an admin action (`admin.<action>`) in the event log.
-    func recordAdmin(
-        _ action: String, _ request: Request, _ context: Context, principal: AdminPrincipal?, user: UserRecord? = nil,
-        credentialID: [UInt8]? = nil, error: APIError? = nil, detail: String? = nil
-    ) async {
-        let meta = metadata(request, context)
-        let by = principal.map { "by \($0.name)" }
-        await events.record(
-            EventRecord(
-                time: now(), kind: "admin.\(action)", result: error == nil ? .success : .failure, code: error?.code.rawValue,
-                explanation: [error?.message ?? detail, by].compactMap { $0 }.joined(separator: " — "), userID: user?.id,
-                username: user?.username, credentialIDPrefix: credentialID.map { String(Base64URL.encode($0).prefix(EventRecord.credentialIDPrefixLength)) },
-                origin: meta.origin, rpID: configuration.rpID, expected: error?.expected, received: error?.received, clientIP: meta.clientIP,
-                userAgent: meta.userAgent, requestID: requestID(context)),
-            logger: context.logger)
+    /// The admin behind a change, for its audit entry, with where the request came from.
+    func actor(_ principal: AdminPrincipal, _ request: Request, _ context: Context) -> AuditActor {
+        AuditActor.admin(named: principal.name).at(metadata(request, context))
     }
 
-    func requestID(_ context: Context) -> String? {
-        if case .string(let id) = context.logger[metadataKey: "request_id"] { return id }
-        return nil
+    /// Records a dashboard action other than a change to an account (``AccountAdministration`` records those):
+    /// signing in and out, set-up, webhooks. A refused one records its code and explanation.
+    func recordAdmin(_ action: String, _ request: Request, _ context: Context, principal: AdminPrincipal?, error: APIError? = nil, detail: String? = nil) async {
+        let actor = principal.map { AuditActor.admin(named: $0.name) } ?? AuditActor(description: nil)
+        var entry = actor.at(metadata(request, context)).entry(action, detail: error?.message ?? detail, rpID: configuration.rpID, time: now())
+        if let error {
+            entry.result = .failure
+            entry.code = error.code.rawValue
+            entry.expected = error.expected
+            entry.received = error.received
+        }
+        await events.record(entry, logger: context.logger)
     }
 
     var bodyLimit: Int { configuration.maximumBodySize }

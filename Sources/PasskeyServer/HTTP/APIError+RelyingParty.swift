@@ -18,6 +18,11 @@ func answering<T>(_ body: () throws(RelyingPartyError) -> T) throws(APIError) ->
     do { return try body() } catch { throw APIError(error) }
 }
 
+/// ``answering(_:)-(()->T)`` for a library call that waits.
+func answering<T>(_ body: () async throws(RelyingPartyError) -> T) async throws(APIError) -> T {
+    do { return try await body() } catch { throw APIError(error) }
+}
+
 /// Runs a read of what the client sent inside a step typed to throw ``APIError``: a malformed member is a 400.
 func answering<T>(_ body: () throws(WireError) -> T) throws(APIError) -> T {
     do { return try body() } catch { throw APIError(error) }
