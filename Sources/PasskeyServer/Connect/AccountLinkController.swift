@@ -20,60 +20,10 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
     var bodyLimit: Int { ceremonies.bodyLimit }
 
     func addRoutes(to router: Router<Context>) {
-        router.post("users/:id/links") { request, context in
-            var request = request
-            return await ceremonies.observed("link", "create", request, context) { note throws in
-                let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
-                let body = try await request.decode(AccountLinkRequest.self, limit: bodyLimit)
-                let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                let link = try await accounts.makeLink(
-                    for: user, replacingPasskeys: body.replacePasskeys ?? false,
-                    lifetime: body.expiresIn.map(TimeInterval.init) ?? service.settings.accountLinkLifetime, apiKey: key,
-                    by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
-                note.concerns(user)
-                note.detail = link.replacesPasskeys ? "link created (replaces the account's passkeys)" : "link created"
-                return Self.answer(link, base: linkBase)
-            }
-        }
-        router.delete("users/:id/links") { request, context in
-            await ceremonies.observed("link", "revoke", request, context) { note throws in
-                let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
-                let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-                let count = try await accounts.revokeLinks(of: user, by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
-                note.concerns(user)
-                note.detail = "\(count) link\(count == 1 ? "" : "s") revoked"
-                return AccountLinksRevokedAnswer(revoked: count)
-            }
-        }
-        router.post("links/options") { request, context in
-            await ceremonies.observed("link", "options", request, context) { note throws in
-                try await ceremonies.throttle(request, context)
-                let made = try await service.accountLinkOptions(ConnectController<Repository, Context>.authorization(request))
-                note.concerns(made.user)
-                return AccountLinkOptionsAnswer(
-                    registration: RegistrationOptionsAnswer(options: made.options, challengeKey: made.challengeKey),
-                    replacesPasskeys: made.replacesPasskeys)
-            }
-        }
-        router.post("links/verify") { request, context in
-            var request = request
-            return await ceremonies.observed("link", "verify", request, context) { note throws in
-                try await ceremonies.throttle(request, context)
-                let body = try await request.decode(VerifyRegistrationRequest.self, limit: bodyLimit)
-                let challengeKey = try answering { () throws(WireError) in try body.requiredChallengeKey() }
-                let result = try await service.redeemAccountLink(
-                    ConnectController<Repository, Context>.authorization(request), credential: body.cred, challengeKey: challengeKey)
-                note.concerns(result.user, credentialID: result.credential.id)
-                let replaced = result.replacedCredentialIDs.count
-                note.detail = replaced > 0 ? "link used: passkey added, \(replaced) other passkey\(replaced == 1 ? "" : "s") deleted" : "link used: passkey added"
-                let token = try await service.signedData(result)
-                return AccountLinkVerifyAnswer(
-                    account: VerifiedAccountFields(
-                        username: result.user.entityName, userId: result.user.id, isAnonymous: result.user.isAnonymous,
-                        credentialId: Base64URL.encode(result.credential.id), signedPasskeyData: token),
-                    replacedPasskeys: replaced)
-            }
-        }
+        router.post("users/:id/links", use: makeLink)
+        router.delete("users/:id/links", use: revokeLinks)
+        router.post("links/options", use: linkOptions)
+        router.post("links/verify", use: redeemLink)
     }
 
     /// What minting answers: the token (shown once), the page that redeems it, and its terms.
@@ -81,5 +31,67 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
         AccountLinkAnswer(
             token: link.token, url: link.url(base: base), userId: link.user.id, expiresAt: ISO8601DateFormatter().string(from: link.expiresAt),
             replacesPasskeys: link.replacesPasskeys)
+    }
+
+    /// `POST /users/{id}/links`.
+    func makeLink(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await ceremonies.observed("link", "create", request, context) { note throws in
+            let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
+            let body = try await request.decode(AccountLinkRequest.self, limit: bodyLimit)
+            let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
+            let link = try await accounts.makeLink(
+                for: user, replacingPasskeys: body.replacePasskeys ?? false,
+                lifetime: body.expiresIn.map(TimeInterval.init) ?? service.settings.accountLinkLifetime, apiKey: key,
+                by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
+            note.concerns(user)
+            note.detail = link.replacesPasskeys ? "link created (replaces the account's passkeys)" : "link created"
+            return Self.answer(link, base: linkBase)
+        }
+    }
+
+    /// `DELETE /users/{id}/links`.
+    func revokeLinks(_ request: Request, context: Context) async -> Response {
+        await ceremonies.observed("link", "revoke", request, context) { note throws in
+            let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
+            let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
+            let count = try await accounts.revokeLinks(of: user, by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
+            note.concerns(user)
+            note.detail = "\(count) link\(count == 1 ? "" : "s") revoked"
+            return AccountLinksRevokedAnswer(revoked: count)
+        }
+    }
+
+    /// `POST /links/options`.
+    func linkOptions(_ request: Request, context: Context) async -> Response {
+        await ceremonies.observed("link", "options", request, context) { note throws in
+            try await ceremonies.throttle(request, context)
+            let made = try await service.accountLinkOptions(ConnectController<Repository, Context>.authorization(request))
+            note.concerns(made.user)
+            return AccountLinkOptionsAnswer(
+                registration: RegistrationOptionsAnswer(options: made.options, challengeKey: made.challengeKey),
+                replacesPasskeys: made.replacesPasskeys)
+        }
+    }
+
+    /// `POST /links/verify`.
+    func redeemLink(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await ceremonies.observed("link", "verify", request, context) { note throws in
+            try await ceremonies.throttle(request, context)
+            let body = try await request.decode(VerifyRegistrationRequest.self, limit: bodyLimit)
+            let challengeKey = try answering { () throws(WireError) in try body.requiredChallengeKey() }
+            let result = try await service.redeemAccountLink(
+                ConnectController<Repository, Context>.authorization(request), credential: body.cred, challengeKey: challengeKey)
+            note.concerns(result.user, credentialID: result.credential.id)
+            let replaced = result.replacedCredentialIDs.count
+            note.detail = replaced > 0 ? "link used: passkey added, \(replaced) other passkey\(replaced == 1 ? "" : "s") deleted" : "link used: passkey added"
+            let token = try await service.signedData(result)
+            return AccountLinkVerifyAnswer(
+                account: VerifiedAccountFields(
+                    username: result.user.entityName, userId: result.user.id, isAnonymous: result.user.isAnonymous,
+                    credentialId: Base64URL.encode(result.credential.id), signedPasskeyData: token),
+                replacedPasskeys: replaced)
+        }
     }
 }

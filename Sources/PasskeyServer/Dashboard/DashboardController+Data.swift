@@ -14,107 +14,21 @@ import PasskeyWire
 /// decides who gets into an account.
 extension DashboardController {
     func addDataRoutes(to router: Router<Context>) {
-        router.get("dashboard/api/events") { request, _ in
-            await data(request) { _ throws(APIError) in
-                let before = request.formQuery["before"].flatMap(Int64.init)
-                let limit = max(1, min(request.formQuery["limit"].flatMap(Int.init) ?? 100, 500))
-                let found: [EventRecord]
-                do throws(StorageError) { found = try await repository.events(matching: Self.filter(request), before: before, limit: limit) } catch { throw APIError(error) }
-                return EventListAnswer(events: found.map(DashboardJSON.event), next: found.count == limit ? found.last.map { Int($0.id) } : nil)
-            }
-        }
-        router.get("dashboard/events/stream") { request, _ in
-            let admin: AdminPrincipal?
-            do throws(APIError) { admin = try await principal(request) } catch { return Response.error(error) }
-            guard let admin else { return Response.error(DashboardErrors.unauthorized) }
-            return await stream(request, principal: admin)
-        }
-        router.get("dashboard/api/stats") { request, _ in
-            await data(request) { _ throws(APIError) in
-                let totals: StorageTotals
-                do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
-                return StatsAnswer(
-                    users: totals.users, anonymousUsers: totals.anonymousUsers, passkeys: totals.passkeys, admins: totals.admins,
-                    hours: DashboardJSON.hours(try await hours()))
-            }
-        }
-        router.get("dashboard/api/users") { request, _ in
-            await data(request) { _ throws(APIError) in
-                let number = Self.pageNumber(request)
-                let (users, hasMore) = try await usersPage(search: request.formQuery["search"], page: number)
-                return UserListAnswer(users: users.map { DashboardJSON.user($0.0, passkeys: $0.1) }, page: number, hasMore: hasMore)
-            }
-        }
-        router.get("dashboard/api/users/:id") { request, context in
-            await data(request) { _ throws(APIError) in
-                let (user, passkeys) = try await findUser(context.parameters.get("id"))
-                return UserDetailAnswer(
-                    user: DashboardJSON.user(user, passkeys: passkeys.count), passkeys: passkeys.map { DashboardJSON.passkey($0, names: names) })
-            }
-        }
-        router.patch("dashboard/api/users/:id/passkeys/:credentialId") { request, context in
-            var request = request
-            return await data(request) { principal throws(APIError) in
-                let (user, credential) = try await passkey(context)
-                let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
-                let renamed = try await answering { () async throws(RelyingPartyError) in
-                    try await accounts.renamePasskey(credential.id, of: user, to: body.name, by: actor(principal, request, context))
-                }
-                return PasskeyRenamedAnswer(name: renamed.name ?? "")
-            }
-        }
-        router.delete("dashboard/api/users/:id/passkeys/:credentialId") { request, context in
-            await data(request, fresh: true) { principal throws(APIError) in
-                let (user, credential) = try await passkey(context)
-                try await answering { () async throws(RelyingPartyError) in
-                    try await accounts.deletePasskey(credential.id, of: user, by: actor(principal, request, context))
-                }
-                return DeletedAnswer()
-            }
-        }
+        router.get("dashboard/api/events", use: listEvents)
+        router.get("dashboard/events/stream", use: eventStream)
+        router.get("dashboard/api/stats", use: stats)
+        router.get("dashboard/api/users", use: listUsers)
+        router.get("dashboard/api/users/:id", use: showUser)
+        router.patch("dashboard/api/users/:id/passkeys/:credentialId", use: renameUserPasskey)
+        router.delete("dashboard/api/users/:id/passkeys/:credentialId", use: deleteUserPasskey)
         // A fresh check both ways (the page asks for it when the session's is older than 5 minutes): enabling lets an
         // account sign in again (after a suspected takeover, say), and a stolen session should not switch accounts off.
-        router.patch("dashboard/api/users/:id") { request, context in
-            var request = request
-            return await data(request, fresh: true) { principal throws(APIError) in
-                let (user, passkeys) = try await findUser(context.parameters.get("id"))
-                let disabled = try await request.decode(AccountStateRequest.self, limit: bodyLimit).disabled
-                let updated = try await answering { () async throws(RelyingPartyError) in
-                    try await accounts.setDisabled(disabled, user, by: actor(principal, request, context))
-                }
-                return DashboardJSON.user(updated, passkeys: passkeys.count)
-            }
-        }
+        router.patch("dashboard/api/users/:id", use: setUserState)
         // A recovery or onboarding link for the account (docs/connect.md): its holder can add a passkey, so a fresh
         // check first, as for the other changes that decide who gets into an account.
-        router.post("dashboard/api/users/:id/links") { request, context in
-            var request = request
-            return await data(request, fresh: true) { principal throws(APIError) in
-                let (user, _) = try await findUser(context.parameters.get("id"))
-                let replacing = try await request.decode(AccountLinkRequest.self, limit: bodyLimit).replacePasskeys ?? false
-                let link = try await answering { () async throws(RelyingPartyError) in
-                    try await accounts.makeLink(
-                        for: user, replacingPasskeys: replacing, lifetime: configuration.connect.accountLinkLifetime, by: actor(principal, request, context))
-                }
-                return AccountLinkController<Repository, Context>.answer(link, base: configuration.linkBase)
-            }
-        }
-        router.delete("dashboard/api/users/:id/links") { request, context in
-            await data(request, fresh: true) { principal throws(APIError) in
-                let (user, _) = try await findUser(context.parameters.get("id"))
-                let count = try await answering { () async throws(RelyingPartyError) in
-                    try await accounts.revokeLinks(of: user, by: actor(principal, request, context))
-                }
-                return AccountLinksRevokedAnswer(revoked: count)
-            }
-        }
-        router.delete("dashboard/api/users/:id") { request, context in
-            await data(request, fresh: true) { principal throws(APIError) in
-                let (user, _) = try await findUser(context.parameters.get("id"))
-                try await answering { () async throws(RelyingPartyError) in try await accounts.deleteUser(user, by: actor(principal, request, context)) }
-                return DeletedAnswer()
-            }
-        }
+        router.post("dashboard/api/users/:id/links", use: makeUserLink)
+        router.delete("dashboard/api/users/:id/links", use: revokeUserLinks)
+        router.delete("dashboard/api/users/:id", use: deleteUser)
     }
 
     func passkey(_ context: Context) async throws(APIError) -> (UserRecord, CredentialRecordEntry) {
@@ -123,5 +37,124 @@ extension DashboardController {
             let credential = passkeys.first(where: { $0.id == id })
         else { throw DashboardErrors.passkeyNotFound }
         return (user, credential)
+    }
+
+    /// `GET /dashboard/api/events`.
+    func listEvents(_ request: Request, context: Context) async -> Response {
+        await data(request) { _ throws(APIError) in
+            let before = request.formQuery["before"].flatMap(Int64.init)
+            let limit = max(1, min(request.formQuery["limit"].flatMap(Int.init) ?? 100, 500))
+            let found: [EventRecord]
+            do throws(StorageError) { found = try await repository.events(matching: Self.filter(request), before: before, limit: limit) } catch { throw APIError(error) }
+            return EventListAnswer(events: found.map(DashboardJSON.event), next: found.count == limit ? found.last.map { Int($0.id) } : nil)
+        }
+    }
+
+    /// `GET /dashboard/events/stream`.
+    func eventStream(_ request: Request, context: Context) async -> Response {
+        let admin: AdminPrincipal?
+        do throws(APIError) { admin = try await principal(request) } catch { return Response.error(error) }
+        guard let admin else { return Response.error(DashboardErrors.unauthorized) }
+        return await stream(request, principal: admin)
+    }
+
+    /// `GET /dashboard/api/stats`.
+    func stats(_ request: Request, context: Context) async -> Response {
+        await data(request) { _ throws(APIError) in
+            let totals: StorageTotals
+            do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
+            return StatsAnswer(
+                users: totals.users, anonymousUsers: totals.anonymousUsers, passkeys: totals.passkeys, admins: totals.admins,
+                hours: DashboardJSON.hours(try await hours()))
+        }
+    }
+
+    /// `GET /dashboard/api/users`.
+    func listUsers(_ request: Request, context: Context) async -> Response {
+        await data(request) { _ throws(APIError) in
+            let number = Self.pageNumber(request)
+            let (users, hasMore) = try await usersPage(search: request.formQuery["search"], page: number)
+            return UserListAnswer(users: users.map { DashboardJSON.user($0.0, passkeys: $0.1) }, page: number, hasMore: hasMore)
+        }
+    }
+
+    /// `GET /dashboard/api/users/{id}`.
+    func showUser(_ request: Request, context: Context) async -> Response {
+        await data(request) { _ throws(APIError) in
+            let (user, passkeys) = try await findUser(context.parameters.get("id"))
+            return UserDetailAnswer(
+                user: DashboardJSON.user(user, passkeys: passkeys.count), passkeys: passkeys.map { DashboardJSON.passkey($0, names: names) })
+        }
+    }
+
+    /// `PATCH /dashboard/api/users/{id}/passkeys/{credentialId}`.
+    func renameUserPasskey(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await data(request) { principal throws(APIError) in
+            let (user, credential) = try await passkey(context)
+            let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
+            let renamed = try await answering { () async throws(RelyingPartyError) in
+                try await accounts.renamePasskey(credential.id, of: user, to: body.name, by: actor(principal, request, context))
+            }
+            return PasskeyRenamedAnswer(name: renamed.name ?? "")
+        }
+    }
+
+    /// `DELETE /dashboard/api/users/{id}/passkeys/{credentialId}`.
+    func deleteUserPasskey(_ request: Request, context: Context) async -> Response {
+        await data(request, fresh: true) { principal throws(APIError) in
+            let (user, credential) = try await passkey(context)
+            try await answering { () async throws(RelyingPartyError) in
+                try await accounts.deletePasskey(credential.id, of: user, by: actor(principal, request, context))
+            }
+            return DeletedAnswer()
+        }
+    }
+
+    /// `PATCH /dashboard/api/users/{id}`.
+    func setUserState(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await data(request, fresh: true) { principal throws(APIError) in
+            let (user, passkeys) = try await findUser(context.parameters.get("id"))
+            let disabled = try await request.decode(AccountStateRequest.self, limit: bodyLimit).disabled
+            let updated = try await answering { () async throws(RelyingPartyError) in
+                try await accounts.setDisabled(disabled, user, by: actor(principal, request, context))
+            }
+            return DashboardJSON.user(updated, passkeys: passkeys.count)
+        }
+    }
+
+    /// `POST /dashboard/api/users/{id}/links`.
+    func makeUserLink(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await data(request, fresh: true) { principal throws(APIError) in
+            let (user, _) = try await findUser(context.parameters.get("id"))
+            let replacing = try await request.decode(AccountLinkRequest.self, limit: bodyLimit).replacePasskeys ?? false
+            let link = try await answering { () async throws(RelyingPartyError) in
+                try await accounts.makeLink(
+                    for: user, replacingPasskeys: replacing, lifetime: configuration.connect.accountLinkLifetime, by: actor(principal, request, context))
+            }
+            return AccountLinkController<Repository, Context>.answer(link, base: configuration.linkBase)
+        }
+    }
+
+    /// `DELETE /dashboard/api/users/{id}/links`.
+    func revokeUserLinks(_ request: Request, context: Context) async -> Response {
+        await data(request, fresh: true) { principal throws(APIError) in
+            let (user, _) = try await findUser(context.parameters.get("id"))
+            let count = try await answering { () async throws(RelyingPartyError) in
+                try await accounts.revokeLinks(of: user, by: actor(principal, request, context))
+            }
+            return AccountLinksRevokedAnswer(revoked: count)
+        }
+    }
+
+    /// `DELETE /dashboard/api/users/{id}`.
+    func deleteUser(_ request: Request, context: Context) async -> Response {
+        await data(request, fresh: true) { principal throws(APIError) in
+            let (user, _) = try await findUser(context.parameters.get("id"))
+            try await answering { () async throws(RelyingPartyError) in try await accounts.deleteUser(user, by: actor(principal, request, context)) }
+            return DeletedAnswer()
+        }
     }
 }

@@ -19,78 +19,99 @@ extension DashboardController {
     }
 
     func addWebhookRoutes(to router: Router<Context>) {
-        router.get("dashboard/webhooks") { request, _ in
-            await page(request) { principal throws(APIError) in
-                let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }
-                let deliveries = try await library { () async throws(RelyingPartyError) in
-                    try await webhookEndpoints.deliveries(endpointID: nil, limit: 100)
-                }
-                return DashboardPages.webhooks(principal: principal, endpoints: endpoints, deliveries: deliveries)
+        router.get("dashboard/webhooks", use: webhooksPage)
+        router.get("dashboard/api/webhooks", use: listWebhooks)
+        router.post("dashboard/api/webhooks", use: addWebhook)
+        router.patch("dashboard/api/webhooks/:id", use: changeWebhook)
+        router.delete("dashboard/api/webhooks/:id", use: removeWebhook)
+        router.post("dashboard/api/webhooks/:id/rotate", use: rotateWebhook)
+        router.post("dashboard/api/webhooks/:id/retry", use: retryWebhook)
+    }
+
+    /// `GET /dashboard/webhooks`.
+    func webhooksPage(_ request: Request, context: Context) async -> Response {
+        await page(request) { principal throws(APIError) in
+            let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }
+            let deliveries = try await library { () async throws(RelyingPartyError) in
+                try await webhookEndpoints.deliveries(endpointID: nil, limit: 100)
             }
+            return DashboardPages.webhooks(principal: principal, endpoints: endpoints, deliveries: deliveries)
         }
-        router.get("dashboard/api/webhooks") { request, _ in
-            await data(request) { _ throws(APIError) in
-                let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }
-                let deliveries = try await library { () async throws(RelyingPartyError) in
-                    try await webhookEndpoints.deliveries(endpointID: nil, limit: 50)
-                }
-                return WebhookOverviewAnswer(
-                    endpoints: endpoints.map { WebhookJSON.endpoint($0) }, deliveries: deliveries.map(WebhookJSON.delivery),
-                    eventTypes: WebhookEventType.all.map(\.rawValue))
+    }
+
+    /// `GET /dashboard/api/webhooks`.
+    func listWebhooks(_ request: Request, context: Context) async -> Response {
+        await data(request) { _ throws(APIError) in
+            let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }
+            let deliveries = try await library { () async throws(RelyingPartyError) in
+                try await webhookEndpoints.deliveries(endpointID: nil, limit: 50)
             }
+            return WebhookOverviewAnswer(
+                endpoints: endpoints.map { WebhookJSON.endpoint($0) }, deliveries: deliveries.map(WebhookJSON.delivery),
+                eventTypes: WebhookEventType.all.map(\.rawValue))
         }
-        router.post("dashboard/api/webhooks") { request, context in
-            var request = request
-            return await data(request, fresh: true) { principal throws(APIError) in
-                let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
-                let url = try answering { () throws(WireError) in try body.requiredURL() }
-                let endpoint = try await library { () async throws(RelyingPartyError) in
-                    try await webhookEndpoints.create(url: url, description: body.description ?? "", eventTypes: body.eventTypes ?? [])
-                }
-                await recordAdmin("add_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) added")
-                return WebhookJSON.endpoint(endpoint, withSecret: true)
+    }
+
+    /// `POST /dashboard/api/webhooks`.
+    func addWebhook(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await data(request, fresh: true) { principal throws(APIError) in
+            let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
+            let url = try answering { () throws(WireError) in try body.requiredURL() }
+            let endpoint = try await library { () async throws(RelyingPartyError) in
+                try await webhookEndpoints.create(url: url, description: body.description ?? "", eventTypes: body.eventTypes ?? [])
             }
+            await recordAdmin("add_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) added")
+            return WebhookJSON.endpoint(endpoint, withSecret: true)
         }
-        router.patch("dashboard/api/webhooks/:id") { request, context in
-            var request = request
-            return await data(request, fresh: true) { principal throws(APIError) in
-                let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
-                let endpoint = try await library { () async throws(RelyingPartyError) in
-                    try await webhookEndpoints.update(
-                        id: context.parameters.get("id") ?? "", url: body.url, description: body.description, eventTypes: body.eventTypes,
-                        enabled: body.enabled)
-                }
-                await recordAdmin("change_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) changed")
-                return WebhookJSON.endpoint(endpoint)
+    }
+
+    /// `PATCH /dashboard/api/webhooks/{id}`.
+    func changeWebhook(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await data(request, fresh: true) { principal throws(APIError) in
+            let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
+            let endpoint = try await library { () async throws(RelyingPartyError) in
+                try await webhookEndpoints.update(
+                    id: context.parameters.get("id") ?? "", url: body.url, description: body.description, eventTypes: body.eventTypes,
+                    enabled: body.enabled)
             }
+            await recordAdmin("change_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) changed")
+            return WebhookJSON.endpoint(endpoint)
         }
-        router.delete("dashboard/api/webhooks/:id") { request, context in
-            await data(request, fresh: true) { principal throws(APIError) in
-                let id = context.parameters.get("id") ?? ""
-                try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.delete(id: id) }
-                await recordAdmin("remove_webhook", request, context, principal: principal, detail: "webhook endpoint \(id) removed")
-                return DeletedAnswer()
-            }
+    }
+
+    /// `DELETE /dashboard/api/webhooks/{id}`.
+    func removeWebhook(_ request: Request, context: Context) async -> Response {
+        await data(request, fresh: true) { principal throws(APIError) in
+            let id = context.parameters.get("id") ?? ""
+            try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.delete(id: id) }
+            await recordAdmin("remove_webhook", request, context, principal: principal, detail: "webhook endpoint \(id) removed")
+            return DeletedAnswer()
         }
-        router.post("dashboard/api/webhooks/:id/rotate") { request, context in
-            var request = request
-            return await data(request, fresh: true) { principal throws(APIError) in
-                let body = try await request.decode(WebhookSecretRotationRequest.self, limit: bodyLimit)
-                let overlap = body.overlapSeconds.map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
-                let endpoint = try await library { () async throws(RelyingPartyError) in
-                    try await webhookEndpoints.rotateSecret(id: context.parameters.get("id") ?? "", overlap: overlap)
-                }
-                await recordAdmin("rotate_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) has a new secret")
-                return WebhookJSON.endpoint(endpoint, withSecret: true)
+    }
+
+    /// `POST /dashboard/api/webhooks/{id}/rotate`.
+    func rotateWebhook(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await data(request, fresh: true) { principal throws(APIError) in
+            let body = try await request.decode(WebhookSecretRotationRequest.self, limit: bodyLimit)
+            let overlap = body.overlapSeconds.map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
+            let endpoint = try await library { () async throws(RelyingPartyError) in
+                try await webhookEndpoints.rotateSecret(id: context.parameters.get("id") ?? "", overlap: overlap)
             }
+            await recordAdmin("rotate_webhook", request, context, principal: principal, detail: "webhook endpoint \(endpoint.id) has a new secret")
+            return WebhookJSON.endpoint(endpoint, withSecret: true)
         }
-        router.post("dashboard/api/webhooks/:id/retry") { request, context in
-            await data(request) { principal throws(APIError) in
-                let id = context.parameters.get("id") ?? ""
-                let count = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.retryFailed(id: id) }
-                await recordAdmin("retry_webhook", request, context, principal: principal, detail: "\(count) failed deliveries of \(id) sent again")
-                return WebhookRetryAnswer(retried: count)
-            }
+    }
+
+    /// `POST /dashboard/api/webhooks/{id}/retry`.
+    func retryWebhook(_ request: Request, context: Context) async -> Response {
+        await data(request) { principal throws(APIError) in
+            let id = context.parameters.get("id") ?? ""
+            let count = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.retryFailed(id: id) }
+            await recordAdmin("retry_webhook", request, context, principal: principal, detail: "\(count) failed deliveries of \(id) sent again")
+            return WebhookRetryAnswer(retried: count)
         }
     }
 }

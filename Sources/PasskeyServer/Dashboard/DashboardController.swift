@@ -198,84 +198,6 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         }
     }
 
-    func addCeremonyRoutes(to router: Router<Context>) {
-        router.get("dashboard/login") { _, _ in Self.html(DashboardPages.signIn()) }
-        router.get("dashboard/setup") { request, _ in
-            let token = request.formQuery["token"] ?? ""
-            let valid = (try? await admins.checkInvite(token)) != nil
-            return Self.html(DashboardPages.setup(token: token, valid: valid), status: valid ? .ok : .notFound)
-        }
-        router.post("dashboard/api/setup/options") { request, context in
-            var request = request
-            return await respond { () throws(APIError) in
-                try await limiter.enforce(clientAddress(request, context))
-                let body = try await request.decode(AdminSetupRequest.self, limit: bodyLimit)
-                return try await admins.setupOptions(token: body.token, name: body.name)
-            }
-        }
-        router.post("dashboard/api/setup/verify") { request, context in
-            var request = request
-            do throws(APIError) {
-                let body = try await request.decode(VerifyRegistrationRequest.self, limit: bodyLimit)
-                let (admin, secret) = try await admins.setupVerify(challengeKey: try answering { () throws(WireError) in try body.requiredChallengeKey() }, credential: body.cred)
-                await recordAdmin("setup", request, context, principal: nil, detail: "admin \(admin.name) added")
-                return signedIn(admin, secret, request)
-            } catch {
-                await recordAdmin("setup", request, context, principal: nil, error: error)
-                return Response.error(error)
-            }
-        }
-        router.post("dashboard/api/login/options") { request, context in
-            await respond { () throws(APIError) in
-                try await limiter.enforce(clientAddress(request, context))
-                return try await admins.signInOptions()
-            }
-        }
-        router.post("dashboard/api/login/verify") { request, context in
-            var request = request
-            do throws(APIError) {
-                let body = try await request.decode(VerifyAuthenticationRequest.self, limit: bodyLimit)
-                let (admin, secret) = try await admins.signInVerify(challengeKey: try answering { () throws(WireError) in try body.requiredChallengeKey() }, credential: body.cred)
-                guard let secret else { throw APIError.challengeInvalid }
-                await recordAdmin("sign_in", request, context, principal: nil, detail: "admin \(admin.name) signed in")
-                return signedIn(admin, secret, request)
-            } catch {
-                await recordAdmin("sign_in", request, context, principal: nil, error: error)
-                return Response.error(error)
-            }
-        }
-        router.post("dashboard/api/recheck/options") { request, _ in
-            await data(request) { principal throws(APIError) in try await admins.signInOptions(recheck: principal) }
-        }
-        router.post("dashboard/api/recheck/verify") { request, context in
-            var request = request
-            return await data(request) { principal throws(APIError) in
-                guard !principal.isBreakGlass else { return RecheckAnswer() }
-                let body = try await request.decode(VerifyAuthenticationRequest.self, limit: bodyLimit)
-                _ = try await admins.signInVerify(challengeKey: try answering { () throws(WireError) in try body.requiredChallengeKey() }, credential: body.cred, recheck: principal)
-                await recordAdmin("recheck", request, context, principal: principal, detail: "passkey check")
-                return RecheckAnswer()
-            }
-        }
-        router.post("dashboard/api/logout") { request, context in
-            var response = await data(request) { principal throws(APIError) in
-                try await admins.signOut(principal)
-                await recordAdmin("sign_out", request, context, principal: principal)
-                // Its live streams here end now (after the sign-out's own event when it was published here directly).
-                if let session = principal.sessionHash { await broadcaster.end(session: session) }
-                return SignedOutAnswer()
-            }
-            if response.status == .ok { response.headers[.setCookie] = cookie("", maxAge: 0, for: request) }
-            return response
-        }
-    }
-
-    func signedIn(_ admin: AdminRecord, _ secret: String, _ request: Request) -> Response {
-        var response = Response.json(AdminSessionAnswer(admin: admin.name))
-        response.headers[.setCookie] = cookie(secret, maxAge: Int(configuration.dashboard.sessionAbsoluteTimeout), for: request)
-        return response
-    }
-
     static func filter(_ request: Request) -> EventFilter {
         let query = request.formQuery
         func value(_ name: String) -> String? {
@@ -315,36 +237,6 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     }
 
     static func pageNumber(_ request: Request) -> Int { max(1, min(request.formQuery["page"].flatMap(Int.init) ?? 1, 100_000)) }
-
-    func addPageRoutes(to router: Router<Context>) {
-        router.get("dashboard") { request, _ in
-            await page(request) { principal throws(APIError) in
-                let totals: StorageTotals
-                do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
-                return DashboardPages.overview(principal: principal, totals: totals, hours: try await hours())
-            }
-        }
-        router.get("dashboard/log") { request, _ in
-            await page(request) { principal throws(APIError) in DashboardPages.log(principal: principal, filter: Self.filter(request)) }
-        }
-        router.get("dashboard/users") { request, _ in
-            await page(request) { principal throws(APIError) in
-                let search = request.formQuery["search"]
-                let number = Self.pageNumber(request)
-                let (users, hasMore) = try await usersPage(search: search, page: number)
-                return DashboardPages.users(principal: principal, search: search, page: number, users: users, hasMore: hasMore)
-            }
-        }
-        router.get("dashboard/users/:id") { request, context in
-            await page(request) { principal throws(APIError) in
-                let (user, passkeys) = try await findUser(context.parameters.get("id"))
-                return DashboardPages.user(principal: principal, user: user, passkeys: passkeys, names: names, linkLifetime: configuration.connect.accountLinkLifetime)
-            }
-        }
-        router.get("dashboard/settings") { request, _ in
-            await page(request) { principal throws(APIError) in DashboardPages.settings(principal: principal, configuration: configuration) }
-        }
-    }
 
     /// Server-Sent Events: each new event matching the request's filter as `event: ceremony` with the event's JSON.
     /// `?max=N` ends the stream after N events (tests, scripts). At each keep-alive the session is checked again: the
@@ -386,4 +278,5 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         if let field = HTTPField.Name("X-Accel-Buffering") { response.headers[field] = "no" }
         return response
     }
+
 }

@@ -21,71 +21,14 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
     var bodyLimit: Int { ceremonies.bodyLimit }
 
     func addRoutes(to router: Router<Context>) {
-        router.get("webhooks") { request, context in
-            await backend("list", request, context) { _ throws in
-                WebhookEndpointListAnswer(endpoints: try await endpoints.list().map { WebhookJSON.endpoint($0) })
-            }
-        }
-        router.post("webhooks") { request, context in
-            var request = request
-            return await backend("create", request, context) { note throws in
-                let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
-                let url = try answering { () throws(WireError) in try body.requiredURL() }
-                let endpoint = try await endpoints.create(url: url, description: body.description ?? "", eventTypes: body.eventTypes ?? [])
-                note.detail = "webhook endpoint \(endpoint.id) added"
-                return WebhookJSON.endpoint(endpoint, withSecret: true)
-            }
-        }
-        router.get("webhooks/:id") { request, context in
-            await backend("read", request, context) { _ throws in WebhookJSON.endpoint(try await endpoints.endpoint(id: Self.id(context))) }
-        }
-        router.patch("webhooks/:id") { request, context in
-            var request = request
-            return await backend("update", request, context) { note throws in
-                let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
-                let endpoint = try await endpoints.update(
-                    id: Self.id(context), url: body.url, description: body.description, eventTypes: body.eventTypes, enabled: body.enabled)
-                note.detail = "webhook endpoint \(endpoint.id) changed"
-                return WebhookJSON.endpoint(endpoint)
-            }
-        }
-        router.delete("webhooks/:id") { request, context in
-            await backend("delete", request, context) { note throws in
-                let id = Self.id(context)
-                try await endpoints.delete(id: id)
-                note.detail = "webhook endpoint \(id) deleted"
-                return DeletedAnswer()
-            }
-        }
-        router.post("webhooks/:id/rotate-secret") { request, context in
-            var request = request
-            return await backend("rotate", request, context) { note throws in
-                let body = try await request.decode(WebhookSecretRotationRequest.self, limit: bodyLimit)
-                let overlap = body.overlapSeconds.map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
-                let endpoint = try await endpoints.rotateSecret(id: Self.id(context), overlap: overlap)
-                note.detail = "webhook endpoint \(endpoint.id) has a new secret"
-                return WebhookJSON.endpoint(endpoint, withSecret: true)
-            }
-        }
-        router.get("webhooks/:id/deliveries") { request, context in
-            await backend("deliveries", request, context) { _ throws in
-                let query = request.formQuery
-                let before = try query.single("before").map { text throws(APIError) -> Int64 in
-                    guard let value = Int64(text) else { throw APIError(.fieldInvalid, "before must be a message sequence number.") }
-                    return value
-                }
-                let limit = try query.single("limit").flatMap(Int.init) ?? 50
-                let deliveries = try await endpoints.deliveries(endpointID: Self.id(context), before: before, limit: limit)
-                return WebhookDeliveryListAnswer(deliveries: deliveries.map(WebhookJSON.delivery))
-            }
-        }
-        router.post("webhooks/:id/retry") { request, context in
-            await backend("retry", request, context) { note throws in
-                let count = try await endpoints.retryFailed(id: Self.id(context))
-                note.detail = "\(count) failed deliver\(count == 1 ? "y" : "ies") retried"
-                return WebhookRetryAnswer(retried: count)
-            }
-        }
+        router.get("webhooks", use: listEndpoints)
+        router.post("webhooks", use: addEndpoint)
+        router.get("webhooks/:id", use: showEndpoint)
+        router.patch("webhooks/:id", use: updateEndpoint)
+        router.delete("webhooks/:id", use: removeEndpoint)
+        router.post("webhooks/:id/rotate-secret", use: rotateSecret)
+        router.get("webhooks/:id/deliveries", use: listDeliveries)
+        router.post("webhooks/:id/retry", use: retryDeliveries)
     }
 
     /// A call of the app's backend: authenticated with its API key, recorded as `webhook.<step>`.
@@ -99,4 +42,85 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
     }
 
     static func id(_ context: Context) -> String { context.parameters.get("id") ?? "" }
+
+    /// `GET /webhooks`.
+    func listEndpoints(_ request: Request, context: Context) async -> Response {
+        await backend("list", request, context) { _ throws in
+            WebhookEndpointListAnswer(endpoints: try await endpoints.list().map { WebhookJSON.endpoint($0) })
+        }
+    }
+
+    /// `POST /webhooks`.
+    func addEndpoint(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await backend("create", request, context) { note throws in
+            let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
+            let url = try answering { () throws(WireError) in try body.requiredURL() }
+            let endpoint = try await endpoints.create(url: url, description: body.description ?? "", eventTypes: body.eventTypes ?? [])
+            note.detail = "webhook endpoint \(endpoint.id) added"
+            return WebhookJSON.endpoint(endpoint, withSecret: true)
+        }
+    }
+
+    /// `GET /webhooks/{id}`.
+    func showEndpoint(_ request: Request, context: Context) async -> Response {
+        await backend("read", request, context) { _ throws in WebhookJSON.endpoint(try await endpoints.endpoint(id: Self.id(context))) }
+    }
+
+    /// `PATCH /webhooks/{id}`.
+    func updateEndpoint(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await backend("update", request, context) { note throws in
+            let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
+            let endpoint = try await endpoints.update(
+                id: Self.id(context), url: body.url, description: body.description, eventTypes: body.eventTypes, enabled: body.enabled)
+            note.detail = "webhook endpoint \(endpoint.id) changed"
+            return WebhookJSON.endpoint(endpoint)
+        }
+    }
+
+    /// `DELETE /webhooks/{id}`.
+    func removeEndpoint(_ request: Request, context: Context) async -> Response {
+        await backend("delete", request, context) { note throws in
+            let id = Self.id(context)
+            try await endpoints.delete(id: id)
+            note.detail = "webhook endpoint \(id) deleted"
+            return DeletedAnswer()
+        }
+    }
+
+    /// `POST /webhooks/{id}/rotate-secret`.
+    func rotateSecret(_ request: Request, context: Context) async -> Response {
+        var request = request
+        return await backend("rotate", request, context) { note throws in
+            let body = try await request.decode(WebhookSecretRotationRequest.self, limit: bodyLimit)
+            let overlap = body.overlapSeconds.map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
+            let endpoint = try await endpoints.rotateSecret(id: Self.id(context), overlap: overlap)
+            note.detail = "webhook endpoint \(endpoint.id) has a new secret"
+            return WebhookJSON.endpoint(endpoint, withSecret: true)
+        }
+    }
+
+    /// `GET /webhooks/{id}/deliveries`.
+    func listDeliveries(_ request: Request, context: Context) async -> Response {
+        await backend("deliveries", request, context) { _ throws in
+            let query = request.formQuery
+            let before = try query.single("before").map { text throws(APIError) -> Int64 in
+                guard let value = Int64(text) else { throw APIError(.fieldInvalid, "before must be a message sequence number.") }
+                return value
+            }
+            let limit = try query.single("limit").flatMap(Int.init) ?? 50
+            let deliveries = try await endpoints.deliveries(endpointID: Self.id(context), before: before, limit: limit)
+            return WebhookDeliveryListAnswer(deliveries: deliveries.map(WebhookJSON.delivery))
+        }
+    }
+
+    /// `POST /webhooks/{id}/retry`.
+    func retryDeliveries(_ request: Request, context: Context) async -> Response {
+        await backend("retry", request, context) { note throws in
+            let count = try await endpoints.retryFailed(id: Self.id(context))
+            note.detail = "\(count) failed deliver\(count == 1 ? "y" : "ies") retried"
+            return WebhookRetryAnswer(retried: count)
+        }
+    }
 }
