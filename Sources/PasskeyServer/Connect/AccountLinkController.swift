@@ -10,7 +10,7 @@ import PasskeyWire
 ///   account's unused ones;
 /// - the link's holder, with the link's token as `Authorization: Bearer pal_…`: `POST /links/options`, then
 ///   `POST /links/verify` with the new passkey. Both are rate limited per client address like options requests.
-struct AccountLinkController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
+struct AccountLinkController<Repository: PasskeyRepository, Context: CallerRequestContext>: Sendable {
     let service: ConnectService<Repository>
     let accounts: AccountAdministration<Repository>
     let ceremonies: CeremonyController<Repository, Context>
@@ -20,24 +20,19 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
     var bodyLimit: Int { ceremonies.bodyLimit }
 
     func addRoutes(to router: Router<Context>) {
-        router.post("users/:id/links", use: makeLink)
-        router.delete("users/:id/links", use: revokeLinks)
+        let backend = router.group().add(middleware: APIKeyMiddleware(connect: service))
+        backend.post("users/:id/links", use: makeLink)
+        backend.delete("users/:id/links", use: revokeLinks)
         router.post("links/options", use: linkOptions)
         router.post("links/verify", use: redeemLink)
     }
 
-    /// What minting answers: the token (shown once), the page that redeems it, and its terms.
-    static func answer(_ link: AccountLink, base: String) -> AccountLinkAnswer {
-        AccountLinkAnswer(
-            token: link.token, url: link.url(base: base), userId: link.user.id, expiresAt: ISO8601DateFormatter().string(from: link.expiresAt),
-            replacesPasskeys: link.replacesPasskeys)
-    }
 
     /// `POST /users/{id}/links`.
     func makeLink(_ request: Request, context: Context) async -> Response {
         var request = request
         return await ceremonies.observed("link", "create", request, context) { note throws in
-            let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
+            let key = try context.backendKey()
             let body = try await request.decode(AccountLinkRequest.self, limit: bodyLimit)
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             let link = try await accounts.makeLink(
@@ -46,14 +41,14 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
                 by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
             note.concerns(user)
             note.detail = link.replacesPasskeys ? "link created (replaces the account's passkeys)" : "link created"
-            return Self.answer(link, base: linkBase)
+            return AccountLinkAnswer(link, base: linkBase)
         }
     }
 
     /// `DELETE /users/{id}/links`.
     func revokeLinks(_ request: Request, context: Context) async -> Response {
         await ceremonies.observed("link", "revoke", request, context) { note throws in
-            let key = try await service.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
+            let key = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             let count = try await accounts.revokeLinks(of: user, by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
             note.concerns(user)
@@ -93,5 +88,14 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: RequestCont
                     credentialId: Base64URL.encode(result.credential.id), signedPasskeyData: token),
                 replacedPasskeys: replaced)
         }
+    }
+}
+
+extension AccountLinkAnswer {
+    /// What minting answers: the token (shown once), the page that redeems it, and its terms.
+    init(_ link: AccountLink, base: String) {
+        self.init(
+            token: link.token, url: link.url(base: base), userId: link.user.id, expiresAt: ISO8601DateFormatter().string(from: link.expiresAt),
+            replacesPasskeys: link.replacesPasskeys)
     }
 }

@@ -13,7 +13,7 @@ import PasskeyWire
 ///   `PATCH|DELETE /connect/passkeys/{credentialId}`, `POST /connect/login/options`;
 /// - the app, without a token: `POST /connect/login/decision`;
 /// - everyone: `GET /.well-known/jwks.json`.
-struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
+struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestContext>: Sendable {
     let service: ConnectService<Repository>
     let accounts: AccountAdministration<Repository>
     let ceremonies: CeremonyController<Repository, Context>
@@ -60,13 +60,13 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
 
     func addRoutes(to router: Router<Context>) {
         router.get(".well-known/jwks.json", use: jwks)
-        addBackendRoutes(to: router)
+        addBackendRoutes(to: router.group().add(middleware: APIKeyMiddleware(connect: service)))
         addClientRoutes(to: router)
     }
 
     // MARK: Backend (API key)
 
-    func addBackendRoutes(to router: Router<Context>) {
+    func addBackendRoutes(to router: some RouterMethods<Context>) {
         router.post("connect/tokens", use: mintToken)
         router.post("connect/verify", use: verifySignedData)
         router.get("users/:id/passkeys", use: listPasskeysForBackend)
@@ -102,7 +102,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func mintToken(_ request: Request, context: Context) async -> Response {
         var request = request
         return await ceremonies.observed("connect", "token", request, context) { note throws in
-            let key = try await service.authenticateBackend(Self.authorization(request))
+            let key = try context.backendKey()
             let body = try await request.decode(ConnectTokenRequest.self, limit: bodyLimit)
             let minted = try await service.mintToken(
                 type: ConnectTokenType(rawValue: body.type), externalID: body.user.id, name: body.user.name, displayName: body.user.displayName,
@@ -117,7 +117,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func verifySignedData(_ request: Request, context: Context) async -> Response {
         var request = request
         return await ceremonies.observed("connect", "verify", request, context) { note throws in
-            _ = try await service.authenticateBackend(Self.authorization(request))
+            _ = try context.backendKey()
             let body = try await request.decode(SignedPasskeyDataRequest.self, limit: bodyLimit)
             let claims = try await service.verifySignedData(body.signedPasskeyData)
             note.concerns(userID: claims.sub, username: claims.username, credentialID: Base64URL.decode(claims.credentialID))
@@ -128,7 +128,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     /// `GET /users/{id}/passkeys`.
     func listPasskeysForBackend(_ request: Request, context: Context) async -> Response {
         await ceremonies.observed("manage", "list", request, context) { _ throws in
-            _ = try await service.authenticateBackend(Self.authorization(request))
+            _ = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies)
         }
@@ -137,7 +137,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     /// `DELETE /users/{id}/passkeys/{credentialId}`.
     func deletePasskeyForBackend(_ request: Request, context: Context) async -> Response {
         await ceremonies.observed("manage", "delete", request, context) { _ throws in
-            let key = try await service.authenticateBackend(Self.authorization(request))
+            let key = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             try await accounts.deletePasskey(
                 try service.credentialID(context.parameters.get("credentialId")), of: user, by: actor(.apiKey(key), request, context))
@@ -149,7 +149,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     func setUserStateForBackend(_ request: Request, context: Context) async -> Response {
         var request = request
         return await ceremonies.observed("manage", "update-user", request, context) { note throws in
-            let key = try await service.authenticateBackend(Self.authorization(request))
+            let key = try context.backendKey()
             let body = try await request.decode(AccountStateRequest.self, limit: bodyLimit)
             note.detail = body.disabled ? "user disabled" : "user enabled"
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
@@ -162,7 +162,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: RequestContext>
     /// `DELETE /users/{id}`.
     func deleteUserForBackend(_ request: Request, context: Context) async -> Response {
         await ceremonies.observed("manage", "delete-user", request, context) { _ throws in
-            let key = try await service.authenticateBackend(Self.authorization(request))
+            let key = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             try await accounts.deleteUser(user, by: actor(.apiKey(key), request, context))
             return DeletedAnswer()

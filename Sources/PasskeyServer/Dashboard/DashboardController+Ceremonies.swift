@@ -9,16 +9,16 @@ import PasskeyWire
 /// The admin ceremonies: set-up with an invite, sign-in, the fresh passkey check, sign-out. Each is recorded as an
 /// `admin.*` event, refusals included.
 extension DashboardController {
-    func addCeremonyRoutes(to router: Router<Context>) {
+    func addCeremonyRoutes(to router: some RouterMethods<Context>, signedIn: some RouterMethods<Context>) {
         router.get("dashboard/login") { _, _ in Self.html(DashboardPages.signIn()) }
         router.get("dashboard/setup", use: setupPage)
         router.post("dashboard/api/setup/options", use: setupOptions)
         router.post("dashboard/api/setup/verify", use: setupVerify)
         router.post("dashboard/api/login/options", use: signInOptions)
         router.post("dashboard/api/login/verify", use: signInVerify)
-        router.post("dashboard/api/recheck/options", use: recheckOptions)
-        router.post("dashboard/api/recheck/verify", use: recheckVerify)
-        router.post("dashboard/api/logout", use: signOut)
+        signedIn.post("dashboard/api/recheck/options", use: recheckOptions)
+        signedIn.post("dashboard/api/recheck/verify", use: recheckVerify)
+        signedIn.post("dashboard/api/logout", use: signOut)
     }
 
     func signedIn(_ admin: AdminRecord, _ secret: String, _ request: Request) -> Response {
@@ -83,13 +83,13 @@ extension DashboardController {
 
     /// `POST /dashboard/api/recheck/options`.
     func recheckOptions(_ request: Request, context: Context) async -> Response {
-        await data(request) { principal throws(APIError) in try await admins.signInOptions(recheck: principal) }
+        await data(request, context) { principal throws(APIError) in try await admins.signInOptions(recheck: principal) }
     }
 
     /// `POST /dashboard/api/recheck/verify`.
     func recheckVerify(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await data(request) { principal throws(APIError) in
+        return await data(request, context) { principal throws(APIError) in
             guard !principal.isBreakGlass else { return RecheckAnswer() }
             let body = try await request.decode(VerifyAuthenticationRequest.self, limit: bodyLimit)
             _ = try await admins.signInVerify(challengeKey: try answering { () throws(WireError) in try body.requiredChallengeKey() }, credential: body.cred, recheck: principal)
@@ -100,7 +100,7 @@ extension DashboardController {
 
     /// `POST /dashboard/api/logout`.
     func signOut(_ request: Request, context: Context) async -> Response {
-        var response = await data(request) { principal throws(APIError) in
+        var response = await data(request, context) { principal throws(APIError) in
             try await admins.signOut(principal)
             await recordAdmin("sign_out", request, context, principal: principal)
             // Its live streams here end now (after the sign-out's own event when it was published here directly).

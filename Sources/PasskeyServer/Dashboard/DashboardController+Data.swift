@@ -13,7 +13,7 @@ import PasskeyWire
 /// through ``DashboardController/data(_:fresh:_:)``: a session, its CSRF token, and a fresh passkey check for what
 /// decides who gets into an account.
 extension DashboardController {
-    func addDataRoutes(to router: Router<Context>) {
+    func addDataRoutes(to router: some RouterMethods<Context>) {
         router.get("dashboard/api/events", use: listEvents)
         router.get("dashboard/events/stream", use: eventStream)
         router.get("dashboard/api/stats", use: stats)
@@ -41,7 +41,7 @@ extension DashboardController {
 
     /// `GET /dashboard/api/events`.
     func listEvents(_ request: Request, context: Context) async -> Response {
-        await data(request) { _ throws(APIError) in
+        await data(request, context) { _ throws(APIError) in
             let before = request.formQuery["before"].flatMap(Int64.init)
             let limit = max(1, min(request.formQuery["limit"].flatMap(Int.init) ?? 100, 500))
             let found: [EventRecord]
@@ -53,14 +53,14 @@ extension DashboardController {
     /// `GET /dashboard/events/stream`.
     func eventStream(_ request: Request, context: Context) async -> Response {
         let admin: AdminPrincipal?
-        do throws(APIError) { admin = try await principal(request) } catch { return Response.error(error) }
+        do throws(APIError) { admin = try context.adminPrincipal() } catch { return Response.error(error) }
         guard let admin else { return Response.error(DashboardErrors.unauthorized) }
         return await stream(request, principal: admin)
     }
 
     /// `GET /dashboard/api/stats`.
     func stats(_ request: Request, context: Context) async -> Response {
-        await data(request) { _ throws(APIError) in
+        await data(request, context) { _ throws(APIError) in
             let totals: StorageTotals
             do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
             return StatsAnswer(
@@ -71,7 +71,7 @@ extension DashboardController {
 
     /// `GET /dashboard/api/users`.
     func listUsers(_ request: Request, context: Context) async -> Response {
-        await data(request) { _ throws(APIError) in
+        await data(request, context) { _ throws(APIError) in
             let number = Self.pageNumber(request)
             let (users, hasMore) = try await usersPage(search: request.formQuery["search"], page: number)
             return UserListAnswer(users: users.map { DashboardJSON.user($0.0, passkeys: $0.1) }, page: number, hasMore: hasMore)
@@ -80,7 +80,7 @@ extension DashboardController {
 
     /// `GET /dashboard/api/users/{id}`.
     func showUser(_ request: Request, context: Context) async -> Response {
-        await data(request) { _ throws(APIError) in
+        await data(request, context) { _ throws(APIError) in
             let (user, passkeys) = try await findUser(context.parameters.get("id"))
             return UserDetailAnswer(
                 user: DashboardJSON.user(user, passkeys: passkeys.count), passkeys: passkeys.map { DashboardJSON.passkey($0, names: names) })
@@ -90,7 +90,7 @@ extension DashboardController {
     /// `PATCH /dashboard/api/users/{id}/passkeys/{credentialId}`.
     func renameUserPasskey(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await data(request) { principal throws(APIError) in
+        return await data(request, context) { principal throws(APIError) in
             let (user, credential) = try await passkey(context)
             let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
             let renamed = try await answering { () async throws(RelyingPartyError) in
@@ -102,7 +102,7 @@ extension DashboardController {
 
     /// `DELETE /dashboard/api/users/{id}/passkeys/{credentialId}`.
     func deleteUserPasskey(_ request: Request, context: Context) async -> Response {
-        await data(request, fresh: true) { principal throws(APIError) in
+        await data(request, context, fresh: true) { principal throws(APIError) in
             let (user, credential) = try await passkey(context)
             try await answering { () async throws(RelyingPartyError) in
                 try await accounts.deletePasskey(credential.id, of: user, by: actor(principal, request, context))
@@ -114,7 +114,7 @@ extension DashboardController {
     /// `PATCH /dashboard/api/users/{id}`.
     func setUserState(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await data(request, fresh: true) { principal throws(APIError) in
+        return await data(request, context, fresh: true) { principal throws(APIError) in
             let (user, passkeys) = try await findUser(context.parameters.get("id"))
             let disabled = try await request.decode(AccountStateRequest.self, limit: bodyLimit).disabled
             let updated = try await answering { () async throws(RelyingPartyError) in
@@ -127,20 +127,20 @@ extension DashboardController {
     /// `POST /dashboard/api/users/{id}/links`.
     func makeUserLink(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await data(request, fresh: true) { principal throws(APIError) in
+        return await data(request, context, fresh: true) { principal throws(APIError) in
             let (user, _) = try await findUser(context.parameters.get("id"))
             let replacing = try await request.decode(AccountLinkRequest.self, limit: bodyLimit).replacePasskeys ?? false
             let link = try await answering { () async throws(RelyingPartyError) in
                 try await accounts.makeLink(
                     for: user, replacingPasskeys: replacing, lifetime: configuration.connect.accountLinkLifetime, by: actor(principal, request, context))
             }
-            return AccountLinkController<Repository, Context>.answer(link, base: configuration.linkBase)
+            return AccountLinkAnswer(link, base: configuration.linkBase)
         }
     }
 
     /// `DELETE /dashboard/api/users/{id}/links`.
     func revokeUserLinks(_ request: Request, context: Context) async -> Response {
-        await data(request, fresh: true) { principal throws(APIError) in
+        await data(request, context, fresh: true) { principal throws(APIError) in
             let (user, _) = try await findUser(context.parameters.get("id"))
             let count = try await answering { () async throws(RelyingPartyError) in
                 try await accounts.revokeLinks(of: user, by: actor(principal, request, context))
@@ -151,7 +151,7 @@ extension DashboardController {
 
     /// `DELETE /dashboard/api/users/{id}`.
     func deleteUser(_ request: Request, context: Context) async -> Response {
-        await data(request, fresh: true) { principal throws(APIError) in
+        await data(request, context, fresh: true) { principal throws(APIError) in
             let (user, _) = try await findUser(context.parameters.get("id"))
             try await answering { () async throws(RelyingPartyError) in try await accounts.deleteUser(user, by: actor(principal, request, context)) }
             return DeletedAnswer()

@@ -9,7 +9,7 @@ import PasskeyWire
 /// The dashboard's pages: each needs a session (``DashboardController/page(_:_:)`` redirects to the sign-in page
 /// otherwise) and renders from ``DashboardPages``.
 extension DashboardController {
-    func addPageRoutes(to router: Router<Context>) {
+    func addPageRoutes(to router: some RouterMethods<Context>) {
         router.get("dashboard", use: overviewPage)
         router.get("dashboard/log", use: logPage)
         router.get("dashboard/users", use: usersListPage)
@@ -19,7 +19,7 @@ extension DashboardController {
 
     /// `GET /dashboard`.
     func overviewPage(_ request: Request, context: Context) async -> Response {
-        await page(request) { principal throws(APIError) in
+        await page(request, context) { principal throws(APIError) in
             let totals: StorageTotals
             do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
             return DashboardPages.overview(principal: principal, totals: totals, hours: try await hours())
@@ -28,12 +28,12 @@ extension DashboardController {
 
     /// `GET /dashboard/log`.
     func logPage(_ request: Request, context: Context) async -> Response {
-        await page(request) { principal throws(APIError) in DashboardPages.log(principal: principal, filter: Self.filter(request)) }
+        await page(request, context) { principal throws(APIError) in DashboardPages.log(principal: principal, filter: Self.filter(request)) }
     }
 
     /// `GET /dashboard/users`.
     func usersListPage(_ request: Request, context: Context) async -> Response {
-        await page(request) { principal throws(APIError) in
+        await page(request, context) { principal throws(APIError) in
             let search = request.formQuery["search"]
             let number = Self.pageNumber(request)
             let (users, hasMore) = try await usersPage(search: search, page: number)
@@ -43,7 +43,7 @@ extension DashboardController {
 
     /// `GET /dashboard/users/{id}`.
     func userPage(_ request: Request, context: Context) async -> Response {
-        await page(request) { principal throws(APIError) in
+        await page(request, context) { principal throws(APIError) in
             let (user, passkeys) = try await findUser(context.parameters.get("id"))
             return DashboardPages.user(principal: principal, user: user, passkeys: passkeys, names: names, linkLifetime: configuration.connect.accountLinkLifetime)
         }
@@ -51,6 +51,6 @@ extension DashboardController {
 
     /// `GET /dashboard/settings`.
     func settingsPage(_ request: Request, context: Context) async -> Response {
-        await page(request) { principal throws(APIError) in DashboardPages.settings(principal: principal, configuration: configuration) }
+        await page(request, context) { principal throws(APIError) in DashboardPages.settings(principal: principal, configuration: configuration) }
     }
 }

@@ -18,7 +18,7 @@ extension DashboardController {
         do { return try await body() } catch { throw APIError(error) }
     }
 
-    func addWebhookRoutes(to router: Router<Context>) {
+    func addWebhookRoutes(to router: some RouterMethods<Context>) {
         router.get("dashboard/webhooks", use: webhooksPage)
         router.get("dashboard/api/webhooks", use: listWebhooks)
         router.post("dashboard/api/webhooks", use: addWebhook)
@@ -30,7 +30,7 @@ extension DashboardController {
 
     /// `GET /dashboard/webhooks`.
     func webhooksPage(_ request: Request, context: Context) async -> Response {
-        await page(request) { principal throws(APIError) in
+        await page(request, context) { principal throws(APIError) in
             let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }
             let deliveries = try await library { () async throws(RelyingPartyError) in
                 try await webhookEndpoints.deliveries(endpointID: nil, limit: 100)
@@ -41,7 +41,7 @@ extension DashboardController {
 
     /// `GET /dashboard/api/webhooks`.
     func listWebhooks(_ request: Request, context: Context) async -> Response {
-        await data(request) { _ throws(APIError) in
+        await data(request, context) { _ throws(APIError) in
             let endpoints = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.list() }
             let deliveries = try await library { () async throws(RelyingPartyError) in
                 try await webhookEndpoints.deliveries(endpointID: nil, limit: 50)
@@ -55,7 +55,7 @@ extension DashboardController {
     /// `POST /dashboard/api/webhooks`.
     func addWebhook(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await data(request, fresh: true) { principal throws(APIError) in
+        return await data(request, context, fresh: true) { principal throws(APIError) in
             let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
             let url = try answering { () throws(WireError) in try body.requiredURL() }
             let endpoint = try await library { () async throws(RelyingPartyError) in
@@ -69,7 +69,7 @@ extension DashboardController {
     /// `PATCH /dashboard/api/webhooks/{id}`.
     func changeWebhook(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await data(request, fresh: true) { principal throws(APIError) in
+        return await data(request, context, fresh: true) { principal throws(APIError) in
             let body = try await request.decode(WebhookEndpointRequest.self, limit: bodyLimit)
             let endpoint = try await library { () async throws(RelyingPartyError) in
                 try await webhookEndpoints.update(
@@ -83,7 +83,7 @@ extension DashboardController {
 
     /// `DELETE /dashboard/api/webhooks/{id}`.
     func removeWebhook(_ request: Request, context: Context) async -> Response {
-        await data(request, fresh: true) { principal throws(APIError) in
+        await data(request, context, fresh: true) { principal throws(APIError) in
             let id = context.parameters.get("id") ?? ""
             try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.delete(id: id) }
             await recordAdmin("remove_webhook", request, context, principal: principal, detail: "webhook endpoint \(id) removed")
@@ -94,7 +94,7 @@ extension DashboardController {
     /// `POST /dashboard/api/webhooks/{id}/rotate`.
     func rotateWebhook(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await data(request, fresh: true) { principal throws(APIError) in
+        return await data(request, context, fresh: true) { principal throws(APIError) in
             let body = try await request.decode(WebhookSecretRotationRequest.self, limit: bodyLimit)
             let overlap = body.overlapSeconds.map(TimeInterval.init) ?? WebhookEndpoints.defaultOverlap
             let endpoint = try await library { () async throws(RelyingPartyError) in
@@ -107,7 +107,7 @@ extension DashboardController {
 
     /// `POST /dashboard/api/webhooks/{id}/retry`.
     func retryWebhook(_ request: Request, context: Context) async -> Response {
-        await data(request) { principal throws(APIError) in
+        await data(request, context) { principal throws(APIError) in
             let id = context.parameters.get("id") ?? ""
             let count = try await library { () async throws(RelyingPartyError) in try await webhookEndpoints.retryFailed(id: id) }
             await recordAdmin("retry_webhook", request, context, principal: principal, detail: "\(count) failed deliveries of \(id) sent again")

@@ -1,12 +1,12 @@
-public import PasskeyRelyingParty
-public import Foundation
+import PasskeyRelyingParty
+import Foundation
 import HTTPTypes
-public import Hummingbird
+import Hummingbird
 import PasskeyAPI
 import Logging
 import NIOCore
 import PasskeyAuthenticatorNames
-public import PasskeyStorage
+import PasskeyStorage
 import PasskeyWire
 
 /// The admin dashboard under `/dashboard` (docs/dashboard.md).
@@ -16,7 +16,7 @@ import PasskeyWire
 /// - Everything else needs an admin session cookie (or the break-glass token): pages redirect to the sign-in page,
 ///   data endpoints answer 401. State-changing requests with a cookie need the session's CSRF token in `X-CSRF-Token`;
 ///   deleting a passkey or a user also needs a passkey check from the last few minutes.
-public struct DashboardController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
+struct DashboardController<Repository: PasskeyRepository, Context: AdminRequestContext>: Sendable {
     let admins: AdminService<Repository>
     /// Every change to accounts, passkeys and links (the same service the backend API and the subcommands use).
     let accounts: AccountAdministration<Repository>
@@ -31,7 +31,7 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     /// Limits the unauthenticated admin ceremony options (sign-in, setup) per client.
     let limiter: RateLimiter
 
-    public init(
+    init(
         admins: AdminService<Repository>, accounts: AccountAdministration<Repository>, repository: Repository, configuration: ServerConfiguration, events: EventRecorder,
         broadcaster: EventBroadcaster, clientAddress: @escaping @Sendable (Request, Context) -> String,
         limiter: RateLimiter, now: @escaping @Sendable () -> Date = Date.init
@@ -92,6 +92,8 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
         return values
     }
 
+    /// The admin the request's session cookie or break-glass token names (``AdminSessionMiddleware`` asks once per
+    /// request); nil without one.
     func principal(_ request: Request) async throws(APIError) -> AdminPrincipal? {
         let bearer = BearerSecrets.bearer(request.headers[.authorization])
         // At most a few values: more than that is not a browser's doing.
@@ -116,9 +118,9 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     }
 
     /// A page: redirects to sign-in without a session.
-    func page(_ request: Request, _ render: (AdminPrincipal) async throws(APIError) -> String) async -> Response {
+    func page(_ request: Request, _ context: Context, _ render: (AdminPrincipal) async throws(APIError) -> String) async -> Response {
         do throws(APIError) {
-            guard let principal = try await principal(request) else { return Self.redirect("/dashboard/login") }
+            guard let principal = try context.adminPrincipal() else { return Self.redirect("/dashboard/login") }
             return Self.html(try await render(principal))
         } catch {
             return Self.html(DashboardPages.layout(
@@ -131,14 +133,14 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
     /// A data endpoint: 401 without a session; CSRF check for state-changing requests with a cookie; a fresh passkey
     /// check when `fresh`.
     func data<Answer: JSONRepresentable>(
-        _ request: Request, fresh: Bool = false, _ body: (AdminPrincipal) async throws(APIError) -> Answer
+        _ request: Request, _ context: Context, fresh: Bool = false, _ body: (AdminPrincipal) async throws(APIError) -> Answer
     ) async -> Response {
-        await respond { () throws(APIError) -> Answer in try await body(try await authorized(request, fresh: fresh)) }
+        await respond { () throws(APIError) -> Answer in try await body(try authorized(request, context, fresh: fresh)) }
     }
 
     /// The admin a data request comes from, once its session, CSRF token and (when `fresh`) passkey check pass.
-    func authorized(_ request: Request, fresh: Bool) async throws(APIError) -> AdminPrincipal {
-        guard let principal = try await principal(request) else { throw DashboardErrors.unauthorized }
+    func authorized(_ request: Request, _ context: Context, fresh: Bool) throws(APIError) -> AdminPrincipal {
+        guard let principal = try context.adminPrincipal() else { throw DashboardErrors.unauthorized }
         if request.method != .get && request.method != .head, let expected = principal.csrfToken {
             let sent = Self.csrfHeader.flatMap { request.headers[$0] } ?? ""
             guard BearerSecrets.hash(sent) == BearerSecrets.hash(expected) else { throw DashboardErrors.csrf }
@@ -176,15 +178,18 @@ public struct DashboardController<Repository: PasskeyRepository, Context: Reques
 
     // MARK: Routes
 
-    public func addRoutes(to router: Router<Context>) {
+    func addRoutes(to router: Router<Context>) {
         addAssetRoutes(to: router)
-        addCeremonyRoutes(to: router)
-        addPageRoutes(to: router)
-        addDataRoutes(to: router)
-        addWebhookRoutes(to: router)
+        // Routes that act as a signed-in admin learn who from the middleware; the sign-in and set-up pages, their
+        // ceremonies and the assets are public.
+        let signedIn = router.group().add(middleware: AdminSessionMiddleware(dashboard: self))
+        addCeremonyRoutes(to: router, signedIn: signedIn)
+        addPageRoutes(to: signedIn)
+        addDataRoutes(to: signedIn)
+        addWebhookRoutes(to: signedIn)
     }
 
-    func addAssetRoutes(to router: Router<Context>) {
+    func addAssetRoutes(to router: some RouterMethods<Context>) {
         let assets = assets
         for name in ["dashboard.js", "qr.js", "dashboard.css"] {
             router.get(RouterPath("dashboard/\(name)")) { _, _ in

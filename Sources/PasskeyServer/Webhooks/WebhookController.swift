@@ -13,7 +13,7 @@ import PasskeyWire
 /// - `GET /webhooks/{id}/deliveries?before=&limit=` and `POST /webhooks/{id}/retry` (failed deliveries again).
 ///
 /// Each call is an event in the dashboard's log (`webhook.<step>`), without the secret.
-struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>: Sendable {
+struct WebhookController<Repository: PasskeyRepository, Context: CallerRequestContext>: Sendable {
     let endpoints: WebhookEndpoints
     let connect: ConnectService<Repository>
     let ceremonies: CeremonyController<Repository, Context>
@@ -21,22 +21,23 @@ struct WebhookController<Repository: PasskeyRepository, Context: RequestContext>
     var bodyLimit: Int { ceremonies.bodyLimit }
 
     func addRoutes(to router: Router<Context>) {
-        router.get("webhooks", use: listEndpoints)
-        router.post("webhooks", use: addEndpoint)
-        router.get("webhooks/:id", use: showEndpoint)
-        router.patch("webhooks/:id", use: updateEndpoint)
-        router.delete("webhooks/:id", use: removeEndpoint)
-        router.post("webhooks/:id/rotate-secret", use: rotateSecret)
-        router.get("webhooks/:id/deliveries", use: listDeliveries)
-        router.post("webhooks/:id/retry", use: retryDeliveries)
+        let backend = router.group().add(middleware: APIKeyMiddleware(connect: connect))
+        backend.get("webhooks", use: listEndpoints)
+        backend.post("webhooks", use: addEndpoint)
+        backend.get("webhooks/:id", use: showEndpoint)
+        backend.patch("webhooks/:id", use: updateEndpoint)
+        backend.delete("webhooks/:id", use: removeEndpoint)
+        backend.post("webhooks/:id/rotate-secret", use: rotateSecret)
+        backend.get("webhooks/:id/deliveries", use: listDeliveries)
+        backend.post("webhooks/:id/retry", use: retryDeliveries)
     }
 
-    /// A call of the app's backend: authenticated with its API key, recorded as `webhook.<step>`.
+    /// A call of the app's backend: authenticated with its API key (``APIKeyMiddleware``), recorded as `webhook.<step>`.
     func backend<Answer: JSONRepresentable>(
         _ step: String, _ request: Request, _ context: Context, _ body: @escaping (CeremonyNote) async throws -> Answer
     ) async -> Response {
         await ceremonies.observed("webhook", step, request, context) { note in
-            _ = try await connect.authenticateBackend(ConnectController<Repository, Context>.authorization(request))
+            _ = try context.backendKey()
             return try await body(note)
         }
     }
