@@ -172,20 +172,24 @@ public func buildRouter<Repository: PasskeyRepository>(
     // Recorded events go to the live streams: straight to this instance's broadcaster, or through `eventSink` (which
     // feeds it, with the other instances' events, on PostgreSQL).
     let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now)
+    let steps = StepRecorder<PasskeyRequestContext>(metrics: metrics, events: events, rpID: configuration.rpID, clientAddress: clientAddress)
+    let throttle = ClientThrottle<PasskeyRequestContext>(
+        limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), clientAddress: clientAddress)
+    let bodyLimit = configuration.maximumBodySize
     let ceremonies = CeremonyController<Repository, PasskeyRequestContext>(
-        service: service, bodyLimit: configuration.maximumBodySize, limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), metrics: metrics,
-        clientAddress: clientAddress,
-        signer: { subject throws(RelyingPartyError) in try await issuer.sign(subject).token }, events: events)
+        service: service, bodyLimit: bodyLimit, steps: steps, throttle: throttle,
+        signer: { subject throws(RelyingPartyError) in try await issuer.sign(subject).token })
     // One way to change accounts, passkeys and links, for the backend API, the app and the dashboard alike.
     let accounts = AccountAdministration(
         repository: repository, audit: EventAuditLog(events: events, logger: Logger(label: "passkey-server.audit")), rpID: configuration.rpID,
         now: now, random: random)
     ceremonies.addRoutes(to: router)
-    ConnectController(service: connect, accounts: accounts, ceremonies: ceremonies).addRoutes(to: router)
-    AccountLinkController(service: connect, accounts: accounts, ceremonies: ceremonies, linkBase: configuration.linkBase).addRoutes(to: router)
+    ConnectController(service: connect, accounts: accounts, steps: steps, throttle: throttle, bodyLimit: bodyLimit).addRoutes(to: router)
+    AccountLinkController(service: connect, accounts: accounts, steps: steps, throttle: throttle, bodyLimit: bodyLimit, linkBase: configuration.linkBase)
+        .addRoutes(to: router)
     let webhookEndpoints = WebhookEndpoints(
         repository: repository, receivers: configuration.webhooks.receivers, resolver: configuration.webhooks.resolver, now: now, random: random)
-    WebhookController(endpoints: webhookEndpoints, connect: connect, ceremonies: ceremonies).addRoutes(to: router)
+    WebhookController(endpoints: webhookEndpoints, connect: connect, steps: steps, bodyLimit: bodyLimit).addRoutes(to: router)
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
     // The served OpenAPI document names this server: its public URL, or its default address; when both are unknown
     // (web origins given, no --public-url), "/", which readers resolve against where they fetched the document.
@@ -194,8 +198,8 @@ public func buildRouter<Repository: PasskeyRepository>(
         admins: AdminService(
             repository: repository, relyingParty: makeRelyingParty(configuration, origins: configuration.dashboardOrigins, forAdmins: true),
             configuration: configuration, now: now, random: random),
-        accounts: accounts, repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, clientAddress: clientAddress,
-        limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), now: now
+        accounts: accounts, repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, steps: steps,
+        throttle: ClientThrottle(limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), clientAddress: clientAddress), now: now
     ).addRoutes(to: router)
     let metricsTokenHash = configuration.metricsToken.map(BearerSecrets.hash)
     router.get("metrics") { request, _ in

@@ -11,89 +11,28 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     let service: CeremonyService<Repository>
     /// Largest request body the ceremony routes read (``ServerConfiguration/maximumBodySize``).
     let bodyLimit: Int
-    let limiter: RateLimiter
-    let metrics: CeremonyMetrics
-    let clientAddress: @Sendable (Request, Context) -> String
+    /// Each step's metric, log line and event.
+    let steps: StepRecorder<Context>
+    /// Options per client address and minute.
+    let throttle: ClientThrottle<Context>
     /// Signs `signedPasskeyData` for a verified ceremony.
     let signer: @Sendable (SignedPasskeySubject) async throws(RelyingPartyError) -> String
-    /// The dashboard's event log; `nil` records nothing.
-    let events: EventRecorder?
 
-    public init(
-        service: CeremonyService<Repository>, bodyLimit: Int, limiter: RateLimiter, metrics: CeremonyMetrics,
-        clientAddress: @escaping @Sendable (Request, Context) -> String,
-        signer: @escaping @Sendable (SignedPasskeySubject) async throws(RelyingPartyError) -> String,
-        events: EventRecorder? = nil
+    init(
+        service: CeremonyService<Repository>, bodyLimit: Int, steps: StepRecorder<Context>, throttle: ClientThrottle<Context>,
+        signer: @escaping @Sendable (SignedPasskeySubject) async throws(RelyingPartyError) -> String
     ) {
-        self.events = events
         self.service = service
         self.bodyLimit = bodyLimit
-        self.limiter = limiter
-        self.metrics = metrics
-        self.clientAddress = clientAddress
+        self.steps = steps
+        self.throttle = throttle
         self.signer = signer
     }
 
-    /// Runs a ceremony step, records its outcome and latency, logs failures by code, emits its event to the dashboard's
-    /// log, and answers with JSON.
-    ///
-    /// Failures are logged with their stable code and the verifier's reason (expected and received values: origins,
-    /// RP ID hashes, counters — never challenges, keys or credential IDs). A counter regression, the sign of a cloned
-    /// authenticator, is a warning.
-    ///
-    /// `body` throws the edge's errors (``APIError``) and the library's (``PasskeyRelyingParty/RelyingPartyError``) alike:
-    /// each is answered as ``APIError/init(mapping:)`` maps it.
     func observed<Answer: JSONRepresentable>(
         _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> Answer
     ) async -> Response {
-        let logger = context.logger
-        let start = ContinuousClock.now
-        let value: Answer
-        let note = CeremonyNote()
-        do {
-            value = try await body(note)
-        } catch {
-            let error = APIError(mapping: error)
-            metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
-            let level: Logger.Level = error.code == .counterRegressed ? .warning : (error.statusCode >= 500 ? .error : .notice)
-            logger.log(
-                level: level, "ceremony failed",
-                metadata: [
-                    "ceremony": .string(ceremony), "step": .string(step), "code": .string(error.code.rawValue),
-                    "detail": .string(error.logDetail ?? error.message),
-                ])
-            await emit(ceremony, step, request, context, error: error, note: note)
-            return Response.error(error)
-        }
-        metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
-        await emit(ceremony, step, request, context, error: nil, note: note)
-        return Response.json(value)
-    }
-
-    /// Where a request came from, as its events record it.
-    func metadata(_ request: Request, _ context: Context) -> RequestMetadata {
-        let requestID: String?
-        if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id } else { requestID = nil }
-        return RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
-    }
-
-    /// Records the step's event, when the server keeps an event log.
-    func emit(
-        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, error: APIError?, note: CeremonyNote
-    ) async {
-        guard let events else { return }
-        let metadata = metadata(request, context)
-        await events.recordCeremony(
-            events.ceremonyEvent(
-                kind: "\(ceremony).\(step)", rpID: service.configuration.rpID, metadata: metadata, error: error,
-                userID: note.userID, username: note.accountName, credentialID: note.credentialID,
-                // Only when the step names no account (options, failures): a verified step's account name was
-                // normalised by the library already. Only a name that passes the username checks: a refused one may
-                // carry direction overrides or invisible characters that would disguise it in the dashboard.
-                requestedUsername: note.accountName != nil
-                    ? nil : ((try? UsernameRules.normalized(note.username)) ?? nil) ?? error?.accountUsername,
-                detail: note.detail),
-            logger: context.logger)
+        await steps.observed(ceremony, step, request, context, body)
     }
 
     /// A name given to a POST options endpoint: in the JSON body, or in the query string as the GET form takes it (a
@@ -148,7 +87,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     /// and the explanation of its event, so an operator can see which passkeys may have been cloned.
     func flagCounterRegression(_ note: CeremonyNote, _ context: Context, _ user: UserRecord, _ credential: CredentialRecordEntry) {
         note.detail = "counter did not increase (accepted: --allow-counter-regression)"
-        metrics.recordAcceptedCounterRegression()
+        steps.metrics.recordAcceptedCounterRegression()
         context.logger.warning(
             "sign-in accepted with a signature counter that did not increase (--allow-counter-regression)",
             metadata: [
@@ -159,7 +98,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
     }
 
     func throttle(_ request: Request, _ context: Context) async throws(APIError) {
-        try await limiter.enforce(clientAddress(request, context))
+        try await throttle.enforce(request, context)
     }
 
     /// Registration options for a request: the username is noted before the throttle, so that a refused attempt names

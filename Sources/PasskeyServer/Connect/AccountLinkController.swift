@@ -13,11 +13,13 @@ import PasskeyWire
 struct AccountLinkController<Repository: PasskeyRepository, Context: CallerRequestContext>: Sendable {
     let service: ConnectService<Repository>
     let accounts: AccountAdministration<Repository>
-    let ceremonies: CeremonyController<Repository, Context>
+    /// Each call's metric, log line and event.
+    let steps: StepRecorder<Context>
+    let throttle: ClientThrottle<Context>
+    /// Largest request body read (``ServerConfiguration/maximumBodySize``).
+    let bodyLimit: Int
     /// Where this server's page is: links point at it (``PasskeyRelyingParty/AccountLink/url(base:)``).
     let linkBase: String
-
-    var bodyLimit: Int { ceremonies.bodyLimit }
 
     func addRoutes(to router: Router<Context>) {
         let backend = router.group().add(middleware: APIKeyMiddleware(connect: service))
@@ -31,14 +33,14 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: CallerReque
     /// `POST /users/{id}/links`.
     func makeLink(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("link", "create", request, context) { note throws in
+        return await steps.observed("link", "create", request, context) { note throws in
             let key = try context.backendKey()
             let body = try await request.decode(AccountLinkRequest.self, limit: bodyLimit)
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             let link = try await accounts.makeLink(
                 for: user, replacingPasskeys: body.replacePasskeys ?? false,
                 lifetime: body.expiresIn.map(TimeInterval.init) ?? service.settings.accountLinkLifetime, apiKey: key,
-                by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
+                by: AuditActor.apiKey(key).at(steps.metadata(request, context)))
             note.concerns(user)
             note.detail = link.replacesPasskeys ? "link created (replaces the account's passkeys)" : "link created"
             return AccountLinkAnswer(link, base: linkBase)
@@ -47,10 +49,10 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: CallerReque
 
     /// `DELETE /users/{id}/links`.
     func revokeLinks(_ request: Request, context: Context) async -> Response {
-        await ceremonies.observed("link", "revoke", request, context) { note throws in
+        await steps.observed("link", "revoke", request, context) { note throws in
             let key = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-            let count = try await accounts.revokeLinks(of: user, by: AuditActor.apiKey(key).at(ceremonies.metadata(request, context)))
+            let count = try await accounts.revokeLinks(of: user, by: AuditActor.apiKey(key).at(steps.metadata(request, context)))
             note.concerns(user)
             note.detail = "\(count) link\(count == 1 ? "" : "s") revoked"
             return AccountLinksRevokedAnswer(revoked: count)
@@ -59,8 +61,8 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: CallerReque
 
     /// `POST /links/options`.
     func linkOptions(_ request: Request, context: Context) async -> Response {
-        await ceremonies.observed("link", "options", request, context) { note throws in
-            try await ceremonies.throttle(request, context)
+        await steps.observed("link", "options", request, context) { note throws in
+            try await throttle.enforce(request, context)
             let made = try await service.accountLinkOptions(ConnectController<Repository, Context>.authorization(request))
             note.concerns(made.user)
             return AccountLinkOptionsAnswer(
@@ -72,8 +74,8 @@ struct AccountLinkController<Repository: PasskeyRepository, Context: CallerReque
     /// `POST /links/verify`.
     func redeemLink(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("link", "verify", request, context) { note throws in
-            try await ceremonies.throttle(request, context)
+        return await steps.observed("link", "verify", request, context) { note throws in
+            try await throttle.enforce(request, context)
             let body = try await request.decode(VerifyRegistrationRequest.self, limit: bodyLimit)
             let challengeKey = try answering { () throws(WireError) in try body.requiredChallengeKey() }
             let result = try await service.redeemAccountLink(

@@ -16,9 +16,11 @@ import PasskeyWire
 struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestContext>: Sendable {
     let service: ConnectService<Repository>
     let accounts: AccountAdministration<Repository>
-    let ceremonies: CeremonyController<Repository, Context>
-
-    var bodyLimit: Int { ceremonies.bodyLimit }
+    /// Each call's metric, log line and event.
+    let steps: StepRecorder<Context>
+    let throttle: ClientThrottle<Context>
+    /// Largest request body read (``ServerConfiguration/maximumBodySize``).
+    let bodyLimit: Int
 
     static func authorization(_ request: Request) -> String? { request.headers[.authorization] }
 
@@ -56,7 +58,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     }
 
     /// Who changes an account through this request, for its audit entry.
-    func actor(_ actor: AuditActor, _ request: Request, _ context: Context) -> AuditActor { actor.at(ceremonies.metadata(request, context)) }
+    func actor(_ actor: AuditActor, _ request: Request, _ context: Context) -> AuditActor { actor.at(steps.metadata(request, context)) }
 
     func addRoutes(to router: Router<Context>) {
         router.get(".well-known/jwks.json", use: jwks)
@@ -101,7 +103,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     /// `POST /connect/tokens`.
     func mintToken(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("connect", "token", request, context) { note throws in
+        return await steps.observed("connect", "token", request, context) { note throws in
             let key = try context.backendKey()
             let body = try await request.decode(ConnectTokenRequest.self, limit: bodyLimit)
             let minted = try await service.mintToken(
@@ -116,7 +118,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     /// `POST /connect/verify`.
     func verifySignedData(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("connect", "verify", request, context) { note throws in
+        return await steps.observed("connect", "verify", request, context) { note throws in
             _ = try context.backendKey()
             let body = try await request.decode(SignedPasskeyDataRequest.self, limit: bodyLimit)
             let claims = try await service.verifySignedData(body.signedPasskeyData)
@@ -127,7 +129,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
 
     /// `GET /users/{id}/passkeys`.
     func listPasskeysForBackend(_ request: Request, context: Context) async -> Response {
-        await ceremonies.observed("manage", "list", request, context) { _ throws in
+        await steps.observed("manage", "list", request, context) { _ throws in
             _ = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies)
@@ -136,7 +138,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
 
     /// `DELETE /users/{id}/passkeys/{credentialId}`.
     func deletePasskeyForBackend(_ request: Request, context: Context) async -> Response {
-        await ceremonies.observed("manage", "delete", request, context) { _ throws in
+        await steps.observed("manage", "delete", request, context) { _ throws in
             let key = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             try await accounts.deletePasskey(
@@ -148,7 +150,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     /// `PATCH /users/{id}`.
     func setUserStateForBackend(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("manage", "update-user", request, context) { note throws in
+        return await steps.observed("manage", "update-user", request, context) { note throws in
             let key = try context.backendKey()
             let body = try await request.decode(AccountStateRequest.self, limit: bodyLimit)
             note.detail = body.disabled ? "user disabled" : "user enabled"
@@ -161,7 +163,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
 
     /// `DELETE /users/{id}`.
     func deleteUserForBackend(_ request: Request, context: Context) async -> Response {
-        await ceremonies.observed("manage", "delete-user", request, context) { _ throws in
+        await steps.observed("manage", "delete-user", request, context) { _ throws in
             let key = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
             try await accounts.deleteUser(user, by: actor(.apiKey(key), request, context))
@@ -172,7 +174,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     /// `POST /connect/append/decision`.
     func appendDecision(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("append", "decision", request, context) { _ throws in
+        return await steps.observed("append", "decision", request, context) { _ throws in
             // A list token decides too: the decision reads only the account's own passkeys, which the list shows.
             let (user, type) = try await service.authorizeNamingType(Self.authorization(request), anyOf: [.passkeyAppend, .passkeyList], consume: false)
             let body = try await request.decode(AppendDecisionRequest.self, limit: bodyLimit)
@@ -187,7 +189,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     /// `POST /connect/append/options`.
     func appendOptions(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("append", "options", request, context) { _ throws in
+        return await steps.observed("append", "options", request, context) { _ throws in
             try ConnectService<Repository>.requireToken(Self.authorization(request))
             let body = try await request.decode(AppendOptionsRequest.self, limit: bodyLimit)
             let replaces = try body.replaces.map { (text: String) throws in try service.credentialID(text) }
@@ -204,7 +206,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     /// `POST /connect/append/verify`.
     func appendVerify(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("append", "verify", request, context) { note throws in
+        return await steps.observed("append", "verify", request, context) { note throws in
             let body = try await request.decode(AppendVerifyRequest.self, limit: bodyLimit)
             // Read before the passkey is stored: a malformed one must not be refused after the passkey exists.
             let declined = try Self.declined(body.lastDeclinedAt)
@@ -226,7 +228,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
 
     /// `GET /connect/passkeys`.
     func listPasskeys(_ request: Request, context: Context) async -> Response {
-        await ceremonies.observed("manage", "list", request, context) { _ throws in
+        await steps.observed("manage", "list", request, context) { _ throws in
             let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
             return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies)
         }
@@ -235,7 +237,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     /// `PATCH /connect/passkeys/{credentialId}`.
     func renamePasskey(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("manage", "rename", request, context) { _ throws in
+        return await steps.observed("manage", "rename", request, context) { _ throws in
             let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
             let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
             let id = try service.credentialID(context.parameters.get("credentialId"))
@@ -245,7 +247,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
 
     /// `DELETE /connect/passkeys/{credentialId}`.
     func deletePasskey(_ request: Request, context: Context) async -> Response {
-        await ceremonies.observed("manage", "delete", request, context) { _ throws in
+        await steps.observed("manage", "delete", request, context) { _ throws in
             try ConnectService<Repository>.requireToken(Self.authorization(request))
             let id = try service.credentialID(context.parameters.get("credentialId"))
             // Optional, in the query (a DELETE's body may not survive every proxy): the device, and when the person
@@ -262,7 +264,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
 
     /// `POST /connect/login/options`.
     func loginOptions(_ request: Request, context: Context) async -> Response {
-        await ceremonies.observed("authentication", "options", request, context) { _ throws in
+        await steps.observed("authentication", "options", request, context) { _ throws in
             let user = try await service.authorize(Self.authorization(request), .passkeyLogin, consume: true)
             let (options, key) = try await service.ceremonies.authenticationOptions(for: user)
             return AuthenticationOptionsAnswer(options: options, challengeKey: key)
@@ -272,8 +274,8 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     /// `POST /connect/login/decision`.
     func loginDecision(_ request: Request, context: Context) async -> Response {
         var request = request
-        return await ceremonies.observed("login", "decision", request, context) { _ throws in
-            try await ceremonies.throttle(request, context)
+        return await steps.observed("login", "decision", request, context) { _ throws in
+            try await throttle.enforce(request, context)
             let body = try await request.decode(LoginDecisionRequest.self, limit: bodyLimit)
             let failures = body.recentFailures ?? 0
             guard failures >= 0 else { throw APIError(.recentFailuresInvalid, "recentFailures is 0 or more.") }

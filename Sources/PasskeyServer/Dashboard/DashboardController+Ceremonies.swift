@@ -38,7 +38,7 @@ extension DashboardController {
     func setupOptions(_ request: Request, context: Context) async -> Response {
         var request = request
         return await respond { () throws(APIError) in
-            try await limiter.enforce(clientAddress(request, context))
+            try await throttle.enforce(request, context)
             let body = try await request.decode(AdminSetupRequest.self, limit: bodyLimit)
             return try await admins.setupOptions(token: body.token, name: body.name)
         }
@@ -61,7 +61,7 @@ extension DashboardController {
     /// `POST /dashboard/api/login/options`.
     func signInOptions(_ request: Request, context: Context) async -> Response {
         await respond { () throws(APIError) in
-            try await limiter.enforce(clientAddress(request, context))
+            try await throttle.enforce(request, context)
             return try await admins.signInOptions()
         }
     }

@@ -24,26 +24,27 @@ struct DashboardController<Repository: PasskeyRepository, Context: AdminRequestC
     let configuration: ServerConfiguration
     let events: EventRecorder
     let broadcaster: EventBroadcaster
-    let clientAddress: @Sendable (Request, Context) -> String
+    /// Where a request came from, as events record it (the ceremony API's ``StepRecorder``).
+    let steps: StepRecorder<Context>
     let names: AuthenticatorNames
     let assets: [String: (bytes: [UInt8], type: String)]
     let now: @Sendable () -> Date
     /// Limits the unauthenticated admin ceremony options (sign-in, setup) per client.
-    let limiter: RateLimiter
+    let throttle: ClientThrottle<Context>
 
     init(
         admins: AdminService<Repository>, accounts: AccountAdministration<Repository>, repository: Repository, configuration: ServerConfiguration, events: EventRecorder,
-        broadcaster: EventBroadcaster, clientAddress: @escaping @Sendable (Request, Context) -> String,
-        limiter: RateLimiter, now: @escaping @Sendable () -> Date = Date.init
+        broadcaster: EventBroadcaster, steps: StepRecorder<Context>, throttle: ClientThrottle<Context>,
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
-        self.limiter = limiter
+        self.throttle = throttle
         self.admins = admins
         self.accounts = accounts
         self.repository = repository
         self.configuration = configuration
         self.events = events
         self.broadcaster = broadcaster
-        self.clientAddress = clientAddress
+        self.steps = steps
         self.now = now
         names = AuthenticatorNames.bundled
         var assets: [String: (bytes: [UInt8], type: String)] = [:]
@@ -149,22 +150,16 @@ struct DashboardController<Repository: PasskeyRepository, Context: AdminRequestC
         return principal
     }
 
-    func metadata(_ request: Request, _ context: Context) -> RequestMetadata {
-        var requestID: String?
-        if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id }
-        return RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
-    }
-
     /// The admin behind a change, for its audit entry, with where the request came from.
     func actor(_ principal: AdminPrincipal, _ request: Request, _ context: Context) -> AuditActor {
-        AuditActor.admin(named: principal.name).at(metadata(request, context))
+        AuditActor.admin(named: principal.name).at(steps.metadata(request, context))
     }
 
     /// Records a dashboard action other than a change to an account (``AccountAdministration`` records those):
     /// signing in and out, set-up, webhooks. A refused one records its code and explanation.
     func recordAdmin(_ action: String, _ request: Request, _ context: Context, principal: AdminPrincipal?, error: APIError? = nil, detail: String? = nil) async {
         let actor = principal.map { AuditActor.admin(named: $0.name) } ?? AuditActor(description: nil)
-        var entry = actor.at(metadata(request, context)).entry(action, detail: error?.message ?? detail, rpID: configuration.rpID, time: now())
+        var entry = actor.at(steps.metadata(request, context)).entry(action, detail: error?.message ?? detail, rpID: configuration.rpID, time: now())
         if let error {
             entry.result = .failure
             entry.code = error.code.rawValue

@@ -16,9 +16,10 @@ import PasskeyWire
 struct WebhookController<Repository: PasskeyRepository, Context: CallerRequestContext>: Sendable {
     let endpoints: WebhookEndpoints
     let connect: ConnectService<Repository>
-    let ceremonies: CeremonyController<Repository, Context>
-
-    var bodyLimit: Int { ceremonies.bodyLimit }
+    /// Each call's metric, log line and event.
+    let steps: StepRecorder<Context>
+    /// Largest request body read (``ServerConfiguration/maximumBodySize``).
+    let bodyLimit: Int
 
     func addRoutes(to router: Router<Context>) {
         let backend = router.group().add(middleware: APIKeyMiddleware(connect: connect))
@@ -36,7 +37,7 @@ struct WebhookController<Repository: PasskeyRepository, Context: CallerRequestCo
     func backend<Answer: JSONRepresentable>(
         _ step: String, _ request: Request, _ context: Context, _ body: @escaping (CeremonyNote) async throws -> Answer
     ) async -> Response {
-        await ceremonies.observed("webhook", step, request, context) { note in
+        await steps.observed("webhook", step, request, context) { note in
             _ = try context.backendKey()
             return try await body(note)
         }

@@ -1,0 +1,88 @@
+import Hummingbird
+import Logging
+import PasskeyRelyingParty
+import PasskeyStorage
+import PasskeyWire
+
+/// What every API step leaves behind, in one place for every controller: its latency and outcome as a metric, a log
+/// line for a failure (by code), and its event in the dashboard's log.
+struct StepRecorder<Context: RequestContext>: Sendable {
+    let metrics: CeremonyMetrics
+    /// The dashboard's event log; nil records nothing.
+    let events: EventRecorder?
+    /// Recorded in each event.
+    let rpID: String
+    let clientAddress: @Sendable (Request, Context) -> String
+
+    /// Runs a ceremony step, records its outcome and latency, logs failures by code, emits its event to the dashboard's
+    /// log, and answers with JSON.
+    ///
+    /// Failures are logged with their stable code and the verifier's reason (expected and received values: origins,
+    /// RP ID hashes, counters — never challenges, keys or credential IDs). A counter regression, the sign of a cloned
+    /// authenticator, is a warning.
+    ///
+    /// `body` throws the edge's errors (``APIError``) and the library's (``PasskeyRelyingParty/RelyingPartyError``) alike:
+    /// each is answered as ``APIError/init(mapping:)`` maps it.
+    func observed<Answer: JSONRepresentable>(
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> Answer
+    ) async -> Response {
+        let logger = context.logger
+        let start = ContinuousClock.now
+        let value: Answer
+        let note = CeremonyNote()
+        do {
+            value = try await body(note)
+        } catch {
+            let error = APIError(mapping: error)
+            metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
+            let level: Logger.Level = error.code == .counterRegressed ? .warning : (error.statusCode >= 500 ? .error : .notice)
+            logger.log(
+                level: level, "ceremony failed",
+                metadata: [
+                    "ceremony": .string(ceremony), "step": .string(step), "code": .string(error.code.rawValue),
+                    "detail": .string(error.logDetail ?? error.message),
+                ])
+            await emit(ceremony, step, request, context, error: error, note: note)
+            return Response.error(error)
+        }
+        metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
+        await emit(ceremony, step, request, context, error: nil, note: note)
+        return Response.json(value)
+    }
+
+    /// Where a request came from, as its events record it.
+    func metadata(_ request: Request, _ context: Context) -> RequestMetadata {
+        let requestID: String?
+        if case .string(let id) = context.logger[metadataKey: "request_id"] { requestID = id } else { requestID = nil }
+        return RequestMetadata(request, clientIP: clientAddress(request, context), requestID: requestID)
+    }
+
+    /// Records the step's event, when the server keeps an event log.
+    func emit(
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, error: APIError?, note: CeremonyNote
+    ) async {
+        guard let events else { return }
+        let metadata = metadata(request, context)
+        await events.recordCeremony(
+            events.ceremonyEvent(
+                kind: "\(ceremony).\(step)", rpID: rpID, metadata: metadata, error: error,
+                userID: note.userID, username: note.accountName, credentialID: note.credentialID,
+                // Only when the step names no account (options, failures): a verified step's account name was
+                // normalised by the library already. Only a name that passes the username checks: a refused one may
+                // carry direction overrides or invisible characters that would disguise it in the dashboard.
+                requestedUsername: note.accountName != nil
+                    ? nil : ((try? UsernameRules.normalized(note.username)) ?? nil) ?? error?.accountUsername,
+                detail: note.detail),
+            logger: context.logger)
+    }
+}
+
+/// Limits unauthenticated option requests per client address (``ServerConfiguration/optionsPerMinute``).
+struct ClientThrottle<Context: RequestContext>: Sendable {
+    let limiter: RateLimiter
+    let clientAddress: @Sendable (Request, Context) -> String
+
+    func enforce(_ request: Request, _ context: Context) async throws(APIError) {
+        try await limiter.enforce(clientAddress(request, context))
+    }
+}
