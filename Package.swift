@@ -3,6 +3,8 @@ import PackageDescription
 
 // Layout (dependencies point downwards only; docs/architecture.md, checked by ModuleImportTests):
 //   PasskeyCBOR, PasskeyWire        no dependencies: CBOR codec; base64url, JSON and the WebAuthn L3 JSON wire types
+//   PasskeyAuthenticatorData        the authenticator-data layout (flags, offsets; writing, lenient reading) over
+//                                   PasskeyCBOR: one for the verifier, the SDK, the software authenticator and the tests
 //   PasskeyAPI                      the HTTP contract over PasskeyWire: error codes with their statuses, and the request
 //                                   and answer types of every endpoint, shared by server, SDK and CLI
 //   PasskeyCore                     the pure protocol: authenticator data, client data, COSE, ceremonies, `none`
@@ -17,14 +19,15 @@ import PackageDescription
 //   passkey-server (PasskeyServerApp)  the executable: settings, subcommands, the only place a driver is chosen
 //   passkey (PasskeyCLI)            command-line tool
 //   PasskeyClient                   client SDK: the Authenticator seam, PasskeyError, ScriptedAuthenticator, the
-//                                   PasskeyAuthClient flows and their HTTP transport (PasskeyWire, PasskeyCBOR and
-//                                   Foundation only)
-//   PasskeySoftwareAuthenticator    an authenticator that really signs (PasskeyClient, PasskeyWire, PasskeyCBOR, Crypto)
+//                                   PasskeyAuthClient flows and their HTTP transport (PasskeyWire, PasskeyAPI,
+//                                   PasskeyCBOR, PasskeyAuthenticatorData and Foundation only)
+//   PasskeySoftwareAuthenticator    an authenticator that really signs (PasskeyClient, PasskeyWire, PasskeyCBOR,
+//                                   PasskeyAuthenticatorData, Crypto)
 //   PasskeyAuthenticationServices   the Apple adapter: ASAuthorizationController behind the Authenticator protocol
 //                                   (PasskeyClient, PasskeyWire, AuthenticationServices)
 //   PasskeyTestSupport              test authenticators and keys for the test targets
 //   EmbeddingExample                Examples/HummingbirdEmbedding: an app that embeds PasskeyRelyingParty
-// The client SDK depends on PasskeyWire/PasskeyCBOR and swift-crypto only, never on PasskeyCore, attestation or X.509
+// The client SDK depends on PasskeyWire/PasskeyAPI/PasskeyCBOR/PasskeyAuthenticatorData and swift-crypto only, never on PasskeyCore, attestation or X.509
 // code: an app ships the client, not the verifier.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -53,6 +56,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "PasskeyCBOR", targets: ["PasskeyCBOR"]),
+        .library(name: "PasskeyAuthenticatorData", targets: ["PasskeyAuthenticatorData"]),
         .library(name: "PasskeyWire", targets: ["PasskeyWire"]),
         .library(name: "PasskeyAPI", targets: ["PasskeyAPI"]),
         .library(name: "PasskeyCore", targets: ["PasskeyCore"]),
@@ -92,12 +96,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "PasskeyCBOR", swiftSettings: strict),
+        .target(name: "PasskeyAuthenticatorData", dependencies: ["PasskeyCBOR"], swiftSettings: strict),
         .target(name: "PasskeyWire", swiftSettings: strict),
         .target(name: "PasskeyAPI", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .target(
             name: "PasskeyCore",
             dependencies: [
-                "PasskeyCBOR", "PasskeyWire",
+                "PasskeyCBOR", "PasskeyAuthenticatorData", "PasskeyWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -193,7 +198,7 @@ let package = Package(
         .target(
             name: "PasskeyTestSupport",
             dependencies: [
-                "PasskeyCore", "PasskeyCBOR", "PasskeyWire",
+                "PasskeyCore", "PasskeyCBOR", "PasskeyAuthenticatorData", "PasskeyWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -209,11 +214,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .target(name: "PasskeyClient", dependencies: ["PasskeyAPI", "PasskeyWire", "PasskeyCBOR"], swiftSettings: strict),
+        .target(name: "PasskeyClient", dependencies: ["PasskeyAPI", "PasskeyWire", "PasskeyCBOR", "PasskeyAuthenticatorData"], swiftSettings: strict),
         .target(
             name: "PasskeySoftwareAuthenticator",
             dependencies: [
-                "PasskeyClient", "PasskeyWire", "PasskeyCBOR",
+                "PasskeyClient", "PasskeyWire", "PasskeyCBOR", "PasskeyAuthenticatorData",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

@@ -6,7 +6,7 @@
 #   scripts/check-apple-sdk.sh --sdk PATH [--sdk PATH …] [--as-swift VERSION] [--work DIR] [--no-compare]
 #
 # For each SDK (an iPhoneOS*.sdk or MacOSX*.sdk folder), in dependency order:
-#   PasskeyCBOR, PasskeyWire, PasskeyAPI, PasskeyClient, PasskeyAuthenticationServices (-D PASSKEY_APPLE_ADAPTER): their modules are emitted
+#   PasskeyCBOR, PasskeyAuthenticatorData, PasskeyWire, PasskeyAPI, PasskeyClient, PasskeyAuthenticationServices (-D PASSKEY_APPLE_ADAPTER): their modules are emitted
 #   (also when they have errors, so one module's error does not hide the next one's), then every file is type-checked
 #   with its function bodies; on iPhoneOS, Examples/PasskeyExample and Examples/ConnectExample, each twice: in Swift 6
 #   mode, and with the settings of a new Xcode 26 app target (Swift 5, main-actor default isolation, approachable
@@ -122,7 +122,7 @@ import os, re, sys
 root, dest, swift = sys.argv[1:4]
 have = tuple(int(p) for p in swift.split("."))
 pattern = re.compile(r"compiler\(\s*>=\s*([0-9]+(?:\.[0-9]+)*)\s*\)")
-folders = ["Sources/PasskeyCBOR", "Sources/PasskeyWire", "Sources/PasskeyAPI", "Sources/PasskeyClient", "Sources/PasskeyAuthenticationServices", "Examples/PasskeyExample/PasskeyExample", "Examples/ConnectExample/ConnectExample"]
+folders = ["Sources/PasskeyCBOR", "Sources/PasskeyAuthenticatorData", "Sources/PasskeyWire", "Sources/PasskeyAPI", "Sources/PasskeyClient", "Sources/PasskeyAuthenticationServices", "Examples/PasskeyExample/PasskeyExample", "Examples/ConnectExample/ConnectExample"]
 for folder in folders:
     for directory, _, files in os.walk(os.path.join(root, folder)):
         for name in files:
@@ -201,7 +201,7 @@ for sdk_arg in "${sdks[@]}"; do
     files() { find "$src/$1" -name '*.swift' | sort; }
     step_errors=0
     step_warnings=0
-    for module in PasskeyCBOR PasskeyWire PasskeyAPI PasskeyClient PasskeyAuthenticationServices; do
+    for module in PasskeyCBOR PasskeyAuthenticatorData PasskeyWire PasskeyAPI PasskeyClient PasskeyAuthenticationServices; do
         defines=()
         [ "$module" = PasskeyAuthenticationServices ] && defines=(-D PASSKEY_APPLE_ADAPTER)
         mapfile -t inputs < <(files "Sources/$module")

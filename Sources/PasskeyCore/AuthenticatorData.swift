@@ -1,3 +1,4 @@
+public import PasskeyAuthenticatorData
 public import PasskeyCBOR
 
 /// The authenticator data structure (WebAuthn L3 §6.1), parsed strictly.
@@ -8,28 +9,11 @@ public import PasskeyCBOR
 ///
 /// - SeeAlso: [WebAuthn L3 §6.1 Authenticator Data](https://www.w3.org/TR/webauthn-3/#sctn-authenticator-data)
 public struct AuthenticatorData: Sendable, Hashable {
-    /// Flag bits (§6.1 table).
-    public struct Flags: OptionSet, Sendable, Hashable {
-        public let rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        /// Bit 0: user present.
-        public static let userPresent = Flags(rawValue: 1 << 0)
-        /// Bit 2: user verified.
-        public static let userVerified = Flags(rawValue: 1 << 2)
-        /// Bit 3: backup eligible (the credential can be synced; fixed at creation).
-        public static let backupEligible = Flags(rawValue: 1 << 3)
-        /// Bit 4: backup state (the credential is currently backed up).
-        public static let backupState = Flags(rawValue: 1 << 4)
-        /// Bit 6: attested credential data included.
-        public static let attestedCredentialData = Flags(rawValue: 1 << 6)
-        /// Bit 7: extension data included.
-        public static let extensionData = Flags(rawValue: 1 << 7)
-    }
+    /// Flag bits (§6.1 table), the type the SDK and the authenticators write with.
+    public typealias Flags = AuthenticatorDataFlags
 
-    static let rpIDHashLength = 32
-    static let flagsLength = 1
-    static let signCountLength = 4
-    static let minimumLength = rpIDHashLength + flagsLength + signCountLength
+    static let rpIDHashLength = AuthenticatorDataLayout.rpIDHashLength
+    static let minimumLength = AuthenticatorDataLayout.minimumLength
 
     /// The exact bytes received; signatures are verified over these.
     public let bytes: [UInt8]
@@ -58,10 +42,10 @@ public struct AuthenticatorData: Sendable, Hashable {
         }
         self.bytes = bytes
         rpIDHash = Array(bytes[0..<Self.rpIDHashLength])
-        let flags = Flags(rawValue: bytes[Self.rpIDHashLength])
+        let flags = Flags(rawValue: bytes[AuthenticatorDataLayout.flagsOffset])
         self.flags = flags
-        let counterStart = Self.rpIDHashLength + Self.flagsLength
-        signCount = bytes[counterStart..<(counterStart + Self.signCountLength)].reduce(0) { $0 << 8 | UInt32($1) }
+        let counterStart = AuthenticatorDataLayout.signCountOffset
+        signCount = bytes[counterStart..<(counterStart + AuthenticatorDataLayout.signCountLength)].reduce(0) { $0 << 8 | UInt32($1) }
         var offset = Self.minimumLength
 
         if flags.contains(.attestedCredentialData) {
@@ -117,12 +101,12 @@ public struct AttestedCredentialData: Sendable, Hashable {
 
     /// Parses from the start of `bytes` and returns the number of bytes used; the COSE key's length is known only by decoding it.
     static func parse(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError) -> (AttestedCredentialData, Int) {
-        let aaguidLength = 16
-        let lengthFieldLength = 2
-        guard bytes.count >= aaguidLength + lengthFieldLength else {
+        let aaguidLength = AuthenticatorDataLayout.aaguidLength
+        let lengthFieldLength = AuthenticatorDataLayout.credentialIDLengthLength
+        guard bytes.count >= AuthenticatorDataLayout.attestedCredentialDataHeaderLength else {
             throw WebAuthnError(
                 .authenticatorDataMalformed, "the AT flag is set but attested credential data is missing or truncated",
-                expected: "≥ 18 bytes", received: "\(bytes.count) bytes")
+                expected: "≥ \(AuthenticatorDataLayout.attestedCredentialDataHeaderLength) bytes", received: "\(bytes.count) bytes")
         }
         var index = bytes.startIndex
         let aaguid = AAGUID(uncheckedBytes: Array(bytes[index..<(index + aaguidLength)]))

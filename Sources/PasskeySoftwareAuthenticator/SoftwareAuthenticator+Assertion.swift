@@ -1,3 +1,4 @@
+import PasskeyAuthenticatorData
 public import PasskeyClient
 public import PasskeyWire
 

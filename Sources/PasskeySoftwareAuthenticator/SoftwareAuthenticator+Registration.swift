@@ -1,3 +1,4 @@
+import PasskeyAuthenticatorData
 public import PasskeyClient
 public import PasskeyWire
 
@@ -57,8 +58,8 @@ extension SoftwareAuthenticator {
         if backup.backedUp { flags.insert(.backupState) }
 
         // §6.1 authenticator data with §6.5.2 attested credential data; the counter starts at 0.
-        let attested = AuthenticatorDataBuilder.attestedCredentialData(
-            aaguid: configuration.aaguid, credentialID: credentialID, cosePublicKey: key.cosePublicKey)
+        let attested = AuthenticatorDataLayout.attestedCredentialData(
+            aaguid: configuration.aaguid, credentialID: credentialID, credentialPublicKey: key.cosePublicKey)
         let authenticatorData = AuthenticatorDataBuilder.build(rpID: rpID, flags: flags, signCount: 0, attestedCredentialData: attested)
         // §5.8.1 client data for webauthn.create.
         let clientDataJSON = ClientDataBuilder.build(

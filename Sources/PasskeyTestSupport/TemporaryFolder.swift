@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A new, empty folder under the system's temporary directory, named `<prefix>-<UUID>`, for one test's files.
 public func temporaryFolder(_ prefix: String) throws -> String {

@@ -3,6 +3,7 @@
 public import Crypto
 public import _CryptoExtras
 import Foundation
+public import PasskeyAuthenticatorData
 public import PasskeyCBOR
 public import PasskeyCore
 public import PasskeyWire
@@ -21,18 +22,16 @@ public struct AuthenticatorDataBuilder: Sendable {
 
     public init() {}
 
+    /// The bytes, in the shared layout (``PasskeyAuthenticatorData/AuthenticatorDataLayout``), flags as set: a test may
+    /// make them contradict the content.
     public func build() -> [UInt8] {
-        var out = rpIDHash ?? Array(SHA256.hash(data: Array(rpID.utf8)))
-        out.append(flags.rawValue)
-        out += [UInt8(signCount >> 24 & 0xff), UInt8(signCount >> 16 & 0xff), UInt8(signCount >> 8 & 0xff), UInt8(signCount & 0xff)]
+        var attested: [UInt8]?
         if let credentialID, let credentialPublicKey {
-            out += aaguid
-            out += [UInt8(credentialID.count >> 8 & 0xff), UInt8(credentialID.count & 0xff)]
-            out += credentialID
-            out += credentialPublicKey
+            attested = AuthenticatorDataLayout.attestedCredentialData(aaguid: aaguid, credentialID: credentialID, credentialPublicKey: credentialPublicKey)
         }
-        if let extensions { out += extensions }
-        return out + trailing
+        return AuthenticatorDataLayout.encode(
+            rpIDHash: rpIDHash ?? Array(SHA256.hash(data: Array(rpID.utf8))), flags: flags, signCount: signCount, attestedCredentialData: attested,
+            extensions: extensions) + trailing
     }
 }
 

@@ -9,18 +9,22 @@ struct ModuleImportTests {
     /// Every module a module's sources may import (Swift's own and the platform's included).
     static let allowed: [String: Set<String>] = [
         "PasskeyCBOR": [],
+        // The authenticator-data layout: bytes and CBOR only, so the SDK can share it with the verifier.
+        "PasskeyAuthenticatorData": ["PasskeyCBOR"],
         "PasskeyWire": ["Foundation"],
         // The HTTP contract: the wire types and nothing else, so the SDK and the server can share it.
         "PasskeyAPI": ["PasskeyWire"],
-        "PasskeyCore": ["Foundation", "Glibc", "Crypto", "_CryptoExtras", "PasskeyCBOR", "PasskeyWire"],
+        "PasskeyCore": ["Foundation", "Glibc", "Crypto", "_CryptoExtras", "PasskeyCBOR", "PasskeyAuthenticatorData", "PasskeyWire"],
         "PasskeyAttestation": ["Foundation", "Crypto", "_CryptoExtras", "X509", "SwiftASN1", "PasskeyCBOR", "PasskeyWire", "PasskeyCore"],
         "PasskeyStorage": ["Foundation", "PasskeyWire"],
         "PasskeyRelyingParty": [
             "Foundation", "Crypto", "JWTKit", "PasskeyCBOR", "PasskeyWire", "PasskeyAPI", "PasskeyCore", "PasskeyAttestation", "PasskeyStorage",
             "PasskeyAuthenticatorNames",
         ],
-        "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire", "PasskeyAPI", "PasskeyCBOR"],
-        "PasskeySoftwareAuthenticator": ["Foundation", "Crypto", "Darwin", "Glibc", "Musl", "PasskeyCBOR", "PasskeyClient", "PasskeyWire"],
+        "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire", "PasskeyAPI", "PasskeyCBOR", "PasskeyAuthenticatorData"],
+        "PasskeySoftwareAuthenticator": [
+            "Foundation", "Crypto", "Darwin", "Glibc", "Musl", "PasskeyCBOR", "PasskeyAuthenticatorData", "PasskeyClient", "PasskeyWire",
+        ],
         "PasskeyAuthenticationServices": [
             "Foundation", "AuthenticationServices", "AuthenticationServicesStandIn", "CryptoKit", "LocalAuthentication", "UIKit", "AppKit",
             "PasskeyClient", "PasskeyWire",
@@ -69,6 +73,11 @@ struct ModuleImportTests {
     }
 
     /// The contract is shared, not copied: both sides of it import it.
+    @Test("the verifier, the SDK, the software authenticator and the tests read and write one authenticator-data layout", arguments: ["PasskeyCore", "PasskeyClient", "PasskeySoftwareAuthenticator", "PasskeyTestSupport"])
+    func oneAuthenticatorDataLayout(module: String) throws {
+        #expect(try Self.imports(of: module).contains { $0.module == "PasskeyAuthenticatorData" })
+    }
+
     @Test("the server, the SDK and the CLI all speak the API's types", arguments: ["PasskeyServer", "PasskeyClient", "PasskeyCLI"])
     func sharedContract(module: String) throws {
         #expect(try Self.imports(of: module).contains { $0.module == "PasskeyAPI" })

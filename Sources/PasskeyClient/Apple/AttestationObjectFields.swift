@@ -1,3 +1,4 @@
+import PasskeyAuthenticatorData
 import PasskeyCBOR
 import PasskeyWire
 
@@ -14,26 +15,20 @@ struct AttestationObjectFields {
     let publicKeyAlgorithm: COSEAlgorithmIdentifier?
     let publicKey: [UInt8]?
 
-    /// Authenticator data: RP ID hash (32 bytes), flags (1), counter (4); with the AT flag, AAGUID (16), credential ID
-    /// length (2, big-endian), credential ID, then the COSE key (WebAuthn L3 §6.1, §6.5.1).
+    /// The authenticator data's fields as ``PasskeyAuthenticatorData/AuthenticatorDataFields`` reads them (WebAuthn L3
+    /// §6.1, §6.5.1): with the AT flag, the credential's COSE key, whose `alg` (3) names the algorithm.
     init?(attestationObject: [UInt8]) {
         guard case .map(let object)? = try? CBORDecoder().decode(attestationObject), case .bytes(let data)? = object[text: "authData"],
-            data.count >= 37
+            let fields = AuthenticatorDataFields(bytes: data)
         else { return nil }
         authenticatorData = data
-        var algorithm: COSEAlgorithmIdentifier?
-        var spki: [UInt8]?
-        if data[32] & 0x40 != 0, data.count >= 55 {
-            let keyStart = 55 + (Int(data[53]) << 8 | Int(data[54]))
-            if keyStart < data.count, case .map(let key)? = try? CBORDecoder().decodePrefix(data[keyStart...]).value,
-                let alg = key[int: 3]?.intValue, let value = Int(exactly: alg)
-            {
-                algorithm = COSEAlgorithmIdentifier(rawValue: value)
-                spki = Self.subjectPublicKeyInfo(key, algorithm: value)
-            }
+        if case .map(let key)? = fields.attestedCredential?.credentialPublicKeyValue, let alg = key[int: 3]?.intValue, let value = Int(exactly: alg) {
+            publicKeyAlgorithm = COSEAlgorithmIdentifier(rawValue: value)
+            publicKey = Self.subjectPublicKeyInfo(key, algorithm: value)
+        } else {
+            publicKeyAlgorithm = nil
+            publicKey = nil
         }
-        publicKeyAlgorithm = algorithm
-        publicKey = spki
     }
 
     /// The key as DER `SubjectPublicKeyInfo`, for ES256 (P-256, RFC 5480) and EdDSA (Ed25519, RFC 8410), the keys

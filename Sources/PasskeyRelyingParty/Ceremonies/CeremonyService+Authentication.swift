@@ -1,6 +1,6 @@
-public import Foundation
-public import PasskeyCore
-public import PasskeyStorage
+import Foundation
+import PasskeyCore
+import PasskeyStorage
 public import PasskeyWire
 import Crypto
 

@@ -1,7 +1,7 @@
-public import Foundation
+import Foundation
 public import PasskeyCore
 public import PasskeyStorage
-public import PasskeyWire
+import PasskeyWire
 import Crypto
 
 /// Made-up credentials for names without passkeys: sign-in options look the same whether or not an account exists.

@@ -1,5 +1,5 @@
-public import Foundation
-public import PasskeyCore
+import Foundation
+import PasskeyCore
 public import PasskeyStorage
 public import PasskeyWire
 import Crypto

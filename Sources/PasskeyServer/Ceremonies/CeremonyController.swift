@@ -1,4 +1,4 @@
-public import PasskeyRelyingParty
+import PasskeyRelyingParty
 public import Hummingbird
 public import PasskeyStorage
 import PasskeyAPI
