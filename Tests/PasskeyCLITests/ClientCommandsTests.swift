@@ -12,44 +12,16 @@ import Glibc
 import Darwin
 #endif
 
-/// A real `passkey-server` process (in-memory database) on a free local port; always terminated.
-final class ServerProcess: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-    var url: String { "http://localhost:\(port)" }
+/// A real `passkey-server` process (in-memory database by default) on a free local port
+/// (``PasskeyTestSupport/LaunchedServer``); `waitUntilHealthy()` before use, `stop()` always.
+typealias ServerProcess = LaunchedServer
 
+extension LaunchedServer {
     init(arguments extra: [String] = [], database: String = "memory:") throws {
-        port = try LocalPorts.free()
-        let executable = CLIRun.serverExecutable
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw CLITestError("passkey-server is not built at \(executable): run `swift build` first")
-        }
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--port", "\(port)", "--database", database] + extra
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        self = try LaunchedServer.launch(port: try LocalPorts.free(), arguments: ["--database", database] + extra)
     }
 
-    /// Polls /health until the server answers (at most ~15 s).
-    func waitUntilHealthy() async throws {
-        let health = URL(string: "http://127.0.0.1:\(port)/health")!
-        for _ in 0..<150 {
-            if !process.isRunning { throw CLITestError("passkey-server exited with status \(process.terminationStatus)") }
-            if await Self.status(of: health) == 200 {
-                // The answer may have come from another test's server that holds the port, while ours is failing to
-                // bind it: ours must still run a moment later (a failed bind ends it within milliseconds).
-                try await Task.sleep(for: .milliseconds(300))
-                guard process.isRunning else {
-                    throw CLITestError("passkey-server exited with status \(process.terminationStatus): port \(port) was taken")
-                }
-                return
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw CLITestError("passkey-server did not become healthy on port \(port)")
-    }
-
+    /// The status `url` answers a GET with, as a browser's request gets it (URLSession); nil without an answer.
     static func status(of url: URL) async -> Int? {
         await withCheckedContinuation { continuation in
             var request = URLRequest(url: url)
@@ -59,14 +31,6 @@ final class ServerProcess: @unchecked Sendable {
             }.resume()
         }
     }
-
-    func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-
 }
 
 struct CLITestError: Error, CustomStringConvertible {
