@@ -302,7 +302,7 @@ if only == "parts" {
                     for record in challenges[lane...].striding(by: lanes) {
                         try await repository.recordSignIn(
                             credentialID: credentialID, expectedSignCount: stored.signCount, newSignCount: stored.signCount, backupState: false,
-                            at: Date(), consumingChallenge: record.key)
+                            at: Date(), spending: .stored(key: record.key))
                     }
                 }
             }

@@ -49,7 +49,7 @@ public protocol ConnectTokenRepository: Sendable {
     /// Redeems a single-use token that lets its holder add a passkey to an account (a recovery or onboarding link), in
     /// one transaction: consumes the token with hash `hash`, which must be unexpired at `now` and for
     /// `credential.userID`; consumes the ceremony's challenge and stores the credential as
-    /// ``CredentialRepository/register(_:for:consumingChallenge:now:)`` does; with `replacingOtherPasskeys`, deletes the
+    /// ``CredentialRepository/register(_:for:spending:now:)`` does; with `replacingOtherPasskeys`, deletes the
     /// account's other passkeys (a lost device). Returns the IDs of the passkeys deleted.
     /// - Throws: `not_found` when the token is unknown, used, expired or another account's; otherwise as the
     ///   registration. On any failure nothing is written: the token stays usable.

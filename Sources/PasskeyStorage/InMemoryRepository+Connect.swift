@@ -68,7 +68,7 @@ extension InMemoryRepository {
             throw StorageError(.notFound, "the token is unknown, used, expired or another account's")
         }
         // Checks come first inside the registration, so a failure leaves everything, the token included, as it was.
-        try register(credential, for: user, consumingChallenge: challengeKey, now: now)
+        try register(credential, for: user, consumingStored: challengeKey, now: now)
         connectTokensByHash[hash] = nil
         let others = replacingOtherPasskeys ? credentialsByID.values.filter { $0.userID == credential.userID && $0.id != credential.id } : []
         for other in others {

@@ -89,7 +89,36 @@ public actor InMemoryRepository: PasskeyRepository {
         credentialsByID.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
     }
 
-    public func register(_ credential: CredentialRecordEntry, for user: UserRecord) throws(StorageError) {
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, spending: ChallengeSpend, now: Date) throws(StorageError) {
+        switch spending {
+        case .nothing: try insert(credential, for: user)
+        case .stored(let key): try register(credential, for: user, consumingStored: key, now: now)
+        case .sealed(let key, let expiresAt): try register(credential, for: user, spendingSealed: key, expiresAt: expiresAt, now: now)
+        }
+    }
+
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date, spending: ChallengeSpend
+    ) throws(StorageError) {
+        switch spending {
+        case .nothing:
+            try moveCounter(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
+        case .stored(let key):
+            try checkChallenge(key, now: time)
+            try moveCounter(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
+            challengesByKey[key] = nil
+        case .sealed(let key, let expiresAt):
+            let spent = SpentChallenge(expiresAt: expiresAt, key: key)
+            guard !spentChallenges.contains(spent), expiresAt > time else {
+                throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+            }
+            try moveCounter(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
+            spentChallenges.insert(spent)
+        }
+    }
+
+    /// The account when it is new, and the credential; nothing spent.
+    private func insert(_ credential: CredentialRecordEntry, for user: UserRecord) throws(StorageError) {
         guard credentialsByID[credential.id] == nil else {
             throw StorageError(.credentialExists, "credential ID already registered")
         }
@@ -104,15 +133,13 @@ public actor InMemoryRepository: PasskeyRepository {
         reportWebhook(.passkeyCreated, user: usersByID[user.id], credential: credential, detail: credential.aaguid)
     }
 
-    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
-        throws(StorageError)
-    {
+    func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingStored challengeKey: String, now: Date) throws(StorageError) {
         try checkChallenge(challengeKey, now: now)
         if challengesByKey[challengeKey]?.forExistingUser == true {
             guard let stored = usersByID[user.id] else { throw StorageError(.notFound, "the account was deleted during this registration") }
             if stored.isDisabled { throw StorageError(.accountDisabled, "the account was disabled during this registration") }
         }
-        try register(credential, for: user)
+        try insert(credential, for: user)
         if let replaced = challengesByKey[challengeKey]?.replacesCredentialID, let old = credentialsByID[replaced], old.userID == credential.userID {
             credentialsByID[replaced] = nil
             reportWebhook(.passkeyDeleted, user: usersByID[user.id], credential: old)
@@ -120,35 +147,14 @@ public actor InMemoryRepository: PasskeyRepository {
         challengesByKey[challengeKey] = nil
     }
 
-    public func register(
-        _ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date
+    private func register(
+        _ credential: CredentialRecordEntry, for user: UserRecord, spendingSealed challengeKey: String, expiresAt: Date, now: Date
     ) throws(StorageError) {
         let spent = SpentChallenge(expiresAt: expiresAt, key: challengeKey)
         guard !spentChallenges.contains(spent), expiresAt > now, usersByID[user.id] == nil else {
             throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
         }
-        try register(credential, for: user)
-        spentChallenges.insert(spent)
-    }
-
-    public func recordSignIn(
-        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
-        consumingChallenge challengeKey: String
-    ) throws(StorageError) {
-        try checkChallenge(challengeKey, now: time)
-        try recordSignIn(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
-        challengesByKey[challengeKey] = nil
-    }
-
-    public func recordSignIn(
-        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
-        spendingChallenge challengeKey: String, expiresAt: Date
-    ) throws(StorageError) {
-        let spent = SpentChallenge(expiresAt: expiresAt, key: challengeKey)
-        guard !spentChallenges.contains(spent), expiresAt > time else {
-            throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
-        }
-        try recordSignIn(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
+        try insert(credential, for: user)
         spentChallenges.insert(spent)
     }
 
@@ -159,7 +165,8 @@ public actor InMemoryRepository: PasskeyRepository {
         }
     }
 
-    public func recordSignIn(
+    /// The counter's compare-and-set, the backup state and the last use.
+    private func moveCounter(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
     ) throws(StorageError) {
         guard var credential = credentialsByID[credentialID] else { throw StorageError(.notFound, "credential not found") }

@@ -42,56 +42,32 @@ public protocol CredentialRepository: Sendable {
     func credential(id: [UInt8]) async throws(StorageError) -> CredentialRecordEntry?
     func credentials(userID: String) async throws(StorageError) -> [CredentialRecordEntry]
 
-    /// Stores a verified registration in one transaction: creates `user` if it does not exist yet, then the credential.
-    /// - Throws: `credential_exists` when the credential ID is registered to anyone (nothing is written),
-    ///   `username_taken` when a new user's name belongs to another account.
-    func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError)
+    /// Stores a verified registration in one transaction: creates `user` if it does not exist yet, then the credential,
+    /// and spends what `spending` names in the same transaction:
+    /// - ``ChallengeSpend/nothing``: a record written outside a ceremony (an import, a test's seed).
+    /// - ``ChallengeSpend/stored(key:)``: the ceremony's stored challenge is consumed: of concurrent completions of one
+    ///   ceremony exactly one writes. When the challenge names a credential it replaces
+    ///   (``ChallengeRecord/replacesCredentialID``), that credential of the same user is deleted in the same transaction.
+    ///   When it was issued for an existing account (``ChallengeRecord/forExistingUser``), that account must still exist
+    ///   (`not_found`) and be enabled (`account_disabled`): it is never created again.
+    /// - ``ChallengeSpend/sealed(key:expiresAt:)``: a new account's sealed challenge, never stored, is recorded as spent
+    ///   (``ChallengeRepository/spendChallenge(key:expiresAt:now:)``): of concurrent completions on any number of
+    ///   instances exactly one writes. The account must not exist: its id comes from the ceremony, so an existing one
+    ///   means the ceremony was completed before (its spent record lost, as after a move of the database), and adding
+    ///   the passkey to that account would let anyone holding the challenge into it.
+    /// - Throws: `challenge_consumed` when the challenge is gone, spent or expired at `now` (or a sealed ceremony's
+    ///   account exists), `credential_exists` when the credential ID is registered to anyone, `username_taken` when a new
+    ///   user's name belongs to another account. On any failure nothing is written, the challenge included: a caller
+    ///   that wants it burnt consumes it separately.
+    func register(_ credential: CredentialRecordEntry, for user: UserRecord, spending: ChallengeSpend, now: Date) async throws(StorageError)
 
-    /// The same, in the transaction that consumes the ceremony's challenge (stored under `challengeKey` for registration):
-    /// of concurrent completions of one ceremony exactly one writes. When the challenge names a credential it replaces
-    /// (``ChallengeRecord/replacesCredentialID``), that credential of the same user is deleted in the same transaction.
-    /// When the challenge was issued for an existing account (``ChallengeRecord/forExistingUser``), that account must
-    /// still exist: it is never created again.
-    /// - Throws: `challenge_consumed` when the challenge is gone or expired at `now`; `not_found` when the challenge's
-    ///   existing account was deleted meanwhile; otherwise as ``register(_:for:)``.
-    ///   On any failure nothing is written: a caller that wants the challenge burnt consumes it separately.
-    func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
-        async throws(StorageError)
-
-    /// ``register(_:for:)`` for a new account, in the transaction that records its registration's sealed challenge,
-    /// which was never stored, as spent (``ChallengeRepository/spendChallenge(key:expiresAt:now:)``): of concurrent
-    /// completions of one ceremony, on any number of instances, exactly one writes. The account must not exist: its id
-    /// comes from the ceremony, so an existing one means the ceremony was completed before (its spent record lost, as
-    /// after a move of the database), and adding the passkey to that account would let anyone holding the challenge
-    /// into it.
-    /// - Throws: `challenge_consumed` when the challenge was spent before, has expired at `now`, or its account exists;
-    ///   otherwise as ``register(_:for:)``. On any failure nothing is written, the spent challenge included.
-    func register(_ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date)
-        async throws(StorageError)
-
-    /// Records a verified sign-in with compare-and-set on the counter: the row changes only if its sign count is still
-    /// `expectedSignCount`, so two sign-ins racing with the same counter cannot both move it.
-    /// - Throws: `counter_conflict` when the stored counter moved meanwhile, `not_found` when the credential is gone.
+    /// Records a verified sign-in with compare-and-set on the counter (the row changes only if its sign count is still
+    /// `expectedSignCount`, so two sign-ins racing with the same counter cannot both move it), spending what
+    /// `spending` names in the same transaction (as ``register(_:for:spending:now:)`` spends it).
+    /// - Throws: `challenge_consumed` when the challenge is gone, spent or expired at `time`; `counter_conflict` when the
+    ///   stored counter moved meanwhile; `not_found` when the credential is gone. On any failure nothing is written.
     func recordSignIn(
-        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
-    ) async throws(StorageError)
-
-    /// ``recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:)`` in the transaction that consumes
-    /// the sign-in's challenge (stored under `challengeKey`).
-    /// - Throws: `challenge_consumed` when the challenge is gone or expired; otherwise as the plain call. On any failure
-    ///   nothing is written.
-    func recordSignIn(
-        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
-        consumingChallenge challengeKey: String
-    ) async throws(StorageError)
-
-    /// ``recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:)`` in the transaction that records
-    /// the sign-in's sealed challenge, which was never stored, as spent (``ChallengeRepository/spendChallenge(key:expiresAt:now:)``).
-    /// - Throws: `challenge_consumed` when the challenge was spent before, or expired at `time`; otherwise as the plain
-    ///   call. On any failure nothing is written.
-    func recordSignIn(
-        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
-        spendingChallenge challengeKey: String, expiresAt: Date
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date, spending: ChallengeSpend
     ) async throws(StorageError)
 
     func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError)
@@ -159,6 +135,44 @@ public enum ChallengeReference: Sendable, Hashable {
     public var isSealed: Bool {
         if case .sealed = self { return true }
         return false
+    }
+}
+
+/// What a registration or a sign-in spends in its transaction (``CredentialRepository/register(_:for:spending:now:)``,
+/// ``CredentialRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:spending:)``): the
+/// storage learns what to spend, never a ceremony's rules.
+public enum ChallengeSpend: Sendable, Hashable {
+    /// Nothing: a record written outside a ceremony (an import, a test's seed).
+    case nothing
+    /// The stored challenge with this key, consumed.
+    case stored(key: String)
+    /// A sealed challenge, never stored (it carries its ceremony itself), recorded as spent until it expires.
+    case sealed(key: String, expiresAt: Date)
+
+    /// What completing the challenge `reference` found spends; the stored challenge by its key, whichever way it was
+    /// found.
+    public init(_ reference: ChallengeReference, found record: ChallengeRecord) {
+        if reference.isSealed {
+            self = .sealed(key: record.key, expiresAt: record.expiresAt)
+        } else {
+            self = .stored(key: record.key)
+        }
+    }
+}
+
+extension CredentialRepository {
+    /// ``register(_:for:spending:now:)`` outside a ceremony: nothing spent.
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError) {
+        try await register(credential, for: user, spending: .nothing, now: Date())
+    }
+
+    /// ``recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:spending:)`` outside a ceremony.
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
+    ) async throws(StorageError) {
+        try await recordSignIn(
+            credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time,
+            spending: .nothing)
     }
 }
 
@@ -255,15 +269,9 @@ extension SignInReader where Self: CredentialRepository & ChallengeRepository {
         switch write {
         case .record(let expectedSignCount, let newSignCount, let backupState, let time):
             do {
-                if sealed {
-                    try await recordSignIn(
-                        credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
-                        at: time, spendingChallenge: record.key, expiresAt: record.expiresAt)
-                } else {
-                    try await recordSignIn(
-                        credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
-                        at: time, consumingChallenge: record.key)
-                }
+                try await recordSignIn(
+                    credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                    at: time, spending: ChallengeSpend(reference, found: record))
             } catch {
                 await burn(record, sealed: sealed, now: now)
                 throw error

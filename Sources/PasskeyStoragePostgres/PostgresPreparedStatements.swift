@@ -117,7 +117,7 @@ struct RecordSignInValues {
 }
 
 /// ``RecordSignInSQL`` consuming a stored challenge: its row is deleted (see
-/// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:consumingChallenge:)``).
+/// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:spending:)``).
 struct RecordSignInConsumingChallenge: RowsStatement {
     static let sql = RecordSignInSQL.sql(
         taking: "DELETE FROM challenges WHERE key = $3::text AND expires_at > $4::bigint AND EXISTS (SELECT 1 FROM locked) RETURNING key")
@@ -128,7 +128,7 @@ struct RecordSignInConsumingChallenge: RowsStatement {
 
 /// ``RecordSignInSQL`` spending a sealed challenge, which was never stored: its expiry (`$7`) and key are inserted into
 /// `spent_challenges`, whose primary key makes one winner across instances (see
-/// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:spendingChallenge:expiresAt:)``).
+/// ``PostgresRepository/recordSignIn(credentialID:expectedSignCount:newSignCount:backupState:at:spending:)``).
 struct RecordSignInSpendingChallenge: RowsStatement {
     static let sql = RecordSignInSQL.sql(
         taking: """

@@ -194,7 +194,7 @@ extension PostgresRepository: ConnectTokenRepository {
                 """, logger)
             guard !tokens.isEmpty else { throw StorageError(.notFound, "the token is unknown, used, expired or another account's") }
             // The passkeys to replace are locked before the registration locks their owner: credential, then user, the
-            // order sign-ins and deletions take (see register(_:for:consumingChallenge:now:)).
+            // order sign-ins and deletions take (see register(_:for:spending:now:)).
             if replacingOtherPasskeys {
                 _ = try await connection.rows("SELECT 1 FROM credentials WHERE user_id = \(credential.userID) FOR UPDATE", logger)
             }

@@ -23,14 +23,39 @@ extension PostgresRepository: CredentialRepository {
         return credentials
     }
 
-    public func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError) {
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, spending: ChallengeSpend, now: Date) async throws(StorageError) {
+        switch spending {
+        case .nothing: try await registerSpendingNothing(credential, for: user)
+        case .stored(let key): try await register(credential, for: user, consumingStored: key, now: now)
+        case .sealed(let key, let expiresAt): try await register(credential, for: user, spendingSealed: key, expiresAt: expiresAt, now: now)
+        }
+    }
+
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date, spending: ChallengeSpend
+    ) async throws(StorageError) {
+        switch spending {
+        case .nothing:
+            try await moveCounter(credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time)
+        case .stored(let key):
+            try await recordSignIn(
+                credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time,
+                consumingStored: key)
+        case .sealed(let key, let expiresAt):
+            try await recordSignIn(
+                credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState, at: time,
+                spendingSealed: key, expiresAt: expiresAt)
+        }
+    }
+
+    func registerSpendingNothing(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError) {
         let logger = self.logger
         try await transaction("register") { connection in
             try await Self.register(connection, credential: credential, user: user, logger: logger)
         }
     }
 
-    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
+    func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingStored challengeKey: String, now: Date)
         async throws(StorageError)
     {
         let logger = self.logger
@@ -41,8 +66,8 @@ extension PostgresRepository: CredentialRepository {
 
     /// One statement, so one round trip and one commit: the checks and the three inserts are its parts
     /// (``sealedRegistration(_:for:challengeKey:expiresAt:)``), and a unique violation in any of them aborts it whole.
-    public func register(
-        _ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date
+    func register(
+        _ credential: CredentialRecordEntry, for user: UserRecord, spendingSealed challengeKey: String, expiresAt: Date, now: Date
     ) async throws(StorageError) {
         guard expiresAt > now else { throw StorageError(.challengeConsumed, "the challenge has expired") }
         let logger = self.logger
@@ -110,7 +135,7 @@ extension PostgresRepository: CredentialRepository {
         return PostgresQuery(stringInterpolation: sql)
     }
 
-    /// ``register(_:for:consumingChallenge:now:)``'s statements, inside the caller's transaction.
+    /// ``register(_:for:spending:now:)``'s statements, inside the caller's transaction.
     static func register(
         _ connection: PostgresConnection, credential: CredentialRecordEntry, user: UserRecord, consumingChallenge challengeKey: String,
         now: Date, logger: Logger
@@ -260,7 +285,7 @@ extension PostgresRepository: CredentialRepository {
     }
 
     /// The counter's compare-and-set, with the passkey's last use (the owner's last sign-in: ``PostgresSchema/userColumns``).
-    public func recordSignIn(
+    func moveCounter(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
     ) async throws(StorageError) {
         let logger = self.logger
@@ -289,9 +314,9 @@ extension PostgresRepository: CredentialRepository {
     /// lock until it commits, and the others find the row gone, so their UPDATE does not run. On any failure nothing is
     /// written. (Checking the challenge inside the UPDATE instead would not be safe: a waiting UPDATE re-checks its own
     /// row, not the challenge, and counter-0 authenticators would both pass.)
-    public func recordSignIn(
+    func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
-        consumingChallenge challengeKey: String
+        consumingStored challengeKey: String
     ) async throws(StorageError) {
         let logger = self.logger
         let milliseconds = PostgresTime.milliseconds(time)
@@ -318,9 +343,9 @@ extension PostgresRepository: CredentialRepository {
         }
     }
 
-    public func recordSignIn(
+    func recordSignIn(
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
-        spendingChallenge challengeKey: String, expiresAt: Date
+        spendingSealed challengeKey: String, expiresAt: Date
     ) async throws(StorageError) {
         guard expiresAt > time else { throw StorageError(.challengeConsumed, "the challenge was already used or has expired") }
         let logger = self.logger

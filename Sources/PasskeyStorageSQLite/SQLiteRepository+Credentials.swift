@@ -24,8 +24,30 @@ extension SQLiteRepository {
         }
     }
 
-    public func register(_ credential: CredentialRecordEntry, for user: UserRecord) async throws(StorageError) {
-        try await write { db in _ = try Self.register(db, credential: credential, user: user) }
+    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, spending: ChallengeSpend, now: Date) async throws(StorageError) {
+        switch spending {
+        case .nothing: try await write { db in _ = try Self.register(db, credential: credential, user: user) }
+        case .stored(let key): try await register(credential, for: user, consumingStored: key, now: now)
+        case .sealed(let key, let expiresAt): try await register(credential, for: user, spendingSealed: key, expiresAt: expiresAt, now: now)
+        }
+    }
+
+    public func recordSignIn(
+        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date, spending: ChallengeSpend
+    ) async throws(StorageError) {
+        try await writeRaw { raw throws(StorageError) in
+            switch spending {
+            case .nothing: break
+            case .stored(let key): try Self.takeChallenge(raw, key: key, now: time)
+            case .sealed(let key, let expiresAt):
+                guard try Self.spendChallenge(raw, key: key, expiresAt: expiresAt, now: time) else {
+                    throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+                }
+            }
+            try Self.recordSignIn(
+                raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
+                at: time)
+        }
     }
 
     /// Returns whether it created the account (false: the account existed, and the credential joined it).
@@ -50,7 +72,7 @@ extension SQLiteRepository {
         }
     }
 
-    public func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingChallenge challengeKey: String, now: Date)
+    func register(_ credential: CredentialRecordEntry, for user: UserRecord, consumingStored challengeKey: String, now: Date)
         async throws(StorageError)
     {
         do {
@@ -60,8 +82,8 @@ extension SQLiteRepository {
         } catch { throw Self.map(error) }
     }
 
-    public func register(
-        _ credential: CredentialRecordEntry, for user: UserRecord, spendingChallenge challengeKey: String, expiresAt: Date, now: Date
+    func register(
+        _ credential: CredentialRecordEntry, for user: UserRecord, spendingSealed challengeKey: String, expiresAt: Date, now: Date
     ) async throws(StorageError) {
         do {
             try await writer.write { db, raw in
@@ -77,7 +99,7 @@ extension SQLiteRepository {
         } catch { throw Self.map(error) }
     }
 
-    /// ``register(_:for:consumingChallenge:now:)``'s statements, inside the caller's transaction.
+    /// ``register(_:for:consumingStored:now:)``'s statements, inside the caller's transaction.
     static func register(
         _ db: Database, _ raw: RawConnection, credential: CredentialRecordEntry, user: UserRecord, consumingChallenge challengeKey: String,
         now: Date
@@ -94,32 +116,6 @@ extension SQLiteRepository {
         try register(db, credential: credential, user: user)
         if let replaced = taken.replacesCredentialID {
             try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(replaced), credential.userID])
-        }
-    }
-
-    public func recordSignIn(
-        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
-        consumingChallenge challengeKey: String
-    ) async throws(StorageError) {
-        try await writeRaw { raw throws(StorageError) in
-            try Self.takeChallenge(raw, key: challengeKey, now: time)
-            try Self.recordSignIn(
-                raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
-                at: time)
-        }
-    }
-
-    public func recordSignIn(
-        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date,
-        spendingChallenge challengeKey: String, expiresAt: Date
-    ) async throws(StorageError) {
-        try await writeRaw { raw throws(StorageError) in
-            guard try Self.spendChallenge(raw, key: challengeKey, expiresAt: expiresAt, now: time) else {
-                throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
-            }
-            try Self.recordSignIn(
-                raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
-                at: time)
         }
     }
 
@@ -152,16 +148,6 @@ extension SQLiteRepository {
     struct TakenChallenge {
         let replacesCredentialID: [UInt8]?
         let forExistingUser: Bool
-    }
-
-    public func recordSignIn(
-        credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date
-    ) async throws(StorageError) {
-        try await writeRaw { raw throws(StorageError) in
-            try Self.recordSignIn(
-                raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
-                at: time)
-        }
     }
 
     /// - Parameter expectedUserID: when given, the row must also still belong to this account: a credential deleted and

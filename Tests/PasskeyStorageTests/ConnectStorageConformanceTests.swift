@@ -132,7 +132,7 @@ struct ConnectStorageConformanceTests {
             append.key = "append-2"
             append.challenge = "challenge-append-2"
             try await repo.saveChallenge(append)
-            let added = await storageCode { try await repo.register(makeCredential(3, user: ann), for: ann, consumingChallenge: "append-2", now: t0) }
+            let added = await storageCode { try await repo.register(makeCredential(3, user: ann), for: ann, spending: .stored(key: "append-2"), now: t0) }
             #expect(added == .accountDisabled)
             #expect(try await repo.credential(id: [3, 3, 3]) == nil)
 
@@ -326,14 +326,14 @@ struct ConnectStorageConformanceTests {
             reset.replacesCredentialID = [1, 1, 1]
             try await repo.saveChallenge(reset)
             #expect(try await repo.challenge(key: "reset", ceremony: .registration, now: t0)?.replacesCredentialID == [1, 1, 1])
-            try await repo.register(makeCredential(3, user: ann), for: ann, consumingChallenge: "reset", now: t0)
+            try await repo.register(makeCredential(3, user: ann), for: ann, spending: .stored(key: "reset"), now: t0)
             #expect(try await repo.credentials(userID: ann.id).map(\.id) == [[3, 3, 3]])
 
             // Naming another user's credential deletes nothing.
             var foreign = makeChallenge("foreign", .registration)
             foreign.replacesCredentialID = [2, 2, 2]
             try await repo.saveChallenge(foreign)
-            try await repo.register(makeCredential(4, user: ann), for: ann, consumingChallenge: "foreign", now: t0)
+            try await repo.register(makeCredential(4, user: ann), for: ann, spending: .stored(key: "foreign"), now: t0)
             #expect(try await repo.credential(id: [2, 2, 2]) != nil)
         }
     }
@@ -357,7 +357,7 @@ struct ConnectStorageConformanceTests {
                     group.addTask { await storageCode { try await repo.deleteUser(id: user.id) } }
                     group.addTask {
                         let replacement = makeCredential(UInt8(index + 101), user: user)
-                        return await storageCode { try await repo.register(replacement, for: user, consumingChallenge: "reset\(index)", now: t0) }
+                        return await storageCode { try await repo.register(replacement, for: user, spending: .stored(key: "reset\(index)"), now: t0) }
                     }
                 }
                 return await group.reduce(into: [StorageError.Code?]()) { $0.append($1) }

@@ -351,21 +351,21 @@ extension RepositoryConformanceTests {
         try await backend.withRepository { repo in
             let ann = makeUser("ann", handle: 1)
             try await repo.saveChallenge(makeChallenge("reg", .registration))
-            try await repo.register(makeCredential(1, user: ann), for: ann, consumingChallenge: "reg", now: t0)
+            try await repo.register(makeCredential(1, user: ann), for: ann, spending: .stored(key: "reg"), now: t0)
             #expect(try await repo.challenge(key: "reg", ceremony: .registration, now: t0) == nil)
             #expect(try await repo.user(id: ann.id) != nil)
             // The challenge is gone: a second completion writes nothing.
             let bob = makeUser("bob", handle: 2)
-            #expect(await storageCode { try await repo.register(makeCredential(2, user: bob), for: bob, consumingChallenge: "reg", now: t0) } == .challengeConsumed)
+            #expect(await storageCode { try await repo.register(makeCredential(2, user: bob), for: bob, spending: .stored(key: "reg"), now: t0) } == .challengeConsumed)
             #expect(try await repo.user(id: bob.id) == nil)
             // A duplicate credential: nothing written, the challenge is left for the caller to burn.
             try await repo.saveChallenge(makeChallenge("reg2", .registration))
-            #expect(await storageCode { try await repo.register(makeCredential(1, user: bob), for: bob, consumingChallenge: "reg2", now: t0) } == .credentialExists)
+            #expect(await storageCode { try await repo.register(makeCredential(1, user: bob), for: bob, spending: .stored(key: "reg2"), now: t0) } == .credentialExists)
             #expect(try await repo.user(id: bob.id) == nil)
             #expect(try await repo.challenge(key: "reg2", ceremony: .registration, now: t0) != nil)
             // Expired: refused.
             try await repo.saveChallenge(makeChallenge("late", .registration, expires: 1))
-            #expect(await storageCode { try await repo.register(makeCredential(3, user: bob), for: bob, consumingChallenge: "late", now: t0.addingTimeInterval(2)) } == .challengeConsumed)
+            #expect(await storageCode { try await repo.register(makeCredential(3, user: bob), for: bob, spending: .stored(key: "late"), now: t0.addingTimeInterval(2)) } == .challengeConsumed)
         }
     }
 
@@ -386,14 +386,14 @@ extension RepositoryConformanceTests {
             #expect(try await repo.challenge(key: "append", ceremony: .registration, now: t0)?.forExistingUser == true)
             try await repo.deleteUser(id: ann.id)
 
-            #expect(await storageCode { try await repo.register(makeCredential(2, user: ann), for: ann, consumingChallenge: "append", now: t0) } == .notFound)
+            #expect(await storageCode { try await repo.register(makeCredential(2, user: ann), for: ann, spending: .stored(key: "append"), now: t0) } == .notFound)
             #expect(try await repo.user(id: ann.id) == nil)
             #expect(try await repo.user(username: "ann") == nil)
             #expect(try await repo.credential(id: [2, 2, 2]) == nil)
 
             // The same registration for an account that still exists stores the passkey.
             let bob = try await accountAddingAPasskey("bob", handle: 3, challengeKey: "append2")
-            try await repo.register(makeCredential(4, user: bob), for: bob, consumingChallenge: "append2", now: t0)
+            try await repo.register(makeCredential(4, user: bob), for: bob, spending: .stored(key: "append2"), now: t0)
             #expect(Set(try await repo.credentials(userID: bob.id).map(\.id)) == [[3, 3, 3], [4, 4, 4]])
         }
     }
@@ -408,7 +408,7 @@ extension RepositoryConformanceTests {
                 for _ in 0..<50 {
                     group.addTask {
                         (try? await repo.recordSignIn(
-                            credentialID: [1, 1, 1], expectedSignCount: 0, newSignCount: 0, backupState: false, at: t0, consumingChallenge: "auth")) != nil
+                            credentialID: [1, 1, 1], expectedSignCount: 0, newSignCount: 0, backupState: false, at: t0, spending: .stored(key: "auth"))) != nil
                     }
                 }
                 return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
@@ -430,7 +430,7 @@ extension RepositoryConformanceTests {
                     group.addTask {
                         await storageCode {
                             try await repo.recordSignIn(
-                                credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 6, backupState: false, at: t0, consumingChallenge: "auth")
+                                credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 6, backupState: false, at: t0, spending: .stored(key: "auth"))
                         }
                     }
                 }
@@ -445,7 +445,7 @@ extension RepositoryConformanceTests {
             try await repo.saveChallenge(makeChallenge("auth2"))
             #expect(await storageCode {
                 try await repo.recordSignIn(
-                    credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 7, backupState: false, at: t0, consumingChallenge: "auth2")
+                    credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 7, backupState: false, at: t0, spending: .stored(key: "auth2"))
             } == .counterConflict)
             #expect(try await repo.challenge(key: "auth2", ceremony: .authentication, now: t0) != nil)
             #expect(try await repo.credential(id: [1, 1, 1])?.signCount == 6)
@@ -637,7 +637,7 @@ extension RepositoryConformanceTests {
                         let code = await storageCode {
                             try await repo.recordSignIn(
                                 credentialID: [id, id, id], expectedSignCount: 3, newSignCount: 4, backupState: false, at: t0,
-                                consumingChallenge: "auth\(index)")
+                                spending: .stored(key: "auth\(index)"))
                         }
                         return (false, code)
                     }

@@ -105,7 +105,7 @@ struct SQLiteWriterTests {
         // This write fails (no such challenge) and rolls back; the event, committed on its own schedule, stays.
         await #expect(throws: StorageError.self) {
             try await repository.recordSignIn(
-                credentialID: [1], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0, consumingChallenge: "missing")
+                credentialID: [1], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0, spending: .stored(key: "missing"))
         }
         #expect(try await repository.events(matching: EventFilter(), before: nil, limit: 10).map(\.kind) == ["authentication.options"])
     }

@@ -54,35 +54,35 @@ struct SealedChallengeStorageTests {
             try await repo.register(makeCredential(1, user: ann, signCount: 5), for: ann)
             let expiry = t0.addingTimeInterval(60)
             try await repo.recordSignIn(
-                credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 6, backupState: true, at: t0, spendingChallenge: "s1", expiresAt: expiry)
+                credentialID: [1, 1, 1], expectedSignCount: 5, newSignCount: 6, backupState: true, at: t0, spending: .sealed(key: "s1", expiresAt: expiry))
             let moved = try #require(try await repo.credential(id: [1, 1, 1]))
             #expect(moved.signCount == 6 && moved.backupState && moved.lastUsedAt == t0)
             #expect(try await repo.user(id: ann.id)?.lastSignInAt == t0)
             // The same challenge again, with a counter that fits: refused, nothing written.
             #expect(await storageCode {
                 try await repo.recordSignIn(
-                    credentialID: [1, 1, 1], expectedSignCount: 6, newSignCount: 7, backupState: false, at: t0, spendingChallenge: "s1", expiresAt: expiry)
+                    credentialID: [1, 1, 1], expectedSignCount: 6, newSignCount: 7, backupState: false, at: t0, spending: .sealed(key: "s1", expiresAt: expiry))
             } == .challengeConsumed)
             // Expired at the sign-in's time: refused, nothing written, and the key is not spent.
             #expect(await storageCode {
                 try await repo.recordSignIn(
                     credentialID: [1, 1, 1], expectedSignCount: 6, newSignCount: 7, backupState: false, at: t0.addingTimeInterval(61),
-                    spendingChallenge: "s2", expiresAt: expiry)
+                    spending: .sealed(key: "s2", expiresAt: expiry))
             } == .challengeConsumed)
             #expect(try await repo.spendChallenge(key: "s2", expiresAt: expiry, now: t0))
             // A counter that moved meanwhile: the counter's answer, and the key is left for the caller to burn.
             #expect(await storageCode {
                 try await repo.recordSignIn(
-                    credentialID: [1, 1, 1], expectedSignCount: 3, newSignCount: 7, backupState: false, at: t0, spendingChallenge: "s3", expiresAt: expiry)
+                    credentialID: [1, 1, 1], expectedSignCount: 3, newSignCount: 7, backupState: false, at: t0, spending: .sealed(key: "s3", expiresAt: expiry))
             } == .counterConflict)
             #expect(await storageCode {
                 try await repo.recordSignIn(
-                    credentialID: [9], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0, spendingChallenge: "s4", expiresAt: expiry)
+                    credentialID: [9], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0, spending: .sealed(key: "s4", expiresAt: expiry))
             } == .notFound)
             // A spent challenge answers first, whatever else is wrong.
             #expect(await storageCode {
                 try await repo.recordSignIn(
-                    credentialID: [9], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0, spendingChallenge: "s1", expiresAt: expiry)
+                    credentialID: [9], expectedSignCount: 0, newSignCount: 1, backupState: false, at: t0, spending: .sealed(key: "s1", expiresAt: expiry))
             } == .challengeConsumed)
             let stored = try await repo.credential(id: [1, 1, 1])
             #expect(stored?.signCount == 6 && stored?.backupState == true)
@@ -172,7 +172,7 @@ struct SealedChallengeStorageTests {
         try await backend.withRepository { repo in
             let expiry = t0.addingTimeInterval(60)
             let ann = makeUser("ann", handle: 1)
-            try await repo.register(makeCredential(1, user: ann), for: ann, spendingChallenge: "r1", expiresAt: expiry, now: t0)
+            try await repo.register(makeCredential(1, user: ann), for: ann, spending: .sealed(key: "r1", expiresAt: expiry), now: t0)
             #expect(try await repo.user(id: ann.id)?.username == "ann")
             #expect(try await repo.credentials(userID: ann.id).map(\.id) == [[1, 1, 1]])
             #expect(try await !repo.spendChallenge(key: "r1", expiresAt: expiry, now: t0))
@@ -182,23 +182,23 @@ struct SealedChallengeStorageTests {
             // The same challenge again, for another account: refused, nothing written.
             let bob = makeUser("bob", handle: 2)
             #expect(await storageCode {
-                try await repo.register(makeCredential(2, user: bob), for: bob, spendingChallenge: "r1", expiresAt: expiry, now: t0)
+                try await repo.register(makeCredential(2, user: bob), for: bob, spending: .sealed(key: "r1", expiresAt: expiry), now: t0)
             } == .challengeConsumed)
             #expect(try await repo.user(id: bob.id) == nil)
             #expect(try await repo.credential(id: [2, 2, 2]) == nil)
             // Expired at the registration's time: refused, nothing written, and the key is not spent.
             #expect(await storageCode {
-                try await repo.register(makeCredential(2, user: bob), for: bob, spendingChallenge: "r2", expiresAt: expiry, now: expiry)
+                try await repo.register(makeCredential(2, user: bob), for: bob, spending: .sealed(key: "r2", expiresAt: expiry), now: expiry)
             } == .challengeConsumed)
             #expect(try await repo.user(id: bob.id) == nil)
             // A name taken, or a credential ID registered: the registration's answer, and the key is left unspent for the
             // caller to burn.
             let otherAnn = makeUser("ANN", handle: 3)
             #expect(await storageCode {
-                try await repo.register(makeCredential(3, user: otherAnn), for: otherAnn, spendingChallenge: "r3", expiresAt: expiry, now: t0)
+                try await repo.register(makeCredential(3, user: otherAnn), for: otherAnn, spending: .sealed(key: "r3", expiresAt: expiry), now: t0)
             } == .usernameTaken)
             #expect(await storageCode {
-                try await repo.register(makeCredential(1, user: bob), for: bob, spendingChallenge: "r4", expiresAt: expiry, now: t0)
+                try await repo.register(makeCredential(1, user: bob), for: bob, spending: .sealed(key: "r4", expiresAt: expiry), now: t0)
             } == .credentialExists)
             #expect(try await repo.user(id: otherAnn.id) == nil)
             #expect(try await repo.user(id: bob.id) == nil)
@@ -207,7 +207,7 @@ struct SealedChallengeStorageTests {
             // The ceremony's account exists already (the ceremony completed before, and the record of its use was lost):
             // refused, and no passkey joins that account.
             #expect(await storageCode {
-                try await repo.register(makeCredential(5, user: ann), for: ann, spendingChallenge: "r5", expiresAt: expiry, now: t0)
+                try await repo.register(makeCredential(5, user: ann), for: ann, spending: .sealed(key: "r5", expiresAt: expiry), now: t0)
             } == .challengeConsumed)
             #expect(try await repo.credentials(userID: ann.id).map(\.id) == [[1, 1, 1]])
             #expect(try await repo.spendChallenge(key: "r5", expiresAt: expiry, now: t0))
@@ -228,7 +228,7 @@ struct SealedChallengeStorageTests {
                         let user = makeUser("racer\(index)", handle: UInt8(index + 1))
                         return await storageCode {
                             try await repo.register(
-                                makeCredential(UInt8(index + 1), user: user), for: user, spendingChallenge: "race", expiresAt: t0.addingTimeInterval(60),
+                                makeCredential(UInt8(index + 1), user: user), for: user, spending: .sealed(key: "race", expiresAt: t0.addingTimeInterval(60)),
                                 now: t0)
                         }
                     }

@@ -100,7 +100,7 @@ struct WebhookStorageConformanceTests {
             #expect(await storageCode { try await repo.register(makeCredential(1, user: carol), for: carol) } == .credentialExists)
             // A registration whose challenge is gone.
             #expect(
-                await storageCode { try await repo.register(makeCredential(4, user: ann), for: ann, consumingChallenge: "none", now: t0) }
+                await storageCode { try await repo.register(makeCredential(4, user: ann), for: ann, spending: .stored(key: "none"), now: t0) }
                     == .challengeConsumed)
             #expect(try await repo.webhookDeliveries(endpointID: nil, before: nil, limit: 10).isEmpty)
         }

@@ -168,10 +168,9 @@ extension CeremonyService {
                 if case .accountLink(let tokenHash, let replacing) = endpoint {
                     replaced = try await repository.redeemAccountToken(
                         hash: tokenHash, registering: entry, for: user, consumingChallenge: record.key, replacingOtherPasskeys: replacing, now: time)
-                } else if sealed != nil {
-                    try await repository.register(entry, for: user, spendingChallenge: record.key, expiresAt: record.expiresAt, now: time)
                 } else {
-                    try await repository.register(entry, for: user, consumingChallenge: record.key, now: time)
+                    let spending: ChallengeSpend = sealed != nil ? .sealed(key: record.key, expiresAt: record.expiresAt) : .stored(key: record.key)
+                    try await repository.register(entry, for: user, spending: spending, now: time)
                 }
             } catch {
                 switch error.code {

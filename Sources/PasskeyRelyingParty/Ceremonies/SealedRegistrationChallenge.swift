@@ -16,7 +16,7 @@ import Crypto
 /// one, and a sign-in challenge never opens as a registration's, nor the other way round.
 ///
 /// Single use is enforced by storage in the transaction that creates the account: the nonce is written as spent there
-/// (``PasskeyStorage/CredentialRepository/register(_:for:spendingChallenge:expiresAt:now:)``), and of two completions
+/// (``PasskeyStorage/CredentialRepository/register(_:for:spending:now:)``), and of two completions
 /// of one ceremony, on any number of instances, exactly one creates the account. A refused attempt spends it too.
 ///
 /// Nothing here is secret from the client, who typed the names. Options that add a passkey to an existing account are
