@@ -107,25 +107,15 @@ func buildRouter<Repository: PasskeyRepository>(
     // HEAD answers wherever GET does (monitors and link checkers probe with it), with the same headers and no body;
     // except where a GET starts a ceremony (``RouteTable/withoutHead``).
     let router = Router(context: PasskeyRequestContext.self, options: .autoGenerateHeadEndpoints)
-    router.add(middleware: RequestLoggingMiddleware())
-    router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil, trustProxy: configuration.trustProxyHeaders))
-    router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
-    router.add(middleware: FramingRulesMiddleware())
-    router.add(middleware: CanonicalPathMiddleware())
-    let routeTable = RouteTable(withoutHead: ["/generate-registration-options", "/generate-authentication-options"])
-    router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))
+    let routeTable = addEdgeMiddleware(to: router, configuration)
     let service = CeremonyService(
         repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration.ceremonies, now: now, random: random)
-    let trustProxy = configuration.trustProxyHeaders
     let issuer = TokenIssuer(
         repository: repository, issuer: configuration.connect.tokenIssuer ?? configuration.effectiveOrigins.first ?? configuration.defaultOrigin,
         audience: configuration.connect.tokenAudience ?? configuration.rpID, lifetime: configuration.connect.signedDataLifetime, now: now,
         random: random)
     let connect = ConnectService(ceremonies: service, issuer: issuer, settings: configuration.connect)
-    let clientAddress: @Sendable (Request, PasskeyRequestContext) -> String = { request, context in
-        let forwarded = trustProxy ? HTTPField.Name("X-Forwarded-For").map { request.headers[values: $0] } ?? [] : []
-        return clientKey(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress)
-    }
+    let clientAddress = clientAddressReader(trustProxy: configuration.trustProxyHeaders)
     let steps = StepRecorder<PasskeyRequestContext>(metrics: metrics, events: events, rpID: configuration.rpID, clientAddress: clientAddress)
     let throttle = ClientThrottle<PasskeyRequestContext>(
         limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), clientAddress: clientAddress)
@@ -161,3 +151,24 @@ func buildRouter<Repository: PasskeyRepository>(
     return router
 }
 
+/// The middleware every request passes, outermost first: the request log, security headers, CORS, framing rules,
+/// canonical paths, and 405 for a known path with another method (its table is filled once the routes are added).
+func addEdgeMiddleware(to router: Router<PasskeyRequestContext>, _ configuration: ServerConfiguration) -> RouteTable {
+    router.add(middleware: RequestLoggingMiddleware())
+    router.add(middleware: SecurityHeadersMiddleware(tls: configuration.tlsCertificatePath != nil, trustProxy: configuration.trustProxyHeaders))
+    router.add(middleware: CORSAllowListMiddleware(allowedOrigins: Set(configuration.webOrigins)))
+    router.add(middleware: FramingRulesMiddleware())
+    router.add(middleware: CanonicalPathMiddleware())
+    let routeTable = RouteTable(withoutHead: ["/generate-registration-options", "/generate-authentication-options"])
+    router.add(middleware: MethodNotAllowedMiddleware(table: routeTable))
+    return routeTable
+}
+
+/// The address a request counts under (``clientKey(forwardedFor:peer:)``): the peer's, or behind a trusted proxy the
+/// last `X-Forwarded-For` entry.
+func clientAddressReader(trustProxy: Bool) -> @Sendable (Request, PasskeyRequestContext) -> String {
+    { request, context in
+        let forwarded = trustProxy ? HTTPField.Name("X-Forwarded-For").map { request.headers[values: $0] } ?? [] : []
+        return clientKey(forwardedFor: forwarded, peer: context.remoteAddress?.ipAddress)
+    }
+}

@@ -7,6 +7,21 @@ import PasskeyAttestation
 extension ServerConfiguration {
     /// Checks the settings and says what is wrong in words.
     public func validate() throws(ConfigurationError) {
+        try validateAddress()
+        try validateTimes()
+        try validateCeremonyPolicy()
+        try validateOrigins()
+        try validateAttestationTrust()
+        try validateAppsAndTLS()
+        try validateConnect()
+        try validateDashboard()
+    }
+
+    /// The longest token lifetime and dashboard session.
+    static var year: TimeInterval { 366 * 86_400 }
+
+    /// The port and the RP ID.
+    func validateAddress() throws(ConfigurationError) {
         guard (1...65_535).contains(port) || port == 0 else { throw ConfigurationError("--port must be between 1 and 65535") }
         // Port 0 asks the system for a free port when the server starts; the default origin (used without a web
         // --origin) is fixed before that.
@@ -21,6 +36,10 @@ extension ServerConfiguration {
         guard Self.isDomain(rpID) else {
             throw ConfigurationError("--rp-id \(rpID) must be a lower-case domain such as example.com (letters, digits, - and .)")
         }
+    }
+
+    /// Durations and rates: finite and bounded, so each converts to whole milliseconds and seconds without overflow.
+    func validateTimes() throws(ConfigurationError) {
         // Finite and bounded, so every duration converts to whole milliseconds and seconds without overflow.
         guard idleTimeout.isFinite, (1...3600).contains(idleTimeout) else { throw ConfigurationError("the idle timeout must be 1 to 3600 seconds") }
         guard requestTimeout.isFinite, (1...3600).contains(requestTimeout) else {
@@ -32,6 +51,10 @@ extension ServerConfiguration {
         guard challengeTTL.isFinite, (1...3600).contains(challengeTTL) else {
             throw ConfigurationError("--challenge-ttl must be between 1 and 3600 seconds")
         }
+    }
+
+    /// What ceremonies ask of authenticators.
+    func validateCeremonyPolicy() throws(ConfigurationError) {
         guard [.required, .preferred, .discouraged].contains(userVerification) else {
             throw ConfigurationError("--user-verification must be required, preferred or discouraged")
         }
@@ -41,6 +64,10 @@ extension ServerConfiguration {
             let supported = SignatureVerifier.supportedAlgorithms.map(\.rawValue).sorted().map(String.init).joined(separator: ", ")
             throw ConfigurationError("--algorithm \(algorithm.rawValue) cannot be verified by this server (COSE algorithms it verifies: \(supported))")
         }
+    }
+
+    /// The origins, the public URL and the pages passkey managers open.
+    func validateOrigins() throws(ConfigurationError) {
         for origin in origins + relatedOrigins {
             guard origin.hasPrefix("https://") || origin.hasPrefix("http://") || origin.hasPrefix("android:apk-key-hash:") else {
                 throw ConfigurationError("origin \(origin) must start with https://, http:// or android:apk-key-hash:")
@@ -76,6 +103,10 @@ extension ServerConfiguration {
                 throw ConfigurationError("\(flag) \(url) must be an absolute https:// URL (http:// only on localhost), as passkey managers open it")
             }
         }
+    }
+
+    /// Trusted attestation and the AAGUIDs it vouches for.
+    func validateAttestationTrust() throws(ConfigurationError) {
         if requireTrustedAttestation {
             guard attestation == .direct else {
                 throw ConfigurationError(
@@ -96,6 +127,10 @@ extension ServerConfiguration {
             throw ConfigurationError(
                 "--allowed-aaguid needs --require-trusted-attestation: an authenticator's AAGUID is only a claim unless a trusted attestation vouches for it")
         }
+    }
+
+    /// The apps associated with the RP ID, and TLS.
+    func validateAppsAndTLS() throws(ConfigurationError) {
         for appID in appleAppIDs where !Self.isAppleAppID(appID) {
             throw ConfigurationError("--apple-app-id \(appID) must be TEAMID.bundle.id (a 10-character team ID, then the bundle ID)")
         }
@@ -105,18 +140,25 @@ extension ServerConfiguration {
         guard (tlsCertificatePath == nil) == (tlsKeyPath == nil) else {
             throw ConfigurationError("--tls-cert and --tls-key go together")
         }
+    }
+
+    /// Connect rollout and token lifetimes.
+    func validateConnect() throws(ConfigurationError) {
         guard (0...100).contains(connect.rollout.percentage) else { throw ConfigurationError("--rollout-percentage must be 0 to 100") }
         // 0 failures would send every device to the old login before its first try: --rollout-percentage 0 says that.
         guard (1...1_000).contains(connect.rollout.failureLimit) else { throw ConfigurationError("--failure-limit must be 1 to 1000") }
         guard (0...3_660).contains(connect.rollout.declineCooldownDays) else {
             throw ConfigurationError("--decline-cooldown-days must be 0 (ask again at once) to 3660")
         }
-        let year: TimeInterval = 366 * 86_400
-        for lifetime in [connect.signedDataLifetime, connect.connectTokenLifetime] where !(lifetime.isFinite && (1...year).contains(lifetime)) {
+        for lifetime in [connect.signedDataLifetime, connect.connectTokenLifetime] where !(lifetime.isFinite && (1...Self.year).contains(lifetime)) {
             throw ConfigurationError("token lifetimes must be between 1 second and a year")
         }
+    }
+
+    /// The dashboard, and the bearer tokens of operators.
+    func validateDashboard() throws(ConfigurationError) {
         guard (1...36_600).contains(dashboard.eventRetentionDays) else { throw ConfigurationError("--event-retention-days must be 1 to 36600") }
-        guard dashboard.sessionIdleTimeout.isFinite, dashboard.sessionAbsoluteTimeout.isFinite, dashboard.sessionAbsoluteTimeout <= year,
+        guard dashboard.sessionIdleTimeout.isFinite, dashboard.sessionAbsoluteTimeout.isFinite, dashboard.sessionAbsoluteTimeout <= Self.year,
             dashboard.sessionIdleTimeout >= 1, dashboard.sessionAbsoluteTimeout >= dashboard.sessionIdleTimeout
         else {
             throw ConfigurationError("the dashboard's idle timeout must be at least 1 second and at most the absolute timeout, itself at most a year")
@@ -128,6 +170,7 @@ extension ServerConfiguration {
         for (token, name) in [(metricsToken, "PASSKEY_METRICS_TOKEN"), (dashboard.adminToken, "PASSKEY_ADMIN_TOKEN")] where (token?.count ?? 32) < 32 {
             throw ConfigurationError("\(name) must have at least 32 characters (for example: openssl rand -base64 32)")
         }
+    
     }
 
     /// A lower-case DNS name: labels of letters, digits and inner hyphens, separated by single dots.
