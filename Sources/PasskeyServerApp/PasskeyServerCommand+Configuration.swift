@@ -75,6 +75,20 @@ extension PasskeyServerCommand {
     func makeConfiguration() throws -> ServerConfiguration {
         let settings = try loadSettings()
         var c = ServerConfiguration()
+        try applyRelyingParty(&c, settings)
+        try applyWebhooks(&c, settings)
+        try applyLimits(&c, settings)
+        try applyConnect(&c, settings)
+        try applyDashboardAndTLS(&c, settings)
+        do {
+            try c.validate()
+            _ = try DatabaseURL(c.database)
+        } catch { throw ValidationError(Self.naming(error.description, settings)) }
+        return c
+    }
+
+    /// The relying party, its origins and apps, and what ceremonies accept.
+    func applyRelyingParty(_ c: inout ServerConfiguration, _ settings: Settings) throws {
         c.host = host ?? settings.value("host") ?? c.host
         if let value = try port ?? settings.int("port") { c.port = value }
         c.rpID = rpId ?? settings.value("rp-id") ?? c.rpID
@@ -111,6 +125,10 @@ extension PasskeyServerCommand {
         c.trustProxyHeaders = try trustProxyHeaders || settings.bool("trust-proxy-headers")
         c.publicRegistration = try !(noPublicRegistration || settings.bool("no-public-registration"))
         c.signalUnknownCredentials = try !(noUnknownCredentialSignal || settings.bool("no-unknown-credential-signal"))
+    }
+
+    /// Webhook delivery: retries, timeout, where receivers may be.
+    func applyWebhooks(_ c: inout ServerConfiguration, _ settings: Settings) throws {
         if let schedule = webhookRetrySchedule ?? settings.value("webhook-retry-schedule") {
             let delays = schedule.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard !delays.isEmpty, delays.count <= 50, delays.allSatisfy({ $0.map { $0.isFinite && $0 >= 0.1 && $0 <= 7 * 86_400 } ?? false }) else {
@@ -124,12 +142,20 @@ extension PasskeyServerCommand {
         }
         c.webhooks.deliver = try !(noWebhookDelivery || settings.bool("no-webhook-delivery"))
         c.webhooks.receivers = try webhookReceiverPolicy(settings)
+    }
+
+    /// How long a request may take to arrive, and how many options a client may ask for.
+    func applyLimits(_ c: inout ServerConfiguration, _ settings: Settings) throws {
         c.requestTimeout = try requestTimeout ?? settings.double("request-timeout") ?? c.requestTimeout
         c.requestMinimumRate = try requestMinimumRate ?? settings.int("request-minimum-rate") ?? c.requestMinimumRate
         if let value = try optionsPerMinute ?? settings.int("options-per-minute") {
             guard value >= 1 else { throw ValidationError("--options-per-minute must be at least 1") }
             c.optionsPerMinute = value
         }
+    }
+
+    /// Connect tokens and the rollout decisions.
+    func applyConnect(_ c: inout ServerConfiguration, _ settings: Settings) throws {
         c.connect.tokenAudience = tokenAudience ?? settings.value("token-audience")
         c.connect.tokenIssuer = tokenIssuer ?? settings.value("token-issuer")
         c.connect.signedDataLifetime = try signedDataTtl ?? settings.double("signed-data-ttl") ?? c.connect.signedDataLifetime
@@ -149,6 +175,10 @@ extension PasskeyServerCommand {
         c.connect.rollout.declineCooldownDays = try declineCooldownDays ?? settings.int("decline-cooldown-days") ?? 14
         c.connect.rollout.failureLimit = try failureLimit ?? settings.int("failure-limit") ?? 3
         c.connect.rollout.autoAppend = try autoAppend || settings.bool("auto-append")
+    }
+
+    /// The dashboard, the operators' secrets (from the environment only) and TLS.
+    func applyDashboardAndTLS(_ c: inout ServerConfiguration, _ settings: Settings) throws {
         c.dashboard.eventRetentionDays = try eventRetentionDays ?? settings.int("event-retention-days") ?? c.dashboard.eventRetentionDays
         if let minutes = try adminIdleMinutes ?? settings.double("admin-idle-minutes") { c.dashboard.sessionIdleTimeout = minutes * 60 }
         // Break-glass dashboard token: from the environment only, never a flag (flags show in process lists).
@@ -159,11 +189,6 @@ extension PasskeyServerCommand {
         c.metricsToken = Self.secret("metrics-token", keepBlank: true)
         c.tlsCertificatePath = tlsCert ?? settings.value("tls-cert")
         c.tlsKeyPath = tlsKey ?? settings.value("tls-key")
-        do {
-            try c.validate()
-            _ = try DatabaseURL(c.database)
-        } catch { throw ValidationError(Self.naming(error.description, settings)) }
-        return c
     }
 
     /// A start-up error names the setting as the operator gave it: `PASSKEY_PORT`, or the settings file's line, when

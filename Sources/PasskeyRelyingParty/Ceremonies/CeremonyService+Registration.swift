@@ -97,23 +97,7 @@ extension CeremonyService {
         // (adding a passkey, a link, options made before challenges were sealed) are stored under a random key. As with
         // a stored ceremony, the key decides when the client sent one, and verification then compares the signed
         // challenge with it (§7.1 step 8: a response made for other options is `challenge_mismatch`).
-        let sealed = try await openSealedRegistration(challengeKey: challengeKey, credential: credential)
-        let record: ChallengeRecord
-        if let sealed {
-            guard sealed.expiresAt > now() else { throw RelyingPartyError.challengeInvalid }
-            // Used before: refused as an unknown ceremony is, before any check costs more than this read (the write
-            // that records the account is what enforces single use).
-            let spent: Bool
-            do { spent = try await repository.isChallengeSpent(key: sealed.key, expiresAt: sealed.expiresAt) } catch { throw RelyingPartyError(error) }
-            guard !spent else { throw RelyingPartyError.challengeInvalid }
-            record = sealed
-        } else {
-            // A link's options are found only where the link is redeemed, and other options never there: elsewhere the
-            // passkey would be stored without using up the link (or replacing the passkeys a lost-device link replaces).
-            record = try await findChallenge(
-                challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() },
-                ceremony: endpoint.isAccountLink ? .accountLinkRegistration : .registration)
-        }
+        let (record, sealed) = try await registrationChallenge(challengeKey: challengeKey, credential: credential, at: endpoint)
         do throws(RelyingPartyError) {
             if !record.forExistingUser {
                 // Only the public endpoints make accounts: append and link options are for an existing one.
@@ -163,23 +147,7 @@ extension CeremonyService {
             let entry = CredentialRecordEntry(verified, userID: userID, createdAt: time)
             // One transaction consumes the challenge and stores the account and credential: of concurrent completions of
             // one ceremony exactly one writes. A link's redemption consumes the link in it too.
-            var replaced: [[UInt8]] = []
-            do {
-                if case .accountLink(let tokenHash, let replacing) = endpoint {
-                    replaced = try await repository.redeemAccountToken(
-                        hash: tokenHash, registering: entry, for: user, consumingChallenge: record.key, replacingOtherPasskeys: replacing, now: time)
-                } else {
-                    let spending: ChallengeSpend = sealed != nil ? .sealed(key: record.key, expiresAt: record.expiresAt) : .stored(key: record.key)
-                    try await repository.register(entry, for: user, spending: spending, now: time)
-                }
-            } catch {
-                switch error.code {
-                case .challengeConsumed: throw RelyingPartyError.challengeInvalid
-                case .notFound where endpoint.isAccountLink: throw RelyingPartyError.accountLinkInvalid
-                case .notFound: throw RelyingPartyError.accountDeleted(error)
-                default: throw RelyingPartyError(error)
-                }
-            }
+            let replaced = try await store(entry, for: user, spending: record, sealed: sealed, at: endpoint, now: time)
             // A passkey added to an existing account: the answer describes the account as stored (its creation time,
             // whether it is anonymous), not as the challenge sketched it.
             if record.forExistingUser, let stored = try? await repository.user(id: userID) {
@@ -187,12 +155,57 @@ extension CeremonyService {
             }
             return CompletedRegistration(user: user, credential: entry, replacedCredentialIDs: replaced, addedToExistingAccount: record.forExistingUser)
         } catch {
-            if sealed != nil {
+            if sealed {
                 _ = try? await repository.spendChallenge(key: record.key, expiresAt: record.expiresAt, now: now())
             } else {
                 await burn(record)
             }
             throw error
+        }
+    }
+
+    /// The registration's ceremony, and whether it was sealed. A new account's options seal their ceremony in the
+    /// challenge (refused here when it expired or was spent, before any check costs more than this read; the write that
+    /// records the account is what enforces single use); other options are stored, and a link's are found only where
+    /// the link is redeemed, and other options never there: elsewhere the passkey would be stored without using up the
+    /// link (or replacing the passkeys a lost-device link replaces).
+    func registrationChallenge(challengeKey: String?, credential: RegistrationResponseJSON, at endpoint: RegistrationEndpoint)
+        async throws(RelyingPartyError) -> (record: ChallengeRecord, sealed: Bool)
+    {
+        if let sealed = try await openSealedRegistration(challengeKey: challengeKey, credential: credential) {
+            guard sealed.expiresAt > now() else { throw RelyingPartyError.challengeInvalid }
+            let spent: Bool
+            do { spent = try await repository.isChallengeSpent(key: sealed.key, expiresAt: sealed.expiresAt) } catch { throw RelyingPartyError(error) }
+            guard !spent else { throw RelyingPartyError.challengeInvalid }
+            return (sealed, true)
+        }
+        let record = try await findChallenge(
+            challengeKey: challengeKey, signedChallenge: { () throws(WebAuthnError) in try credential.signedChallenge() },
+            ceremony: endpoint.isAccountLink ? .accountLinkRegistration : .registration)
+        return (record, false)
+    }
+
+    /// One transaction spends the challenge and stores the account and credential: of concurrent completions of one
+    /// ceremony exactly one writes. A link's redemption uses up the link in it too, and returns the passkeys it replaced.
+    func store(
+        _ entry: CredentialRecordEntry, for user: UserRecord, spending record: ChallengeRecord, sealed: Bool, at endpoint: RegistrationEndpoint,
+        now time: Date
+    ) async throws(RelyingPartyError) -> [[UInt8]] {
+        do {
+            if case .accountLink(let tokenHash, let replacing) = endpoint {
+                return try await repository.redeemAccountToken(
+                    hash: tokenHash, registering: entry, for: user, consumingChallenge: record.key, replacingOtherPasskeys: replacing, now: time)
+            }
+            let spending: ChallengeSpend = sealed ? .sealed(key: record.key, expiresAt: record.expiresAt) : .stored(key: record.key)
+            try await repository.register(entry, for: user, spending: spending, now: time)
+            return []
+        } catch {
+            switch error.code {
+            case .challengeConsumed: throw RelyingPartyError.challengeInvalid
+            case .notFound where endpoint.isAccountLink: throw RelyingPartyError.accountLinkInvalid
+            case .notFound: throw RelyingPartyError.accountDeleted(error)
+            default: throw RelyingPartyError(error)
+            }
         }
     }
 

@@ -79,23 +79,41 @@ public struct WebhookURL: Sendable, Hashable {
             port = value
             portSuffix = ":\(value)"
         }
-        let host: Host
-        if authorityString.hasPrefix("[") {
+        let host = try Self.host(hostText, bracketed: authorityString.hasPrefix("["), invalid: invalid)
+        let rest = bytes[authorityEnd...]
+        try Self.checkPathAndQuery(rest, invalid: invalid)
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        let canonicalHost: String
+        switch host {
+        case .name(let name): canonicalHost = name
+        case .address(let address): canonicalHost = address.isIPv4 ? address.description : "[\(address)]"
+        }
+        self.text = scheme + "://" + canonicalHost + portSuffix + String(decoding: rest, as: UTF8.self)
+    }
+
+    /// The host as written between `//` and the port: an IPv6 address in brackets (`bracketed`), an IPv4 address in its
+    /// one canonical spelling, or a host name (``hostName(_:invalid:)``).
+    static func host(_ hostText: Substring, bracketed: Bool, invalid: (String) -> RelyingPartyError) throws(RelyingPartyError) -> Host {
+        if bracketed {
             guard let address = IPAddress.ipv6(String(hostText)) else {
                 throw invalid(hostText.contains("%") ? "its IPv6 address has a zone (%…), which a receiver on the internet does not." : "[\(hostText)] is not an IPv6 address.")
             }
-            host = .address(address)
-        } else if IPAddress.endsInANumber(String(hostText)) {
+            return .address(address)
+        }
+        if IPAddress.endsInANumber(String(hostText)) {
             guard let address = IPAddress.looseIPv4(String(hostText)) else { throw invalid("its host \(hostText) is not an IPv4 address.") }
             guard address.description == hostText else {
                 throw invalid("its host \(hostText) is the IPv4 address \(address); write it as such.")
             }
-            host = .address(address)
-        } else {
-            host = .name(try Self.hostName(hostText, invalid: invalid))
+            return .address(address)
         }
-        // Path and query: RFC 3986 pchar, "/" and "?", percent-encoding well formed.
-        let rest = bytes[authorityEnd...]
+        return .name(try Self.hostName(hostText, invalid: invalid))
+    }
+
+    /// Path and query: RFC 3986 pchar, "/" and "?", percent-encoding well formed.
+    static func checkPathAndQuery(_ rest: ArraySlice<UInt8>, invalid: (String) -> RelyingPartyError) throws(RelyingPartyError) {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%".utf8)
         if let odd = rest.first(where: { !allowed.contains($0) }) {
             throw invalid("its path or query holds \"\(Character(Unicode.Scalar(odd)))\", which must be percent-encoded.")
@@ -108,15 +126,6 @@ public struct WebhookURL: Sendable, Hashable {
             }
             index = percent + 3
         }
-        self.scheme = scheme
-        self.host = host
-        self.port = port
-        let canonicalHost: String
-        switch host {
-        case .name(let name): canonicalHost = name
-        case .address(let address): canonicalHost = address.isIPv4 ? address.description : "[\(address)]"
-        }
-        self.text = scheme + "://" + canonicalHost + portSuffix + String(decoding: rest, as: UTF8.self)
     }
 
     /// An LDH host name (RFC 1123: letters, digits and inner hyphens, labels of 1–63, 253 in all), lower-cased;
