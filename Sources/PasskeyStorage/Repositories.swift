@@ -149,14 +149,10 @@ public enum ChallengeSpend: Sendable, Hashable {
     /// A sealed challenge, never stored (it carries its ceremony itself), recorded as spent until it expires.
     case sealed(key: String, expiresAt: Date)
 
-    /// What completing the challenge `reference` found spends; the stored challenge by its key, whichever way it was
-    /// found.
-    public init(_ reference: ChallengeReference, found record: ChallengeRecord) {
-        if reference.isSealed {
-            self = .sealed(key: record.key, expiresAt: record.expiresAt)
-        } else {
-            self = .stored(key: record.key)
-        }
+    /// What completing the ceremony `record` spends: a sealed one's key until its expiry, or the stored one, by its key
+    /// whichever way it was found.
+    public init(_ record: ChallengeRecord, sealed: Bool) {
+        self = sealed ? .sealed(key: record.key, expiresAt: record.expiresAt) : .stored(key: record.key)
     }
 }
 
@@ -271,7 +267,7 @@ extension SignInReader where Self: CredentialRepository & ChallengeRepository {
             do {
                 try await recordSignIn(
                     credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
-                    at: time, spending: ChallengeSpend(reference, found: record))
+                    at: time, spending: ChallengeSpend(record, sealed: reference.isSealed))
             } catch {
                 await burn(record, sealed: sealed, now: now)
                 throw error

@@ -36,14 +36,7 @@ extension SQLiteRepository {
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date, spending: ChallengeSpend
     ) async throws(StorageError) {
         try await writeRaw { raw throws(StorageError) in
-            switch spending {
-            case .nothing: break
-            case .stored(let key): try Self.takeChallenge(raw, key: key, now: time)
-            case .sealed(let key, let expiresAt):
-                guard try Self.spendChallenge(raw, key: key, expiresAt: expiresAt, now: time) else {
-                    throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
-                }
-            }
+            try Self.spend(raw, spending, now: time)
             try Self.recordSignIn(
                 raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
                 at: time)
@@ -116,6 +109,19 @@ extension SQLiteRepository {
         try register(db, credential: credential, user: user)
         if let replaced = taken.replacesCredentialID {
             try db.cachedStatement(sql: "DELETE FROM credentials WHERE id = ? AND user_id = ?").execute(arguments: [Data(replaced), credential.userID])
+        }
+    }
+
+    /// Spends what `spending` names inside the caller's transaction; throws `challenge_consumed` when it was spent or
+    /// expired at `now` (the write then rolls back).
+    static func spend(_ raw: RawConnection, _ spending: ChallengeSpend, now: Date) throws(StorageError) {
+        switch spending {
+        case .nothing: break
+        case .stored(let key): try takeChallenge(raw, key: key, now: now)
+        case .sealed(let key, let expiresAt):
+            guard try spendChallenge(raw, key: key, expiresAt: expiresAt, now: now) else {
+                throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
+            }
         }
     }
 

@@ -145,13 +145,7 @@ extension SQLiteRepository {
             try recordSignIn(
                 raw, credentialID: credentialID, expectedSignCount: expectedSignCount, newSignCount: newSignCount, backupState: backupState,
                 at: time, expectedUserID: lookup.credential?.userID)
-            if sealed {
-                guard try spendChallenge(raw, key: challenge.key, expiresAt: challenge.expiresAt, now: now) else {
-                    throw StorageError(.challengeConsumed, "the challenge was already used or has expired")
-                }
-            } else {
-                try takeChallenge(raw, key: challenge.key, now: now)
-            }
+            try spend(raw, ChallengeSpend(challenge, sealed: sealed), now: now)
         case .burn:
             if sealed {
                 // Spent before (another attempt of the batch, perhaps): burnt all the same.

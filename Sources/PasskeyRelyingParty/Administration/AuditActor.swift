@@ -44,7 +44,7 @@ public struct AuditActor: Sendable, Hashable {
         EventRecord(
             time: time, kind: "admin." + action, result: .success,
             explanation: [detail, description].compactMap { $0 }.joined(separator: " — "), userID: user?.id, username: user?.username,
-            credentialIDPrefix: credentialID.map { String(Base64URL.encode($0).prefix(EventRecord.credentialIDPrefixLength)) },
+            credentialIDPrefix: credentialID.map(Base64URL.encode),  // cut to its prefix by EventRecord
             origin: origin, rpID: rpID, clientIP: clientIP, userAgent: userAgent, requestID: requestID)
     }
 }

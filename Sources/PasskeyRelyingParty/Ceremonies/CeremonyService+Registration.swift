@@ -196,8 +196,7 @@ extension CeremonyService {
                 return try await repository.redeemAccountToken(
                     hash: tokenHash, registering: entry, for: user, consumingChallenge: record.key, replacingOtherPasskeys: replacing, now: time)
             }
-            let spending: ChallengeSpend = sealed ? .sealed(key: record.key, expiresAt: record.expiresAt) : .stored(key: record.key)
-            try await repository.register(entry, for: user, spending: spending, now: time)
+            try await repository.register(entry, for: user, spending: ChallengeSpend(record, sealed: sealed), now: time)
             return []
         } catch {
             switch error.code {

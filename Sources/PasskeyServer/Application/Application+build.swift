@@ -29,11 +29,12 @@ public func buildApplication<Repository: PasskeyRepository>(
 ) async throws -> PasskeyApplication {
     try configuration.validate()
     // A logger given is used at its own level (`--log-level`); the default one logs from info up.
-    let logger = logger ?? Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) })
+    let logger = logger ?? defaultLogger()
     // One event log for the routes and the background services: stored, then shown live (through `eventSink` on
     // PostgreSQL, which feeds the broadcaster with every instance's events).
     let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster)
-    let router = buildRouter(configuration, repository: repository, now: Date.init, random: .system, metrics: CeremonyMetrics(), broadcaster: broadcaster, events: events)
+    let router = buildRouter(configuration, repository: repository, now: Date.init, random: .system, metrics: CeremonyMetrics(), broadcaster: broadcaster, events: events,
+        logger: logger)
     await UsernameCollisionReport.log(repository, logger: logger)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
     let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
@@ -96,13 +97,17 @@ public func buildRouter<Repository: PasskeyRepository>(
 ) -> Router<PasskeyRequestContext> {
     buildRouter(
         configuration, repository: repository, now: now, random: random, metrics: metrics, broadcaster: broadcaster,
-        events: EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now))
+        events: EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now), logger: defaultLogger())
 }
 
-/// ``buildRouter(_:repository:now:random:metrics:broadcaster:eventSink:)`` with the application's event log.
+/// The server's log when none is given: its own line format (``LogLineHandler``), from info up.
+func defaultLogger() -> Logger { Logger(label: "passkey-server", factory: { LogLineHandler(label: $0) }) }
+
+/// ``buildRouter(_:repository:now:random:metrics:broadcaster:eventSink:)`` with the application's event log, and its
+/// logger for what is not a request's (an audit entry that could not be stored).
 func buildRouter<Repository: PasskeyRepository>(
     _ configuration: ServerConfiguration, repository: Repository, now: @escaping @Sendable () -> Date, random: RandomSource,
-    metrics: CeremonyMetrics, broadcaster: EventBroadcaster, events: EventRecorder
+    metrics: CeremonyMetrics, broadcaster: EventBroadcaster, events: EventRecorder, logger: Logger
 ) -> Router<PasskeyRequestContext> {
     // HEAD answers wherever GET does (monitors and link checkers probe with it), with the same headers and no body;
     // except where a GET starts a ceremony (``RouteTable/withoutHead``).
@@ -125,7 +130,7 @@ func buildRouter<Repository: PasskeyRepository>(
         signer: { subject throws(RelyingPartyError) in try await issuer.sign(subject).token })
     // One way to change accounts, passkeys and links, for the backend API, the app and the dashboard alike.
     let accounts = AccountAdministration(
-        repository: repository, audit: EventAuditLog(events: events, logger: Logger(label: "passkey-server.audit")), rpID: configuration.rpID,
+        repository: repository, audit: EventAuditLog(events: events, logger: logger), rpID: configuration.rpID,
         now: now, random: random)
     ceremonies.addRoutes(to: router)
     ConnectController(service: connect, accounts: accounts, steps: steps, throttle: throttle, bodyLimit: bodyLimit).addRoutes(to: router)
