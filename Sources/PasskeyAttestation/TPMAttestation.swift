@@ -46,37 +46,7 @@ public struct TPMAttestation: AttestationStatementVerifier {
         // WebAuthn L3 §8.3 step 3: attToBeSigned = authenticatorData ‖ clientDataHash (hashed below).
         // WebAuthn L3 §8.3 step 4: validate certInfo.
         let certInfo = try TPMAttestationInfo(bytes: certInfoBytes)
-        // §8.3 step 4: "Verify that magic is set to TPM_GENERATED_VALUE."
-        guard certInfo.magic == TPMAttestationInfo.generatedMagic else {
-            throw WebAuthnError(
-                .attestationInvalid, "tpm certInfo magic is not TPM_GENERATED_VALUE", expected: "0xff544347",
-                received: "0x" + String(certInfo.magic, radix: 16))
-        }
-        // §8.3 step 4: "Verify that type is set to TPM_ST_ATTEST_CERTIFY."
-        guard certInfo.type == TPMAttestationInfo.attestCertifyType else {
-            throw WebAuthnError(
-                .attestationInvalid, "tpm certInfo type is not TPM_ST_ATTEST_CERTIFY", expected: "0x8017",
-                received: "0x" + String(certInfo.type, radix: 16))
-        }
-        // §8.3 step 4: "Verify that extraData is set to the hash of attToBeSigned using the hash algorithm employed in alg."
-        guard constantTimeEqual(certInfo.extraData, attToBeSignedHash) else {
-            throw WebAuthnError(
-                .attestationInvalid, "tpm certInfo extraData is not the \(alg) hash of authenticatorData ‖ clientDataHash",
-                expected: attToBeSignedHash.hexString, received: certInfo.extraData.hexString)
-        }
-        // §8.3 step 4: attested.name is a valid Name for pubArea: nameAlg ‖ H_nameAlg(pubArea) (TPM 2.0 Part 1 §16).
-        guard let pubAreaDigest = TPMAlgorithm.hash(pubArea.nameAlgorithm, pubAreaBytes) else {
-            throw WebAuthnError(
-                .attestationInvalid, "tpm pubArea nameAlg is not a hash algorithm this library knows",
-                received: "0x" + String(pubArea.nameAlgorithm, radix: 16))
-        }
-        let expectedName = [UInt8(pubArea.nameAlgorithm >> 8), UInt8(pubArea.nameAlgorithm & 0xff)] + pubAreaDigest
-        guard constantTimeEqual(certInfo.attestedName, expectedName) else {
-            throw WebAuthnError(
-                .attestationInvalid, "tpm certInfo attested name is not the Name of pubArea",
-                expected: expectedName.hexString, received: certInfo.attestedName.hexString)
-        }
-        // §8.3 step 4: qualifiedSigner, clockInfo and firmwareVersion are ignored.
+        try Self.check(certInfo, attToBeSignedHash: attToBeSignedHash, alg: alg, pubArea: pubArea, pubAreaBytes: pubAreaBytes)
 
         // §8.3 step 4: "Verify the sig is a valid signature over certInfo using the attestation public key in aikCert
         // with the algorithm specified in alg." RS1 is accepted here: Windows Hello TPMs sign certInfo with it, and
@@ -95,5 +65,43 @@ public struct TPMAttestation: AttestationStatementVerifier {
         return VerifiedAttestation(
             format: format, type: .attCA, trustPath: chain.trustPath, trust: trust, statementAlgorithm: alg,
             details: ["tpmManufacturer": device.manufacturer, "tpmModel": device.model, "tpmVersion": device.version])
+    }
+
+    /// WebAuthn L3 §8.3 step 4: certInfo is a TPM_ST_ATTEST_CERTIFY structure the TPM generated, over this ceremony,
+    /// naming pubArea. Its qualifiedSigner, clockInfo and firmwareVersion are ignored.
+    static func check(
+        _ certInfo: TPMAttestationInfo, attToBeSignedHash: [UInt8], alg: COSEAlgorithmIdentifier, pubArea: TPMPublicArea,
+        pubAreaBytes: [UInt8]
+    ) throws(WebAuthnError) {
+            // §8.3 step 4: "Verify that magic is set to TPM_GENERATED_VALUE."
+            guard certInfo.magic == TPMAttestationInfo.generatedMagic else {
+                throw WebAuthnError(
+                    .attestationInvalid, "tpm certInfo magic is not TPM_GENERATED_VALUE", expected: "0xff544347",
+                    received: "0x" + String(certInfo.magic, radix: 16))
+            }
+            // §8.3 step 4: "Verify that type is set to TPM_ST_ATTEST_CERTIFY."
+            guard certInfo.type == TPMAttestationInfo.attestCertifyType else {
+                throw WebAuthnError(
+                    .attestationInvalid, "tpm certInfo type is not TPM_ST_ATTEST_CERTIFY", expected: "0x8017",
+                    received: "0x" + String(certInfo.type, radix: 16))
+            }
+            // §8.3 step 4: "Verify that extraData is set to the hash of attToBeSigned using the hash algorithm employed in alg."
+            guard constantTimeEqual(certInfo.extraData, attToBeSignedHash) else {
+                throw WebAuthnError(
+                    .attestationInvalid, "tpm certInfo extraData is not the \(alg) hash of authenticatorData ‖ clientDataHash",
+                    expected: attToBeSignedHash.hexString, received: certInfo.extraData.hexString)
+            }
+            // §8.3 step 4: attested.name is a valid Name for pubArea: nameAlg ‖ H_nameAlg(pubArea) (TPM 2.0 Part 1 §16).
+            guard let pubAreaDigest = TPMAlgorithm.hash(pubArea.nameAlgorithm, pubAreaBytes) else {
+                throw WebAuthnError(
+                    .attestationInvalid, "tpm pubArea nameAlg is not a hash algorithm this library knows",
+                    received: "0x" + String(pubArea.nameAlgorithm, radix: 16))
+            }
+            let expectedName = [UInt8(pubArea.nameAlgorithm >> 8), UInt8(pubArea.nameAlgorithm & 0xff)] + pubAreaDigest
+            guard constantTimeEqual(certInfo.attestedName, expectedName) else {
+                throw WebAuthnError(
+                    .attestationInvalid, "tpm certInfo attested name is not the Name of pubArea",
+                    expected: expectedName.hexString, received: certInfo.attestedName.hexString)
+            }
     }
 }

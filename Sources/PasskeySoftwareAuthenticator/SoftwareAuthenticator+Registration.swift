@@ -51,10 +51,9 @@ extension SoftwareAuthenticator {
         let key = try CredentialKey.generate(algorithm, random: random)
         let prfSecret = prf == nil ? nil : random(PRFExtension.secretLength)
         let backup = configuration.backup.flags
-        var flags: AuthenticatorDataFlags = []
+        var flags: AuthenticatorDataFlags = backup.eligible ? [.backupEligible] : []
         if !conditional { flags.insert(.userPresent) }
         if verified { flags.insert(.userVerified) }
-        if backup.eligible { flags.insert(.backupEligible) }
         if backup.backedUp { flags.insert(.backupState) }
 
         // §6.1 authenticator data with §6.5.2 attested credential data; the counter starts at 0.
@@ -77,21 +76,9 @@ extension SoftwareAuthenticator {
                 backupEligible: backup.eligible, backupState: backup.backedUp, createdAt: now(), prfSecret: prfSecret,
                 largeBlobSupported: largeBlob != nil && largeBlobStorage != nil))
 
-        var extensionResults = JSONObject()
-        if options.extensions?["credProps"]?.boolValue == true {
-            // §10.1.3 credProps: every credential made here is discoverable.
-            extensionResults["credProps"] = .object(["rk": true])
-        }
-        if let prf, let prfSecret {
-            // §10.1.4: the credential has a PRF; with `eval`, its outputs come at once when the user was verified.
-            var output: JSONObject = ["enabled": true]
-            if case .evaluate(let values) = prf, verified { output["results"] = .object(PRFExtension.results(secret: prfSecret, values: values)) }
-            extensionResults["prf"] = .object(output)
-        }
-        if largeBlob != nil {
-            // §10.1.5 registration step 3: whether this credential can store a blob.
-            extensionResults["largeBlob"] = .object(["supported": .bool(largeBlobStorage != nil)])
-        }
+        let extensionResults = Self.registrationExtensionResults(
+            credProps: options.extensions?["credProps"]?.boolValue == true, prf: prf, prfSecret: prfSecret, verified: verified,
+            largeBlobRequested: largeBlob != nil, largeBlobSupported: largeBlobStorage != nil)
         let encodedID = Base64URL.encode(credentialID)
         return RegistrationResponseJSON(
             id: encodedID, rawId: encodedID,
@@ -100,5 +87,28 @@ extension SoftwareAuthenticator {
                 authenticatorData: Base64URL.encode(authenticatorData), transports: configuration.transports,
                 publicKey: Base64URL.encode(key.subjectPublicKeyInfo), publicKeyAlgorithm: algorithm.coseAlgorithm),
             authenticatorAttachment: configuration.attachment, clientExtensionResults: extensionResults)
+    }
+
+    /// The client extension outputs of a registration, for the extensions the options asked for.
+    private static func registrationExtensionResults(
+        credProps: Bool, prf: PRFRegistrationInput?, prfSecret: [UInt8]?, verified: Bool, largeBlobRequested: Bool,
+        largeBlobSupported: Bool
+    ) -> JSONObject {
+        var results = JSONObject()
+        if credProps {
+            // §10.1.3 credProps: every credential made here is discoverable.
+            results["credProps"] = .object(["rk": true])
+        }
+        if let prf, let prfSecret {
+            // §10.1.4: the credential has a PRF; with `eval`, its outputs come at once when the user was verified.
+            var output: JSONObject = ["enabled": true]
+            if case .evaluate(let values) = prf, verified { output["results"] = .object(PRFExtension.results(secret: prfSecret, values: values)) }
+            results["prf"] = .object(output)
+        }
+        if largeBlobRequested {
+            // §10.1.5 registration step 3: whether this credential can store a blob.
+            results["largeBlob"] = .object(["supported": .bool(largeBlobSupported)])
+        }
+        return results
     }
 }

@@ -20,80 +20,23 @@ extension InMemoryRepository {
     }
 
     public func importRecords(_ records: [TransferRecord], dryRun: Bool) throws(StorageError) {
-        // Checked and applied on copies: on a conflict nothing changes.
-        var users = usersByID
-        var credentials = credentialsByID
-        var externalIDs = externalIDsByUserID
-        var admins = adminsByID
-        var adminCredentials = adminCredentialsByID
-        var apiKeys = apiKeysByID
-        var signingKeys = signingKeysByID
-        var secrets = self.secrets
-        var importedUsers: Set<String> = []
-        var importedAdmins: Set<String> = []
-        let hadSigningKeys = !signingKeysByID.isEmpty
-        let hadAdmins = !adminsByID.isEmpty
-        for record in records {
-            switch record {
-            case .user(let user, let externalID):
-                guard users[user.id] == nil else { throw StorageError(.recordExists, "an account with the user id \(user.id) exists") }
-                guard !users.values.contains(where: { $0.userHandle == user.userHandle }) else {
-                    throw StorageError(.recordExists, "the user handle of account \(user.id) belongs to another account")
-                }
-                if let name = user.username, let other = users.values.first(where: { $0.username.map(UsernameKey.of) == UsernameKey.of(name) }) {
-                    throw StorageError(.usernameTaken, "the username of account \(user.id) belongs to account \(other.id)")
-                }
-                if let externalID {
-                    guard !externalIDs.values.contains(where: { $0.utf8.elementsEqual(externalID.utf8) }) else {
-                        throw StorageError(.recordExists, "the app user id of account \(user.id) is linked to another account")
-                    }
-                    externalIDs[user.id] = externalID
-                }
-                users[user.id] = user
-                importedUsers.insert(user.id)
-            case .credential(let credential):
-                try TransferRecord.checkPasskey(credential, ofAdmin: false, registered: credentials[credential.id] != nil, importedOwners: importedUsers)
-                credentials[credential.id] = credential
-                users[credential.userID]?.noteUse(at: credential.lastUsedAt)
-            case .admin(let admin):
-                guard admins[admin.id] == nil, !admins.values.contains(where: { $0.userHandle == admin.userHandle }) else {
-                    throw StorageError(.recordExists, "an admin with the id or user handle of admin \(admin.id) exists")
-                }
-                admins[admin.id] = admin
-                importedAdmins.insert(admin.id)
-            case .adminCredential(let credential):
-                try TransferRecord.checkPasskey(
-                    credential, ofAdmin: true, registered: adminCredentials[credential.id] != nil, importedOwners: importedAdmins)
-                adminCredentials[credential.id] = credential
-            case .apiKey(let key):
-                guard apiKeys[key.id] == nil, !apiKeys.values.contains(where: { $0.secretHash == key.secretHash }) else {
-                    throw StorageError(.recordExists, "an API key with the id or secret of \(key.id) exists")
-                }
-                apiKeys[key.id] = key
-            case .signingKey(let key):
-                guard !hadSigningKeys else { throw StorageError(.recordExists, TransferRecord.ownSigningKeys) }
-                guard signingKeys[key.id] == nil else { throw StorageError(.recordExists, "a signing key with the id \(key.id) exists") }
-                signingKeys[key.id] = key
-            case .secret(let name, let value):
-                if let stored = secrets[name] {
-                    guard stored == value else { throw StorageError(.recordExists, TransferRecord.otherSecret(name)) }
-                } else {
-                    secrets[name] = value
-                }
-            }
-        }
+        var draft = InMemoryImport(
+            users: usersByID, credentials: credentialsByID, externalIDs: externalIDsByUserID, admins: adminsByID,
+            adminCredentials: adminCredentialsByID, apiKeys: apiKeysByID, signingKeys: signingKeysByID, secrets: secrets)
+        for record in records { try draft.add(record) }
         // Accounts the file brought without a name get the one their passkeys carry, as the databases give it.
-        Self.nameUnnamed(&users, imported: importedUsers)
+        Self.nameUnnamed(&draft.users, imported: draft.importedUsers)
         guard !dryRun else { return }
-        usersByID = users
-        credentialsByID = credentials
-        externalIDsByUserID = externalIDs
-        adminsByID = admins
-        adminCredentialsByID = adminCredentials
-        apiKeysByID = apiKeys
-        signingKeysByID = signingKeys
-        self.secrets = secrets
-        if !hadAdmins, !importedAdmins.isEmpty { adminInvitesByHash = [:] }
+        let hadAdmins = !adminsByID.isEmpty
+        usersByID = draft.users
+        credentialsByID = draft.credentials
+        externalIDsByUserID = draft.externalIDs
+        adminsByID = draft.admins
+        adminCredentialsByID = draft.adminCredentials
+        apiKeysByID = draft.apiKeys
+        signingKeysByID = draft.signingKeys
+        secrets = draft.secrets
+        if !hadAdmins, !draft.importedAdmins.isEmpty { adminInvitesByHash = [:] }
         // As the databases' triggers report imported rows.
         for record in records {
             switch record {
