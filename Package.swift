@@ -25,8 +25,9 @@ import PackageDescription
 //                                   PasskeyAuthenticatorData, Crypto)
 //   PasskeyAuthenticationServices   the Apple adapter: ASAuthorizationController behind the Authenticator protocol
 //                                   (PasskeyClient, PasskeyWire, AuthenticationServices)
-//   PasskeyTestSupport              test authenticators and keys for the test targets
+//   PasskeyTestSupport              test authenticators and keys for the test targets and Benchmarks/
 //   EmbeddingExample                Examples/HummingbirdEmbedding: an app that embeds PasskeyRelyingParty
+// The benchmark programs are a package of their own, Benchmarks/Package.swift, over this one by path.
 // The client SDK depends on PasskeyWire/PasskeyAPI/PasskeyCBOR/PasskeyAuthenticatorData and swift-crypto only, never on PasskeyCore, attestation or X.509
 // code: an app ships the client, not the verifier.
 let strict: [SwiftSetting] = [
@@ -72,11 +73,9 @@ let package = Package(
         .library(name: "PasskeyClient", targets: ["PasskeyClient"]),
         .library(name: "PasskeySoftwareAuthenticator", targets: ["PasskeySoftwareAuthenticator"]),
         .executable(name: "passkey", targets: ["PasskeyCLI"]),
-        .executable(name: "passkey-core-bench", targets: ["PasskeyCoreBenchmarks"]),
-        .executable(name: "passkey-server-bench", targets: ["PasskeyServerBenchmarks"]),
-        .executable(name: "passkey-operator-bench", targets: ["PasskeyOperatorBenchmarks"]),
-        .executable(name: "passkey-http-floor", targets: ["PasskeyHTTPFloor"]),
-        .executable(name: "passkey-sign-in-floor", targets: ["PasskeySignInFloor"]),
+        // Test authenticators, free ports, temporary folders, a throw-away PostgreSQL and the launched server, as
+        // HummingbirdTesting is to Hummingbird: for the benchmarks package and apps' own tests, never for production.
+        .library(name: "PasskeyTestSupport", targets: ["PasskeyTestSupport"]),
     ] + appleAdapterProducts,
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -268,14 +267,6 @@ let package = Package(
             path: "Examples/HummingbirdEmbedding/Tests/EmbeddingExampleTests",
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "PasskeyCoreBenchmarks",
-            dependencies: [
-                "PasskeyCore", "PasskeyAttestation", "PasskeyWire",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strict
-        ),
         .testTarget(
             name: "PasskeyServerTests",
             dependencies: [
@@ -298,45 +289,6 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
-        // The minimal reproduction beside passkey-operator-bench: Hummingbird alone, one constant route.
-        .executableTarget(
-            name: "PasskeyHTTPFloor",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
-            swiftSettings: strict
-        ),
-        // The other minimal reproduction: a sign-in with the guarantees and nothing else, on Hummingbird, swift-crypto
-        // and SQLite's C API.
-        .executableTarget(
-            name: "PasskeySignInFloor",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "PasskeyOperatorBenchmarks",
-            dependencies: [
-                "PasskeyServer", "PasskeyStorage", "PasskeyCore", "PasskeyWire", "PasskeyTestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "PasskeyServerBenchmarks",
-            dependencies: [
-                "PasskeyRelyingParty",
-                "PasskeyServer", "PasskeyStorageSQLite", "PasskeyStoragePostgres", "PasskeyStorage", "PasskeyCore", "PasskeyWire",
-                "PasskeyTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
-        ),
         .testTarget(name: "PasskeyCBORTests", dependencies: ["PasskeyCBOR"], swiftSettings: strict),
         .testTarget(name: "PasskeyWireTests", dependencies: ["PasskeyWire"], swiftSettings: strict),
         .testTarget(
