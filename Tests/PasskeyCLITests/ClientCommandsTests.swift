@@ -40,7 +40,7 @@ struct CLITestError: Error, CustomStringConvertible {
 
 /// A fresh private (0700) temporary directory.
 func privateDirectory() throws -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-cli-\(UUID().uuidString)")
+    let directory = temporaryPath("passkey-cli")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     return directory.path
 }

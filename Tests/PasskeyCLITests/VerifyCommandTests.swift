@@ -1,4 +1,5 @@
 import Foundation
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
 
@@ -98,7 +99,7 @@ struct VerifyCommandTests {
         #expect(try CLIRun.run(["verify"]).status == 2)
         #expect(try CLIRun.run(["verify", "--fixture", "/nonexistent.json"]).status == 2)
         #expect(try CLIRun.run(["frobnicate"]).status == 2)
-        let notJSON = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-not-a-fixture.json")
+        let notJSON = temporaryPath("passkey-not-a-fixture", extension: "json")
         try Data("{".utf8).write(to: notJSON)
         let run = try CLIRun.run(["verify", "--fixture", notJSON.path, "--json"])
         #expect(run.status == 2)

@@ -6,6 +6,7 @@ import PasskeySoftwareAuthenticator
 import PasskeyStorage
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 /// `PasskeyAuthClient.createAccount` (iOS 26's sign-up sheet, emulated by the software authenticator) against the real
 /// server routes.
@@ -14,7 +15,7 @@ struct AccountCreationFlowTests {
     @Test("the sheet's contact and name name the new account; the passkey then signs in by that contact")
     func createAndSignIn() async throws {
         let server = FlowServer()
-        let events = Recorder<PasskeyClientEvent>()
+        let events = Collector<PasskeyClientEvent>()
         let authenticator = server.authenticator {
             $0.accountContacts = [AccountContact(.phone, "+44 20 7946 0000"), AccountContact(.email, "ann@example.com")]
             $0.accountName = "Ann Lee"

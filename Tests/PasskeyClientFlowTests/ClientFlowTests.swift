@@ -6,13 +6,14 @@ import PasskeySoftwareAuthenticator
 import PasskeyStorage
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 @Suite("PasskeyAuthClient against the real server routes")
 struct ClientFlowTests {
     @Test("named account: register, sign in with the username, then without it; the counter increments")
     func named() async throws {
         let server = FlowServer()
-        let events = Recorder<PasskeyClientEvent>()
+        let events = Collector<PasskeyClientEvent>()
         let authenticator = server.authenticator()
         let registered = try await server.run { transport in
             let client = PasskeyAuthClient(transport: transport, authenticator: authenticator, onEvent: { events.append($0) })
@@ -164,7 +165,7 @@ struct ClientFlowTests {
     func prf() async throws {
         let server = FlowServer()
         let authenticator = server.authenticator()
-        let sent = Recorder<String>()
+        let sent = Collector<String>()
         try await server.run { transport in
             var recording = transport
             recording.beforeSend = { request in sent.append(String(decoding: request.body ?? [], as: UTF8.self)) }

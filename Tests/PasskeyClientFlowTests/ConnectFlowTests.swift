@@ -7,6 +7,7 @@ import PasskeySoftwareAuthenticator
 import PasskeyStorage
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 /// An authenticator that reports AutoFill support (the software authenticator has no text field), or cancels; with
 /// `conditionalCreate`, it also reports conditional create (iOS 18).
@@ -642,7 +643,7 @@ struct ConnectFlowTests {
 
     @Test("state updates from flows running at once are all kept (read and write in one step)")
     func concurrentUpdates() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("connect-\(UUID().uuidString)")
+        let folder = temporaryPath("connect")
         defer { try? FileManager.default.removeItem(at: folder) }
         let stores: [any ConnectStateStore] = [MemoryConnectStateStore(), FileConnectStateStore(url: folder.appendingPathComponent("state.json"))]
         for store in stores {
@@ -655,7 +656,7 @@ struct ConnectFlowTests {
 
     @Test("the connect state file is private (0600), round-trips, and sign-out forgets the account")
     func stateFile() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("connect-\(UUID().uuidString)")
+        let folder = temporaryPath("connect")
         let url = folder.appendingPathComponent("state.json")
         let store = FileConnectStateStore(url: url)
         #expect(await store.load() == ConnectState())

@@ -176,7 +176,7 @@ struct ErrorMappingTests {
     @Test("cancelling the task while the sheet is up ends the flow with cancelled, and nothing is sent")
     func taskCancellation() async throws {
         let server = FlowServer()
-        let sent = Recorder<String>()
+        let sent = Collector<String>()
         try await server.run { transport in
             let recording = transport.intercepting { sent.append($0.path) }
             let scripted = ScriptedAuthenticator(delay: .seconds(30))
@@ -251,7 +251,7 @@ struct HTTPTransportTests {
         let server = FlowServer { $0.origins = ["https://localhost"] }
         try await server.runLive { url in
             let authenticator = server.authenticator { $0.origin = .appleApp }
-            let seen = Recorder<String>()
+            let seen = Collector<String>()
             let adapted = PasskeyAuthClient(serverURL: url, authenticator: authenticator, prepare: { request in
                 seen.append("\(request.httpMethod ?? "") \(request.url?.path ?? "") \(request.value(forHTTPHeaderField: "Accept") ?? "")")
                 request.setValue("app-trace-1", forHTTPHeaderField: "X-Trace")

@@ -2,6 +2,7 @@ import Foundation
 import PasskeyClient
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 @Suite("PasskeyAuthClient.signIn: passkeys, saved passwords and Sign in with Apple in one sheet")
 struct SignInFlowTests {
@@ -10,7 +11,7 @@ struct SignInFlowTests {
     @Test("ended with a passkey: verified by the server as authenticate() is, with the same events")
     func passkey() async throws {
         let server = FlowServer()
-        let events = Recorder<PasskeyClientEvent>()
+        let events = Collector<PasskeyClientEvent>()
         try await server.run { transport in
             // The software authenticator has no passwords and no Apple ID: its sheet offers passkeys only.
             let client = PasskeyAuthClient(transport: transport, authenticator: server.authenticator(), onEvent: { events.append($0) })
@@ -30,9 +31,9 @@ struct SignInFlowTests {
     @Test("a saved password or Sign in with Apple picked in the sheet is handed back, and nothing is sent to verify")
     func alternatives() async throws {
         let server = FlowServer()
-        let events = Recorder<PasskeyClientEvent>()
+        let events = Collector<PasskeyClientEvent>()
         try await server.run { transport in
-            let verifications = Recorder<String>()
+            let verifications = Collector<String>()
             let watched = transport.intercepting { request in if request.path.hasPrefix("verify-") { verifications.append(request.path) } }
             let sheet = ScriptedAuthenticator(assertion: .cancelled)
             let client = PasskeyAuthClient(transport: watched, authenticator: sheet, onEvent: { events.append($0) })
@@ -60,7 +61,7 @@ struct SignInFlowTests {
         let server = FlowServer()
         try await server.run { transport in
             let sheet = ScriptedAuthenticator(assertion: .cancelled)
-            let events = Recorder<PasskeyClientEvent>()
+            let events = Collector<PasskeyClientEvent>()
             let client = PasskeyAuthClient(transport: transport, authenticator: sheet, onEvent: { events.append($0) })
             await sheet.script(alternative: .appleID(AppleIDCredential(user: "001234.abcd")))
             // Passwords only: the Apple ID is not in the sheet, so the person's choice is the passkey sheet's (cancelled).

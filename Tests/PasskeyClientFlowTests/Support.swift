@@ -8,17 +8,9 @@ import PasskeyServer
 import PasskeyServerTestSupport
 import PasskeySoftwareAuthenticator
 import PasskeyStorage
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
-
-/// Collects what a callback reports, across tasks.
-final class Recorder<Value: Sendable>: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var stored: [Value] = []
-    func append(_ value: Value) { lock.withLock { stored.append(value) } }
-    var values: [Value] { lock.withLock { stored } }
-}
 
 /// The server's test harness (``PasskeyServerTestSupport/TestServer``), with what client flows need: software
 /// authenticators on the server's origin and a transport that calls the routes.
@@ -107,13 +99,9 @@ extension PasskeyError {
 func expectPasskeyError<T>(
     _ body: () async throws(PasskeyError) -> T, sourceLocation: SourceLocation = #_sourceLocation
 ) async -> PasskeyError? {
-    do {
-        let value = try await body()
-        Issue.record("expected a PasskeyError, got \(value)", sourceLocation: sourceLocation)
-        return nil
-    } catch {
-        return error
-    }
+    let error = await thrownError(body)
+    if error == nil { Issue.record("expected a PasskeyError, the call returned", sourceLocation: sourceLocation) }
+    return error
 }
 
 /// Runs `body` in a new task that a test can cancel; its outcome as a Result.

@@ -4,6 +4,7 @@ import PasskeyCore
 import PasskeySoftwareAuthenticator
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 @Suite("File credential store")
 struct FileCredentialStoreTests {
@@ -14,7 +15,7 @@ struct FileCredentialStoreTests {
     }
 
     func storeError(_ store: FileCredentialStore) async -> PasskeyError? {
-        await passkeyError { () async throws(PasskeyError) in try await store.allCredentials() }
+        await thrownError { () async throws(PasskeyError) in try await store.allCredentials() }
     }
 
     @Test("a credential registered by one authenticator signs in from another reading the same file")
@@ -355,7 +356,7 @@ struct FileCredentialStoreTests {
         let file = directory.file("credentials.json")
         try write("[]", to: file)
         let authenticator = SoftwareAuthenticator(store: FileCredentialStore(fileURL: file))
-        let error = await passkeyError { () async throws(PasskeyError) in try await authenticator.getAssertion(RP.assertionRequest()) }
+        let error = await thrownError { () async throws(PasskeyError) in try await authenticator.getAssertion(RP.assertionRequest()) }
         #expect(error?.code == .storageCorrupted)
         #expect(error?.userMessage == "Saved passkeys are damaged and could not be read.")
     }

@@ -2,6 +2,7 @@ import PasskeyClient
 import PasskeySoftwareAuthenticator
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 @Suite("Scripted authenticator")
 struct ScriptedAuthenticatorTests {
@@ -33,7 +34,7 @@ struct ScriptedAuthenticatorTests {
 
     @Test("an unscripted ceremony is an internal error saying so")
     func unscripted() async {
-        let error = await passkeyError { () async throws(PasskeyError) in try await ScriptedAuthenticator().getAssertion(RP.assertionRequest()) }
+        let error = await thrownError { () async throws(PasskeyError) in try await ScriptedAuthenticator().getAssertion(RP.assertionRequest()) }
         #expect(error?.code == .internalError)
         #expect(error?.reason.contains("no outcome scripted for assertion") == true)
     }

@@ -3,6 +3,7 @@ import PasskeyClient
 import PasskeySoftwareAuthenticator
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 /// What an app's own tests do with the shipped doubles: a sign-in screen's outcomes without a server or a device.
 @Suite("Scripted transport")
@@ -29,7 +30,7 @@ struct ScriptedTransportTests {
             .json(["verified": true, "userId": "u1", "username": "ann", "isAnonymous": false, "credentialId": .string(assertion.id)]))
         let client = PasskeyAuthClient(transport: server, authenticator: ScriptedAuthenticator(assertion: .respond(assertion)))
 
-        let first = await passkeyError { () async throws(PasskeyError) in try await client.authenticate() }
+        let first = await thrownError { () async throws(PasskeyError) in try await client.authenticate() }
         #expect(first?.code == .invalidChallenge && first?.server?.code == .challengeInvalid)
         let second = try await client.authenticate()
         #expect(second.userId == "u1" && second.username == "ann")
@@ -64,9 +65,9 @@ struct ScriptedTransportTests {
     func failures() async throws {
         let server = ScriptedTransport(["generate-authentication-options": [.offline]])
         let client = PasskeyAuthClient(transport: server, authenticator: ScriptedAuthenticator())
-        let offline = await passkeyError { () async throws(PasskeyError) in try await client.authenticate() }
+        let offline = await thrownError { () async throws(PasskeyError) in try await client.authenticate() }
         #expect(offline?.code == .network)
-        let unscripted = await passkeyError { () async throws(PasskeyError) in try await client.register(username: "ann") }
+        let unscripted = await thrownError { () async throws(PasskeyError) in try await client.register(username: "ann") }
         #expect(unscripted?.code == .internalError)
         #expect(unscripted?.reason == "ScriptedTransport has no answer for GET generate-registration-options")
     }

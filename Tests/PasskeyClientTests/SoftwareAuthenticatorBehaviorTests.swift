@@ -4,6 +4,7 @@ import PasskeyCore
 import PasskeySoftwareAuthenticator
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 /// The authenticator-side rules: credential lists, one passkey per account, cancellation, one ceremony at a time.
 @Suite("Software authenticator behaviour")
@@ -25,7 +26,7 @@ struct SoftwareAuthenticatorBehaviorTests {
         let store = InMemoryCredentialStore()
         let authenticator = SoftwareAuthenticator(store: store)
         let record = try await register(authenticator, user: 1)
-        let error = await passkeyError { () async throws(PasskeyError) in
+        let error = await thrownError { () async throws(PasskeyError) in
             try await authenticator.makeCredential(RP.registrationRequest(rp, user: 1, exclude: [record]))
         }
         #expect(error?.code == .excludedCredentialExists)
@@ -46,7 +47,7 @@ struct SoftwareAuthenticatorBehaviorTests {
         let authenticator = SoftwareAuthenticator()
         _ = try await register(authenticator, user: 1)
         let elsewhere = CredentialRecord(id: [UInt8](repeating: 7, count: 32), publicKey: [], signCount: 0)
-        let error = await passkeyError { () async throws(PasskeyError) in
+        let error = await thrownError { () async throws(PasskeyError) in
             try await authenticator.getAssertion(RP.assertionRequest(rp, allow: [elsewhere]))
         }
         #expect(error?.code == .noCredentials)
@@ -180,7 +181,7 @@ struct SoftwareAuthenticatorBehaviorTests {
         let first = Task { try await authenticator.makeCredential(RP.registrationRequest(rp, user: 1)) }
         #expect(await eventually { await authenticator.ceremonyInProgress == .registration })
 
-        let second = await passkeyError { () async throws(PasskeyError) in try await authenticator.getAssertion(RP.assertionRequest(rp)) }
+        let second = await thrownError { () async throws(PasskeyError) in try await authenticator.getAssertion(RP.assertionRequest(rp)) }
         #expect(second?.code == .ceremonyInProgress)
         #expect(second?.recovery == .finishOtherCeremony)
         let third = await passkeyErrorCode { () async throws(PasskeyError) in
@@ -201,7 +202,7 @@ struct SoftwareAuthenticatorBehaviorTests {
         let authenticator = SoftwareAuthenticator(configuration: .init(userResponseDelay: .seconds(60)))
         var request = RP.registrationRequest(rp)
         request.options.timeout = 50
-        let error = await passkeyError { () async throws(PasskeyError) in try await authenticator.makeCredential(request) }
+        let error = await thrownError { () async throws(PasskeyError) in try await authenticator.makeCredential(request) }
         #expect(error?.code == .timeout)
         #expect(error?.recovery == .retry)
     }
@@ -230,7 +231,7 @@ struct SoftwareAuthenticatorBehaviorTests {
     @Test("a website whose host is not under the RP ID → domain_not_associated")
     func webOriginOutsideRPID() async throws {
         let authenticator = SoftwareAuthenticator(configuration: .init(origin: .web("https://www.example.net")))
-        let error = await passkeyError { () async throws(PasskeyError) in try await authenticator.makeCredential(RP.registrationRequest(rp)) }
+        let error = await thrownError { () async throws(PasskeyError) in try await authenticator.makeCredential(RP.registrationRequest(rp)) }
         #expect(error?.code == .domainNotAssociated)
         #expect(error?.stage == .options)
         // A subdomain origin under the RP ID is fine, and an absent RP ID defaults to the origin's host.

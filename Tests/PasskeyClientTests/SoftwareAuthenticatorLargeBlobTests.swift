@@ -3,6 +3,7 @@ import PasskeyCore
 import PasskeySoftwareAuthenticator
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 /// The `largeBlob` extension (WebAuthn L3 §10.1.5) in the software authenticator: what an app that keeps a certificate
 /// or a wrapped key with a passkey sees from a browser or Apple's platform.
@@ -99,7 +100,7 @@ struct SoftwareAuthenticatorLargeBlobTests {
         #expect(output(preferred.response.clientExtensionResults) == ["supported": false])
         #expect(await store.allCredentials().first?.largeBlobSupported == false)
 
-        let error = await passkeyError { () async throws(PasskeyError) in _ = try await register(authenticator, user: 2, ["support": "required"]) }
+        let error = await thrownError { () async throws(PasskeyError) in _ = try await register(authenticator, user: 2, ["support": "required"]) }
         #expect(error?.code == .notSupported)
         #expect(error?.reason.contains("large-blob storage") == true, "\(error?.reason ?? "")")
         #expect(await store.allCredentials().count == 1, "nothing created")
@@ -122,7 +123,7 @@ struct SoftwareAuthenticatorLargeBlobTests {
         }
         var notObject = RP.registrationRequest(rp, user: 2)
         notObject.options.extensions = ["largeBlob": 5]
-        let error = await passkeyError { () async throws(PasskeyError) in _ = try await authenticator.makeCredential(notObject) }
+        let error = await thrownError { () async throws(PasskeyError) in _ = try await authenticator.makeCredential(notObject) }
         #expect(error?.code == .invalidOptions && error?.reason == "extensions.largeBlob is not an object")
     }
 
@@ -141,7 +142,7 @@ struct SoftwareAuthenticatorLargeBlobTests {
         let store = InMemoryCredentialStore()
         let authenticator = SoftwareAuthenticator(store: store)
         if atRegistration {
-            let error = await passkeyError { () async throws(PasskeyError) in _ = try await register(authenticator, input) }
+            let error = await thrownError { () async throws(PasskeyError) in _ = try await register(authenticator, input) }
             #expect(error?.code == .invalidOptions, "\(what)")
             #expect(error?.reason.contains(reason) == true, "\(what): \(error?.reason ?? "")")
             #expect(await store.allCredentials().isEmpty, "\(what)")
@@ -149,7 +150,7 @@ struct SoftwareAuthenticatorLargeBlobTests {
             let id = try await register(authenticator, [:]).id
             // Only the write case is refused for its allowCredentials: the others name the one credential.
             let allow = what.hasPrefix("write without") ? [] : [id]
-            let error = await passkeyError { () async throws(PasskeyError) in _ = try await signIn(authenticator, input, allow: allow) }
+            let error = await thrownError { () async throws(PasskeyError) in _ = try await signIn(authenticator, input, allow: allow) }
             #expect(error?.code == .invalidOptions, "\(what)")
             #expect(error?.reason.contains(reason) == true, "\(what): \(error?.reason ?? "")")
             let stored = try #require(await store.allCredentials().first)

@@ -5,6 +5,7 @@ import PasskeyCore
 import PasskeySoftwareAuthenticator
 import PasskeyWire
 import Testing
+import PasskeyTestSupport
 
 /// The `prf` extension (WebAuthn L3 §10.1.4) in the software authenticator: what apps that derive keys from a passkey
 /// see from a browser or Apple's platform.
@@ -147,14 +148,14 @@ struct SoftwareAuthenticatorPRFTests {
         let store = InMemoryCredentialStore()
         let authenticator = SoftwareAuthenticator(store: store)
         if atRegistration {
-            let error = await passkeyError { () async throws(PasskeyError) in try await register(authenticator, prf: prf) }
+            let error = await thrownError { () async throws(PasskeyError) in try await register(authenticator, prf: prf) }
             #expect(error?.code == .invalidOptions, "\(what)")
             #expect(error?.reason.contains(reasons[what] ?? "?") == true, "\(what): \(error?.reason ?? "")")
             #expect(await store.allCredentials().isEmpty, "\(what)")
         } else {
             _ = try await register(authenticator, prf: [:])
             let before = try #require(await store.allCredentials().first?.signCount)
-            let error = await passkeyError { () async throws(PasskeyError) in try await signIn(authenticator, prf: prf) }
+            let error = await thrownError { () async throws(PasskeyError) in try await signIn(authenticator, prf: prf) }
             #expect(error?.code == .invalidOptions, "\(what)")
             #expect(error?.reason.contains(reasons[what] ?? "?") == true, "\(what): \(error?.reason ?? "")")
             #expect(await store.allCredentials().first?.signCount == before, "\(what): nothing signed")
@@ -165,7 +166,7 @@ struct SoftwareAuthenticatorPRFTests {
     func evalByCredentialUnlisted() async throws {
         let authenticator = SoftwareAuthenticator()
         let ann = try #require(Base64URL.decode(try await register(authenticator, user: 1, prf: [:]).id))
-        let error = await passkeyError { () async throws(PasskeyError) in
+        let error = await thrownError { () async throws(PasskeyError) in
             try await signIn(authenticator, prf: ["evalByCredential": [Base64URL.encode([9, 9, 9, 9]): Self.values(Self.saltA)]], allow: [ann])
         }
         #expect(error?.code == .invalidOptions)

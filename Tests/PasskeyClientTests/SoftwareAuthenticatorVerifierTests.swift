@@ -123,7 +123,7 @@ struct SoftwareAuthenticatorVerifierTests {
         let store = InMemoryCredentialStore()
         let authenticator = SoftwareAuthenticator(
             configuration: SoftwareAuthenticatorConfiguration(userVerification: .presenceOnly), store: store)
-        let error = await passkeyError { () async throws(PasskeyError) in
+        let error = await thrownError { () async throws(PasskeyError) in
             try await authenticator.makeCredential(RP.registrationRequest())
         }
         #expect(error?.code == .notSupported)

@@ -98,9 +98,9 @@ struct AttestationPolicyTests {
                 #expect(await server.repository.credential(id: device.authenticator.credentialID) == nil, "\(name)")
             }
             // The event log says what the client brought: its model, its attestation type; not the policy's lists.
-            let refusedModel = try await server.repository.events(matching: EventFilter(code: "aaguid_not_allowed"), before: nil, limit: 5)
+            let refusedModel = await server.repository.events(matching: EventFilter(code: "aaguid_not_allowed"), before: nil, limit: 5)
             #expect(refusedModel.map(\.received) == ["00000000-0000-0000-0000-000000000001"] && refusedModel.first?.expected == nil)
-            let noAttestation = try await server.repository.events(matching: EventFilter(code: "attestation_not_allowed"), before: nil, limit: 5)
+            let noAttestation = await server.repository.events(matching: EventFilter(code: "attestation_not_allowed"), before: nil, limit: 5)
             #expect(noAttestation.map(\.received) == ["None"])
             let device = try Device(server: server, credentialID: 7)
             let options = try await client.call(.get, "/generate-registration-options?username=di")
@@ -216,8 +216,7 @@ struct AttestationPolicyTests {
     @Test("--attestation-root reads PEM files, PATH or FORMAT=PATH, and names what is wrong")
     func command() async throws {
         let vendor = try Vendor(name: "Issued")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-roots-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("passkey-roots")
         let root = folder.appendingPathComponent("root.pem").path
         try vendor.rootPEM.write(toFile: root, atomically: true, encoding: .utf8)
         let notPEM = folder.appendingPathComponent("key.txt").path

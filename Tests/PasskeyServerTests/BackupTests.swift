@@ -14,8 +14,7 @@ struct BackupTests {
     @Test("back up under load, restore into a new server, sign in with a passkey registered before the backup")
     func backupUnderLoad() async throws {
         let database = try DurableStore.sqlite.makeDatabase()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-backup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("passkey-backup")
         defer { try? FileManager.default.removeItem(at: folder) }
         let backup = folder.appendingPathComponent("backup.sqlite").path
 
@@ -27,22 +26,23 @@ struct BackupTests {
             #expect(registered.status == 200, "\(registered.json)")
             // Registrations keep coming while the backup runs: it starts once some have been stored.
             let port = serving.port
-            let stored = Counter()
+            let stored = Collector<String>()
             let load = Task {
-                while !Task.isCancelled, stored.value < 2_000 {
+                while !Task.isCancelled, stored.count < 2_000 {
                     var other = try TestAuthenticator()
                     other.credentialID = Array(UUID().uuidString.utf8)
                     do {
-                        if try await move.register(&other, username: "load-\(stored.value)-\(UUID().uuidString.prefix(8))", port: port).status == 200 {
-                            stored.increment()
+                        let username = "load-\(stored.count)-\(UUID().uuidString.prefix(8))"
+                        if try await move.register(&other, username: username, port: port).status == 200 {
+                            stored.append(username)
                         }
                     } catch where Task.isCancelled {
                         break  // stopped in the middle of a registration
                     }
                 }
             }
-            for _ in 0..<1_500 where stored.value < 5 { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(stored.value >= 5, "the load stores registrations before the backup starts")
+            for _ in 0..<1_500 where stored.count < 5 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(stored.count >= 5, "the load stores registrations before the backup starts")
             let backedUp = try await move.run(["backup", "--output", backup, "--database", database])
             #expect(backedUp.status == 0 && backedUp.output.contains("backed up"), "\(backedUp.output)")
             load.cancel()
@@ -70,13 +70,4 @@ struct BackupTests {
         let memory = try await move.run(["backup", "--output", "/tmp/never", "--database", "memory:"])
         #expect(memory.status != 0 && memory.output.contains("in-memory"), "\(memory.output)")
     }
-}
-
-/// A count shared by the load task and the test.
-final class Counter: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
 }

@@ -26,7 +26,7 @@ enum DurableStore: String, CaseIterable, CustomTestStringConvertible {
     func makeDatabase() throws -> String {
         switch self {
         case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-crash-\(UUID().uuidString)")
+            let folder = temporaryPath("passkey-crash")
             return "sqlite:" + folder.appendingPathComponent("crash.sqlite").path
         case .postgres:
             return try #require(TestPostgres.freshURL(), Comment(rawValue: TestPostgres.missingMessage))
@@ -65,13 +65,13 @@ struct CrashDurabilityTests {
         let database = try store.makeDatabase()
         let server = try await ServerProcess.start(database: database, port: try LocalPorts.free())
         let port = server.port
-        let confirmed = ConfirmedIDs()
+        let confirmed = Collector<[UInt8]>()
         let deadline = ContinuousClock.now.advanced(by: .seconds(45))
         // Eight clients register as fast as they can; the server is killed while they do, once 40 registrations have
         // been acknowledged (or after 25 seconds on a very slow machine: the whole suite once allowed only 9 in 10 s): progress, not a fixed time, triggers it.
         let killer = Task {
             let start = ContinuousClock.now
-            while await confirmed.ids.count < 40, ContinuousClock.now - start < .seconds(25) {
+            while confirmed.count < 40, ContinuousClock.now - start < .seconds(25) {
                 try await Task.sleep(for: .milliseconds(10))
             }
             kill(server.process.processIdentifier, SIGKILL)
@@ -96,7 +96,7 @@ struct CrashDurabilityTests {
                         guard let answer = try? await client.execute(
                             TestClient.Request("/verify-registration", method: .post, authority: "localhost", headers: [.contentType: "application/json"], body: ByteBuffer(bytes: body.serializedBytes)))
                         else { return }
-                        if answer.status == .ok { await confirmed.add(device.credentialID) }
+                        if answer.status == .ok { confirmed.append(device.credentialID) }
                     }
                     try? await client.shutdown()
                 }
@@ -106,7 +106,7 @@ struct CrashDurabilityTests {
         server.process.waitUntilExit()
         #expect(server.process.terminationReason == .uncaughtSignal)
 
-        let acknowledged = await confirmed.ids
+        let acknowledged = confirmed.values
         print("kill -9 test: \(acknowledged.count) registrations acknowledged before the kill")
         #expect(acknowledged.count > 10, "too few registrations before the kill to mean anything")
         // Reopen the database the killed process left behind, as a restarted server would.
@@ -117,9 +117,4 @@ struct CrashDurabilityTests {
         restarted.process.terminate()
         restarted.process.waitUntilExit()
     }
-}
-
-actor ConfirmedIDs {
-    var ids: [[UInt8]] = []
-    func add(_ id: [UInt8]) { ids.append(id) }
 }

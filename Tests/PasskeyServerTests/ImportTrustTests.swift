@@ -16,7 +16,7 @@ struct ImportTrustTests {
     }
 
     func write(_ lines: [String]) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-import-\(UUID().uuidString).jsonl").path
+        let file = temporaryPath("passkey-import", extension: "jsonl").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         return file
     }
@@ -116,7 +116,7 @@ struct ImportTrustTests {
 
         // 64 MB on one line: the reader holds 64 KiB of it at most. Measured by the kernel for the import alone
         // (python's getrusage of its one child), not by a clock. .ci/run installs python3.
-        let huge = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-import-huge-\(UUID().uuidString).jsonl")
+        let huge = temporaryPath("passkey-import-huge", extension: "jsonl")
         #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
         let handle = try FileHandle(forWritingTo: huge)
         handle.write(Data(#"{"type":"user","id":"u-1","userHandle":"AQID","username":""#.utf8))

@@ -69,7 +69,7 @@ struct LogLineHandlerTests {
 
     @Test("the server binary writes its log through this handler: a client's origin cannot forge a line")
     func serverProcess() async throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-log-\(UUID().uuidString).txt").path
+        let log = temporaryPath("passkey-log", extension: "txt").path
         defer { try? FileManager.default.removeItem(atPath: log) }
         let server = try await ServerProcess.start(database: "memory:", port: try LocalPorts.free(), logPath: log)
         let client = ProcessClient(port: server.port)

@@ -81,7 +81,7 @@ struct MoveDatabaseTests {
         }
         old.stop()
 
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-move-\(UUID().uuidString).jsonl").path
+        let file = temporaryPath("passkey-move", extension: "jsonl").path
         let exported = try await run(["export", "--include-secrets", "--output", file, "--database", source, "--rp-id", "example.com"])
         #expect(exported.status == 0, "\(exported.output)")
         // Two secrets on the old server; the one that seals ceremonies in progress stays there.
@@ -131,7 +131,7 @@ struct MoveDatabaseTests {
         let database = try DurableStore.sqlite.makeDatabase()
         let device = try TestAuthenticator()
         let key = Base64URL.encode(device.key.coseKey.encoded)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-import-\(UUID().uuidString).jsonl").path
+        let file = temporaryPath("passkey-import", extension: "jsonl").path
         let passkey = #"{"type":"passkey","id":""# + Base64URL.encode(device.credentialID) + #"","userId":"legacy-7","backupEligible":false,"publicKey":""# + key + #""}"#
         let user = #"{"type":"user","id":"legacy-7","userHandle":""# + Base64URL.encode(device.userHandle) + #"","username":"bo"}"#
         try ([passkey, "", #"{"type":"user","id":"x"}"#, "not json", user].joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)

@@ -91,11 +91,9 @@ final class Device: @unchecked Sendable {
 
 /// Collects log lines (message and metadata as text) so tests can check what the server logs.
 final class LogCapture: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var stored: [String] = []
-    var lines: [String] { lock.withLock { stored } }
-    func append(_ line: String) { lock.withLock { stored.append(line) } }
+    private let collected = Collector<String>()
+    var lines: [String] { collected.values }
+    func append(_ line: String) { collected.append(line) }
 
     var logger: Logger {
         var logger = Logger(label: "test") { _ in CaptureHandler(capture: self) }

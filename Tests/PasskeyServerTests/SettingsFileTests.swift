@@ -78,13 +78,13 @@ struct SettingsFileTests {
 @Suite("passkey-server --config")
 struct ServerSettingsFileTests {
     func writeSettings(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-settings-\(UUID().uuidString).conf").path
+        let path = temporaryPath("passkey-settings", extension: "conf").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
 
     func database() -> String {
-        "sqlite:" + FileManager.default.temporaryDirectory.appendingPathComponent("passkey-settings-\(UUID().uuidString)/db.sqlite").path
+        "sqlite:" + temporaryPath("passkey-settings").appendingPathComponent("db.sqlite").path
     }
 
     /// Runs `passkey-server` with `arguments` to completion: exit status and what it wrote.

@@ -7,8 +7,7 @@ import Testing
 struct StartupBannerTests {
     @Test("with --port 0 the banner names the port the system chose, and the server answers there; the setup link follows it")
     func chosenPort() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-banner-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("passkey-banner")
         let log = folder.appendingPathComponent("out.log").path
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let process = Process()
@@ -71,7 +70,7 @@ struct StartupBannerTests {
 
     @Test("settings that cannot work as meant are warned about on standard error before the server listens")
     func configurationWarnings() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-banner-\(UUID().uuidString)")
+        let folder = temporaryPath("passkey-banner")
         let first = try await ServerProcess.start(database: "sqlite:" + folder.appendingPathComponent("a.sqlite").path, port: try LocalPorts.free())
         defer { first.stop() }
         // The port is taken, so the run stops right after its warnings.
@@ -86,7 +85,7 @@ struct StartupBannerTests {
 
     @Test("a port another program holds is named in a sentence that says what to do")
     func portInUse() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-banner-\(UUID().uuidString)")
+        let folder = temporaryPath("passkey-banner")
         let first = try await ServerProcess.start(database: "sqlite:" + folder.appendingPathComponent("a.sqlite").path, port: try LocalPorts.free())
         defer { first.stop() }
         let arguments = ["--port", String(first.port), "--database", "sqlite:" + folder.appendingPathComponent("b.sqlite").path]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PasskeyTestSupport
 
 /// `deploy/passkey-server.service`, checked by systemd's own tools: it parses without warnings, and its sandbox keeps
 /// the exposure `systemd-analyze security` reports low. Skipped where systemd-analyze is missing, except on CI.
@@ -32,7 +33,7 @@ struct SystemdUnitTests {
         // The binary is where the unit says only once installed: verify a copy that starts /bin/true instead.
         let text = try String(contentsOf: Self.unit, encoding: .utf8)
         #expect(text.contains("ExecStart=/opt/passkey-server/passkey-server --config /etc/passkey-server.conf"))
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-server-\(UUID().uuidString).service")
+        let copy = temporaryPath("passkey-server", extension: "service")
         try text.replacingOccurrences(of: "/opt/passkey-server/passkey-server", with: "/bin/true").write(to: copy, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: copy) }
         let (status, output) = try Self.run(["verify", "--man=no", copy.path])

@@ -25,8 +25,7 @@ struct TLSTests {
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions { SubjectAlternativeNames([.dnsName("localhost")]) },
             issuerPrivateKey: Certificate.PrivateKey(key))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("passkey-tls")
         let certificatePath = folder.appendingPathComponent("cert.pem").path
         let keyPath = folder.appendingPathComponent("key.pem").path
         try certificate.serializeAsPEM().pemString.write(toFile: certificatePath, atomically: true, encoding: .utf8)

@@ -71,7 +71,7 @@ struct WebhookProcessTests {
 
         init(secret: String, port: Int, failFirst: Int, folder: URL) async throws {
             log = folder.appendingPathComponent("received-\(port)-\(UUID().uuidString).jsonl")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-c", WebhookProcessTests.receiver, secret, String(port), String(failFirst), log.path]
@@ -114,8 +114,7 @@ struct WebhookProcessTests {
     }
 
     static func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-webhooks-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("passkey-webhooks")
         return folder
     }
 

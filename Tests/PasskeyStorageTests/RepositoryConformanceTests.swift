@@ -25,7 +25,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible {
         case .memory:
             try await body(InMemoryRepository())
         case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-storage-\(UUID().uuidString)")
+            let folder = temporaryPath("passkey-storage")
             try await body(try SQLiteRepository(path: folder.appendingPathComponent("nested/passkey.sqlite").path))
         case .postgres:
             // A small pool per test: the suite's cases run in parallel against one server.
@@ -790,7 +790,7 @@ extension RepositoryConformanceTests {
 struct SQLiteTests {
     @Test("data survives closing and reopening the database")
     func durability() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-reopen-\(UUID().uuidString).sqlite").path
+        let path = temporaryPath("passkey-reopen", extension: "sqlite").path
         let ann = makeUser("ann", handle: 1)
         do {
             let repo = try SQLiteRepository(path: path)
@@ -803,7 +803,7 @@ struct SQLiteTests {
 
     @Test("group commit: 300 concurrent writes all land, and a failing write does not undo its neighbours")
     func groupCommit() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-group-\(UUID().uuidString).sqlite").path
+        let path = temporaryPath("passkey-group", extension: "sqlite").path
         let repo = try SQLiteRepository(path: path)
         let results = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<300 {
@@ -822,7 +822,7 @@ struct SQLiteTests {
 
     @Test("the journal is WAL and every commit is synced (synchronous=FULL on the writer connection)")
     func pragmas() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-pragmas-\(UUID().uuidString).sqlite").path
+        let path = temporaryPath("passkey-pragmas", extension: "sqlite").path
         let settings = try await SQLiteRepository(path: path).settings()
         #expect(settings["journal_mode"] == "wal")
         #expect(settings["synchronous"] == "2")  // FULL
@@ -830,7 +830,7 @@ struct SQLiteTests {
 
     @Test("a file that is not a database gives storage_unavailable, not a crash")
     func notADatabase() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-garbage-\(UUID().uuidString).sqlite").path
+        let path = temporaryPath("passkey-garbage", extension: "sqlite").path
         try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
         #expect(throws: StorageError(.unavailable, "")) { try SQLiteRepository(path: path) }
     }

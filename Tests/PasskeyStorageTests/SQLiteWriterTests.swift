@@ -3,6 +3,7 @@ import GRDB
 import PasskeyStorage
 @testable import PasskeyStorageSQLite
 import Testing
+import PasskeyTestSupport
 
 /// The SQLite writer's own behaviour: durability settings on every connection that commits, challenges marked then
 /// purged, events written with a later transaction.
@@ -11,7 +12,7 @@ struct SQLiteWriterTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     func makeRepository() throws -> SQLiteRepository {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-writer-\(UUID().uuidString)")
+        let folder = temporaryPath("passkey-writer")
         return try SQLiteRepository(path: folder.appendingPathComponent("passkey.sqlite").path)
     }
 
@@ -138,7 +139,7 @@ struct SQLiteWriterTests {
 
     @Test("a new database is private to the server's user: folder 0700, database and WAL 0600")
     func privateFiles() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-private-\(UUID().uuidString)/data")
+        let folder = temporaryPath("passkey-private").appendingPathComponent("data")
         let path = folder.appendingPathComponent("passkey.sqlite").path
         let repository = try SQLiteRepository(path: path)
         try await repository.saveChallenge(ChallengeRecord(key: "k", challenge: "c", ceremony: .authentication, createdAt: t0, expiresAt: t0.addingTimeInterval(60)))
@@ -153,7 +154,7 @@ struct SQLiteWriterTests {
     @Test("a folder that cannot be made is storage_unavailable, said in words rather than as a Foundation error dump")
     func folderRefused() throws {
         // A file where a folder should be: nobody, root included, can make a folder inside it.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-file-\(UUID().uuidString)")
+        let file = temporaryPath("passkey-file")
         try Data("x".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         do {
@@ -167,8 +168,7 @@ struct SQLiteWriterTests {
 
     @Test("a background thread copies the WAL into the database file, and the WAL still starts over")
     func backgroundCheckpoints() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-checkpoint-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("passkey-checkpoint")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("wal.sqlite").path
         let pool = try DatabasePool(path: path)  // WAL mode
@@ -216,8 +216,7 @@ struct SQLiteWriterTests {
 struct SQLiteMigrationTests {
     @Test("usernames get their keys on upgrade; of two names that differ only in non-ASCII case the older keeps the name")
     func usernameKeysOnUpgrade() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("passkey-migration")
         let path = folder.appendingPathComponent("passkey.sqlite").path
         do {
             // The schema as version 6 left it, with accounts it allowed: "Zoë" and "ZOË" were two names then.
@@ -308,8 +307,7 @@ struct SQLiteMigrationTests {
         upTo migration: String, users: [(id: String, name: String, key: String, created: Int)], extra: @escaping @Sendable (Database) throws -> Void = { _ in },
         _ body: (String) async throws -> Void
     ) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try temporaryFolderURL("passkey-migration")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("passkey.sqlite").path
         do {

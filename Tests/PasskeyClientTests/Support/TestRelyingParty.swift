@@ -4,6 +4,7 @@ import PasskeyClient
 import PasskeyCore
 import PasskeySoftwareAuthenticator
 import PasskeyWire
+import PasskeyTestSupport
 
 /// The relying party the SDK tests talk to: example.com, with its website, its iOS app and its Android app.
 enum TestRelyingParty {
@@ -44,16 +45,7 @@ enum TestRelyingParty {
 
 /// The PasskeyError code a throwing async body ends with, or `nil` if it returned.
 func passkeyErrorCode<T>(_ body: () async throws(PasskeyError) -> T) async -> PasskeyError.Code? {
-    await passkeyError(body)?.code
-}
-
-func passkeyError<T>(_ body: () async throws(PasskeyError) -> T) async -> PasskeyError? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
-    }
+    await thrownError(body)?.code
 }
 
 
@@ -71,8 +63,7 @@ struct TemporaryDirectory {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-sdk-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        url = try temporaryFolderURL("passkey-sdk-tests")
     }
 
     func file(_ name: String) -> URL { url.appendingPathComponent(name) }
