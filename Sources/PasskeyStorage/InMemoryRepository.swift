@@ -180,7 +180,8 @@ public actor InMemoryRepository: PasskeyRepository {
         usersByID[credential.userID]?.noteUse(at: time)
     }
 
-    public func renameCredential(id: [UInt8], userID: String, name: String) throws(StorageError) {
+    @discardableResult
+    public func renameCredential(id: [UInt8], userID: String, name: String) throws(StorageError) -> CredentialRecordEntry {
         guard var credential = credentialsByID[id], credential.userID == userID else {
             throw StorageError(.notFound, "credential not found for this user")
         }
@@ -188,6 +189,7 @@ public actor InMemoryRepository: PasskeyRepository {
         credential.name = name
         credentialsByID[id] = credential
         if previous != name { reportWebhook(.passkeyRenamed, user: usersByID[userID], credential: credential, detail: previous) }
+        return credential
     }
 
     public func deleteCredential(id: [UInt8], userID: String) throws(StorageError) {

@@ -70,7 +70,9 @@ public protocol CredentialRepository: Sendable {
         credentialID: [UInt8], expectedSignCount: UInt32, newSignCount: UInt32, backupState: Bool, at time: Date, spending: ChallengeSpend
     ) async throws(StorageError)
 
-    func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError)
+    /// Names `userID`'s passkey `id`, and returns it as stored after the change (one write, nothing read back).
+    @discardableResult
+    func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) -> CredentialRecordEntry
     func deleteCredential(id: [UInt8], userID: String) async throws(StorageError)
 }
 

@@ -381,14 +381,18 @@ extension PostgresRepository: CredentialRepository {
         throw StorageError(.notFound, "credential not found")
     }
 
-    public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) {
+    @discardableResult
+    public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) -> CredentialRecordEntry {
         let logger = self.logger
-        let changed = try await withConnection("rename credential") { connection in
+        let rows = try await withConnection("rename credential") { connection in
             try await connection.rows(
-                "UPDATE credentials SET name = \(name) WHERE id = \(ByteBuffer(id)) AND user_id = \(userID) RETURNING 1", logger
-            ).count
+                """
+                UPDATE credentials SET name = \(name) WHERE id = \(ByteBuffer(id)) AND user_id = \(userID)
+                RETURNING \(unescaped: PostgresSchema.credentialColumns)
+                """, logger)
         }
-        guard changed == 1 else { throw StorageError(.notFound, "credential not found for this user") }
+        guard let row = rows.first else { throw StorageError(.notFound, "credential not found for this user") }
+        return try CredentialRecordEntry(PostgresRowReader(row))
     }
 
     public func deleteCredential(id: [UInt8], userID: String) async throws(StorageError) {

@@ -181,12 +181,16 @@ extension SQLiteRepository {
         }
     }
 
-    public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) {
-        let changed = try await write { db in
-            try db.cachedStatement(sql: "UPDATE credentials SET name = ? WHERE id = ? AND user_id = ?").execute(arguments: [name, Data(id), userID])
-            return db.changesCount
+    @discardableResult
+    public func renameCredential(id: [UInt8], userID: String, name: String) async throws(StorageError) -> CredentialRecordEntry {
+        let renamed = try await write { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "UPDATE credentials SET name = ? WHERE id = ? AND user_id = ? RETURNING \(SQLiteSchema.credentialColumns)"),
+                arguments: [name, Data(id), userID]
+            ).map(CredentialRecordEntry.init(row:))
         }
-        guard changed == 1 else { throw StorageError(.notFound, "credential not found for this user") }
+        guard let renamed else { throw StorageError(.notFound, "credential not found for this user") }
+        return renamed
     }
 
     public func deleteCredential(id: [UInt8], userID: String) async throws(StorageError) {

@@ -243,8 +243,10 @@ struct RepositoryConformanceTests {
     func manage(backend: Backend) async throws {
         try await backend.withRepository { repo in
             let (ann, bob) = try await registerAnnAndBob(repo)
-            try await repo.renameCredential(id: [1, 1, 1], userID: ann.id, name: "Ann's iPhone")
-            #expect(try await repo.credential(id: [1, 1, 1])?.name == "Ann's iPhone")
+            let renamed = try await repo.renameCredential(id: [1, 1, 1], userID: ann.id, name: "Ann's iPhone")
+            // The rename returns the passkey as stored: the same record a read gives, with the new name.
+            let stored = try #require(try await repo.credential(id: [1, 1, 1]))
+            #expect(renamed == stored && renamed.name == "Ann's iPhone" && renamed.userID == ann.id)
             #expect(await storageCode { try await repo.renameCredential(id: [2, 2, 2], userID: ann.id, name: "mine now") } == .notFound)
             #expect(await storageCode { try await repo.deleteCredential(id: [2, 2, 2], userID: ann.id) } == .notFound)
             try await repo.deleteCredential(id: [1, 1, 1], userID: ann.id)

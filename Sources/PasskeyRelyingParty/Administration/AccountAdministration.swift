@@ -36,15 +36,10 @@ public struct AccountAdministration<Repository: PasskeyRepository>: Sendable {
         -> CredentialRecordEntry
     {
         let name = try PasskeyName.validated(rawName)
-        let renamed: CredentialRecordEntry?
-        do {
-            try await repository.renameCredential(id: id, userID: user.id, name: name)
-            renamed = try await repository.credential(id: id)
-        } catch {
+        let renamed: CredentialRecordEntry
+        do { renamed = try await repository.renameCredential(id: id, userID: user.id, name: name) } catch {
             throw Self.mapped(error, notFound: Self.passkeyNotFound)
         }
-        // Deleted between the rename and the read.
-        guard let renamed else { throw Self.passkeyNotFound }
         await audit.record(actor.entry("rename_passkey", detail: "passkey renamed", user: user, credentialID: id, rpID: rpID, time: now()))
         return renamed
     }
