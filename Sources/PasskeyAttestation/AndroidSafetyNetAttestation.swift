@@ -61,12 +61,12 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
         let response = try statement.bytes("response")
 
         // WebAuthn L3 §8.5 step 2: response is a valid SafetyNet response (a JWS signed by its x5c leaf).
-        let jws = try SafetyNetJWS(response)
+        let jws = try X5CJWS(response, subject: "android-safetynet")
         let chain = try AttestationCertificate.chain(jws.certificates, format: format)
         guard let leaf = chain.first else {
             throw WebAuthnError(.attestationInvalid, "android-safetynet JWS header has no certificate")
         }
-        let (alg, signature) = try Self.coseSignature(jws)
+        let (alg, signature) = try jws.coseSignature(subject: "android-safetynet")
         let verifier = try CertificateKey.verifier(for: leaf.certificate, algorithm: alg, role: "SafetyNet signing certificate")
         guard verifier.isValidSignature(signature, for: jws.signingInput) else {
             throw WebAuthnError(
@@ -126,26 +126,6 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
         if let package = jws.payload["apkPackageName"]?.stringValue { details["apkPackageName"] = package }
         return VerifiedAttestation(
             format: format, type: .basic, trustPath: chain.trustPath, trust: trust, statementAlgorithm: alg, details: details)
-    }
-
-    /// Maps the JWS algorithm to COSE and the JWS signature to the encoding `SignatureVerifier` takes.
-    ///
-    /// RS256 signatures are used as they are; ES256 JWS signatures are the raw `r ‖ s` pair (RFC 7518 §3.4) and are
-    /// converted to DER, the ECDSA encoding WebAuthn uses.
-    static func coseSignature(_ jws: SafetyNetJWS) throws(WebAuthnError) -> (COSEAlgorithmIdentifier, [UInt8]) {
-        switch jws.algorithm {
-        case "RS256":
-            return (.rs256, jws.signature)
-        case "ES256":
-            guard let raw = try? P256.Signing.ECDSASignature(rawRepresentation: jws.signature) else {
-                throw WebAuthnError(.attestationInvalid, "android-safetynet ES256 JWS signature is not 64 bytes (r ‖ s)")
-            }
-            return (.es256, Array(raw.derRepresentation))
-        default:
-            throw WebAuthnError(
-                .unsupportedAlgorithm, "android-safetynet JWS algorithm is not supported", expected: "RS256, ES256",
-                received: jws.algorithm)
-        }
     }
 
     /// The leaf must be issued to attest.android.com: a dNSName in subjectAltName, or the subject CN when there is no

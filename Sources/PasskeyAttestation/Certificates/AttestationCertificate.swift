@@ -79,9 +79,14 @@ struct AttestationCertificate: Sendable {
 
     /// Parses every certificate of an x5c array, leaf first.
     static func chain(_ certificates: [[UInt8]], format: AttestationFormat) throws(WebAuthnError) -> [AttestationCertificate] {
+        try chain(certificates, of: "\(format)")
+    }
+
+    /// Parses every certificate of an x5c array, leaf first; `subject` names its owner in messages.
+    static func chain(_ certificates: [[UInt8]], of subject: String) throws(WebAuthnError) -> [AttestationCertificate] {
         var parsed: [AttestationCertificate] = []
         for (index, der) in certificates.enumerated() {
-            parsed.append(try AttestationCertificate(der: der, what: "\(format) x5c[\(index)]"))
+            parsed.append(try AttestationCertificate(der: der, what: "\(subject) x5c[\(index)]"))
         }
         return parsed
     }
