@@ -80,7 +80,7 @@ public struct AndroidKeyAttestation: AttestationStatementVerifier {
         }
 
         // WebAuthn L3 §8.4 step 6: attestation type Basic, trust path x5c.
-        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format), validationTime: input.validationTime)
+        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format, aaguid: input.credential.aaguid, leaf: leaf.certificate), validationTime: input.validationTime)
             .evaluate(chain, format: format)
         return VerifiedAttestation(
             format: format, type: .basic, trustPath: chain.trustPath, trust: trust, statementAlgorithm: alg,

@@ -117,7 +117,7 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
         }
 
         // WebAuthn L3 §8.5 step 5: attestation type Basic, trust path x5c.
-        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format), validationTime: input.validationTime)
+        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format, aaguid: input.credential.aaguid, leaf: leaf.certificate), validationTime: input.validationTime)
             .evaluate(chain, format: format)
         var details = [
             "ver": ver, "timestampMs": String(Int64(timestampMs)), "ctsProfileMatch": String(ctsProfileMatch),

@@ -37,7 +37,7 @@ public struct AppleAttestation: AttestationStatementVerifier {
             throw WebAuthnError(.attestationInvalid, "apple attestation certificate key is not the credential public key")
         }
         // WebAuthn L3 §8.8 step 6: attestation type Anonymization CA, trust path x5c.
-        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format), validationTime: input.validationTime)
+        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format, aaguid: input.credential.aaguid, leaf: leaf.certificate), validationTime: input.validationTime)
             .evaluate(chain, format: format)
         return VerifiedAttestation(format: format, type: .anonCA, trustPath: chain.trustPath, trust: trust, statementAlgorithm: alg)
     }

@@ -59,7 +59,7 @@ public struct FIDOU2FAttestation: AttestationStatementVerifier {
 
         // WebAuthn L3 §8.6 steps 7-8: attestation type Basic or AttCA (indistinguishable here; Basic is reported),
         // trust path x5c, evaluated against the roots configured for fido-u2f.
-        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format), validationTime: input.validationTime)
+        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format, aaguid: input.credential.aaguid, leaf: leaf.certificate), validationTime: input.validationTime)
             .evaluate(chain, format: format)
         return VerifiedAttestation(
             format: format, type: .basic, trustPath: chain.trustPath, trust: trust, statementAlgorithm: .es256,

@@ -41,7 +41,7 @@ public struct PackedAttestation: AttestationStatementVerifier {
         try leaf.certificate.checkFIDOAAGUIDExtension(matches: input.credential.aaguid, format: "packed")
 
         // WebAuthn L3 §8.2 step 2: trust path x5c, evaluated against the roots configured for packed (§7.1 step 23).
-        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format), validationTime: input.validationTime)
+        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format, aaguid: input.credential.aaguid, leaf: leaf.certificate), validationTime: input.validationTime)
             .evaluate(chain, format: format)
         return VerifiedAttestation(
             format: format, type: .basic, trustPath: chain.trustPath, trust: trust, statementAlgorithm: alg,

@@ -60,7 +60,7 @@ public struct TPMAttestation: AttestationStatementVerifier {
         try aik.certificate.checkFIDOAAGUIDExtension(matches: input.credential.aaguid, format: "tpm")
 
         // §8.3 step 4: attestation type AttCA, trust path x5c.
-        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format), validationTime: input.validationTime)
+        let trust = try CertificateChainVerifier(roots: trustAnchors.roots(for: format, aaguid: input.credential.aaguid, leaf: aik.certificate), validationTime: input.validationTime)
             .evaluate(chain, format: format)
         return VerifiedAttestation(
             format: format, type: .attCA, trustPath: chain.trustPath, trust: trust, statementAlgorithm: alg,

@@ -14,9 +14,13 @@ import SwiftASN1
 public struct TrustAnchors: Sendable {
     /// Root certificates by format.
     public let roots: [AttestationFormat: [Certificate]]
+    /// Roots by authenticator model, from verified metadata: what a format without roots of its own is checked
+    /// against (issue 48: an operator's `--attestation-root` for a format wins over the metadata).
+    public let models: AuthenticatorModelRoots
 
-    public init(roots: [AttestationFormat: [Certificate]]) {
+    public init(roots: [AttestationFormat: [Certificate]], models: AuthenticatorModelRoots = .empty) {
         self.roots = roots.filter { !$0.value.isEmpty }
+        self.models = models
     }
 
     /// No trust anchors: every chain is reported as `noTrustAnchors`.
@@ -42,12 +46,22 @@ public struct TrustAnchors: Sendable {
     /// The roots configured for `format` (empty when none).
     public func roots(for format: AttestationFormat) -> [Certificate] { roots[format] ?? [] }
 
+    /// The roots an attestation of `format` by the model `aaguid` (or, for U2F, the model of the attestation
+    /// certificate `leaf`) must reach: those configured for the format, or else those its metadata statement names.
+    public func roots(for format: AttestationFormat, aaguid: AAGUID, leaf: Certificate?) -> [Certificate] {
+        if let configured = roots[format], !configured.isEmpty { return configured }
+        return models.roots(aaguid: aaguid, leaf: leaf)
+    }
+
     /// A copy with `certificates` added to the roots of `format`.
     public func adding(_ certificates: [Certificate], for format: AttestationFormat) -> TrustAnchors {
         var copy = roots
         copy[format, default: []].append(contentsOf: certificates)
-        return TrustAnchors(roots: copy)
+        return TrustAnchors(roots: copy, models: models)
     }
+
+    /// A copy whose models' roots are `models` (a new metadata BLOB's).
+    public func replacing(models: AuthenticatorModelRoots) -> TrustAnchors { TrustAnchors(roots: roots, models: models) }
 
     /// A copy with the certificates in `pem` added to the roots of `format`.
     public func adding(pem: String, for format: AttestationFormat) throws(WebAuthnError) -> TrustAnchors {

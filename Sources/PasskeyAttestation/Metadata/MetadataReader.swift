@@ -1,5 +1,6 @@
 import Foundation
 import PasskeyWire
+import X509
 
 /// Strict reading of the BLOB's JSON: a member of the wrong type is an error naming its path, never a default.
 struct MetadataReader {
@@ -123,19 +124,61 @@ struct MetadataReader {
             guard let parsed = Self.aaguid(text) else { throw reader.malformed("aaguid", "a UUID") }
             aaguid = parsed
         }
-        var roots: [[UInt8]] = []
+        var roots: [Certificate] = []
+        var unreadableRoots = 0
         for (index, text) in try reader.strings("attestationRootCertificates").enumerated() {
-            // Standard base64 of DER (FIDO Metadata Statement 3.0 §4, attestationRootCertificates).
-            guard let der = Base64URL.decodeStandard(text), !der.isEmpty else {
-                throw MetadataError(.malformed, "\(path).attestationRootCertificates[\(index)] is not base64 DER")
+            // Standard base64 of DER (FIDO Metadata Statement 3.0 §4, attestationRootCertificates), read as leniently as
+            // attestation certificates are: vendors' roots are not always strict DER (the real BLOB has one).
+            // One vendor's entry holds two certificates back to back (the real BLOB's Feitian BioPass FIDO2 Pro): each
+            // is read, and every byte must belong to one.
+            let what = "\(path).attestationRootCertificates[\(index)]"
+            guard let bytes = Base64URL.decodeStandard(text), let parts = Self.concatenatedDER(bytes) else {
+                throw MetadataError(.malformed, "\(what) is not base64 of DER certificates")
             }
-            roots.append(der)
+            for der in parts {
+                // A certificate swift-certificates cannot represent (the real BLOB's RSA DS100 root gives its ECDSA
+                // algorithm NULL parameters, which RFC 5758 §3.2 forbids) is left out and counted: that model's
+                // attestations cannot reach it, and the rest of the BLOB stays usable.
+                guard let root = try? AttestationCertificate(der: der, what: what) else {
+                    unreadableRoots += 1
+                    continue
+                }
+                roots.append(root.certificate)
+            }
         }
         return MetadataStatement(
             description: description, aaguid: aaguid,
             attestationCertificateKeyIdentifiers: try reader.strings("attestationCertificateKeyIdentifiers").map { $0.lowercased() },
             attestationTypes: try reader.strings("attestationTypes"), attestationRootCertificates: roots,
+            unreadableRootCertificates: unreadableRoots,
             authenticationAlgorithms: try reader.strings("authenticationAlgorithms"), keyProtection: try reader.strings("keyProtection"),
             icon: try reader.string("icon"), raw: reader.object)
+    }
+
+    /// Splits `bytes` into the DER SEQUENCEs it holds back to back (X.690 §8.1: tag, length, contents); nil when a
+    /// part is not a SEQUENCE with a definite length that fits, or nothing is there.
+    static func concatenatedDER(_ bytes: [UInt8]) -> [[UInt8]]? {
+        let sequenceTag: UInt8 = 0x30
+        let longForm: UInt8 = 0x80
+        let maximumLengthBytes = 4
+        var parts: [[UInt8]] = []
+        var offset = 0
+        while offset < bytes.count {
+            guard bytes[offset] == sequenceTag, offset + 1 < bytes.count else { return nil }
+            let first = bytes[offset + 1]
+            var header = 2
+            var length = Int(first)
+            if first & longForm != 0 {
+                let count = Int(first & ~longForm)
+                guard (1...maximumLengthBytes).contains(count), offset + 2 + count <= bytes.count else { return nil }
+                length = bytes[(offset + 2)..<(offset + 2 + count)].reduce(0) { $0 << 8 | Int($1) }
+                header += count
+            }
+            let end = offset + header + length
+            guard end <= bytes.count else { return nil }
+            parts.append(Array(bytes[offset..<end]))
+            offset = end
+        }
+        return parts.isEmpty ? nil : parts
     }
 }

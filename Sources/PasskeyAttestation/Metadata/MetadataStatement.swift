@@ -1,4 +1,5 @@
 public import PasskeyWire
+public import X509
 
 /// What the vendor states about an authenticator model (FIDO Metadata Statement 3.0): the parts a relying party
 /// decides with. The rest of the statement is kept as it came, in ``raw``.
@@ -11,8 +12,10 @@ public struct MetadataStatement: Sendable, Hashable {
     public var attestationCertificateKeyIdentifiers: [String]
     /// `basic_full`, `basic_surrogate`, `attca`, `anonca`, `none`, … (FIDO Registry §3.6.3).
     public var attestationTypes: [String]
-    /// The roots an attestation of this model must chain to (DER), from `attestationRootCertificates`.
-    public var attestationRootCertificates: [[UInt8]]
+    /// The roots an attestation of this model must chain to, from `attestationRootCertificates`.
+    public var attestationRootCertificates: [Certificate]
+    /// Roots the statement lists that could not be read as X.509 certificates, and are left out.
+    public var unreadableRootCertificates: Int
     /// `secp256r1_ecdsa_sha256_raw`, `rsassa_pkcsv15_sha256_raw`, … (FIDO Registry §3.6.1).
     public var authenticationAlgorithms: [String]
     /// `hardware`, `secure_element`, `software`, `tee`, `remote_handle` (FIDO Registry §3.6.2).
@@ -24,7 +27,7 @@ public struct MetadataStatement: Sendable, Hashable {
 
     public init(
         description: String, aaguid: String? = nil, attestationCertificateKeyIdentifiers: [String] = [], attestationTypes: [String] = [],
-        attestationRootCertificates: [[UInt8]] = [], authenticationAlgorithms: [String] = [], keyProtection: [String] = [],
+        attestationRootCertificates: [Certificate] = [], unreadableRootCertificates: Int = 0, authenticationAlgorithms: [String] = [], keyProtection: [String] = [],
         icon: String? = nil, raw: JSONObject = [:]
     ) {
         self.description = description
@@ -32,6 +35,7 @@ public struct MetadataStatement: Sendable, Hashable {
         self.attestationCertificateKeyIdentifiers = attestationCertificateKeyIdentifiers
         self.attestationTypes = attestationTypes
         self.attestationRootCertificates = attestationRootCertificates
+        self.unreadableRootCertificates = unreadableRootCertificates
         self.authenticationAlgorithms = authenticationAlgorithms
         self.keyProtection = keyProtection
         self.icon = icon
