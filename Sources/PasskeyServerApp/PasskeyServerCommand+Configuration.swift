@@ -25,6 +25,15 @@ extension PasskeyServerCommand {
         try database ?? loadSettings().value("database") ?? ServerConfiguration().database
     }
 
+    /// The verifier of metadata BLOBs the server runs with: `--metadata-root`, `PASSKEY_METADATA_ROOT`, the settings
+    /// file, or the FIDO Alliance's root.
+    func metadataVerifier() throws -> MetadataBLOBVerifier {
+        let settings = try loadSettings()
+        let pem = try Self.metadataRootPEM(
+            metadataRoot ?? settings.value("metadata-root"), name: metadataRoot == nil ? settings.name("metadata-root") : "--metadata-root")
+        return try pem.map { try MetadataBLOBVerifier(rootPEM: $0) } ?? MetadataBLOBVerifier.fido()
+    }
+
     /// The RP ID the server runs with: `--rp-id`, `PASSKEY_RP_ID`, the settings file, or the default.
     func rpIDSetting() throws -> String {
         try configuredRPID() ?? ServerConfiguration().rpID
@@ -116,6 +125,7 @@ extension PasskeyServerCommand {
         }
         c.attestationTrustAnchors = try Self.attestationRoots(
             settings.list(attestationRoot, "attestation-root"), name: attestationRoot.isEmpty ? settings.name("attestation-root") : "--attestation-root")
+        c.metadataRootPEM = try Self.metadataRootPEM(metadataRoot ?? settings.value("metadata-root"), name: metadataRoot == nil ? settings.name("metadata-root") : "--metadata-root")
         c.requireTrustedAttestation = try requireTrustedAttestation || settings.bool("require-trusted-attestation")
         c.allowedAAGUIDs = settings.list(allowedAaguid, "allowed-aaguid")
         c.allowBackupEligibilityChange = try allowBackupEligibilityChange || settings.bool("allow-backup-eligibility-change")
@@ -201,6 +211,15 @@ extension PasskeyServerCommand {
         // Neither the environment nor the file: a default, said as the flag that changes it.
         guard name != flag else { return message }
         return name + message.dropFirst(2 + flag.count)
+    }
+
+    /// The text of `--metadata-root`'s PEM file, checked to hold a certificate; nil when the setting is not given.
+    static func metadataRootPEM(_ path: String?, name: String) throws -> String? {
+        guard let path else { return nil }
+        let pem: String
+        do { pem = try String(contentsOfFile: path, encoding: .utf8) } catch { throw ValidationError("\(name): cannot read \(path)") }
+        do { _ = try MetadataBLOBVerifier(rootPEM: pem) } catch { throw ValidationError("\(name): \(path): \(error.reason)") }
+        return pem
     }
 
     /// The formats whose statements carry certificate chains: what an `--attestation-root` without `FORMAT=` covers.

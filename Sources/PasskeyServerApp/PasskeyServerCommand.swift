@@ -29,7 +29,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         version: PasskeyVersion.description,
         subcommands: [
             MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self, UsersCommand.self, ExportCommand.self, ImportCommand.self, BackupCommand.self,
-            HealthCommand.self, WebhooksCommand.self,
+            HealthCommand.self, WebhooksCommand.self, MetadataCommand.self,
         ]
     )
 
@@ -51,6 +51,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Attestation: none (default) or direct.") var attestation: String?
     @Option(help: "Trust root for attestation certificate chains, repeatable: PATH of a PEM file (every certificate format) or FORMAT=PATH (packed, fido-u2f, tpm, android-key, android-safetynet, apple). A format with roots refuses chains that reach none of them (default: none; chains are recorded, not judged).")
     var attestationRoot: [String] = []
+    @Option(help: "PEM file of the root the FIDO Metadata Service BLOB must chain to (default: GlobalSign Root CA - R3, the FIDO Alliance's, shipped with the server): for a metadata service of one's own, or when FIDO moves to another root. The BLOB is imported with `passkey-server metadata import`.")
+    var metadataRoot: String?
     @Flag(help: "Refuse registrations whose attestation does not reach an --attestation-root (none and self attestation included): for deployments that admit only the security keys they issue. Needs --attestation direct and at least one --attestation-root; not with --auto-append (default off).")
     var requireTrustedAttestation = false
     @Flag(help: "Accept a sign-in whose backup eligibility (BE flag) differs from the one stored at registration, which WebAuthn refuses (backup_eligibility_changed): for password managers known to change it on passkeys they already hold. The stored value is kept (default off).")

@@ -24,6 +24,7 @@ public actor InMemoryRepository: PasskeyRepository {
     var nextEventID: Int64 = 1
     var adminsByID: [String: AdminRecord] = [:]
     var adminCredentialsByID: [[UInt8]: CredentialRecordEntry] = [:]
+    var metadata: StoredMetadataBLOB?
     var adminInvitesByHash: [[UInt8]: AdminInviteRecord] = [:]
     var adminSessionsByHash: [[UInt8]: AdminSessionRecord] = [:]
     // Webhook endpoints and outbox (InMemoryRepository+Webhooks.swift).

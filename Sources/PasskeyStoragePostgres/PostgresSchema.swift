@@ -258,5 +258,15 @@ enum PostgresSchema {
             // instead of a scan of every account.
             version: 18, name: "accounts without a name are found without a scan",
             statements: [#"CREATE INDEX IF NOT EXISTS users_unnamed ON users (created_at, id COLLATE "C") WHERE username IS NULL"#]),
+        PostgresMigration(
+            // One row (id 1): the BLOB as it came, replaced only by one with a higher serial number, so every instance
+            // uses the same one and none can store an older one over it.
+            version: 19, name: "the FIDO metadata BLOB in force",
+            statements: [
+                """
+                CREATE TABLE IF NOT EXISTS metadata_blob (id INTEGER PRIMARY KEY CHECK (id = 1), number BIGINT NOT NULL, bytes BYTEA NOT NULL,
+                    verified_at BIGINT NOT NULL, next_update BIGINT NOT NULL)
+                """
+            ]),
     ]
 }

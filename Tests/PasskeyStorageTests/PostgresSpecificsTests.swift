@@ -74,9 +74,10 @@ struct PostgresServerTests {
         #expect(error?.reason.contains("the server refused: database \"passkey_no_such_database\" does not exist") == true, "\(error?.reason ?? "")")
     }
 
-    /// Takes migrations 16 (last sign-in kept on passkey deletion), 15 (spent sealed challenges) and 14 (webhooks)
-    /// back: the triggers go with their functions.
+    /// Takes migrations 19 (the metadata BLOB), 16 (last sign-in kept on passkey deletion), 15 (spent sealed
+    /// challenges) and 14 (webhooks) back: the triggers go with their functions.
     static let undoSinceVersion14 = [
+        "DROP TABLE metadata_blob",
         "DROP FUNCTION credentials_keep_last_sign_in() CASCADE", "DROP TABLE spent_challenges",
         "DROP FUNCTION webhook_users_changed() CASCADE", "DROP FUNCTION webhook_credentials_changed() CASCADE",
         "DROP FUNCTION webhook_user_linked() CASCADE", "DROP FUNCTION webhook_enqueue(TEXT, TEXT, TEXT, TEXT, TEXT, BYTEA, TEXT, TEXT)",
@@ -104,7 +105,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
+        #expect(try await repository.migrate().applied == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
         #expect(try await repository.user(username: "zoë")?.id == "u-old")
         #expect(try await repository.user(username: "ANN")?.id == "u-ann")
         #expect(try await repository.user(id: "u-new")?.username == "ZOË")
@@ -156,7 +157,7 @@ struct PostgresServerTests {
                 "INSERT INTO events (time, kind, result, username, username_key) VALUES (1, 'authentication.verify', 'success', 'GIEẞEN', 'gießen')",
                 logger: logger)
         }
-        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
+        #expect(try await repository.migrate().applied == [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)
@@ -186,7 +187,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [13, 14, 15, 16, 17, 18])
+        #expect(try await repository.migrate().applied == [13, 14, 15, 16, 17, 18, 19])
         let keys = try await repository.withConnection("keys") { connection in
             try await connection.rows(#"SELECT id, username_key FROM users ORDER BY id COLLATE "C""#, logger).map { row in
                 let reader = PostgresRowReader(row)
@@ -217,7 +218,7 @@ struct PostgresServerTests {
                     logger: logger)
             }
         }
-        #expect(try await repository.migrate().applied == [17, 18])
+        #expect(try await repository.migrate().applied == [17, 18, 19])
         // Its name is held: it gets the longer one its handle gives (the whole 8-byte handle here).
         #expect(try await repository.user(id: "u-a1")?.username == "anonymous-AQIDBAUGBwg")
         #expect(try await repository.user(username: "anonymous-CQkJCQkJ")?.id == "u-a2")

@@ -30,6 +30,7 @@ public func buildApplication<Repository: PasskeyRepository>(
     try configuration.validate()
     // A logger given is used at its own level (`--log-level`); the default one logs from info up.
     let logger = logger ?? defaultLogger()
+    let configuration = await MetadataLoading.load(into: configuration, from: repository, logger: logger)
     // One event log for the routes and the background services: stored, then shown live (through `eventSink` on
     // PostgreSQL, which feeds the broadcaster with every instance's events).
     let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster)

@@ -42,6 +42,11 @@ public struct ServerConfiguration: Sendable {
     /// (`attestation_untrusted`); formats without roots are recorded but vouch for nothing. Admin passkeys of the
     /// dashboard are not checked against them.
     public var attestationTrustAnchors: TrustAnchors = .empty
+    /// The root the FIDO Metadata Service BLOB must chain to (`--metadata-root`, PEM); nil: the FIDO Alliance's,
+    /// shipped with the server (``PasskeyAttestation/MetadataBLOBVerifier/fidoRootPEM``). The BLOB in force (imported
+    /// with `passkey-server metadata import`) gives the attestation roots of every model it lists, for the formats
+    /// without an `--attestation-root`.
+    public var metadataRootPEM: String?
     /// Refuse registrations whose attestation does not reach one of ``attestationTrustAnchors``: `none`, self
     /// attestation, and formats without roots (`attestation_not_allowed` / `attestation_untrusted`). For
     /// deployments that admit only the security keys they issue. Needs `--attestation direct` and roots.
@@ -214,6 +219,12 @@ public struct ServerConfiguration: Sendable {
 
     /// Web origins (http/https) that may call the API from a browser (CORS).
     public var webOrigins: [String] { effectiveOrigins.filter { $0.hasPrefix("https://") || $0.hasPrefix("http://") } }
+
+    /// The verifier of metadata BLOBs: ``metadataRootPEM``'s root, or the FIDO Alliance's.
+    public func metadataVerifier() throws(MetadataError) -> MetadataBLOBVerifier {
+        guard let metadataRootPEM else { return try MetadataBLOBVerifier.fido() }
+        return try MetadataBLOBVerifier(rootPEM: metadataRootPEM)
+    }
 
     /// The formats that have `--attestation-root`s, by name.
     var rootedFormats: [AttestationFormat] {

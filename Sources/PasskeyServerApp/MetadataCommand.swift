@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import PasskeyAttestation
+import PasskeyRelyingParty
+import PasskeyStorage
+
+/// `passkey-server metadata`: the FIDO Metadata Service BLOB in force (docs/deploy.md, "Admitting only the
+/// authenticators you trust"). Servers read it when they start.
+struct MetadataCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metadata", abstract: "Import and show the FIDO Metadata Service BLOB that gives authenticator models' attestation roots and statuses.",
+        subcommands: [Import.self, Show.self])
+
+    static func store(_ root: PasskeyServerCommand, mustExist: Bool) async throws -> (MetadataStore, any PasskeyRepository) {
+        let verifier = try root.metadataVerifier()
+        let repository = try await openStorage(root, mustExist: mustExist)
+        return (MetadataStore(repository: repository, verifier: verifier), repository)
+    }
+
+    /// One line about a BLOB: its serial, when the next comes, how many models, and how many are reported compromised.
+    static func summary(_ blob: MetadataBLOB, at time: Date) -> String {
+        let compromised = blob.entries.filter { !$0.compromises(at: time).isEmpty }.count
+        let day = blob.nextUpdate.formatted(.iso8601.year().month().day())
+        return "metadata BLOB no \(blob.number): \(blob.entries.count) authenticator models, \(compromised) with a compromise report, next update \(day)"
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify a metadata BLOB (a file downloaded from https://mds3.fidoalliance.org/) and make it the one in force.",
+            usage: databaseUsage("metadata import <file> [--metadata-root <pem>]"),
+            discussion: databaseDiscussion(
+                "The BLOB must chain to the metadata root (--metadata-root, default the FIDO Alliance's) with certificates valid now, carry a valid signature, and have a higher serial number than the BLOB in force; otherwise it is refused and the one in force stays. Servers use the new BLOB from their next start."))
+        @ParentCommand var root: PasskeyServerCommand
+        @Argument(help: "The BLOB file: a JWS as the metadata service serves it.") var file: String
+
+        func run() async throws {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: file)
+            if let size = attributes?[.size] as? Int, size > MetadataBLOBVerifier.maximumSize {
+                throw CommandFailure(
+                    "\(MetadataError(.tooLarge, "\(file) is larger than a metadata BLOB can be", expected: "at most \(MetadataBLOBVerifier.maximumSize) bytes", received: "\(size) bytes"))")
+            }
+            guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
+            let (store, repository) = try await MetadataCommand.store(root, mustExist: false)
+            let now = Date()
+            let blob: MetadataBLOB
+            do { blob = try await store.importBLOB(Array(data), now: now) } catch {
+                let inForce = (try? await repository.metadataBLOB()).flatMap { $0 }.map { "the BLOB in force stays no \($0.number)" } ?? "no BLOB is in force"
+                throw CommandFailure("refused: \(error)\n\(inForce)")
+            }
+            await recordCommand("import_metadata", "metadata BLOB no \(blob.number) imported", in: repository)
+            say(MetadataCommand.summary(blob, at: now))
+            note("Servers use it from their next start.")
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the metadata BLOB in force: serial number, models, compromise reports, next update.",
+            usage: databaseUsage("metadata show"), discussion: databaseDiscussion())
+        @ParentCommand var root: PasskeyServerCommand
+
+        func run() async throws {
+            let (store, repository) = try await MetadataCommand.store(root, mustExist: true)
+            let blob: MetadataBLOB?
+            do { blob = try await store.current() } catch { throw CommandFailure("the stored BLOB does not verify: \(error)") }
+            guard let blob, let stored = try await repository.metadataBLOB() else {
+                say("no metadata BLOB is in force: import one with `passkey-server metadata import FILE`")
+                return
+            }
+            say(MetadataCommand.summary(blob, at: Date()))
+            say("verified \(stored.verifiedAt.formatted(.iso8601))")
+            if stored.nextUpdate < Date() { note("warning: its next update was due on \(stored.nextUpdate.formatted(.iso8601.year().month().day())): import a newer BLOB") }
+            for entry in blob.entries where !entry.compromises(at: Date()).isEmpty {
+                let name = entry.metadataStatement?.description ?? entry.aaguid ?? entry.attestationCertificateKeyIdentifiers.first ?? "?"
+                let reports = entry.compromises(at: Date()).map { $0.status.rawValue }.joined(separator: ", ")
+                say("  \(entry.aaguid ?? "-")  \(UsersCommand.visible(name))  \(reports)")
+            }
+        }
+    }
+}

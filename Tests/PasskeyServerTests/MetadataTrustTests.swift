@@ -1,0 +1,146 @@
+import Crypto
+import Foundation
+import PasskeyAttestation
+import PasskeyServer
+import PasskeyServerTestSupport
+import PasskeyStorage
+import PasskeyTestSupport
+import PasskeyWire
+import Testing
+import X509
+
+/// The FIDO Metadata Service BLOB in the server: `passkey-server metadata import|show`, the BLOB a server loads at
+/// start, and registrations whose attestation is checked against the roots a BLOB's statement gives.
+@Suite("Metadata BLOB in the server")
+struct MetadataTrustTests {
+    /// A metadata service of the test's own: a root, and a BLOB signing certificate it issues.
+    struct MetadataService {
+        let rootKey = P256.Signing.PrivateKey()
+        let rootName: DistinguishedName
+        let rootPEM: String
+        let signingKey = P256.Signing.PrivateKey()
+        let signingDER: [UInt8]
+
+        /// - Parameter until: when the signing certificate expires.
+        init(until: Date = Date(timeIntervalSince1970: 1_900_000_000)) throws {
+            let from = Date(timeIntervalSince1970: 1_700_000_000)
+            rootName = try DistinguishedName { CommonName("Test Metadata Root") }
+            let root = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey), notValidBefore: from,
+                notValidAfter: Date(timeIntervalSince1970: 1_900_000_000), issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                    KeyUsage(keyCertSign: true)
+                }, issuerPrivateKey: .init(rootKey))
+            rootPEM = try root.serializeAsPEM().pemString
+            let signing = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(signingKey.publicKey), notValidBefore: from, notValidAfter: until,
+                issuer: rootName, subject: try DistinguishedName { CommonName("mds.example") }, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) }, issuerPrivateKey: .init(rootKey))
+            signingDER = try signing.serializeAsPEM().derBytes
+        }
+
+        /// A BLOB with serial `number` describing `model`, whose attestations chain to `vendorRootPEM`, with `statuses`.
+        func blob(number: Int, model: String, vendorRootPEM: String, statuses: [String] = ["FIDO_CERTIFIED"]) throws -> [UInt8] {
+            let vendorRoot = try Certificate(pemEncoded: vendorRootPEM).serializeAsPEM().derBytes
+            let entry: JSONValue = [
+                "aaguid": .string(model),
+                "statusReports": .array(statuses.map { ["status": .string($0), "effectiveDate": "2024-01-01"] }),
+                "metadataStatement": [
+                    "description": "Issued Key", "aaguid": .string(model), "attestationTypes": ["basic_full"],
+                    "attestationRootCertificates": [.string(Base64URL.encodeStandard(vendorRoot))],
+                ],
+            ]
+            let payload: JSONValue = ["legalHeader": "test", "no": .number(Double(number)), "nextUpdate": "2030-01-01", "entries": [entry]]
+            let header: JSONValue = ["alg": "ES256", "typ": "JWT", "x5c": [.string(Base64URL.encodeStandard(signingDER))]]
+            let input = Base64URL.encode(header.serializedBytes) + "." + Base64URL.encode(payload.serializedBytes)
+            let signature = try signingKey.signature(for: Array(input.utf8)).rawRepresentation
+            return Array((input + "." + Base64URL.encode(Array(signature))).utf8)
+        }
+    }
+
+    @Test("a registration is checked against the roots the BLOB's statement gives its model, with no --attestation-root")
+    func registrationThroughMetadata() async throws {
+        let issued = try AttestationPolicyTests.Vendor(name: "Issued")
+        let other = try AttestationPolicyTests.Vendor(name: "Other")
+        let service = try MetadataService()
+        let blob = try MetadataBLOBVerifier(rootPEM: service.rootPEM)
+            .verify(try service.blob(number: 7, model: AttestationPolicyTests.model, vendorRootPEM: issued.rootPEM), at: Date(timeIntervalSince1970: 1_800_000_000))
+        let server = TestServer {
+            $0.attestation = .direct
+            $0.attestationTrustAnchors = TrustAnchors(roots: [:], models: AuthenticatorModelRoots(blob))
+        }
+        try await server.run { client in
+            for (index, (name, vendor, status)) in ([("ann", other, 400), ("bo", issued, 200), ("cy", nil, 200)] as [(String, AttestationPolicyTests.Vendor?, Int)]).enumerated() {
+                let device = try Device(server: server, credentialID: UInt8(index + 1))
+                let options = try await client.call(.get, "/generate-registration-options?username=\(name)")
+                let answer = try await client.call(
+                    .post, "/verify-registration",
+                    json: [
+                        "username": .string(name), "challengeKey": options["challengeKey"] ?? nil,
+                        "cred": try AttestationPolicyTests.registration(device, options.json, vendor: vendor),
+                    ])
+                #expect(Int(answer.status.code) == status, "\(name): \(answer.json)")
+                if status == 400 { #expect(answer["error"] == "attestation_untrusted", "\(name)") }
+            }
+            let stored = try #require(await server.repository.user(username: "bo"))
+            let passkeys = await server.repository.credentials(userID: stored.id)
+            #expect(passkeys.map(\.attestationType) == ["Basic"] && passkeys.map(\.aaguid) == [AttestationPolicyTests.model])
+        }
+    }
+
+    @Test("metadata import verifies, stores and refuses; show lists compromise reports; a server loads the BLOB at start")
+    func command() async throws {
+        let issued = try AttestationPolicyTests.Vendor(name: "Issued")
+        let service = try MetadataService()
+        let folder = try temporaryFolderURL("passkey-metadata")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = "sqlite:" + folder.appendingPathComponent("data.sqlite").path
+        let root = folder.appendingPathComponent("root.pem").path
+        try service.rootPEM.write(toFile: root, atomically: true, encoding: .utf8)
+        func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let path = folder.appendingPathComponent(name).path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let seven = try write(
+            "7.jwt", try service.blob(number: 7, model: AttestationPolicyTests.model, vendorRootPEM: issued.rootPEM, statuses: ["FIDO_CERTIFIED", "USER_VERIFICATION_BYPASS"]))
+        let six = try write("6.jwt", try service.blob(number: 6, model: AttestationPolicyTests.model, vendorRootPEM: issued.rootPEM))
+        func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await onOwnThread { try runProgram(ServerProcess.executable, arguments + ["--database", database, "--metadata-root", root]) }
+        }
+
+        // Signed by a root other than the one configured (here: the FIDO Alliance's, the default).
+        let foreign = try await onOwnThread { try runProgram(ServerProcess.executable, ["metadata", "import", seven, "--database", database]) }
+        #expect(foreign.status != 0 && foreign.output.contains("metadata_untrusted") && foreign.output.contains("no BLOB is in force"), "\(foreign.output)")
+        let imported = try await run(["metadata", "import", seven])
+        #expect(imported.status == 0, "\(imported.output)")
+        #expect(imported.output.contains("metadata BLOB no 7: 1 authenticator models, 1 with a compromise report, next update 2030-01-01"), "\(imported.output)")
+        // Not newer than the one in force: refused, and it stays.
+        for file in [seven, six] {
+            let again = try await run(["metadata", "import", file])
+            #expect(again.status != 0 && again.output.contains("metadata_rolled_back") && again.output.contains("the BLOB in force stays no 7"), "\(again.output)")
+        }
+        // Not a BLOB at all, and one whose signing certificate has expired.
+        let garbage = try write("garbage.jwt", Array("not a JWS".utf8))
+        let malformed = try await run(["metadata", "import", garbage])
+        #expect(malformed.status != 0 && malformed.output.contains("metadata_malformed"), "\(malformed.output)")
+        let expiredService = try MetadataService(until: Date(timeIntervalSince1970: 1_750_000_000))
+        try expiredService.rootPEM.write(toFile: root, atomically: true, encoding: .utf8)
+        let expired = try write("8.jwt", try expiredService.blob(number: 8, model: AttestationPolicyTests.model, vendorRootPEM: issued.rootPEM))
+        let late = try await run(["metadata", "import", expired])
+        #expect(late.status != 0 && late.output.contains("metadata_untrusted"), "\(late.output)")
+        try service.rootPEM.write(toFile: root, atomically: true, encoding: .utf8)
+
+        let shown = try await run(["metadata", "show"])
+        #expect(shown.status == 0 && shown.output.contains("metadata BLOB no 7"), "\(shown.output)")
+        #expect(shown.output.contains("\(AttestationPolicyTests.model)  Issued Key  USER_VERIFICATION_BYPASS"), "\(shown.output)")
+
+        // A server started on the database uses the BLOB, and says so.
+        let log = folder.appendingPathComponent("server.log").path
+        let server = try await ServerProcess.start(database: database, port: try LocalPorts.free(), extraArguments: ["--metadata-root", root], logPath: log)
+        server.stop()
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains("metadata") && text.contains("no=7") && text.contains("models=1"), "\(text)")
+    }
+}
