@@ -36,6 +36,7 @@ extension WebAuthnError.Code {
         case .attestationUntrusted: "The attestation certificate chain does not lead to a trusted root for this format."
         case .attestationNotAllowed: "The relying party requires trusted attestation and this credential has none (or only self attestation)."
         case .aaguidNotAllowed: "This kind of authenticator is not accepted here: the relying party allows only the models it lists."
+        case .authenticatorCompromised: "The FIDO Metadata Service reports this authenticator model compromised (keys that can be extracted, a leaked attestation key, user verification that can be bypassed, or a revoked certification): it is not accepted here. Register a passkey on another authenticator."
         case .safetyNetIntegrityFailed: "Android SafetyNet reports that the device fails integrity checks (ctsProfileMatch or basicIntegrity false)."
         case .credentialNotAllowed: "The credential is not one of those the options allowed."
         case .userHandleMissing: "A sign-in without a username needs the user handle from the authenticator, and it returned none: the credential is not discoverable."

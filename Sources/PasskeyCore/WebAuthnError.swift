@@ -88,6 +88,9 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let attestationNotAllowed = Code(rawValue: "attestation_not_allowed")
         /// The authenticator's model (AAGUID) is not on the relying party's list. (`aaguid_not_allowed`)
         public static let aaguidNotAllowed = Code(rawValue: "aaguid_not_allowed")
+        /// The FIDO Metadata Service reports the authenticator's model compromised (its keys can be extracted, its
+        /// attestation key leaked, its user verification bypassed, or its certification revoked). (`authenticator_compromised`)
+        public static let authenticatorCompromised = Code(rawValue: "authenticator_compromised")
         /// Android SafetyNet reported a device that fails the CTS profile or basic integrity. (`safetynet_integrity_failed`)
         public static let safetyNetIntegrityFailed = Code(rawValue: "safetynet_integrity_failed")
 

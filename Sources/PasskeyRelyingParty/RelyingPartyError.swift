@@ -104,7 +104,7 @@ public struct RelyingPartyError: Error, Sendable, CustomStringConvertible {
         let showValues = shown.contains(error.code)
         // An attestation policy's refusal names what the client brought (its model, its format or attestation type, why
         // its chain failed) in the event log; what the policy expects is the operator's own setting.
-        let policy: Set<WebAuthnError.Code> = [.aaguidNotAllowed, .attestationUntrusted, .attestationNotAllowed]
+        let policy: Set<WebAuthnError.Code> = [.aaguidNotAllowed, .attestationUntrusted, .attestationNotAllowed, .authenticatorCompromised]
         self.init(
             Code(rawValue: error.code.rawValue), error.code.explanation, logDetail: detail,
             expected: showValues ? error.expected.map(Self.clipped) : nil,

@@ -127,6 +127,7 @@ extension PasskeyServerCommand {
             settings.list(attestationRoot, "attestation-root"), name: attestationRoot.isEmpty ? settings.name("attestation-root") : "--attestation-root")
         c.metadataRootPEM = try Self.metadataRootPEM(metadataRoot ?? settings.value("metadata-root"), name: metadataRoot == nil ? settings.name("metadata-root") : "--metadata-root")
         c.requireTrustedAttestation = try requireTrustedAttestation || settings.bool("require-trusted-attestation")
+        c.allowCompromisedAuthenticators = try allowCompromisedAuthenticators || settings.bool("allow-compromised-authenticators")
         c.allowedAAGUIDs = settings.list(allowedAaguid, "allowed-aaguid")
         c.allowBackupEligibilityChange = try allowBackupEligibilityChange || settings.bool("allow-backup-eligibility-change")
         c.allowCounterRegression = try allowCounterRegression || settings.bool("allow-counter-regression")

@@ -53,6 +53,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var attestationRoot: [String] = []
     @Option(help: "PEM file of the root the FIDO Metadata Service BLOB must chain to (default: GlobalSign Root CA - R3, the FIDO Alliance's, shipped with the server): for a metadata service of one's own, or when FIDO moves to another root. The BLOB is imported with `passkey-server metadata import`.")
     var metadataRoot: String?
+    @Flag(help: "Admit registrations and sign-ins of authenticator models the metadata BLOB in force reports compromised (keys that can be extracted, a leaked attestation key, user verification that can be bypassed, a revoked certification). Default off: they are refused (authenticator_compromised).")
+    var allowCompromisedAuthenticators = false
     @Flag(help: "Refuse registrations whose attestation does not reach an --attestation-root (none and self attestation included): for deployments that admit only the security keys they issue. Needs --attestation direct and at least one --attestation-root; not with --auto-append (default off).")
     var requireTrustedAttestation = false
     @Flag(help: "Accept a sign-in whose backup eligibility (BE flag) differs from the one stored at registration, which WebAuthn refuses (backup_eligibility_changed): for password managers known to change it on passkeys they already hold. The stored value is kept (default off).")

@@ -378,4 +378,18 @@ struct RegistrationStepTests {
         let leftover = a.authData(for: "create") { $0.trailing = [0] }.build()
         #expect(errorCode { try verify(a.registration(authData: leftover)) } == .authenticatorDataMalformed)
     }
+
+    @Test("policy: a model the FIDO Metadata Service reports compromised is refused, whatever its attestation")
+    func compromisedModel() throws {
+        let a = try TestAuthenticator()
+        let model = try #require(AAGUID("fa2b99dc-9e39-4257-8f92-4a30d23c4118"))
+        let authData = a.authData(for: "create") { $0.aaguid = model.bytes }.build()
+        var strict = rp
+        strict.policy.attestation.compromisedAAGUIDs = [model]
+        #expect(errorCode { try verify(a.registration(authData: authData), rp: strict) } == .authenticatorCompromised)
+        // The same response from another model, and the same model without the report, register.
+        #expect(try verify(a.registration(authData: authData)).aaguid == model)
+        let another = a.authData(for: "create") { $0.aaguid = [UInt8](repeating: 7, count: 16) }.build()
+        #expect(try verify(a.registration(authData: another), rp: strict).aaguid == AAGUID(bytes: [UInt8](repeating: 7, count: 16)))
+    }
 }

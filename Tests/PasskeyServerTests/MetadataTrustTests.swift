@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PasskeyAttestation
+import PasskeyCore
 import PasskeyServer
 import PasskeyServerTestSupport
 import PasskeyStorage
@@ -141,6 +142,55 @@ struct MetadataTrustTests {
         let server = try await ServerProcess.start(database: database, port: try LocalPorts.free(), extraArguments: ["--metadata-root", root], logPath: log)
         server.stop()
         let text = try String(contentsOfFile: log, encoding: .utf8)
-        #expect(text.contains("metadata") && text.contains("no=7") && text.contains("models=1"), "\(text)")
+        #expect(text.contains("metadata") && text.contains("no=7") && text.contains("models=1") && text.contains("compromised=1"), "\(text)")
+    }
+}
+
+@Suite("Authenticator models reported compromised")
+struct CompromisedModelTests {
+    @Test("a model reported compromised registers no passkey, and its passkeys made before the report sign in no more, unless allowed")
+    func compromisedModel() async throws {
+        let model = AttestationPolicyTests.model
+        var server = TestServer()
+        let device = try Device(server: server, credentialID: 3)
+        // Before the report: the model registers and signs in.
+        try await server.run { client in
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            let answer = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "ann", "challengeKey": options["challengeKey"] ?? nil, "cred": try AttestationPolicyTests.registration(device, options.json, vendor: nil, aaguid: model)])
+            #expect(answer.status == .ok, "\(answer.json)")
+        }
+        // A BLOB with a compromise report for the model is in force.
+        server.configuration.compromisedAAGUIDs = [try #require(AAGUID(model))]
+        let reported = server
+        let repository = server.repository
+        let other = try Device(server: server, credentialID: 4)
+        try await reported.run { client in
+            let signIn = try await client.call(.get, "/generate-authentication-options")
+            let refused = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(signIn.json, signCount: 1)])
+            #expect(refused.status == .badRequest && refused["error"] == "authenticator_compromised", "\(refused.json)")
+            // The refusal spent the challenge; the counter stays.
+            let again = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(signIn.json, signCount: 2)])
+            #expect(again["error"] == "challenge_invalid", "\(again.json)")
+            #expect(await repository.credential(id: device.authenticator.credentialID)?.signCount == 0)
+            // A new passkey of the model is refused too, and nothing is stored.
+            let options = try await client.call(.get, "/generate-registration-options?username=bo")
+            let registration = try await client.call(
+                .post, "/verify-registration",
+                json: ["username": "bo", "challengeKey": options["challengeKey"] ?? nil, "cred": try AttestationPolicyTests.registration(other, options.json, vendor: nil, aaguid: model)])
+            #expect(registration.status == .badRequest && registration["error"] == "authenticator_compromised", "\(registration.json)")
+            #expect(await repository.user(username: "bo") == nil)
+            let events = await repository.events(matching: EventFilter(code: "authenticator_compromised"), before: nil, limit: 5)
+            #expect(events.count == 2 && events.allSatisfy { $0.received == model }, "\(events.map(\.received))")
+        }
+        // --allow-compromised-authenticators: the passkey signs in again.
+        server.configuration.allowCompromisedAuthenticators = true
+        let allowing = server
+        try await allowing.run { client in
+            let signIn = try await client.call(.get, "/generate-authentication-options")
+            let answer = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(signIn.json, signCount: 3)])
+            #expect(answer.status == .ok && answer["username"] == "ann", "\(answer.json)")
+        }
     }
 }

@@ -60,10 +60,15 @@ public struct AttestationPolicy: Sendable, Hashable {
     /// Only roots of security-key vendors (packed, fido-u2f) vouch for the model; android-key, SafetyNet and TPM chains
     /// vouch for a device, whose apps can claim any AAGUID.
     public var allowedAAGUIDs: Set<AAGUID>?
+    /// The authenticator models (AAGUIDs) the FIDO Metadata Service reports compromised: refused at registration, and
+    /// their passkeys at sign-in (`authenticator_compromised`). Refused whatever the attestation: a client that claims
+    /// a compromised model only refuses itself.
+    public var compromisedAAGUIDs: Set<AAGUID>
 
-    public init(requireTrustedAttestation: Bool = false, allowedAAGUIDs: Set<AAGUID>? = nil) {
+    public init(requireTrustedAttestation: Bool = false, allowedAAGUIDs: Set<AAGUID>? = nil, compromisedAAGUIDs: Set<AAGUID> = []) {
         self.requireTrustedAttestation = requireTrustedAttestation
         self.allowedAAGUIDs = allowedAAGUIDs
+        self.compromisedAAGUIDs = compromisedAAGUIDs
     }
 
     public static let acceptAny = AttestationPolicy(requireTrustedAttestation: false)

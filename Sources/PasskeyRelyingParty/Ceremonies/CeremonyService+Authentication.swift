@@ -214,6 +214,18 @@ extension CeremonyService {
         if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
             return (.burn, .refused(RelyingPartyError(.usernameMismatch, "The passkey belongs to another account than the username sent.")))
         }
+        // A passkey of a model reported compromised since it was registered: refused once it proved itself, as a disabled
+        // account is, and the challenge is spent.
+        if let model = AAGUID(stored.aaguid), relyingParty.policy.attestation.compromisedAAGUIDs.contains(model) {
+            return (
+                .burn,
+                .refused(
+                    RelyingPartyError(
+                        WebAuthnError(
+                            .authenticatorCompromised, "the passkey's authenticator model \(model) is reported compromised by the FIDO Metadata Service",
+                            received: model.description)))
+            )
+        }
         // A disabled account: refused once the passkey proved itself, so that only its holder learns why. Nothing is
         // recorded (the counter stays), and the challenge is spent.
         if owner.isDisabled {

@@ -80,7 +80,8 @@ public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [Str
         ? AttestationPolicy()
         : AttestationPolicy(
             requireTrustedAttestation: configuration.requireTrustedAttestation,
-            allowedAAGUIDs: configuration.allowedAAGUIDs.isEmpty ? nil : Set(configuration.allowedAAGUIDs.compactMap { AAGUID($0) }))
+            allowedAAGUIDs: configuration.allowedAAGUIDs.isEmpty ? nil : Set(configuration.allowedAAGUIDs.compactMap { AAGUID($0) }),
+            compromisedAAGUIDs: configuration.allowCompromisedAuthenticators ? [] : configuration.compromisedAAGUIDs)
     return RelyingParty(
         id: configuration.rpID, name: configuration.rpName, origins: origins ?? configuration.effectiveOrigins,
         policy: CeremonyPolicy(

@@ -2,7 +2,7 @@ public import Foundation
 public import PasskeyAPI
 public import PasskeyRelyingParty
 public import PasskeyWire
-import PasskeyCore
+public import PasskeyCore
 public import PasskeyAttestation
 
 /// Everything `passkey-server` can be told. Each setting is a flag and a `PASSKEY_…` environment variable
@@ -47,6 +47,12 @@ public struct ServerConfiguration: Sendable {
     /// with `passkey-server metadata import`) gives the attestation roots of every model it lists, for the formats
     /// without an `--attestation-root`.
     public var metadataRootPEM: String?
+    /// The models the metadata BLOB in force reports compromised (filled from the BLOB when the server starts):
+    /// refused at registration, and their passkeys at sign-in (`authenticator_compromised`), unless
+    /// ``allowCompromisedAuthenticators``.
+    public var compromisedAAGUIDs: Set<AAGUID> = []
+    /// Admit the models the metadata reports compromised (`--allow-compromised-authenticators`). Off by default.
+    public var allowCompromisedAuthenticators = false
     /// Refuse registrations whose attestation does not reach one of ``attestationTrustAnchors``: `none`, self
     /// attestation, and formats without roots (`attestation_not_allowed` / `attestation_untrusted`). For
     /// deployments that admit only the security keys they issue. Needs `--attestation direct` and roots.
