@@ -3,6 +3,7 @@ import Foundation
 import PasskeyAttestation
 import PasskeyRelyingParty
 import PasskeyStorage
+import PasskeyWire
 
 /// `passkey-server metadata`: the FIDO Metadata Service BLOB in force (docs/deploy.md, "Admitting only the
 /// authenticators you trust"). Servers read it when they start.
@@ -70,11 +71,47 @@ struct MetadataCommand: AsyncParsableCommand {
             say(MetadataCommand.summary(blob, at: Date()))
             say("verified \(stored.verifiedAt.formatted(.iso8601))")
             if stored.nextUpdate < Date() { note("warning: its next update was due on \(stored.nextUpdate.formatted(.iso8601.year().month().day())): import a newer BLOB") }
-            for entry in blob.entries where !entry.compromises(at: Date()).isEmpty {
+            let compromised = blob.entries.filter { !$0.compromises(at: Date()).isEmpty }
+            for entry in compromised {
                 let name = entry.metadataStatement?.description ?? entry.aaguid ?? entry.attestationCertificateKeyIdentifiers.first ?? "?"
                 let reports = entry.compromises(at: Date()).map { $0.status.rawValue }.joined(separator: ", ")
                 say("  \(entry.aaguid ?? "-")  \(UsersCommand.visible(name))  \(reports)")
             }
+            let models = Set(compromised.compactMap(\.aaguid))
+            guard !models.isEmpty else { return }
+            let affected = try await MetadataCommand.passkeys(of: models, in: repository)
+            say("passkeys of these models: \(affected.count)\(affected.isEmpty ? "" : " (refused at sign-in unless --allow-compromised-authenticators)")")
+            for (passkey, owner) in affected {
+                let id = Base64URL.encode(passkey.id)
+                say("  \(UsersCommand.visible(owner?.username ?? passkey.userID))  \(id.prefix(12))…  \(passkey.aaguid)  registered \(passkey.createdAt.formatted(.iso8601))")
+            }
+        }
+    }
+
+    /// The stored passkeys whose model is one of `models`, oldest first, with their accounts: one pass over the export.
+    static func passkeys(of models: Set<String>, in repository: any PasskeyRepository) async throws -> [(CredentialRecordEntry, UserRecord?)] {
+        let found = FoundRecords()
+        try await repository.exportRecords(includingSecrets: false) { record in
+            switch record {
+            case .user(let user, _): found.add(user: user)
+            case .credential(let credential) where models.contains(credential.aaguid.lowercased()): found.add(passkey: credential)
+            default: break
+            }
+        }
+        return found.matches()
+    }
+
+    /// What the export's callback hands over, from whichever thread it runs on.
+    final class FoundRecords: @unchecked Sendable {
+        // Guarded by `lock`.
+        private let lock = NSLock()
+        private var users: [String: UserRecord] = [:]
+        private var passkeys: [CredentialRecordEntry] = []
+
+        func add(user: UserRecord) { lock.withLock { users[user.id] = user } }
+        func add(passkey: CredentialRecordEntry) { lock.withLock { passkeys.append(passkey) } }
+        func matches() -> [(CredentialRecordEntry, UserRecord?)] {
+            lock.withLock { passkeys.sorted { $0.createdAt < $1.createdAt }.map { ($0, users[$0.userID]) } }
         }
     }
 }

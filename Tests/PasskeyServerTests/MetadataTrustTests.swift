@@ -133,9 +133,21 @@ struct MetadataTrustTests {
         #expect(late.status != 0 && late.output.contains("metadata_untrusted"), "\(late.output)")
         try service.rootPEM.write(toFile: root, atomically: true, encoding: .utf8)
 
+        // Bo's passkey of the model, made before the report (imported as from another server).
+        let device = try TestAuthenticator()
+        let key = Base64URL.encode(device.key.coseKey.encoded)
+        let passkey = #"{"type":"passkey","id":""# + Base64URL.encode(device.credentialID) + #"","userId":"u-bo","backupEligible":false,"publicKey":""# + key
+            + #"","aaguid":""# + AttestationPolicyTests.model.uppercased() + #""}"#
+        let user = #"{"type":"user","id":"u-bo","userHandle":""# + Base64URL.encode(device.userHandle) + #"","username":"bo"}"#
+        let records = try write("records.jsonl", Array(([user, passkey].joined(separator: "\n") + "\n").utf8))
+        let transferred = try await run(["import", records])
+        #expect(transferred.status == 0, "\(transferred.output)")
+
         let shown = try await run(["metadata", "show"])
         #expect(shown.status == 0 && shown.output.contains("metadata BLOB no 7"), "\(shown.output)")
         #expect(shown.output.contains("\(AttestationPolicyTests.model)  Issued Key  USER_VERIFICATION_BYPASS"), "\(shown.output)")
+        #expect(shown.output.contains("passkeys of these models: 1 (refused at sign-in unless --allow-compromised-authenticators)"), "\(shown.output)")
+        #expect(shown.output.contains("  bo  \(Base64URL.encode(device.credentialID).prefix(12))…  \(AttestationPolicyTests.model)  registered "), "\(shown.output)")
 
         // A server started on the database uses the BLOB, and says so.
         let log = folder.appendingPathComponent("server.log").path
