@@ -153,4 +153,10 @@ extension SQLiteSchema {
             WHERE id = OLD.user_id AND (last_sign_in_at IS NULL OR last_sign_in_at < OLD.last_used_at);
         END
         """
+
+    /// The FIDO metadata BLOB in force: one row (id 1), the BLOB as it came, replaced only by one with a higher serial.
+    static let metadataTable = """
+        CREATE TABLE metadata_blob (id INTEGER PRIMARY KEY CHECK (id = 1), number INTEGER NOT NULL, bytes BLOB NOT NULL,
+            verified_at INTEGER NOT NULL, next_update INTEGER NOT NULL)
+        """
 }

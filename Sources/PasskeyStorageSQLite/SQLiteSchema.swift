@@ -77,12 +77,7 @@ enum SQLiteSchema {
             try nameUnnamedAccounts(db)
         }
         migrator.registerMigration("v19: the FIDO metadata BLOB in force") { db in
-            // One row (id 1): the BLOB as it came, replaced only by one with a higher serial number.
-            try db.execute(
-                sql: """
-                    CREATE TABLE metadata_blob (id INTEGER PRIMARY KEY CHECK (id = 1), number INTEGER NOT NULL, bytes BLOB NOT NULL,
-                        verified_at INTEGER NOT NULL, next_update INTEGER NOT NULL)
-                    """)
+            try db.execute(sql: metadataTable)
         }
         return migrator
     }

@@ -214,28 +214,8 @@ extension CeremonyService {
         if let expectedUsername, !UsernameKey.same(expectedUsername, owner.username) {
             return (.burn, .refused(RelyingPartyError(.usernameMismatch, "The passkey belongs to another account than the username sent.")))
         }
-        // A passkey of a model reported compromised since it was registered: refused once it proved itself, as a disabled
-        // account is, and the challenge is spent.
-        if let model = AAGUID(stored.aaguid), relyingParty.policy.attestation.compromisedAAGUIDs.contains(model) {
-            return (
-                .burn,
-                .refused(
-                    RelyingPartyError(
-                        WebAuthnError(
-                            .authenticatorCompromised, "the passkey's authenticator model \(model) is reported compromised by the FIDO Metadata Service",
-                            received: model.description)))
-            )
-        }
-        // A disabled account: refused once the passkey proved itself, so that only its holder learns why. Nothing is
-        // recorded (the counter stays), and the challenge is spent.
-        if owner.isDisabled {
-            return (.burn, .refused(.accountDisabled(owner)))
-        }
-        // Disabling an account spends its pending ceremonies; a sealed challenge has nothing stored to spend, so one
-        // issued before the account's last disable is refused here: enabling the account again brings back nothing
-        // made before.
-        if sealed != nil, let revoked = owner.tokensRevokedAt, record.createdAt < revoked {
-            return (.burn, .refused(.challengeInvalid))
+        if let refusal = refusalAfterSignature(stored, owner: owner, record: record, sealed: sealed, relyingParty: relyingParty) {
+            return (.burn, .refused(refusal))
         }
         let time = now()
         var updated = stored
@@ -251,6 +231,27 @@ extension CeremonyService {
                     user: user, credential: updated, userVerified: verified.userVerified, externalUserID: lookup.externalUserID,
                     counterRegressed: verified.counterRegressed, accountCredentialIDs: lookup.ownerCredentialIDs))
         )
+    }
+
+    /// What refuses a sign-in whose passkey proved itself: its model reported compromised, its account disabled, or a
+    /// sealed challenge issued before the account's last disable. Checked only after the signature, so that only the
+    /// passkey's holder learns why; nothing is recorded (the counter stays), and the challenge is spent.
+    static func refusalAfterSignature(
+        _ stored: CredentialRecordEntry, owner: UserRecord, record: ChallengeRecord, sealed: SealedChallenge.Opened?, relyingParty: RelyingParty
+    ) -> RelyingPartyError? {
+        // A passkey of a model the FIDO Metadata Service reported compromised since it was registered.
+        if let model = AAGUID(stored.aaguid), relyingParty.policy.attestation.compromisedAAGUIDs.contains(model) {
+            return RelyingPartyError(
+                WebAuthnError(
+                    .authenticatorCompromised, "the passkey's authenticator model \(model) is reported compromised by the FIDO Metadata Service",
+                    received: model.description))
+        }
+        if owner.isDisabled { return .accountDisabled(owner) }
+        // Disabling an account spends its pending ceremonies; a sealed challenge has nothing stored to spend, so one
+        // issued before the account's last disable is refused here: enabling the account again brings back nothing
+        // made before.
+        if sealed != nil, let revoked = owner.tokensRevokedAt, record.createdAt < revoked { return .challengeInvalid }
+        return nil
     }
 
     /// The answer for a credential that is not stored.
