@@ -72,10 +72,11 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
             throw WebAuthnError(
                 .attestationInvalid, "android-safetynet attestation signature (JWS \(jws.algorithm)) does not verify with the x5c leaf key")
         }
+        let payload = try jws.payload(subject: "android-safetynet")
 
         // WebAuthn L3 §8.5 step 3: nonce is the base64 of SHA-256(authenticatorData ‖ clientDataHash).
         let expectedNonce = Array(SHA256.hash(data: input.signedData))
-        guard let nonceText = jws.payload["nonce"]?.stringValue else {
+        guard let nonceText = payload["nonce"]?.stringValue else {
             throw WebAuthnError(.attestationInvalid, "android-safetynet payload has no \"nonce\"")
         }
         guard let nonce = Base64URL.decodeStandard(nonceText), constantTimeEqual(nonce, expectedNonce) else {
@@ -89,8 +90,8 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
         try Self.checkHostname(leaf.certificate)
 
         // SafetyNet verdict (WebAuthn L1 §8.5 step 4 "ctsProfileMatch is true"; kept as the default policy).
-        let basicIntegrity = jws.payload["basicIntegrity"]?.boolValue ?? false
-        let ctsProfileMatch = jws.payload["ctsProfileMatch"]?.boolValue ?? false
+        let basicIntegrity = payload["basicIntegrity"]?.boolValue ?? false
+        let ctsProfileMatch = payload["ctsProfileMatch"]?.boolValue ?? false
         guard basicIntegrity else {
             throw WebAuthnError(.safetyNetIntegrityFailed, "android-safetynet verdict reports basicIntegrity false", expected: "true")
         }
@@ -99,7 +100,7 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
         }
 
         // SafetyNet documentation: the verdict is fresh (timestampMs near the validation time).
-        guard let timestampMs = jws.payload["timestampMs"]?.numberValue else {
+        guard let timestampMs = payload["timestampMs"]?.numberValue else {
             throw WebAuthnError(.attestationInvalid, "android-safetynet payload has no numeric \"timestampMs\"")
         }
         let timestamp = Date(timeIntervalSince1970: timestampMs / Self.millisecondsPerSecond)
@@ -123,7 +124,7 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
             "ver": ver, "timestampMs": String(Int64(timestampMs)), "ctsProfileMatch": String(ctsProfileMatch),
             "basicIntegrity": String(basicIntegrity),
         ]
-        if let package = jws.payload["apkPackageName"]?.stringValue { details["apkPackageName"] = package }
+        if let package = payload["apkPackageName"]?.stringValue { details["apkPackageName"] = package }
         return VerifiedAttestation(
             format: format, type: .basic, trustPath: chain.trustPath, trust: trust, statementAlgorithm: alg, details: details)
     }
@@ -131,15 +132,8 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
     /// The leaf must be issued to attest.android.com: a dNSName in subjectAltName, or the subject CN when there is no
     /// subjectAltName.
     static func checkHostname(_ certificate: Certificate) throws(WebAuthnError) {
-        let names: SubjectAlternativeNames?
-        do { names = try certificate.extensions.subjectAlternativeNames } catch {
+        guard let hostnames = certificate.hostnames else {
             throw WebAuthnError(.attestationInvalid, "android-safetynet signing certificate subjectAltName is malformed")
-        }
-        let hostnames: [String]
-        if let names {
-            hostnames = names.compactMap { if case .dnsName(let host) = $0 { host } else { nil } }
-        } else {
-            hostnames = Certificate.strings(.RDNAttributeType.commonName, in: certificate.subject)
         }
         guard hostnames.contains(attestationHostname) else {
             throw WebAuthnError(

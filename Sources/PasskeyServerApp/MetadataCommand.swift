@@ -50,6 +50,9 @@ struct MetadataCommand: AsyncParsableCommand {
             }
             await recordCommand("import_metadata", "metadata BLOB no \(blob.number) imported", in: repository)
             say(MetadataCommand.summary(blob, at: now))
+            if blob.nextUpdate < now {
+                note("warning: its next update was due on \(blob.nextUpdate.formatted(.iso8601.year().month().day())): reports since are missing; download the current BLOB")
+            }
             note("Servers use it from their next start.")
         }
     }
@@ -79,11 +82,14 @@ struct MetadataCommand: AsyncParsableCommand {
             }
             let models = Set(compromised.compactMap(\.aaguid))
             guard !models.isEmpty else { return }
+            // Key compromises stop the passkeys signing in; the other kinds stop new registrations only.
+            let keyCompromised = Set(compromised.filter { !$0.compromises(at: Date(), of: AuthenticatorStatus.keyCompromises).isEmpty }.compactMap(\.aaguid))
             let affected = try await MetadataCommand.passkeys(of: models, in: repository)
-            say("passkeys of these models: \(affected.count)\(affected.isEmpty ? "" : " (refused at sign-in unless --allow-compromised-authenticators)")")
+            say("passkeys of these models: \(affected.count)")
             for (passkey, owner) in affected {
                 let id = Base64URL.encode(passkey.id)
-                say("  \(UsersCommand.visible(owner?.username ?? passkey.userID))  \(id.prefix(12))…  \(passkey.aaguid)  registered \(passkey.createdAt.formatted(.iso8601))")
+                let effect = keyCompromised.contains(passkey.aaguid.lowercased()) ? "refused at sign-in" : "signs in; new ones refused"
+                say("  \(UsersCommand.visible(owner?.username ?? passkey.userID))  \(id.prefix(12))…  \(passkey.aaguid)  registered \(passkey.createdAt.formatted(.iso8601))  \(effect)")
             }
         }
     }

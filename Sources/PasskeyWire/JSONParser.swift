@@ -71,11 +71,17 @@ private struct JSONParser {
         }
     }
 
+    /// Objects up to this many members find a repeated name by scanning them; larger ones keep a set.
+    static let linearNameScanLimit = 32
+
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth < maximumDepth else { throw JSONParseError("nesting deeper than \(maximumDepth)", offset: position) }
         position += 1
         var members: [(name: String, value: JSONValue)] = []
         members.reserveCapacity(8)
+        // Names seen, once an object is large enough that scanning `members` for each new name would be quadratic: a
+        // hostile 32 MB object of a million names must cost linear time (the requests' objects stay under the limit).
+        var names: Set<String>?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
@@ -86,9 +92,15 @@ private struct JSONParser {
             guard peek() == UInt8(ascii: "\"") else { throw JSONParseError("expected a member name", offset: position) }
             let nameOffset = position
             let name = try parseString()
-            if members.contains(where: { $0.name == name }) {
-                throw JSONParseError("member name given twice", offset: nameOffset, memberName: name)
+            let repeated: Bool
+            if var seen = names {
+                repeated = !seen.insert(name).inserted
+                names = seen
+            } else {
+                repeated = members.contains(where: { $0.name == name })
+                if !repeated, members.count + 1 == Self.linearNameScanLimit { names = Set(members.map(\.name) + [name]) }
             }
+            if repeated { throw JSONParseError("member name given twice", offset: nameOffset, memberName: name) }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw JSONParseError("expected ':'", offset: position) }
             position += 1

@@ -114,11 +114,11 @@ struct MetadataBLOBTests {
         let signingKey = P256.Signing.PrivateKey()
         let leaf: [UInt8]
 
-        init() throws {
+        init(signerName: String = "mds.example") throws {
             root = try TestCertificateAuthority("Test Metadata Root")
             intermediate = try TestCertificateAuthority("Test Metadata CA", issuer: root)
             leaf = try intermediate.issue(
-                subject: try DistinguishedName { CommonName("mds.example") }, key: signingKey.publicKey, extensions: Certificate.Extensions())
+                subject: try DistinguishedName { CommonName(signerName) }, key: signingKey.publicKey, extensions: Certificate.Extensions())
         }
 
         var verifier: MetadataBLOBVerifier { MetadataBLOBVerifier(roots: [root.certificate]) }
@@ -203,6 +203,50 @@ struct MetadataBLOBTests {
         #expect(try service.verifier.verify(try service.sign(TestMetadataService.payload(entries: [])), at: TestCertificateAuthority.validationTime).number == 7)
     }
 
+    @Test("under a public CA's root only the metadata host signs: a certificate issued to another name is refused")
+    func signerName() throws {
+        let service = try TestMetadataService()
+        let signed = try service.sign(TestMetadataService.payload(entries: []))
+        let pinned = MetadataBLOBVerifier(roots: [service.root.certificate], signerNames: MetadataBLOBVerifier.fidoSignerNames)
+        #expect(Self.code { () throws(MetadataError) in try pinned.verify(signed, at: TestCertificateAuthority.validationTime) } == .untrusted)
+        // The same BLOB signed by a certificate issued to the metadata host verifies.
+        let host = try TestMetadataService(signerName: "mds.fidoalliance.org")
+        let pinnedHost = MetadataBLOBVerifier(roots: [host.root.certificate], signerNames: MetadataBLOBVerifier.fidoSignerNames)
+        #expect(try pinnedHost.verify(try host.sign(TestMetadataService.payload(entries: [])), at: TestCertificateAuthority.validationTime).number == 7)
+    }
+
+    @Test("certificates that issue each other in a circle end the path search after a bounded number of signature checks")
+    func circularChain() throws {
+        let a = P256.Signing.PrivateKey()
+        let b = P256.Signing.PrivateKey()
+        let x = try DistinguishedName { CommonName("X") }
+        let y = try DistinguishedName { CommonName("Y") }
+        let extensions = try TestCertificateAuthority.caExtensions()
+        func certificate(subject: DistinguishedName, issuer: DistinguishedName, key: P256.Signing.PrivateKey, signer: P256.Signing.PrivateKey) throws -> [UInt8] {
+            try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey), notValidBefore: TestCertificateAuthority.from,
+                notValidAfter: TestCertificateAuthority.until, issuer: issuer, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: extensions, issuerPrivateKey: .init(signer)
+            ).serializeAsPEM().derBytes
+        }
+        let leafKey = P256.Signing.PrivateKey()
+        let leaf = try certificate(subject: try DistinguishedName { CommonName("mds.example") }, issuer: x, key: leafKey, signer: a)
+        var chain = [leaf]
+        for _ in 0..<20 { chain.append(try certificate(subject: x, issuer: y, key: a, signer: b)) }
+        for _ in 0..<20 { chain.append(try certificate(subject: y, issuer: x, key: b, signer: a)) }
+        let header: JSONValue = ["alg": "ES256", "x5c": .array(chain.map { .string(Base64URL.encodeStandard($0)) })]
+        let input = Base64URL.encode(header.serializedBytes) + "." + Base64URL.encode(TestMetadataService.payload(entries: []).serializedBytes)
+        let signature = try leafKey.signature(for: Array(input.utf8)).rawRepresentation
+        let blob = Array((input + "." + Base64URL.encode(Array(signature))).utf8)
+        let verifier = MetadataBLOBVerifier(roots: [try TestCertificateAuthority("Unrelated root").certificate])
+        do throws(MetadataError) {
+            _ = try verifier.verify(blob, at: TestCertificateAuthority.validationTime)
+            Issue.record("a chain to no root verified")
+        } catch {
+            #expect(error.code == .untrusted && error.received?.contains("stopped after 64 signature checks") == true, "\(error)")
+        }
+    }
+
     // MARK: Attestation through metadata
 
     /// The formats whose trust anchors a metadata statement gives (SafetyNet is kept for old credentials only).
@@ -214,7 +258,7 @@ struct MetadataBLOBTests {
         // Nothing configured per format: every root comes from the BLOB's statements, found by AAGUID or key identifier.
         let verifiers = AttestationVerifiers.standard(trustAnchors: TrustAnchors(roots: [:], models: AuthenticatorModelRoots(blob)))
         var verified: [String] = []
-        var refused: [String: WebAuthnError.Code] = [:]
+        var unanchored: [String] = []
         for id in AttestationFixtures.registrationIDs {
             let fixture = try AttestationFixtures.registration(id)
             let format = fixture.attestationObject.format
@@ -224,21 +268,17 @@ struct MetadataBLOBTests {
             else { continue }
             guard let entry = try Self.entry(for: fixture, in: blob), entry.metadataStatement?.attestationRootCertificates.isEmpty == false
             else { continue }
-            do {
-                let result = try verifiers.verify(try fixture.input())
-                guard case .trusted = result.trust else {
-                    Issue.record("\(id): \(result.trust)")
-                    continue
-                }
-                verified.append(id)
-            } catch let error as WebAuthnError {
-                refused[id] = error.code
+            let result = try verifiers.verify(try fixture.input())
+            switch result.trust {
+            case .trusted: verified.append(id)
+            case .noTrustAnchors: unanchored.append(id)
+            case .notApplicable: Issue.record("\(id): \(result.trust)")
             }
         }
         // Android phones name their android-key passkeys with the AAGUID of the BLOB's "Android Authenticator with
         // SafetyNet Attestation", whose roots are the TLS roots SafetyNet's signing certificate chains to, not
-        // Google's hardware attestation roots: android-key keeps its own roots (`--attestation-root android-key=…`).
-        #expect(refused == ["py_webauthn-android-key-pixel-8a": .attestationUntrusted, "simplewebauthn-android-key-galaxy-s9": .attestationUntrusted])
+        // Google's hardware attestation roots: metadata gives android-key no roots (`--attestation-root android-key=…`).
+        #expect(unanchored.sorted() == ["py_webauthn-android-key-pixel-8a", "simplewebauthn-android-key-galaxy-s9"])
         #expect(
             Set(verified) == [
                 "py_webauthn-tpm-ecc-public-area", "py_webauthn-tpm-surface-pro-4-intel", "simplewebauthn-tpm-non-spec-san",

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PasskeyAttestation
+import HummingbirdTesting
 import PasskeyCore
 import PasskeyServer
 import PasskeyServerTestSupport
@@ -146,8 +147,10 @@ struct MetadataTrustTests {
         let shown = try await run(["metadata", "show"])
         #expect(shown.status == 0 && shown.output.contains("metadata BLOB no 7"), "\(shown.output)")
         #expect(shown.output.contains("\(AttestationPolicyTests.model)  Issued Key  USER_VERIFICATION_BYPASS"), "\(shown.output)")
-        #expect(shown.output.contains("passkeys of these models: 1 (refused at sign-in unless --allow-compromised-authenticators)"), "\(shown.output)")
+        #expect(shown.output.contains("passkeys of these models: 1"), "\(shown.output)")
         #expect(shown.output.contains("  bo  \(Base64URL.encode(device.credentialID).prefix(12))…  \(AttestationPolicyTests.model)  registered "), "\(shown.output)")
+        // A bypassable user verification stops new registrations; the passkeys made before keep signing in.
+        #expect(shown.output.contains("signs in; new ones refused"), "\(shown.output)")
 
         // A server started on the database uses the BLOB, and says so.
         let log = folder.appendingPathComponent("server.log").path
@@ -160,48 +163,62 @@ struct MetadataTrustTests {
 
 @Suite("Authenticator models reported compromised")
 struct CompromisedModelTests {
-    @Test("a model reported compromised registers no passkey, and its passkeys made before the report sign in no more, unless allowed")
+    static func register(_ name: String, _ device: Device, _ client: some TestClientProtocol) async throws -> JSONResponse {
+        let options = try await client.call(.get, "/generate-registration-options?username=\(name)")
+        return try await client.call(
+            .post, "/verify-registration",
+            json: [
+                "username": .string(name), "challengeKey": options["challengeKey"] ?? nil,
+                "cred": try AttestationPolicyTests.registration(device, options.json, vendor: nil, aaguid: AttestationPolicyTests.model),
+            ])
+    }
+
+    static func signIn(_ device: Device, signCount: UInt32, _ client: some TestClientProtocol) async throws -> (JSONResponse, JSONValue) {
+        let options = try await client.call(.get, "/generate-authentication-options")
+        return (try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(options.json, signCount: signCount)]), options.json)
+    }
+
+    @Test("a model reported compromised registers no passkey; one whose keys can be extracted signs in no more; unless allowed")
     func compromisedModel() async throws {
-        let model = AttestationPolicyTests.model
+        let model = try #require(AAGUID(AttestationPolicyTests.model))
         var server = TestServer()
+        let repository = server.repository
         let device = try Device(server: server, credentialID: 3)
-        // Before the report: the model registers and signs in.
+        let other = try Device(server: server, credentialID: 4)
+        // Before any report: the model registers.
         try await server.run { client in
-            let options = try await client.call(.get, "/generate-registration-options?username=ann")
-            let answer = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": "ann", "challengeKey": options["challengeKey"] ?? nil, "cred": try AttestationPolicyTests.registration(device, options.json, vendor: nil, aaguid: model)])
+            let answer = try await Self.register("ann", device, client)
             #expect(answer.status == .ok, "\(answer.json)")
         }
-        // A BLOB with a compromise report for the model is in force.
-        server.configuration.compromisedAAGUIDs = [try #require(AAGUID(model))]
+        // A report that does not touch the keys (a bypassable user verification, a revoked certification): new
+        // passkeys of the model are refused, the ones made before sign in.
+        server.configuration.compromisedAAGUIDs = [model]
         let reported = server
-        let repository = server.repository
-        let other = try Device(server: server, credentialID: 4)
         try await reported.run { client in
-            let signIn = try await client.call(.get, "/generate-authentication-options")
-            let refused = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(signIn.json, signCount: 1)])
-            #expect(refused.status == .badRequest && refused["error"] == "authenticator_compromised", "\(refused.json)")
-            // The refusal spent the challenge; the counter stays.
-            let again = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(signIn.json, signCount: 2)])
-            #expect(again["error"] == "challenge_invalid", "\(again.json)")
-            #expect(await repository.credential(id: device.authenticator.credentialID)?.signCount == 0)
-            // A new passkey of the model is refused too, and nothing is stored.
-            let options = try await client.call(.get, "/generate-registration-options?username=bo")
-            let registration = try await client.call(
-                .post, "/verify-registration",
-                json: ["username": "bo", "challengeKey": options["challengeKey"] ?? nil, "cred": try AttestationPolicyTests.registration(other, options.json, vendor: nil, aaguid: model)])
+            let (signedIn, _) = try await Self.signIn(device, signCount: 1, client)
+            #expect(signedIn.status == .ok && signedIn["username"] == "ann", "\(signedIn.json)")
+            let registration = try await Self.register("bo", other, client)
             #expect(registration.status == .badRequest && registration["error"] == "authenticator_compromised", "\(registration.json)")
             #expect(await repository.user(username: "bo") == nil)
+        }
+        // Keys that can be extracted: the passkey stops signing in, once it proved itself; the challenge is spent and
+        // the counter stays.
+        server.configuration.keyCompromisedAAGUIDs = [model]
+        let keyReported = server
+        try await keyReported.run { client in
+            let (refused, options) = try await Self.signIn(device, signCount: 2, client)
+            #expect(refused.status == .badRequest && refused["error"] == "authenticator_compromised", "\(refused.json)")
+            let again = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(options, signCount: 3)])
+            #expect(again["error"] == "challenge_invalid", "\(again.json)")
+            #expect(await repository.credential(id: device.authenticator.credentialID)?.signCount == 1)
             let events = await repository.events(matching: EventFilter(code: "authenticator_compromised"), before: nil, limit: 5)
-            #expect(events.count == 2 && events.allSatisfy { $0.received == model }, "\(events.map(\.received))")
+            #expect(events.count == 2 && events.allSatisfy { $0.received == AttestationPolicyTests.model }, "\(events.map(\.received))")
         }
         // --allow-compromised-authenticators: the passkey signs in again.
         server.configuration.allowCompromisedAuthenticators = true
         let allowing = server
         try await allowing.run { client in
-            let signIn = try await client.call(.get, "/generate-authentication-options")
-            let answer = try await client.call(.post, "/verify-authentication", json: ["cred": try device.get(signIn.json, signCount: 3)])
+            let (answer, _) = try await Self.signIn(device, signCount: 4, client)
             #expect(answer.status == .ok && answer["username"] == "ann", "\(answer.json)")
         }
     }

@@ -20,6 +20,10 @@ import SwiftASN1
 struct CertificateChainVerifier: Sendable {
     /// Longest path considered, root included: attestation paths are short (TPM: AIK, intermediate, root).
     static let maximumPathLength = 8
+    /// Most signature checks one search makes. Real chains need a handful; certificates made to issue each other in a
+    /// circle (A and B under one name, each signed by the other's key) would otherwise make the search exponential in
+    /// x5c's length, on input anyone who can start a registration sends.
+    static let maximumSignatureChecks = 64
 
     let roots: [Certificate]
     let policy: AttestationChainPolicy
@@ -70,11 +74,18 @@ struct CertificateChainVerifier: Sendable {
         // A self-signed certificate inside x5c is never a trust anchor, and never needed as a link: the configured root
         // with the same subject is found first. Leaving them out keeps an attacker's self-made "root" out of every path.
         let links = intermediates.filter { !$0.isSelfIssued }
+        var signatureChecks = 0
+        // Whether `issuer` issued `tip`: names first (free), then the signature, counted against the budget.
+        func issued(_ tip: AttestationCertificate, by issuer: Certificate) -> Bool {
+            guard issuer.subject == tip.certificate.issuer, signatureChecks < Self.maximumSignatureChecks else { return false }
+            signatureChecks += 1
+            return tip.isIssued(by: issuer)
+        }
         var partialPaths: [[AttestationCertificate]] = [[leaf]]
         while let path = partialPaths.popLast() {
             guard let tip = path.last else { continue }
             let certificates = path.map(\.certificate)
-            for root in roots where !certificates.contains(root) && tip.isIssued(by: root) {
+            for root in roots where !certificates.contains(root) && issued(tip, by: root) {
                 let candidate = certificates + [root]
                 switch policy.evaluate(candidate) {
                 case .success: return .success(candidate)
@@ -82,9 +93,12 @@ struct CertificateChainVerifier: Sendable {
                 }
             }
             guard path.count + 1 < Self.maximumPathLength else { continue }
-            for link in links.reversed() where !path.contains(where: { $0.der == link.der }) && tip.isIssued(by: link.certificate) {
+            for link in links.reversed() where !path.contains(where: { $0.der == link.der }) && issued(tip, by: link.certificate) {
                 partialPaths.append(path + [link])
             }
+        }
+        if signatureChecks >= Self.maximumSignatureChecks {
+            reasons.append("the search for a path stopped after \(Self.maximumSignatureChecks) signature checks")
         }
         return .failure(Failure(reasons: reasons))
     }

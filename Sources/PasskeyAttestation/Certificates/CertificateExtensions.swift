@@ -99,3 +99,14 @@ extension Certificate {
         attributes(of: name).filter { $0.type == oid }.map { String($0.value) ?? $0.value.description }
     }
 }
+
+extension Certificate {
+    /// The host names the certificate is issued to: the dNSNames of its subjectAltName, or its subject CN when it has
+    /// no subjectAltName (RFC 6125 §6.4.4); nil when the subjectAltName is malformed.
+    var hostnames: [String]? {
+        let names: SubjectAlternativeNames?
+        do { names = try extensions.subjectAlternativeNames } catch { return nil }
+        guard let names else { return Certificate.strings(.RDNAttributeType.commonName, in: subject) }
+        return names.compactMap { if case .dnsName(let host) = $0 { host } else { nil } }
+    }
+}

@@ -50,8 +50,14 @@ public struct TrustAnchors: Sendable {
     /// certificate `leaf`) must reach: those configured for the format, or else those its metadata statement names.
     public func roots(for format: AttestationFormat, aaguid: AAGUID, leaf: Certificate?) -> [Certificate] {
         if let configured = roots[format], !configured.isEmpty { return configured }
+        guard Self.modelFormats.contains(format) else { return [] }
         return models.roots(aaguid: aaguid, leaf: leaf)
     }
+
+    /// The formats whose chain leads to the authenticator vendor's own root, which is what a metadata statement lists.
+    /// An android-key, SafetyNet or Apple chain leads to the platform's root whatever the AAGUID claims (Android
+    /// phones claim the one whose statement lists SafetyNet's TLS roots), so metadata gives those formats none.
+    static let modelFormats: Set<AttestationFormat> = [.packed, .tpm, .fidoU2F]
 
     /// A copy with `certificates` added to the roots of `format`.
     public func adding(_ certificates: [Certificate], for format: AttestationFormat) -> TrustAnchors {

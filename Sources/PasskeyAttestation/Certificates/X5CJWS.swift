@@ -11,7 +11,9 @@ struct X5CJWS: Sendable {
     let algorithm: String
     /// DER certificates from the header, leaf first (standard base64 in the header, RFC 7515 §4.1.6).
     let certificates: [[UInt8]]
-    let payload: JSONObject
+    /// The payload part as received (base64url), read by ``payload(subject:)`` once the signature verified: nothing
+    /// an unsigned sender wrote is parsed beyond the header.
+    let payloadPart: ArraySlice<UInt8>
     /// The ASCII bytes the signature covers: `header '.' payload` exactly as received.
     let signingInput: [UInt8]
     let signature: [UInt8]
@@ -42,13 +44,16 @@ struct X5CJWS: Sendable {
         }
         self.algorithm = algorithm
         self.certificates = certificates
-        payload = try Self.object(payloadPart, "payload", subject)
+        self.payloadPart = payloadPart
         guard let signature = Base64URL.decode(String(decoding: signaturePart, as: UTF8.self)) else {
             throw WebAuthnError(.attestationInvalid, "\(subject) JWS signature is not base64url")
         }
         self.signature = signature
         signingInput = Array(headerPart) + [UInt8(ascii: ".")] + Array(payloadPart)
     }
+
+    /// The payload as a JSON object: to be read after the signature verified.
+    func payload(subject: String) throws(WebAuthnError) -> JSONObject { try Self.object(payloadPart, "payload", subject) }
 
     /// Decodes one base64url part as a JSON object.
     static func object(_ part: ArraySlice<UInt8>, _ name: String, _ subject: String) throws(WebAuthnError) -> JSONObject {

@@ -34,4 +34,10 @@ public struct AuthenticatorStatus: RawRepresentable, Hashable, Sendable, CustomS
 
     /// Whether this status says the model's keys or checks cannot be relied on (``compromises``).
     public var isCompromise: Bool { Self.compromises.contains(self) }
+
+    /// The statuses that say the credential keys themselves can be taken from the authenticator: the passkeys such a
+    /// model made prove nothing any more, so they stop signing in. The other compromise kinds stop new registrations
+    /// only: a leaked attestation key makes new attestations worthless, not the keys made before; a revoked
+    /// certification or a bypassable user verification leaves possession of the passkey intact.
+    public static let keyCompromises: Set<AuthenticatorStatus> = [.userKeyRemoteCompromise, .userKeyPhysicalCompromise]
 }

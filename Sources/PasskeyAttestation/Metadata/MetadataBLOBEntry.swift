@@ -26,9 +26,10 @@ public struct MetadataBLOBEntry: Sendable, Hashable {
         self.timeOfLastStatusChange = timeOfLastStatusChange
     }
 
-    /// The reports of a compromise kind (``AuthenticatorStatus/isCompromise``) in force at `time`: those without an
-    /// effective date, or whose date has come.
-    public func compromises(at time: Date) -> [StatusReport] {
-        statusReports.filter { $0.status.isCompromise && ($0.effectiveDate.map { $0 <= time } ?? true) }
+    /// The reports of a compromise kind (``AuthenticatorStatus/compromises``, or the `kinds` given) in force at `time`:
+    /// those without an effective date, or whose date has come. Any such report counts, as relying-party libraries
+    /// commonly read the history: a later `UPDATE_AVAILABLE` does not say which authenticators were updated.
+    public func compromises(at time: Date, of kinds: Set<AuthenticatorStatus> = AuthenticatorStatus.compromises) -> [StatusReport] {
+        statusReports.filter { kinds.contains($0.status) && ($0.effectiveDate.map { $0 <= time } ?? true) }
     }
 }

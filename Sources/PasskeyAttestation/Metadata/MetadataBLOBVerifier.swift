@@ -13,10 +13,17 @@ public struct MetadataBLOBVerifier: Sendable {
     /// hostile download cannot make the server hold hundreds of megabytes.
     public static let maximumSize = 32 * 1024 * 1024
 
-    /// The roots the BLOB's `x5c` chain must reach: the FIDO Alliance's (``fidoRoot``) unless replaced by a setting.
+    /// The roots the BLOB's `x5c` chain must reach: the FIDO Alliance's (``fidoRootPEM``) unless replaced by a setting.
     public let roots: [Certificate]
+    /// The host names the signing certificate must be issued to, when the root is a public CA's: GlobalSign Root CA -
+    /// R3 issues TLS certificates to anyone, so with it only the FIDO Alliance's metadata host may sign. nil: any
+    /// certificate under ``roots`` (a metadata service's own CA).
+    public let signerNames: Set<String>?
 
-    public init(roots: [Certificate]) { self.roots = roots }
+    public init(roots: [Certificate], signerNames: Set<String>? = nil) {
+        self.roots = roots
+        self.signerNames = signerNames
+    }
 
     /// The roots in `pem` (one or more certificates).
     public init(rootPEM pem: String) throws(MetadataError) {
@@ -24,10 +31,17 @@ public struct MetadataBLOBVerifier: Sendable {
             throw MetadataError(.malformed, "the metadata root is not a PEM certificate: \(error.reason)")
         }
         guard !roots.isEmpty else { throw MetadataError(.malformed, "the metadata root PEM holds no certificate") }
+        signerNames = nil
     }
 
     /// The verifier for the BLOB FIDO publishes at https://mds3.fidoalliance.org/, with the root that signs it.
-    public static func fido() throws(MetadataError) -> MetadataBLOBVerifier { try MetadataBLOBVerifier(rootPEM: fidoRootPEM) }
+    public static func fido() throws(MetadataError) -> MetadataBLOBVerifier {
+        MetadataBLOBVerifier(roots: try MetadataBLOBVerifier(rootPEM: fidoRootPEM).roots, signerNames: fidoSignerNames)
+    }
+
+    /// The hosts the FIDO Alliance's BLOB signing certificate is issued to (the BLOB of December 2024: CN and
+    /// subjectAltName mds.fidoalliance.org).
+    public static let fidoSignerNames: Set<String> = ["mds.fidoalliance.org", "mds3.fidoalliance.org"]
 
     /// Verifies `bytes` (the BLOB as downloaded: a compact JWS) as of `time`.
     /// - Parameter currentNumber: the serial number `no` of the BLOB in force, if any: a BLOB must have a higher one.
@@ -54,10 +68,20 @@ public struct MetadataBLOBVerifier: Sendable {
                 expected: roots.map { $0.subject.description }.joined(separator: " | "),
                 received: failure.reasons.isEmpty ? "no certificate path to the root" : failure.reasons.joined(separator: "; "))
         }
+        // Under a public CA's root, only the metadata host's certificate may sign.
+        if let signerNames {
+            let hostnames = leaf.certificate.hostnames ?? []
+            guard hostnames.contains(where: signerNames.contains) else {
+                throw MetadataError(
+                    .untrusted, "the metadata BLOB's signing certificate is not issued to the metadata service",
+                    expected: signerNames.sorted().joined(separator: " or "), received: hostnames.joined(separator: ", "))
+            }
+        }
         // §3.2 step 6: the signature verifies with the leaf's key, with the header's algorithm.
         let algorithm: COSEAlgorithmIdentifier
         let signature: [UInt8]
         do { (algorithm, signature) = try jws.coseSignature(subject: subject) } catch {
+            guard error.code == .unsupportedAlgorithm else { throw MetadataError(.signatureInvalid, error.reason) }
             throw MetadataError(.algorithmUnsupported, error.reason, expected: "RS256, ES256", received: jws.algorithm)
         }
         let verifier: SignatureVerifier
@@ -67,7 +91,9 @@ public struct MetadataBLOBVerifier: Sendable {
         guard verifier.isValidSignature(signature, for: jws.signingInput) else {
             throw MetadataError(.signatureInvalid, "the metadata BLOB's signature (\(jws.algorithm)) does not verify with its x5c leaf key")
         }
-        let blob = try MetadataBLOB(payload: jws.payload)
+        let payload: JSONObject
+        do { payload = try jws.payload(subject: subject) } catch { throw MetadataError(.malformed, error.reason) }
+        let blob = try MetadataBLOB(payload: payload)
         // §3.2 step 7: a BLOB whose `no` is not higher than the one in force is ignored; refused here, so a replayed old
         // BLOB cannot hide a compromise reported since.
         if let currentNumber, blob.number <= currentNumber {

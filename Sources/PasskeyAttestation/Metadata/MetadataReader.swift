@@ -160,7 +160,8 @@ struct MetadataReader {
     static func concatenatedDER(_ bytes: [UInt8]) -> [[UInt8]]? {
         let sequenceTag: UInt8 = 0x30
         let longForm: UInt8 = 0x80
-        let maximumLengthBytes = 4
+        // At most 16 MB per certificate (three length bytes), so no sum below can overflow even where Int has 32 bits.
+        let maximumLengthBytes = 3
         var parts: [[UInt8]] = []
         var offset = 0
         while offset < bytes.count {

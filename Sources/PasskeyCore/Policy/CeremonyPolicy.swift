@@ -60,15 +60,21 @@ public struct AttestationPolicy: Sendable, Hashable {
     /// Only roots of security-key vendors (packed, fido-u2f) vouch for the model; android-key, SafetyNet and TPM chains
     /// vouch for a device, whose apps can claim any AAGUID.
     public var allowedAAGUIDs: Set<AAGUID>?
-    /// The authenticator models (AAGUIDs) the FIDO Metadata Service reports compromised: refused at registration, and
-    /// their passkeys at sign-in (`authenticator_compromised`). Refused whatever the attestation: a client that claims
-    /// a compromised model only refuses itself.
+    /// The authenticator models (AAGUIDs) the FIDO Metadata Service reports compromised in any way: refused at
+    /// registration (`authenticator_compromised`), whatever the attestation: a client that claims a compromised model
+    /// only refuses itself.
     public var compromisedAAGUIDs: Set<AAGUID>
+    /// The models whose credential keys can be taken from the authenticator: their passkeys are refused at sign-in too.
+    public var keyCompromisedAAGUIDs: Set<AAGUID>
 
-    public init(requireTrustedAttestation: Bool = false, allowedAAGUIDs: Set<AAGUID>? = nil, compromisedAAGUIDs: Set<AAGUID> = []) {
+    public init(
+        requireTrustedAttestation: Bool = false, allowedAAGUIDs: Set<AAGUID>? = nil, compromisedAAGUIDs: Set<AAGUID> = [],
+        keyCompromisedAAGUIDs: Set<AAGUID> = []
+    ) {
         self.requireTrustedAttestation = requireTrustedAttestation
         self.allowedAAGUIDs = allowedAAGUIDs
         self.compromisedAAGUIDs = compromisedAAGUIDs
+        self.keyCompromisedAAGUIDs = keyCompromisedAAGUIDs
     }
 
     public static let acceptAny = AttestationPolicy(requireTrustedAttestation: false)

@@ -239,11 +239,11 @@ extension CeremonyService {
     static func refusalAfterSignature(
         _ stored: CredentialRecordEntry, owner: UserRecord, record: ChallengeRecord, sealed: SealedChallenge.Opened?, relyingParty: RelyingParty
     ) -> RelyingPartyError? {
-        // A passkey of a model the FIDO Metadata Service reported compromised since it was registered.
-        if let model = AAGUID(stored.aaguid), relyingParty.policy.attestation.compromisedAAGUIDs.contains(model) {
+        // A passkey of a model whose keys the FIDO Metadata Service reported extractable since it was registered.
+        if let model = AAGUID(stored.aaguid), relyingParty.policy.attestation.keyCompromisedAAGUIDs.contains(model) {
             return RelyingPartyError(
                 WebAuthnError(
-                    .authenticatorCompromised, "the passkey's authenticator model \(model) is reported compromised by the FIDO Metadata Service",
+                    .authenticatorCompromised, "the FIDO Metadata Service reports that the keys of the passkey's authenticator model \(model) can be extracted",
                     received: model.description))
         }
         if owner.isDisabled { return .accountDisabled(owner) }

@@ -52,6 +52,13 @@ public struct MetadataStore: Sendable {
         let stored: StoredMetadataBLOB?
         do { stored = try await repository.metadataBLOB() } catch { throw .storage(error) }
         guard let stored else { return nil }
-        do { return try verifier.verify(stored.bytes, at: stored.verifiedAt) } catch { throw .metadata(error) }
+        let blob: MetadataBLOB
+        do { blob = try verifier.verify(stored.bytes, at: stored.verifiedAt) } catch { throw .metadata(error) }
+        // The row's serial is what later imports are checked against: it must be the BLOB's own.
+        guard blob.number == stored.number else {
+            throw .metadata(
+                MetadataError(.malformed, "the stored BLOB's serial number is not the one recorded with it", expected: "no = \(stored.number)", received: "no = \(blob.number)"))
+        }
+        return blob
     }
 }

@@ -30,7 +30,7 @@ public func buildApplication<Repository: PasskeyRepository>(
     try configuration.validate()
     // A logger given is used at its own level (`--log-level`); the default one logs from info up.
     let logger = logger ?? defaultLogger()
-    let configuration = await MetadataLoading.load(into: configuration, from: repository, logger: logger)
+    let configuration = try await MetadataLoading.load(into: configuration, from: repository, logger: logger)
     // One event log for the routes and the background services: stored, then shown live (through `eventSink` on
     // PostgreSQL, which feeds the broadcaster with every instance's events).
     let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster)
@@ -81,7 +81,8 @@ public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [Str
         : AttestationPolicy(
             requireTrustedAttestation: configuration.requireTrustedAttestation,
             allowedAAGUIDs: configuration.allowedAAGUIDs.isEmpty ? nil : Set(configuration.allowedAAGUIDs.compactMap { AAGUID($0) }),
-            compromisedAAGUIDs: configuration.allowCompromisedAuthenticators ? [] : configuration.compromisedAAGUIDs)
+            compromisedAAGUIDs: configuration.allowCompromisedAuthenticators ? [] : configuration.compromisedAAGUIDs,
+            keyCompromisedAAGUIDs: configuration.allowCompromisedAuthenticators ? [] : configuration.keyCompromisedAAGUIDs)
     return RelyingParty(
         id: configuration.rpID, name: configuration.rpName, origins: origins ?? configuration.effectiveOrigins,
         policy: CeremonyPolicy(

@@ -48,9 +48,10 @@ public struct ServerConfiguration: Sendable {
     /// without an `--attestation-root`.
     public var metadataRootPEM: String?
     /// The models the metadata BLOB in force reports compromised (filled from the BLOB when the server starts):
-    /// refused at registration, and their passkeys at sign-in (`authenticator_compromised`), unless
-    /// ``allowCompromisedAuthenticators``.
+    /// refused at registration (`authenticator_compromised`), unless ``allowCompromisedAuthenticators``.
     public var compromisedAAGUIDs: Set<AAGUID> = []
+    /// The models whose keys the BLOB reports extractable: their passkeys are refused at sign-in too.
+    public var keyCompromisedAAGUIDs: Set<AAGUID> = []
     /// Admit the models the metadata reports compromised (`--allow-compromised-authenticators`). Off by default.
     public var allowCompromisedAuthenticators = false
     /// Refuse registrations whose attestation does not reach one of ``attestationTrustAnchors``: `none`, self
