@@ -81,7 +81,7 @@ struct MetadataBLOBTests {
         #expect(Self.code { () throws(MetadataError) in try fido.verify(bytes, at: Date(timeIntervalSince1970: 1_754_006_400)) } == .untrusted)
         #expect(Self.code { () throws(MetadataError) in try fido.verify(bytes, at: Date(timeIntervalSince1970: 1_717_200_000)) } == .untrusted)
         // Another root.
-        let other = try MetadataBLOBVerifier(roots: [try TestCertificateAuthority("Not the FIDO root").certificate])
+        let other = MetadataBLOBVerifier(roots: [try TestCertificateAuthority("Not the FIDO root").certificate])
         #expect(Self.code { () throws(MetadataError) in try other.verify(bytes, at: Self.pinnedTime) } == .untrusted)
         // No newer than the BLOB in force: the same serial, or a later one stored.
         #expect(Self.code { () throws(MetadataError) in try fido.verify(bytes, at: Self.pinnedTime, replacing: 122) } == .rolledBack)

@@ -30,7 +30,7 @@ struct AccountCreationTests {
             #expect(signedIn["username"] == "ann@example.com", "\(signedIn.json)")
             #expect(signedIn["user"]?.objectValue?["displayName"] == "Ann Lee")
         }
-        let stored = try await server.repository.user(username: "ann@example.com")
+        let stored = await server.repository.user(username: "ann@example.com")
         #expect(stored?.displayName == "Ann Lee" && stored?.isAnonymous == false)
     }
 

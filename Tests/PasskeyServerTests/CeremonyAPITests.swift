@@ -465,7 +465,7 @@ struct CeremonyAPITests {
                 #expect(claims["counter_regressed"] == true)
                 let earlier = try #require(verifyJWS(moved["signedPasskeyData"]?.stringValue ?? "", jwks: jwks.json))
                 #expect(earlier["counter_regressed"] == nil, "absent from ordinary sign-ins")
-                let events = try await server.repository.events(matching: EventFilter(result: .success), before: nil, limit: 10)
+                let events = await server.repository.events(matching: EventFilter(result: .success), before: nil, limit: 10)
                 #expect(events.contains { $0.kind == "authentication.verify" && $0.explanation?.contains("counter did not increase") == true })
                 // The boundary: the same value again is no increase either.
                 let third = try await client.call(.get, "/generate-authentication-options")

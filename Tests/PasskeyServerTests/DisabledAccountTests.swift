@@ -104,7 +104,7 @@ struct DisabledAccountTests {
             let stored = try #require(try await harness.server.repository.user(externalID: "app-user-1"))
             #expect(stored.username == "ann@example.com" && stored.displayName == "Ann")
             // The log names the account of each refusal, and says which way each backend change went.
-            let events = try await harness.server.repository.events(matching: EventFilter(user: stored.id), before: nil, limit: 100)
+            let events = await harness.server.repository.events(matching: EventFilter(user: stored.id), before: nil, limit: 100)
             #expect(events.filter { $0.kind == "connect.token" && $0.code == "account_disabled" }.count == 4, "\(events.map(\.kind))")
             #expect(events.contains { $0.kind == "manage.update-user" && $0.result == .success && $0.explanation == "user disabled" })
             // The tokens minted before went with the disable.

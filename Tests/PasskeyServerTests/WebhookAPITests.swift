@@ -60,7 +60,7 @@ struct WebhookAPITests {
             #expect(try await client.call(.delete, "/webhooks/\(id)", headers: harness.backend).status == .notFound)
 
             // Every call is in the dashboard's log, without the secret.
-            let events = try await harness.server.repository.events(matching: EventFilter(), before: nil, limit: 50)
+            let events = await harness.server.repository.events(matching: EventFilter(), before: nil, limit: 50)
             #expect(events.contains { $0.kind == "webhook.create" && $0.explanation == "webhook endpoint \(id) added" })
             #expect(!events.contains { ($0.explanation ?? "").contains("whsec_") })
         }
@@ -82,13 +82,13 @@ struct WebhookAPITests {
                 #expect(try await harness.signIn(client, device: device, signCount: 5).status == .ok)
                 let regressed = try await harness.signIn(client, device: device, signCount: 2)
                 #expect(regressed.status == (allow ? .ok : .badRequest), "\(regressed.json)")
-                let messages = try await server.repository.webhookDeliveries(endpointID: id, before: nil, limit: 10).map(\.message).reversed()
+                let messages = await server.repository.webhookDeliveries(endpointID: id, before: nil, limit: 10).map(\.message).reversed()
                 #expect(messages.map(\.type) == ["user.created", "passkey.created", "signin.counter_regressed"])
                 let last = try #require(messages.last)
                 #expect(last.detail == (allow ? "accepted" : "refused") && last.username == "ann" && last.credentialID == device.authenticator.credentialID)
                 if !allow {
                     // The refusal's event names the account it proved.
-                    let events = try await server.repository.events(matching: EventFilter(result: .failure), before: nil, limit: 10)
+                    let events = await server.repository.events(matching: EventFilter(result: .failure), before: nil, limit: 10)
                     #expect(events.contains { $0.code == "counter_regressed" && $0.username == "ann" })
                 }
             }

@@ -130,7 +130,7 @@ struct WebhookDispatcherTests {
             try await Self.eventually {
                 try await repository.webhookDeliveries(endpointID: nil, before: nil, limit: 100).allSatisfy { $0.state != .pending }
             })
-        let flakyDeliveries = try await repository.webhookDeliveries(endpointID: flaky.id, before: nil, limit: 100)
+        let flakyDeliveries = await repository.webhookDeliveries(endpointID: flaky.id, before: nil, limit: 100)
         #expect(flakyDeliveries.count == 8 && flakyDeliveries.allSatisfy { $0.state == .delivered })
         #expect(flakyDeliveries.last?.attempts == 4, "the first message took 3 failures and a success")
         let flakyBodies = await transport.bodies(to: flaky.url)
@@ -141,7 +141,7 @@ struct WebhookDispatcherTests {
         #expect(distinct == flakyDeliveries.reversed().map(\.message.id), "order kept, nothing skipped")
         #expect(ids.count == 8 + 3, "only the failed message was sent again")
         // The dead receiver: each message tried 4 times (the first and 3 retries), then failed; nothing held up the other.
-        let deadDeliveries = try await repository.webhookDeliveries(endpointID: dead.id, before: nil, limit: 100)
+        let deadDeliveries = await repository.webhookDeliveries(endpointID: dead.id, before: nil, limit: 100)
         #expect(deadDeliveries.count == 8 && deadDeliveries.allSatisfy { $0.state == .failed && $0.attempts == 4 && $0.lastError == WebhookFailure.noAnswer.rawValue })
         // An operator retries the failed ones once it is back.
         await transport.setAnswer { _, _ in WebhookResponse(status: 202) }
@@ -173,7 +173,7 @@ struct WebhookDispatcherTests {
             try await Self.eventually {
                 try await repository.webhookDeliveries(endpointID: fast.id, before: nil, limit: 100).filter { $0.state == .delivered }.count == 10
             })
-        let slowDelivered = try await repository.webhookDeliveries(endpointID: slow.id, before: nil, limit: 100).filter { $0.state == .delivered }
+        let slowDelivered = await repository.webhookDeliveries(endpointID: slow.id, before: nil, limit: 100).filter { $0.state == .delivered }
         #expect(slowDelivered.isEmpty, "the slow one is still on its first message")
         #expect(await transport.bodies(to: slow.url).count == 1)
     }

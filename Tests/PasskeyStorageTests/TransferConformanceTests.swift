@@ -168,7 +168,7 @@ struct TransferConformanceTests {
             func failure(_ change: (inout [TransferRecord]) -> Void) async -> StorageError? {
                 var changed = records
                 change(&changed)
-                do { try await repo.importRecords(changed) } catch let error as StorageError { return error } catch { return StorageError(StorageError.Code(rawValue: "unexpected"), "\(error)") }
+                do throws(StorageError) { try await repo.importRecords(changed) } catch { return error }
                 return nil
             }
             func user(_ index: Int, _ edit: @escaping (inout UserRecord, inout String?) -> Void) -> (inout [TransferRecord]) -> Void {
