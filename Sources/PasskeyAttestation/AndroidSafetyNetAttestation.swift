@@ -66,13 +66,13 @@ public struct AndroidSafetyNetAttestation: AttestationStatementVerifier {
         guard let leaf = chain.first else {
             throw WebAuthnError(.attestationInvalid, "android-safetynet JWS header has no certificate")
         }
-        let (alg, signature) = try jws.coseSignature(subject: "android-safetynet")
+        let (alg, signature) = try jws.coseSignature()
         let verifier = try CertificateKey.verifier(for: leaf.certificate, algorithm: alg, role: "SafetyNet signing certificate")
         guard verifier.isValidSignature(signature, for: jws.signingInput) else {
             throw WebAuthnError(
                 .attestationInvalid, "android-safetynet attestation signature (JWS \(jws.algorithm)) does not verify with the x5c leaf key")
         }
-        let payload = try jws.payload(subject: "android-safetynet")
+        let payload = try jws.payload()
 
         // WebAuthn L3 §8.5 step 3: nonce is the base64 of SHA-256(authenticatorData ‖ clientDataHash).
         let expectedNonce = Array(SHA256.hash(data: input.signedData))

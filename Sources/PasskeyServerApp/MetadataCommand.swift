@@ -20,7 +20,7 @@ struct MetadataCommand: AsyncParsableCommand {
 
     /// One line about a BLOB: its serial, when the next comes, how many models, and how many are reported compromised.
     static func summary(_ blob: MetadataBLOB, at time: Date) -> String {
-        let compromised = blob.entries.filter { !$0.compromises(at: time).isEmpty }.count
+        let compromised = blob.compromisedEntries(at: time).count
         let day = blob.nextUpdate.formatted(.iso8601.year().month().day())
         return "metadata BLOB no \(blob.number): \(blob.entries.count) authenticator models, \(compromised) with a compromise report, next update \(day)"
     }
@@ -65,25 +65,26 @@ struct MetadataCommand: AsyncParsableCommand {
 
         func run() async throws {
             let (store, repository) = try await MetadataCommand.store(root, mustExist: true)
-            let blob: MetadataBLOB?
-            do { blob = try await store.current() } catch { throw CommandFailure("the stored BLOB does not verify: \(error)") }
-            guard let blob, let stored = try await repository.metadataBLOB() else {
+            let current: (blob: MetadataBLOB, stored: StoredMetadataBLOB)?
+            do { current = try await store.current() } catch { throw CommandFailure("the stored BLOB does not verify: \(error)") }
+            guard let (blob, stored) = current else {
                 say("no metadata BLOB is in force: import one with `passkey-server metadata import FILE`")
                 return
             }
-            say(MetadataCommand.summary(blob, at: Date()))
+            let now = Date()
+            say(MetadataCommand.summary(blob, at: now))
             say("verified \(stored.verifiedAt.formatted(.iso8601))")
-            if stored.nextUpdate < Date() { note("warning: its next update was due on \(stored.nextUpdate.formatted(.iso8601.year().month().day())): import a newer BLOB") }
-            let compromised = blob.entries.filter { !$0.compromises(at: Date()).isEmpty }
+            if stored.nextUpdate < now { note("warning: its next update was due on \(stored.nextUpdate.formatted(.iso8601.year().month().day())): import a newer BLOB") }
+            let compromised = blob.compromisedEntries(at: now)
             for entry in compromised {
                 let name = entry.metadataStatement?.description ?? entry.aaguid ?? entry.attestationCertificateKeyIdentifiers.first ?? "?"
-                let reports = entry.compromises(at: Date()).map { $0.status.rawValue }.joined(separator: ", ")
+                let reports = entry.compromises(at: now).map { $0.status.rawValue }.joined(separator: ", ")
                 say("  \(entry.aaguid ?? "-")  \(UsersCommand.visible(name))  \(reports)")
             }
             let models = Set(compromised.compactMap(\.aaguid))
             guard !models.isEmpty else { return }
             // Key compromises stop the passkeys signing in; the other kinds stop new registrations only.
-            let keyCompromised = Set(compromised.filter { !$0.compromises(at: Date(), of: AuthenticatorStatus.keyCompromises).isEmpty }.compactMap(\.aaguid))
+            let keyCompromised = Set(blob.compromisedEntries(at: now, of: AuthenticatorStatus.keyCompromises).compactMap(\.aaguid))
             let affected = try await MetadataCommand.passkeys(of: models, in: repository)
             say("passkeys of these models: \(affected.count)")
             for (passkey, owner) in affected {

@@ -28,10 +28,15 @@ extension PasskeyServerCommand {
     /// The verifier of metadata BLOBs the server runs with: `--metadata-root`, `PASSKEY_METADATA_ROOT`, the settings
     /// file, or the FIDO Alliance's root.
     func metadataVerifier() throws -> MetadataBLOBVerifier {
-        let settings = try loadSettings()
-        let pem = try Self.metadataRootPEM(
+        var configuration = ServerConfiguration()
+        configuration.metadataRootPEM = try metadataRootPEM(try loadSettings())
+        return try configuration.metadataVerifier()
+    }
+
+    /// The text of the `--metadata-root` setting's PEM file, wherever the setting came from; nil when it is not given.
+    func metadataRootPEM(_ settings: Settings) throws -> String? {
+        try Self.metadataRootPEM(
             metadataRoot ?? settings.value("metadata-root"), name: metadataRoot == nil ? settings.name("metadata-root") : "--metadata-root")
-        return try pem.map { try MetadataBLOBVerifier(rootPEM: $0) } ?? MetadataBLOBVerifier.fido()
     }
 
     /// The RP ID the server runs with: `--rp-id`, `PASSKEY_RP_ID`, the settings file, or the default.
@@ -125,7 +130,7 @@ extension PasskeyServerCommand {
         }
         c.attestationTrustAnchors = try Self.attestationRoots(
             settings.list(attestationRoot, "attestation-root"), name: attestationRoot.isEmpty ? settings.name("attestation-root") : "--attestation-root")
-        c.metadataRootPEM = try Self.metadataRootPEM(metadataRoot ?? settings.value("metadata-root"), name: metadataRoot == nil ? settings.name("metadata-root") : "--metadata-root")
+        c.metadataRootPEM = try metadataRootPEM(settings)
         c.requireTrustedAttestation = try requireTrustedAttestation || settings.bool("require-trusted-attestation")
         c.allowCompromisedAuthenticators = try allowCompromisedAuthenticators || settings.bool("allow-compromised-authenticators")
         c.allowedAAGUIDs = settings.list(allowedAaguid, "allowed-aaguid")

@@ -8,10 +8,12 @@ struct X5CJWS: Sendable {
     /// `BASE64URL(header) '.' BASE64URL(payload) '.' BASE64URL(signature)`.
     static let partCount = 3
 
+    /// What the JWS is, for messages (`android-safetynet`, `metadata BLOB`).
+    let subject: String
     let algorithm: String
     /// DER certificates from the header, leaf first (standard base64 in the header, RFC 7515 §4.1.6).
     let certificates: [[UInt8]]
-    /// The payload part as received (base64url), read by ``payload(subject:)`` once the signature verified: nothing
+    /// The payload part as received (base64url), read by ``payload()`` once the signature verified: nothing
     /// an unsigned sender wrote is parsed beyond the header.
     let payloadPart: ArraySlice<UInt8>
     /// The ASCII bytes the signature covers: `header '.' payload` exactly as received.
@@ -42,6 +44,7 @@ struct X5CJWS: Sendable {
             }
             certificates.append(der)
         }
+        self.subject = subject
         self.algorithm = algorithm
         self.certificates = certificates
         self.payloadPart = payloadPart
@@ -53,7 +56,7 @@ struct X5CJWS: Sendable {
     }
 
     /// The payload as a JSON object: to be read after the signature verified.
-    func payload(subject: String) throws(WebAuthnError) -> JSONObject { try Self.object(payloadPart, "payload", subject) }
+    func payload() throws(WebAuthnError) -> JSONObject { try Self.object(payloadPart, "payload", subject) }
 
     /// Decodes one base64url part as a JSON object.
     static func object(_ part: ArraySlice<UInt8>, _ name: String, _ subject: String) throws(WebAuthnError) -> JSONObject {
@@ -74,7 +77,7 @@ struct X5CJWS: Sendable {
     ///
     /// RS256 signatures are used as they are; ES256 JWS signatures are the raw `r ‖ s` pair (RFC 7518 §3.4) and are
     /// converted to DER, the ECDSA encoding WebAuthn uses.
-    func coseSignature(subject: String) throws(WebAuthnError) -> (COSEAlgorithmIdentifier, [UInt8]) {
+    func coseSignature() throws(WebAuthnError) -> (COSEAlgorithmIdentifier, [UInt8]) {
         switch algorithm {
         case "RS256":
             return (.rs256, signature)

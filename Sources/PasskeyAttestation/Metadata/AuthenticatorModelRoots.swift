@@ -33,6 +33,7 @@ public struct AuthenticatorModelRoots: Sendable {
 
     /// The roots for the model `aaguid`; with the zero AAGUID, those for the model of the attestation certificate.
     public func roots(aaguid: AAGUID, leaf: Certificate?) -> [Certificate] {
+        guard !isEmpty else { return [] }
         if aaguid != AAGUID.zero { return byAAGUID[aaguid] ?? [] }
         guard let leaf, let identifier = Self.keyIdentifier(of: leaf) else { return [] }
         return byKeyIdentifier[identifier] ?? []

@@ -24,6 +24,11 @@ public struct MetadataBLOB: Sendable {
         byKeyIdentifier[identifier.lowercased()].map { entries[$0] }
     }
 
+    /// The models with a compromise report (of `kinds`) in force at `time`.
+    public func compromisedEntries(at time: Date, of kinds: Set<AuthenticatorStatus> = AuthenticatorStatus.compromises) -> [MetadataBLOBEntry] {
+        entries.filter { !$0.compromises(at: time, of: kinds).isEmpty }
+    }
+
     /// Reads the payload of a BLOB whose signature was verified.
     init(payload: JSONObject) throws(MetadataError) {
         let reader = MetadataReader(payload, path: "payload")

@@ -80,7 +80,7 @@ public struct MetadataBLOBVerifier: Sendable {
         // §3.2 step 6: the signature verifies with the leaf's key, with the header's algorithm.
         let algorithm: COSEAlgorithmIdentifier
         let signature: [UInt8]
-        do { (algorithm, signature) = try jws.coseSignature(subject: subject) } catch {
+        do { (algorithm, signature) = try jws.coseSignature() } catch {
             guard error.code == .unsupportedAlgorithm else { throw MetadataError(.signatureInvalid, error.reason) }
             throw MetadataError(.algorithmUnsupported, error.reason, expected: "RS256, ES256", received: jws.algorithm)
         }
@@ -92,7 +92,7 @@ public struct MetadataBLOBVerifier: Sendable {
             throw MetadataError(.signatureInvalid, "the metadata BLOB's signature (\(jws.algorithm)) does not verify with its x5c leaf key")
         }
         let payload: JSONObject
-        do { payload = try jws.payload(subject: subject) } catch { throw MetadataError(.malformed, error.reason) }
+        do { payload = try jws.payload() } catch { throw MetadataError(.malformed, error.reason) }
         let blob = try MetadataBLOB(payload: payload)
         // §3.2 step 7: a BLOB whose `no` is not higher than the one in force is ignored; refused here, so a replayed old
         // BLOB cannot hide a compromise reported since.

@@ -240,7 +240,8 @@ extension CeremonyService {
         _ stored: CredentialRecordEntry, owner: UserRecord, record: ChallengeRecord, sealed: SealedChallenge.Opened?, relyingParty: RelyingParty
     ) -> RelyingPartyError? {
         // A passkey of a model whose keys the FIDO Metadata Service reported extractable since it was registered.
-        if let model = AAGUID(stored.aaguid), relyingParty.policy.attestation.keyCompromisedAAGUIDs.contains(model) {
+        let keyCompromised = relyingParty.policy.attestation.keyCompromisedAAGUIDs
+        if !keyCompromised.isEmpty, let model = AAGUID(stored.aaguid), keyCompromised.contains(model) {
             return RelyingPartyError(
                 WebAuthnError(
                     .authenticatorCompromised, "the FIDO Metadata Service reports that the keys of the passkey's authenticator model \(model) can be extracted",

@@ -47,8 +47,9 @@ public struct MetadataStore: Sendable {
         return blob
     }
 
-    /// The BLOB in force, verified again at the time it was verified; nil when none was ever stored.
-    public func current() async throws(Failure) -> MetadataBLOB? {
+    /// The BLOB in force, verified again at the time it was verified, with the row it was read from; nil when none was
+    /// ever stored.
+    public func current() async throws(Failure) -> (blob: MetadataBLOB, stored: StoredMetadataBLOB)? {
         let stored: StoredMetadataBLOB?
         do { stored = try await repository.metadataBLOB() } catch { throw .storage(error) }
         guard let stored else { return nil }
@@ -59,6 +60,6 @@ public struct MetadataStore: Sendable {
             throw .metadata(
                 MetadataError(.malformed, "the stored BLOB's serial number is not the one recorded with it", expected: "no = \(stored.number)", received: "no = \(blob.number)"))
         }
-        return blob
+        return (blob, stored)
     }
 }

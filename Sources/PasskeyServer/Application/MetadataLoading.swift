@@ -14,7 +14,7 @@ enum MetadataLoading {
     ) async throws -> ServerConfiguration {
         let blob: MetadataBLOB?
         do {
-            blob = try await MetadataStore(repository: repository, verifier: try configuration.metadataVerifier()).current()
+            blob = try await MetadataStore(repository: repository, verifier: try configuration.metadataVerifier()).current()?.blob
         } catch MetadataStore.Failure.storage(let error) {
             // Starting without the BLOB would admit the models it reports compromised: the start fails instead.
             throw error
@@ -46,6 +46,6 @@ enum MetadataLoading {
     static func compromised(
         _ blob: MetadataBLOB, at time: Date, of kinds: Set<AuthenticatorStatus> = AuthenticatorStatus.compromises
     ) -> Set<AAGUID> {
-        Set(blob.entries.filter { !$0.compromises(at: time, of: kinds).isEmpty }.compactMap { $0.aaguid.flatMap { AAGUID($0) } })
+        Set(blob.compromisedEntries(at: time, of: kinds).compactMap { $0.aaguid.flatMap { AAGUID($0) } })
     }
 }
