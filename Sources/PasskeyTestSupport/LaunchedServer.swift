@@ -12,8 +12,8 @@ import Darwin
 public struct LaunchedServer: Sendable {
     public let process: Process
     public let port: Int
-    /// Where its standard output and error go, for a failing test's message; nil: nowhere.
-    public let logPath: String?
+    /// Where its standard output and error go, for a failing test's message: the path given, or a temporary file.
+    public let logPath: String
     public var url: String { "http://localhost:\(port)" }
 
     /// The `passkey-server` built beside the running test bundle.
@@ -43,15 +43,12 @@ public struct LaunchedServer: Sendable {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = launcher + [executable.path] + all
         }
-        if let logPath {
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-            process.standardOutput = handle
-            process.standardError = handle
-        } else {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-        }
+        // Always kept: a server that exits at start says why only there.
+        let logPath = logPath ?? FileManager.default.temporaryDirectory.appendingPathComponent("passkey-server-\(port)-\(UUID().uuidString).log").path
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = handle
+        process.standardError = handle
         try process.run()
         return LaunchedServer(process: process, port: port, logPath: logPath)
     }
@@ -78,7 +75,7 @@ public struct LaunchedServer: Sendable {
             if try await onOwnThread({ Self.healthStatus(port: port) }) == 200 {
                 try await Task.sleep(for: .milliseconds(300))
                 guard process.isRunning else {
-                    throw LaunchFailed("passkey-server exited with status \(process.terminationStatus): port \(port) was taken\(logTail)")
+                    throw LaunchFailed("passkey-server exited with status \(process.terminationStatus) after /health answered on port \(port) (another server's?)\(logTail)")
                 }
                 return
             }
@@ -96,7 +93,7 @@ public struct LaunchedServer: Sendable {
 
     /// The end of the server's log, for a failure's message.
     var logTail: String {
-        guard let log = logPath.flatMap({ try? String(contentsOfFile: $0, encoding: .utf8) }), !log.isEmpty else { return "" }
+        guard let log = try? String(contentsOfFile: logPath, encoding: .utf8), !log.isEmpty else { return "" }
         return ": " + String(log.suffix(2000))
     }
 

@@ -1,5 +1,6 @@
 // Free local TCP ports for tests that start servers as separate processes.
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,7 +14,9 @@ public enum LocalPorts {
     /// The ports come from below the system's ephemeral range (Linux: `ip_local_port_range`, 32768 and up): a port the
     /// kernel hands out for port 0 is handed out again at once, to the next outgoing connection (a test's client, a
     /// PostgreSQL connection) or the next in-process server on port 0, so a server process started on it a moment later
-    /// could find it taken. Below that range only another test's choice could collide, and each choice is random.
+    /// could find it taken. Below that range only another test's choice could collide: between a choice and its server's
+    /// bind, another test found the port free too (seen in CI, a server exiting on a taken port). So no port is handed
+    /// out twice in one test run (every test target runs in one process).
     public static func free(_ count: Int) throws -> [Int] {
         var sockets: [Int32] = []
         defer { for fd in sockets { close(fd) } }
@@ -23,7 +26,7 @@ public enum LocalPorts {
             var chosen: (fd: Int32, port: Int)?
             for _ in 0..<200 {
                 let port = Int.random(in: candidates)
-                guard !ports.contains(port) else { continue }
+                guard !ports.contains(port), !handedOut.withLock({ $0.contains(port) }) else { continue }
                 if let fd = try bound(port) {
                     chosen = (fd, port)
                     break
@@ -35,8 +38,12 @@ public enum LocalPorts {
             sockets.append(chosen.fd)
             ports.append(chosen.port)
         }
+        handedOut.withLock { $0.formUnion(ports) }
         return ports
     }
+
+    /// Every port ``free(_:)`` has handed out in this process.
+    private static let handedOut = Mutex<Set<Int>>([])
 
     /// Ports below the ephemeral range (and above the ones services usually take).
     static func candidateRange() -> ClosedRange<Int> {
