@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PasskeyAttestation
 import PasskeyRelyingParty
+import PasskeyServer
 import PasskeyStorage
 import PasskeyWire
 
@@ -12,10 +13,11 @@ struct MetadataCommand: AsyncParsableCommand {
         commandName: "metadata", abstract: "Import and show the FIDO Metadata Service BLOB that gives authenticator models' attestation roots and statuses.",
         subcommands: [Import.self, Show.self])
 
-    static func store(_ root: PasskeyServerCommand, mustExist: Bool) async throws -> (MetadataStore, any PasskeyRepository) {
-        let verifier = try root.metadataVerifier()
+    static func store(_ root: PasskeyServerCommand, mustExist: Bool) async throws -> (MetadataStore, any PasskeyRepository, ServerConfiguration) {
+        let configuration = try root.metadataConfiguration()
+        let verifier = try configuration.metadataVerifier()
         let repository = try await openStorage(root, mustExist: mustExist)
-        return (MetadataStore(repository: repository, verifier: verifier), repository)
+        return (MetadataStore(repository: repository, verifier: verifier), repository, configuration)
     }
 
     /// One line about a BLOB: its serial, when the next comes, how many models, and how many are reported compromised.
@@ -30,7 +32,7 @@ struct MetadataCommand: AsyncParsableCommand {
             abstract: "Verify a metadata BLOB (a file downloaded from https://mds3.fidoalliance.org/) and make it the one in force.",
             usage: databaseUsage("metadata import <file> [--metadata-root <pem>]"),
             discussion: databaseDiscussion(
-                "The BLOB must chain to the metadata root (--metadata-root, default the FIDO Alliance's) with certificates valid now, carry a valid signature, and have a higher serial number than the BLOB in force; otherwise it is refused and the one in force stays. Servers use the new BLOB from their next start."))
+                "The BLOB must chain to the metadata root (--metadata-root, default the FIDO Alliance's) with certificates valid now, carry a valid signature, and have a higher serial number than the BLOB in force; otherwise it is refused and the one in force stays. Running servers apply it at their next check (--metadata-refresh-seconds, default 300); passkeys of models it newly reports compromised are announced to webhooks (passkey.authenticator_compromised)."))
         @ParentCommand var root: PasskeyServerCommand
         @Argument(help: "The BLOB file: a JWS as the metadata service serves it.") var file: String
 
@@ -41,19 +43,23 @@ struct MetadataCommand: AsyncParsableCommand {
                     "\(MetadataError(.tooLarge, "\(file) is larger than a metadata BLOB can be", expected: "at most \(MetadataBLOBVerifier.maximumSize) bytes", received: "\(size) bytes"))")
             }
             guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
-            let (store, repository) = try await MetadataCommand.store(root, mustExist: false)
+            let (store, repository, configuration) = try await MetadataCommand.store(root, mustExist: false)
             let now = Date()
-            let blob: MetadataBLOB
-            do { blob = try await store.importBLOB(Array(data), now: now) } catch {
+            let imported: MetadataStore.Imported
+            do { imported = try await store.importBLOB(Array(data), now: now, refusingSignIn: configuration.signInRefusedStatuses) } catch {
                 let inForce = (try? await repository.metadataBLOB()).flatMap { $0 }.map { "the BLOB in force stays no \($0.number)" } ?? "no BLOB is in force"
                 throw CommandFailure("refused: \(error)\n\(inForce)")
             }
+            let blob = imported.blob
             await recordCommand("import_metadata", "metadata BLOB no \(blob.number) imported", in: repository)
             say(MetadataCommand.summary(blob, at: now))
+            if !imported.flagged.isEmpty {
+                say("passkeys newly reported compromised: \(imported.flagged.count) (announced to webhooks as passkey.authenticator_compromised)")
+            }
             if blob.nextUpdate < now {
                 note("warning: its next update was due on \(blob.nextUpdate.formatted(.iso8601.year().month().day())): reports since are missing; download the current BLOB")
             }
-            note("Servers use it from their next start.")
+            note("Running servers apply it within \(Int(configuration.metadataRefreshInterval)) seconds (--metadata-refresh-seconds).")
         }
     }
 
@@ -64,7 +70,7 @@ struct MetadataCommand: AsyncParsableCommand {
         @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
-            let (store, repository) = try await MetadataCommand.store(root, mustExist: true)
+            let (store, _, configuration) = try await MetadataCommand.store(root, mustExist: true)
             let current: (blob: MetadataBLOB, stored: StoredMetadataBLOB)?
             do { current = try await store.current() } catch { throw CommandFailure("the stored BLOB does not verify: \(error)") }
             guard let (blob, stored) = current else {
@@ -84,41 +90,14 @@ struct MetadataCommand: AsyncParsableCommand {
             let models = Set(compromised.compactMap(\.aaguid))
             guard !models.isEmpty else { return }
             // Key compromises stop the passkeys signing in; the other kinds stop new registrations only.
-            let keyCompromised = Set(blob.compromisedEntries(at: now, of: AuthenticatorStatus.keyCompromises).compactMap(\.aaguid))
-            let affected = try await MetadataCommand.passkeys(of: models, in: repository)
+            let keyCompromised = Set(blob.compromisedEntries(at: now, of: configuration.signInRefusedStatuses).compactMap { $0.aaguid?.lowercased() })
+            let affected = try await store.passkeys(of: Set(models.map { $0.lowercased() }))
             say("passkeys of these models: \(affected.count)")
             for (passkey, owner) in affected {
                 let id = Base64URL.encode(passkey.id)
                 let effect = keyCompromised.contains(passkey.aaguid.lowercased()) ? "refused at sign-in" : "signs in; new ones refused"
                 say("  \(UsersCommand.visible(owner?.username ?? passkey.userID))  \(id.prefix(12))…  \(passkey.aaguid)  registered \(passkey.createdAt.formatted(.iso8601))  \(effect)")
             }
-        }
-    }
-
-    /// The stored passkeys whose model is one of `models`, oldest first, with their accounts: one pass over the export.
-    static func passkeys(of models: Set<String>, in repository: any PasskeyRepository) async throws -> [(CredentialRecordEntry, UserRecord?)] {
-        let found = FoundRecords()
-        try await repository.exportRecords(includingSecrets: false) { record in
-            switch record {
-            case .user(let user, _): found.add(user: user)
-            case .credential(let credential) where models.contains(credential.aaguid.lowercased()): found.add(passkey: credential)
-            default: break
-            }
-        }
-        return found.matches()
-    }
-
-    /// What the export's callback hands over, from whichever thread it runs on.
-    final class FoundRecords: @unchecked Sendable {
-        // Guarded by `lock`.
-        private let lock = NSLock()
-        private var users: [String: UserRecord] = [:]
-        private var passkeys: [CredentialRecordEntry] = []
-
-        func add(user: UserRecord) { lock.withLock { users[user.id] = user } }
-        func add(passkey: CredentialRecordEntry) { lock.withLock { passkeys.append(passkey) } }
-        func matches() -> [(CredentialRecordEntry, UserRecord?)] {
-            lock.withLock { passkeys.sorted { $0.createdAt < $1.createdAt }.map { ($0, users[$0.userID]) } }
         }
     }
 }

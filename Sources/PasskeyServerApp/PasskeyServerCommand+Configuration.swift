@@ -25,12 +25,22 @@ extension PasskeyServerCommand {
         try database ?? loadSettings().value("database") ?? ServerConfiguration().database
     }
 
-    /// The verifier of metadata BLOBs the server runs with: `--metadata-root`, `PASSKEY_METADATA_ROOT`, the settings
-    /// file, or the FIDO Alliance's root.
-    func metadataVerifier() throws -> MetadataBLOBVerifier {
+    /// The metadata settings the server runs with (the root BLOBs must chain to, from `--metadata-root`,
+    /// `PASSKEY_METADATA_ROOT`, the settings file or the FIDO Alliance's; what a compromise refuses), alone: for the
+    /// `metadata` subcommands.
+    func metadataConfiguration() throws -> ServerConfiguration {
+        let settings = try loadSettings()
         var configuration = ServerConfiguration()
-        configuration.metadataRootPEM = try metadataRootPEM(try loadSettings())
-        return try configuration.metadataVerifier()
+        try applyMetadataSettings(settings, to: &configuration)
+        return configuration
+    }
+
+    /// The metadata settings: one reading for a server and the `metadata` subcommands.
+    func applyMetadataSettings(_ settings: Settings, to c: inout ServerConfiguration) throws {
+        c.metadataRootPEM = try metadataRootPEM(settings)
+        c.allowCompromisedAuthenticators = try allowCompromisedAuthenticators || settings.bool("allow-compromised-authenticators")
+        c.metadataURL = metadataUrl ?? settings.value("metadata-url")
+        if let seconds = try metadataRefreshSeconds ?? settings.double("metadata-refresh-seconds") { c.metadataRefreshInterval = seconds }
     }
 
     /// The text of the `--metadata-root` setting's PEM file, wherever the setting came from; nil when it is not given.
@@ -130,9 +140,8 @@ extension PasskeyServerCommand {
         }
         c.attestationTrustAnchors = try Self.attestationRoots(
             settings.list(attestationRoot, "attestation-root"), name: attestationRoot.isEmpty ? settings.name("attestation-root") : "--attestation-root")
-        c.metadataRootPEM = try metadataRootPEM(settings)
+        try applyMetadataSettings(settings, to: &c)
         c.requireTrustedAttestation = try requireTrustedAttestation || settings.bool("require-trusted-attestation")
-        c.allowCompromisedAuthenticators = try allowCompromisedAuthenticators || settings.bool("allow-compromised-authenticators")
         c.allowedAAGUIDs = settings.list(allowedAaguid, "allowed-aaguid")
         c.allowBackupEligibilityChange = try allowBackupEligibilityChange || settings.bool("allow-backup-eligibility-change")
         c.allowCounterRegression = try allowCounterRegression || settings.bool("allow-counter-regression")

@@ -53,6 +53,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var attestationRoot: [String] = []
     @Option(help: "PEM file of the root the FIDO Metadata Service BLOB must chain to (default: GlobalSign Root CA - R3, the FIDO Alliance's, shipped with the server): for a metadata service of one's own, or when FIDO moves to another root. The BLOB is imported with `passkey-server metadata import`.")
     var metadataRoot: String?
+    @Option(help: "Download the FIDO Metadata Service BLOB from this URL (FIDO's: https://mds3.fidoalliance.org/) at start when none is stored, then daily and when its nextUpdate comes; a newer one is verified, stored for every instance and applied without a restart (default: none; `passkey-server metadata import` only).")
+    var metadataUrl: String?
+    @Option(help: "How often, in seconds, a running server looks for a metadata BLOB stored by another instance or `metadata import` (default 300).")
+    var metadataRefreshSeconds: Double?
     @Flag(help: "Admit registrations and sign-ins of authenticator models the metadata BLOB in force reports compromised (keys that can be extracted, a leaked attestation key, user verification that can be bypassed, a revoked certification). Default off: they are refused (authenticator_compromised).")
     var allowCompromisedAuthenticators = false
     @Flag(help: "Refuse registrations whose attestation does not reach an --attestation-root (none and self attestation included): for deployments that admit only the security keys they issue. Needs --attestation direct and at least one --attestation-root; not with --auto-append (default off).")

@@ -26,8 +26,21 @@ public protocol MetadataRepository: Sendable {
     /// The BLOB in force, if one was ever stored.
     func metadataBLOB() async throws(StorageError) -> StoredMetadataBLOB?
 
-    /// Stores `blob` as the one in force, unless the stored one has the same or a higher serial number: checked in the
-    /// write itself, so two instances storing BLOBs at once cannot go back to an older one. Returns whether it was
-    /// stored.
-    func storeMetadataBLOB(_ blob: StoredMetadataBLOB) async throws(StorageError) -> Bool
+    /// The serial number of the BLOB in force, without reading the BLOB: what running servers poll to learn that
+    /// another instance or an import stored a newer one.
+    func metadataBLOBNumber() async throws(StorageError) -> Int?
+
+    /// Stores `blob` as the one in force, and writes `messages` to the webhook outbox (as
+    /// ``WebhookRepository/enqueueWebhookMessage(_:)`` does), only when the stored BLOB's serial number is still
+    /// `previous` (nil: none is stored) and lower than `blob`'s. Checked in the write itself: of instances storing
+    /// BLOBs at once, one wins, nobody goes back to an older BLOB, and what the change announces (passkeys whose
+    /// authenticator a new report names) is announced once. Returns whether it was stored.
+    func storeMetadataBLOB(_ blob: StoredMetadataBLOB, replacing previous: Int?, announcing messages: [WebhookMessageRecord]) async throws(StorageError) -> Bool
+}
+
+extension MetadataRepository {
+    /// Whether `blob` may replace the stored BLOB whose serial is `stored`, given the caller read `previous`.
+    public static func mayStore(_ blob: StoredMetadataBLOB, stored: Int?, previous: Int?) -> Bool {
+        stored == previous && blob.number > (stored ?? Int.min)
+    }
 }

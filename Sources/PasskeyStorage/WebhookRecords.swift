@@ -77,7 +77,8 @@ public struct WebhookMessageRecord: Sendable, Hashable {
     /// The passkey's name (its new name for `passkey.renamed`).
     public var credentialName: String?
     /// What else the type says: the AAGUID of a new passkey, the name before a rename, `replaced` or `added` for a used
-    /// recovery link, `refused` or `accepted` for a counter regression.
+    /// recovery link, `refused` or `accepted` for a counter regression, for a compromised authenticator its AAGUID, the
+    /// reported statuses (comma-separated) and `refused` or `flagged` (``CompromiseAnnouncement``), separated by spaces.
     public var detail: String?
 
     public init(

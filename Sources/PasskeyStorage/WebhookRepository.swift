@@ -24,11 +24,14 @@ public struct WebhookEventType: RawRepresentable, Hashable, Sendable, Expressibl
     /// A recovery or onboarding link was redeemed: a passkey was added to the account (replacing the others, for a
     /// recovery link made so).
     public static let recoveryLinkUsed: WebhookEventType = "recovery.link_used"
+    /// A new metadata BLOB reports the passkey's authenticator model compromised (FIDO Metadata Service status
+    /// reports): sent once per passkey, by the instance that stored the BLOB.
+    public static let passkeyAuthenticatorCompromised: WebhookEventType = "passkey.authenticator_compromised"
 
     /// Every type this server sends.
     public static let all: [WebhookEventType] = [
         .userCreated, .userUpdated, .userDeleted, .userDisabled, .userEnabled, .passkeyCreated, .passkeyDeleted, .passkeyRenamed,
-        .signInCounterRegressed, .recoveryLinkUsed,
+        .signInCounterRegressed, .recoveryLinkUsed, .passkeyAuthenticatorCompromised,
     ]
 }
 

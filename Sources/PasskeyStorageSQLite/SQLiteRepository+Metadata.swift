@@ -14,19 +14,26 @@ extension SQLiteRepository {
         }
     }
 
-    public func storeMetadataBLOB(_ blob: StoredMetadataBLOB) async throws(StorageError) -> Bool {
+    public func metadataBLOBNumber() async throws(StorageError) -> Int? {
+        try await read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT number FROM metadata_blob WHERE id = 1")) }
+    }
+
+    /// One writer: the serial read here cannot change before the write that follows it.
+    public func storeMetadataBLOB(_ blob: StoredMetadataBLOB, replacing previous: Int?, announcing messages: [WebhookMessageRecord]) async throws(StorageError) -> Bool {
         try await write { db in
+            let stored = try Int.fetchOne(db.cachedStatement(sql: "SELECT number FROM metadata_blob WHERE id = 1"))
+            guard Self.mayStore(blob, stored: stored, previous: previous) else { return false }
             try db.cachedStatement(
                 sql: """
                     INSERT INTO metadata_blob (id, number, bytes, verified_at, next_update) VALUES (1, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET number = excluded.number, bytes = excluded.bytes,
                         verified_at = excluded.verified_at, next_update = excluded.next_update
-                    WHERE excluded.number > metadata_blob.number
                     """
             ).execute(arguments: [
                 blob.number, Data(blob.bytes), SQLiteSchema.milliseconds(blob.verifiedAt), SQLiteSchema.milliseconds(blob.nextUpdate),
             ])
-            return db.changesCount == 1
+            for message in messages { try Self.enqueue(message, db) }
+            return true
         }
     }
 }

@@ -27,7 +27,9 @@ public enum RegistrationEndpoint: Sendable, Equatable {
 /// ceremony and user, and expire after ``CeremonyConfiguration/challengeTTL``.
 public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
     public let repository: Repository
-    public let relyingParty: RelyingParty
+    /// Replaced while the server runs when a new metadata BLOB arrives.
+    public let relyingPartyInForce: RelyingPartyInForce
+    public var relyingParty: RelyingParty { relyingPartyInForce.current }
     public let configuration: CeremonyConfiguration
     public let now: @Sendable () -> Date
     public let random: RandomSource
@@ -42,8 +44,15 @@ public struct CeremonyService<Repository: CeremonyRepository>: Sendable {
         repository: Repository, relyingParty: RelyingParty, configuration: CeremonyConfiguration,
         now: @escaping @Sendable () -> Date = Date.init, random: RandomSource = .system
     ) {
+        self.init(repository: repository, relyingParty: RelyingPartyInForce(relyingParty), configuration: configuration, now: now, random: random)
+    }
+
+    public init(
+        repository: Repository, relyingParty: RelyingPartyInForce, configuration: CeremonyConfiguration,
+        now: @escaping @Sendable () -> Date = Date.init, random: RandomSource = .system
+    ) {
         self.repository = repository
-        self.relyingParty = relyingParty
+        self.relyingPartyInForce = relyingParty
         self.configuration = configuration
         self.now = now
         self.random = random

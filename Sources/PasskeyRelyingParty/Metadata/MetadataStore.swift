@@ -5,11 +5,14 @@ public import PasskeyStorage
 /// The FIDO Metadata Service BLOB in force, kept in storage: imported (verified at the time of import, refused unless
 /// newer than the stored one) and loaded (verified again, at the time it was verified, so a stored BLOB keeps working
 /// offline after its signing certificate expires, and a database edited by hand is refused).
+///
+/// Storing a BLOB announces, with a `passkey.authenticator_compromised` webhook message each, the stored passkeys whose
+/// model it newly reports compromised, in the same write: whichever instance stores it, they are announced once.
 public struct MetadataStore: Sendable {
-    public let repository: any MetadataRepository
+    public let repository: any MetadataRepository & TransferRepository
     public let verifier: MetadataBLOBVerifier
 
-    public init(repository: any MetadataRepository, verifier: MetadataBLOBVerifier) {
+    public init(repository: any MetadataRepository & TransferRepository, verifier: MetadataBLOBVerifier) {
         self.repository = repository
         self.verifier = verifier
     }
@@ -27,24 +30,42 @@ public struct MetadataStore: Sendable {
         }
     }
 
+    /// A BLOB made the one in force, and the passkeys it newly reports compromised (announced to webhooks).
+    public struct Imported: Sendable {
+        public let blob: MetadataBLOB
+        public let flagged: [(passkey: CredentialRecordEntry, owner: UserRecord?)]
+    }
+
     /// Verifies `bytes` as of `now` and stores it as the BLOB in force. A BLOB that is not newer than the stored one is
     /// refused (`metadata_rolled_back`), checked against the stored serial before and inside the write, so two
     /// instances importing at once cannot go back.
-    public func importBLOB(_ bytes: [UInt8], now: Date) async throws(Failure) -> MetadataBLOB {
-        let current: StoredMetadataBLOB?
-        do { current = try await repository.metadataBLOB() } catch { throw .storage(error) }
-        let blob: MetadataBLOB
-        do { blob = try verifier.verify(bytes, at: now, replacing: current?.number) } catch { throw .metadata(error) }
-        let stored: Bool
-        do {
-            stored = try await repository.storeMetadataBLOB(
-                StoredMetadataBLOB(number: blob.number, bytes: bytes, verifiedAt: now, nextUpdate: blob.nextUpdate))
-        } catch { throw .storage(error) }
-        guard stored else {
-            throw .metadata(
-                MetadataError(.rolledBack, "another instance stored a BLOB at least as new meanwhile", expected: "no > the stored one", received: "no = \(blob.number)"))
+    ///
+    /// - Parameter refusingSignIn: the statuses whose passkeys the servers refuse at sign-in (said in the webhook).
+    public func importBLOB(_ bytes: [UInt8], now: Date, refusingSignIn: Set<AuthenticatorStatus>) async throws(Failure) -> Imported {
+        // Another instance may store a BLOB between the read and the write: then the announcement is worked out again
+        // against that one (a few rounds at most, as each round needs a newer BLOB to have come).
+        for _ in 0..<5 {
+            let previous: (blob: MetadataBLOB?, stored: StoredMetadataBLOB?)
+            do { previous = try await currentOrUnreadable() } catch { throw .storage(error) }
+            let blob: MetadataBLOB
+            do { blob = try verifier.verify(bytes, at: now, replacing: previous.stored?.number) } catch { throw .metadata(error) }
+            let announcements = Self.newlyCompromised(blob, since: previous.blob, at: now, refusingSignIn: refusingSignIn)
+            let flagged: [(passkey: CredentialRecordEntry, owner: UserRecord?)]
+            do { flagged = try await passkeys(of: Set(announcements.keys)) } catch let error as StorageError { throw .storage(error) } catch {
+                throw .storage(StorageError(.unavailable, "reading the passkeys of reported models: \(error)"))
+            }
+            let messages = flagged.compactMap { found in
+                announcements[found.passkey.aaguid.lowercased()].map { $0.message(passkey: found.passkey, owner: found.owner, at: now) }
+            }
+            let row = StoredMetadataBLOB(number: blob.number, bytes: bytes, verifiedAt: now, nextUpdate: blob.nextUpdate)
+            let stored: Bool
+            do { stored = try await repository.storeMetadataBLOB(row, replacing: previous.stored?.number, announcing: messages) } catch {
+                throw .storage(error)
+            }
+            if stored { return Imported(blob: blob, flagged: flagged) }
         }
-        return blob
+        throw .metadata(
+            MetadataError(.rolledBack, "other instances kept storing newer BLOBs meanwhile", expected: "no > the stored one", received: "no longer the newest"))
     }
 
     /// The BLOB in force, verified again at the time it was verified, with the row it was read from; nil when none was
@@ -53,13 +74,72 @@ public struct MetadataStore: Sendable {
         let stored: StoredMetadataBLOB?
         do { stored = try await repository.metadataBLOB() } catch { throw .storage(error) }
         guard let stored else { return nil }
-        let blob: MetadataBLOB
-        do { blob = try verifier.verify(stored.bytes, at: stored.verifiedAt) } catch { throw .metadata(error) }
+        do { return (try reverify(stored), stored) } catch { throw .metadata(error) }
+    }
+
+    /// The stored row, and its BLOB when it still verifies: a BLOB that no longer does (the metadata root was replaced)
+    /// announced nothing this server can vouch for, so every report of the new one is announced.
+    func currentOrUnreadable() async throws(StorageError) -> (blob: MetadataBLOB?, stored: StoredMetadataBLOB?) {
+        guard let stored = try await repository.metadataBLOB() else { return (nil, nil) }
+        return (try? reverify(stored), stored)
+    }
+
+    func reverify(_ stored: StoredMetadataBLOB) throws(MetadataError) -> MetadataBLOB {
+        let blob = try verifier.verify(stored.bytes, at: stored.verifiedAt)
         // The row's serial is what later imports are checked against: it must be the BLOB's own.
         guard blob.number == stored.number else {
-            throw .metadata(
-                MetadataError(.malformed, "the stored BLOB's serial number is not the one recorded with it", expected: "no = \(stored.number)", received: "no = \(blob.number)"))
+            throw MetadataError(.malformed, "the stored BLOB's serial number is not the one recorded with it", expected: "no = \(stored.number)", received: "no = \(blob.number)")
         }
-        return (blob, stored)
+        return blob
+    }
+
+    /// The FIDO2 models (by lowercase AAGUID) with a compromise report in force at `time` in `blob` that `previous` did
+    /// not carry, with what to announce of each. U2F models, named by key identifiers, are not covered: their passkeys
+    /// carry the zero AAGUID.
+    static func newlyCompromised(
+        _ blob: MetadataBLOB, since previous: MetadataBLOB?, at time: Date, refusingSignIn: Set<AuthenticatorStatus>
+    ) -> [String: CompromiseAnnouncement] {
+        var known: [String: Set<AuthenticatorStatus>] = [:]
+        for entry in previous?.compromisedEntries(at: time) ?? [] {
+            guard let aaguid = entry.aaguid?.lowercased() else { continue }
+            known[aaguid, default: []].formUnion(entry.compromises(at: time).map(\.status))
+        }
+        var found: [String: CompromiseAnnouncement] = [:]
+        for entry in blob.compromisedEntries(at: time) {
+            guard let aaguid = entry.aaguid?.lowercased() else { continue }
+            let statuses = entry.compromises(at: time).map(\.status)
+            guard !Set(statuses).isSubset(of: known[aaguid] ?? []) else { continue }
+            found[aaguid] = CompromiseAnnouncement(aaguid: aaguid, statuses: statuses, signInRefused: statuses.contains(where: refusingSignIn.contains))
+        }
+        return found
+    }
+
+    /// The stored passkeys whose model (lowercase AAGUID) is one of `models`, oldest first, with their accounts: one
+    /// pass over the export, none when `models` is empty.
+    public func passkeys(of models: Set<String>) async throws -> [(passkey: CredentialRecordEntry, owner: UserRecord?)] {
+        guard !models.isEmpty else { return [] }
+        let found = FoundRecords()
+        try await repository.exportRecords(includingSecrets: false) { record in
+            switch record {
+            case .user(let user, _): found.add(user: user)
+            case .credential(let credential) where models.contains(credential.aaguid.lowercased()): found.add(passkey: credential)
+            default: break
+            }
+        }
+        return found.matches()
+    }
+
+    /// What the export's callback hands over, from whichever thread it runs on.
+    final class FoundRecords: @unchecked Sendable {
+        // Guarded by `lock`.
+        private let lock = NSLock()
+        private var users: [String: UserRecord] = [:]
+        private var passkeys: [CredentialRecordEntry] = []
+
+        func add(user: UserRecord) { lock.withLock { users[user.id] = user } }
+        func add(passkey: CredentialRecordEntry) { lock.withLock { passkeys.append(passkey) } }
+        func matches() -> [(passkey: CredentialRecordEntry, owner: UserRecord?)] {
+            lock.withLock { passkeys.sorted { $0.createdAt < $1.createdAt }.map { ($0, users[$0.userID]) } }
+        }
     }
 }

@@ -10,7 +10,9 @@ public import PasskeyWire
 /// - `user.updated`: `previousUsername`;
 /// - `passkey.created`: `aaguid`; `passkey.renamed`: `previousName`;
 /// - `signin.counter_regressed`: `outcome`, `refused` or `accepted` (`--allow-counter-regression`);
-/// - `recovery.link_used`: `passkeysReplaced`, whether the account's other passkeys were deleted.
+/// - `recovery.link_used`: `passkeysReplaced`, whether the account's other passkeys were deleted;
+/// - `passkey.authenticator_compromised`: `aaguid`, `statuses` (the FIDO Metadata Service's, `USER_KEY_PHYSICAL_COMPROMISE`,
+///   …), `signInRefused`, whether the server refuses the passkey's sign-ins from now on.
 ///
 /// Never a secret, a token, a key or a challenge.
 public enum WebhookPayload {
@@ -31,6 +33,12 @@ public enum WebhookPayload {
         case .passkeyRenamed: add("previousName", message.detail)
         case .signInCounterRegressed: add("outcome", message.detail)
         case .recoveryLinkUsed: data["passkeysReplaced"] = .bool(message.detail == "replaced")
+        case .passkeyAuthenticatorCompromised:
+            if let announcement = message.detail.flatMap(CompromiseAnnouncement.init(detail:)) {
+                data["aaguid"] = .string(announcement.aaguid)
+                data["statuses"] = .array(announcement.statuses.map { .string($0.rawValue) })
+                data["signInRefused"] = .bool(announcement.signInRefused)
+            }
         default: break
         }
         return ["type": .string(message.type), "timestamp": .string(timestamp(message.createdAt)), "data": .object(data)]

@@ -30,12 +30,15 @@ public func buildApplication<Repository: PasskeyRepository>(
     try configuration.validate()
     // A logger given is used at its own level (`--log-level`); the default one logs from info up.
     let logger = logger ?? defaultLogger()
-    let configuration = try await MetadataLoading.load(into: configuration, from: repository, logger: logger)
+    let base = configuration
+    let (configuration, metadataNumber) = try await MetadataLoading.load(into: base, from: repository, logger: logger)
+    let relyingParty = RelyingPartyInForce(makeRelyingParty(configuration))
     // One event log for the routes and the background services: stored, then shown live (through `eventSink` on
     // PostgreSQL, which feeds the broadcaster with every instance's events).
     let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster)
-    let router = buildRouter(configuration, repository: repository, now: Date.init, random: .system, metrics: CeremonyMetrics(), broadcaster: broadcaster, events: events,
-        logger: logger)
+    let router = buildRouter(
+        configuration, repository: repository, relyingParty: relyingParty, now: Date.init, random: .system, metrics: CeremonyMetrics(),
+        broadcaster: broadcaster, events: events, logger: logger)
     await UsernameCollisionReport.log(repository, logger: logger)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
     let appConfiguration = ApplicationConfiguration(address: address, serverName: "passkey-server")
@@ -54,7 +57,7 @@ public func buildApplication<Repository: PasskeyRepository>(
         if let setupLink { FileHandle.standardOutput.write(Data(setupLink.utf8)) }
     }
     let purger = ChallengePurger(repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster, events: events)
-    var services: [any Service] = [purger] + extra
+    var services: [any Service] = [purger, MetadataRefresh(base: base, repository: repository, relyingParty: relyingParty, loaded: metadataNumber, logger: logger)] + extra
     if configuration.webhooks.deliver {
         services.append(
             WebhookDelivery(repository: repository, settings: configuration.webhooks, events: events, logger: logger))
@@ -99,8 +102,9 @@ public func buildRouter<Repository: PasskeyRepository>(
     eventSink: (any EventSink)? = nil
 ) -> Router<PasskeyRequestContext> {
     buildRouter(
-        configuration, repository: repository, now: now, random: random, metrics: metrics, broadcaster: broadcaster,
-        events: EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now), logger: defaultLogger())
+        configuration, repository: repository, relyingParty: RelyingPartyInForce(makeRelyingParty(configuration)), now: now, random: random,
+        metrics: metrics, broadcaster: broadcaster, events: EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now),
+        logger: defaultLogger())
 }
 
 /// The server's log when none is given: its own line format (``LogLineHandler``), from info up.
@@ -109,15 +113,15 @@ func defaultLogger() -> Logger { Logger(label: "passkey-server", factory: { LogL
 /// ``buildRouter(_:repository:now:random:metrics:broadcaster:eventSink:)`` with the application's event log, and its
 /// logger for what is not a request's (an audit entry that could not be stored).
 func buildRouter<Repository: PasskeyRepository>(
-    _ configuration: ServerConfiguration, repository: Repository, now: @escaping @Sendable () -> Date, random: RandomSource,
-    metrics: CeremonyMetrics, broadcaster: EventBroadcaster, events: EventRecorder, logger: Logger
+    _ configuration: ServerConfiguration, repository: Repository, relyingParty: RelyingPartyInForce, now: @escaping @Sendable () -> Date,
+    random: RandomSource, metrics: CeremonyMetrics, broadcaster: EventBroadcaster, events: EventRecorder, logger: Logger
 ) -> Router<PasskeyRequestContext> {
     // HEAD answers wherever GET does (monitors and link checkers probe with it), with the same headers and no body;
     // except where a GET starts a ceremony (``RouteTable/withoutHead``).
     let router = Router(context: PasskeyRequestContext.self, options: .autoGenerateHeadEndpoints)
     let routeTable = addEdgeMiddleware(to: router, configuration)
     let service = CeremonyService(
-        repository: repository, relyingParty: makeRelyingParty(configuration), configuration: configuration.ceremonies, now: now, random: random)
+        repository: repository, relyingParty: relyingParty, configuration: configuration.ceremonies, now: now, random: random)
     let issuer = TokenIssuer(
         repository: repository, issuer: configuration.connect.tokenIssuer ?? configuration.effectiveOrigins.first ?? configuration.defaultOrigin,
         audience: configuration.connect.tokenAudience ?? configuration.rpID, lifetime: configuration.connect.signedDataLifetime, now: now,

@@ -107,6 +107,14 @@ extension ServerConfiguration {
 
     /// Trusted attestation and the AAGUIDs it vouches for.
     func validateAttestationTrust() throws(ConfigurationError) {
+        guard metadataRefreshInterval.isFinite, (1...86_400).contains(metadataRefreshInterval) else {
+            throw ConfigurationError("--metadata-refresh-seconds must be between 1 and 86400")
+        }
+        if let metadataURL {
+            guard let url = URL(string: metadataURL), ["https", "http"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+                throw ConfigurationError("--metadata-url must be an https:// URL such as https://mds3.fidoalliance.org/")
+            }
+        }
         if requireTrustedAttestation {
             guard attestation == .direct else {
                 throw ConfigurationError(

@@ -47,7 +47,13 @@ public struct ServerConfiguration: Sendable {
     /// with `passkey-server metadata import`) gives the attestation roots of every model it lists, for the formats
     /// without an `--attestation-root`.
     public var metadataRootPEM: String?
-    /// The models the metadata BLOB in force reports compromised (filled from the BLOB when the server starts):
+    /// Where the BLOB is downloaded from while the server runs (`--metadata-url`, FIDO's is
+    /// https://mds3.fidoalliance.org/): at start when none is stored, then daily and at its `nextUpdate`. Nil: only
+    /// `passkey-server metadata import`.
+    public var metadataURL: String?
+    /// How often a running server looks for a BLOB stored by another instance or an import, in seconds.
+    public var metadataRefreshInterval: TimeInterval = 300
+    /// The models the metadata BLOB in force reports compromised (filled from the BLOB at start and at each new one):
     /// refused at registration (`authenticator_compromised`), unless ``allowCompromisedAuthenticators``.
     public var compromisedAAGUIDs: Set<AAGUID> = []
     /// The models whose keys the BLOB reports extractable: their passkeys are refused at sign-in too.
@@ -228,6 +234,10 @@ public struct ServerConfiguration: Sendable {
     public var webOrigins: [String] { effectiveOrigins.filter { $0.hasPrefix("https://") || $0.hasPrefix("http://") } }
 
     /// The verifier of metadata BLOBs: ``metadataRootPEM``'s root, or the FIDO Alliance's.
+    /// The compromise statuses whose passkeys are refused at sign-in: the key compromises, unless
+    /// ``allowCompromisedAuthenticators``.
+    public var signInRefusedStatuses: Set<AuthenticatorStatus> { allowCompromisedAuthenticators ? [] : AuthenticatorStatus.keyCompromises }
+
     public func metadataVerifier() throws(MetadataError) -> MetadataBLOBVerifier {
         guard let metadataRootPEM else { return try MetadataBLOBVerifier.fido() }
         return try MetadataBLOBVerifier(rootPEM: metadataRootPEM)

@@ -5,29 +5,44 @@ import PasskeyAttestation
 import PasskeyRelyingParty
 import PasskeyStorage
 
-/// At start-up, the metadata BLOB in force gives the attestation roots of every model it lists (issue 48).
+/// The metadata BLOB in force gives the attestation roots of every model it lists and their compromise reports (issue
+/// 48): applied at start-up, and again whenever a newer BLOB is stored (``MetadataRefresh``).
 enum MetadataLoading {
-    /// `configuration` with the stored BLOB's model roots among its trust anchors. A BLOB that no longer verifies (the
-    /// metadata root was changed, the row was edited) is left out with a warning: the server starts as without one.
+    /// `configuration` with the stored BLOB applied, and the serial number of that BLOB. A BLOB that no longer verifies
+    /// (the metadata root was changed, the row was edited) is left out with a warning: the server starts as without one.
     static func load(
-        into configuration: ServerConfiguration, from repository: some MetadataRepository, logger: Logger, now: @Sendable () -> Date = Date.init
-    ) async throws -> ServerConfiguration {
-        let blob: MetadataBLOB?
+        into configuration: ServerConfiguration, from repository: some MetadataRepository & TransferRepository, logger: Logger,
+        now: @Sendable () -> Date = Date.init
+    ) async throws -> (configuration: ServerConfiguration, number: Int?) {
+        let current: (blob: MetadataBLOB, stored: StoredMetadataBLOB)?
         do {
-            blob = try await MetadataStore(repository: repository, verifier: try configuration.metadataVerifier()).current()?.blob
+            current = try await MetadataStore(repository: repository, verifier: try configuration.metadataVerifier()).current()
         } catch MetadataStore.Failure.storage(let error) {
             // Starting without the BLOB would admit the models it reports compromised: the start fails instead.
             throw error
         } catch {
             logger.warning("metadata", metadata: ["refused": "\(error)", "effect": "attestation is checked without the metadata BLOB"])
-            return configuration
+            return (configuration, nil)
         }
-        guard let blob else { return configuration }
+        guard let blob = current?.blob else { return (configuration, nil) }
         let time = now()
+        let loaded = apply(blob, to: configuration, at: time)
+        log(blob, loaded, at: time, logger: logger)
+        return (loaded, blob.number)
+    }
+
+    /// `configuration` (as given, without any BLOB) with `blob`'s model roots among its trust anchors and its
+    /// compromise reports in force at `time`.
+    static func apply(_ blob: MetadataBLOB, to configuration: ServerConfiguration, at time: Date) -> ServerConfiguration {
         var loaded = configuration
         loaded.attestationTrustAnchors = configuration.attestationTrustAnchors.replacing(models: AuthenticatorModelRoots(blob))
         loaded.compromisedAAGUIDs = compromised(blob, at: time)
         loaded.keyCompromisedAAGUIDs = compromised(blob, at: time, of: AuthenticatorStatus.keyCompromises)
+        return loaded
+    }
+
+    /// One line for the BLOB in force, and a warning when its next update is overdue.
+    static func log(_ blob: MetadataBLOB, _ loaded: ServerConfiguration, at time: Date, logger: Logger) {
         let nextUpdate = blob.nextUpdate.formatted(.iso8601.year().month().day())
         logger.notice(
             "metadata",
@@ -38,7 +53,6 @@ enum MetadataLoading {
         if blob.nextUpdate < time {
             logger.warning("metadata", metadata: ["stale": "its next update was due on \(nextUpdate)", "effect": "import a newer BLOB: reports since are missing"])
         }
-        return loaded
     }
 
     /// The FIDO2 models with a compromise report in force at `time` (U2F models, named by key identifiers, are not
