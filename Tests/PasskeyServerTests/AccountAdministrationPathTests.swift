@@ -203,7 +203,7 @@ struct AccountAdministrationPathTests {
         try await Self.seed(repository)
         let audit = CollectedAudit()
         let accounts = AccountAdministration(repository: repository, audit: audit)
-        let ann = try #require(try await repository.user(id: Self.userID))
+        let ann = try #require(await repository.user(id: Self.userID))
         let other = UserRecord(id: "user-bob", userHandle: [9], username: "bob", displayName: "Bob", isAnonymous: false, createdAt: ann.createdAt)
         func code(_ change: () async throws(RelyingPartyError) -> Void) async -> String? {
             do throws(RelyingPartyError) { try await change() } catch { return error.code.rawValue }
@@ -221,6 +221,6 @@ struct AccountAdministrationPathTests {
         // Only the disable was made: one entry, one message.
         #expect(await audit.entries.map(\.kind) == ["admin.disable_user"])
         #expect(try await Self.messages(repository).map(\.type) == ["user.disabled"])
-        #expect(try await repository.credentials(userID: Self.userID).map(\.name) == ["Laptop"])
+        #expect(await repository.credentials(userID: Self.userID).map(\.name) == ["Laptop"])
     }
 }

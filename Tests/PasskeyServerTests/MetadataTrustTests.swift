@@ -44,16 +44,23 @@ struct MetadataTrustTests {
 
         /// A BLOB with serial `number` describing `model`, whose attestations chain to `vendorRootPEM`, with `statuses`.
         func blob(number: Int, model: String, vendorRootPEM: String, statuses: [String] = ["FIDO_CERTIFIED"]) throws -> [UInt8] {
+            try blob(number: number, models: [(model, statuses)], vendorRootPEM: vendorRootPEM)
+        }
+
+        /// A BLOB with serial `number` describing each model (AAGUID) with its statuses.
+        func blob(number: Int, models: [(aaguid: String, statuses: [String])], vendorRootPEM: String) throws -> [UInt8] {
             let vendorRoot = try Certificate(pemEncoded: vendorRootPEM).serializeAsPEM().derBytes
-            let entry: JSONValue = [
-                "aaguid": .string(model),
-                "statusReports": .array(statuses.map { ["status": .string($0), "effectiveDate": "2024-01-01"] }),
-                "metadataStatement": [
-                    "description": "Issued Key", "aaguid": .string(model), "attestationTypes": ["basic_full"],
-                    "attestationRootCertificates": [.string(Base64URL.encodeStandard(vendorRoot))],
-                ],
-            ]
-            let payload: JSONValue = ["legalHeader": "test", "no": .number(Double(number)), "nextUpdate": "2030-01-01", "entries": [entry]]
+            let entries: [JSONValue] = models.map { model in
+                [
+                    "aaguid": .string(model.aaguid),
+                    "statusReports": .array(model.statuses.map { ["status": .string($0), "effectiveDate": "2024-01-01"] }),
+                    "metadataStatement": [
+                        "description": "Issued Key", "aaguid": .string(model.aaguid), "attestationTypes": ["basic_full"],
+                        "attestationRootCertificates": [.string(Base64URL.encodeStandard(vendorRoot))],
+                    ],
+                ]
+            }
+            let payload: JSONValue = ["legalHeader": "test", "no": .number(Double(number)), "nextUpdate": "2030-01-01", "entries": .array(entries)]
             let header: JSONValue = ["alg": "ES256", "typ": "JWT", "x5c": [.string(Base64URL.encodeStandard(signingDER))]]
             let input = Base64URL.encode(header.serializedBytes) + "." + Base64URL.encode(payload.serializedBytes)
             let signature = try signingKey.signature(for: Array(input.utf8)).rawRepresentation
