@@ -36,6 +36,7 @@ extension ErrorCode {
     public static let attestationNotAllowed = ErrorCode(rawValue: "attestation_not_allowed")
     public static let aaguidNotAllowed = ErrorCode(rawValue: "aaguid_not_allowed")
     public static let authenticatorCompromised = ErrorCode(rawValue: "authenticator_compromised")
+    public static let authenticatorNotAdmitted = ErrorCode(rawValue: "authenticator_not_admitted")
     public static let safetyNetIntegrityFailed = ErrorCode(rawValue: "safetynet_integrity_failed")
     public static let credentialNotAllowed = ErrorCode(rawValue: "credential_not_allowed")
     public static let userHandleMissing = ErrorCode(rawValue: "user_handle_missing")
@@ -149,6 +150,7 @@ extension ErrorCode {
         Definition(.attestationNotAllowed, 400, "Trusted attestation is required and there is none."),
         Definition(.aaguidNotAllowed, 400, "This authenticator model is not accepted here."),
         Definition(.authenticatorCompromised, 400, "The FIDO Metadata Service reports this authenticator model compromised."),
+        Definition(.authenticatorNotAdmitted, 400, "The metadata policy admits no authenticator of this model."),
         Definition(.safetyNetIntegrityFailed, 400, "SafetyNet says the device fails integrity checks."),
         Definition(.credentialNotAllowed, 400, "The credential is not one the options allowed."),
         Definition(.userHandleMissing, 400, "A sign-in without a username got no user handle."),

@@ -37,6 +37,7 @@ extension WebAuthnError.Code {
         case .attestationNotAllowed: "The relying party requires trusted attestation and this credential has none (or only self attestation)."
         case .aaguidNotAllowed: "This kind of authenticator is not accepted here: the relying party allows only the models it lists."
         case .authenticatorCompromised: "The FIDO Metadata Service reports this authenticator model compromised (keys that can be extracted, a leaked attestation key, user verification that can be bypassed, or a revoked certification): it is not accepted here. Register a passkey on another authenticator."
+        case .authenticatorNotAdmitted: "This relying party admits only the authenticator models the FIDO Metadata Service lists (or certifies at the level it asks), and this one is not among them. Register a passkey on a security key it admits."
         case .safetyNetIntegrityFailed: "Android SafetyNet reports that the device fails integrity checks (ctsProfileMatch or basicIntegrity false)."
         case .credentialNotAllowed: "The credential is not one of those the options allowed."
         case .userHandleMissing: "A sign-in without a username needs the user handle from the authenticator, and it returned none: the credential is not discoverable."

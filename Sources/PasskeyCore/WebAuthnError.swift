@@ -91,6 +91,9 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The FIDO Metadata Service reports the authenticator's model compromised (its keys can be extracted, its
         /// attestation key leaked, its user verification bypassed, or its certification revoked). (`authenticator_compromised`)
         public static let authenticatorCompromised = Code(rawValue: "authenticator_compromised")
+        /// The relying party admits only authenticator models the FIDO Metadata Service lists, or certifies at a level,
+        /// and this one is not among them. (`authenticator_not_admitted`)
+        public static let authenticatorNotAdmitted = Code(rawValue: "authenticator_not_admitted")
         /// Android SafetyNet reported a device that fails the CTS profile or basic integrity. (`safetynet_integrity_failed`)
         public static let safetyNetIntegrityFailed = Code(rawValue: "safetynet_integrity_failed")
 

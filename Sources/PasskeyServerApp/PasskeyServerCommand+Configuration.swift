@@ -39,6 +39,16 @@ extension PasskeyServerCommand {
     func applyMetadataSettings(_ settings: Settings, to c: inout ServerConfiguration) throws {
         c.metadataRootPEM = try metadataRootPEM(settings)
         c.allowCompromisedAuthenticators = try allowCompromisedAuthenticators || settings.bool("allow-compromised-authenticators")
+        let statuses = settings.list(refuseSignInStatus, "refuse-sign-in-status")
+        if !statuses.isEmpty { c.refuseSignInStatuses = Set(statuses.map { AuthenticatorStatus(rawValue: $0.uppercased().replacingOccurrences(of: "-", with: "_")) }) }
+        if let admission = admitAuthenticators ?? settings.value("admit-authenticators") {
+            guard let parsed = AuthenticatorAdmission(admission) else {
+                throw ValidationError("--admit-authenticators \(admission): use any, known or a level such as FIDO_CERTIFIED_L2")
+            }
+            c.admitAuthenticators = parsed
+        }
+        c.deniedAAGUIDs = settings.list(deniedAaguid, "denied-aaguid")
+        c.requireDeviceBound = try requireDeviceBound || settings.bool("require-device-bound")
         c.metadataURL = metadataUrl ?? settings.value("metadata-url")
         if let seconds = try metadataRefreshSeconds ?? settings.double("metadata-refresh-seconds") { c.metadataRefreshInterval = seconds }
     }

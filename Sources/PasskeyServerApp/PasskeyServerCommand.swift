@@ -59,6 +59,14 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var metadataRefreshSeconds: Double?
     @Flag(help: "Admit registrations and sign-ins of authenticator models the metadata BLOB in force reports compromised (keys that can be extracted, a leaked attestation key, user verification that can be bypassed, a revoked certification). Default off: they are refused (authenticator_compromised).")
     var allowCompromisedAuthenticators = false
+    @Option(help: "A compromise kind whose passkeys stop signing in once the metadata BLOB reports their model, repeatable: USER_KEY_PHYSICAL_COMPROMISE, USER_KEY_REMOTE_COMPROMISE, ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, REVOKED (default: the first two). Passkeys of a model with another kind are flagged (webhook passkey.authenticator_compromised, metadata show) and keep signing in.")
+    var refuseSignInStatus: [String] = []
+    @Option(help: "Which authenticator models may register, by the metadata BLOB in force: any (default), known (listed in it), or a certification level and above (FIDO_CERTIFIED_L1, FIDO_CERTIFIED_L1plus, FIDO_CERTIFIED_L2, … FIDO_CERTIFIED_L3plus). Needs --attestation direct; the attestation must chain to the model's roots in the BLOB (authenticator_not_admitted).")
+    var admitAuthenticators: String?
+    @Option(help: "An authenticator model (AAGUID) refused at registration whatever its attestation, repeatable (aaguid_not_allowed).")
+    var deniedAaguid: [String] = []
+    @Flag(help: "Admit only device-bound passkeys: one that can be synced (BE flag set: iCloud Keychain, Google Password Manager, …) is refused at registration (backup_policy_violation). Default off.")
+    var requireDeviceBound = false
     @Flag(help: "Refuse registrations whose attestation does not reach an --attestation-root (none and self attestation included): for deployments that admit only the security keys they issue. Needs --attestation direct and at least one --attestation-root; not with --auto-append (default off).")
     var requireTrustedAttestation = false
     @Flag(help: "Accept a sign-in whose backup eligibility (BE flag) differs from the one stored at registration, which WebAuthn refuses (backup_eligibility_changed): for password managers known to change it on passkeys they already hold. The stored value is kept (default off).")

@@ -54,7 +54,7 @@ struct AttestationPolicyTests {
 
     /// A registration answering `options` with packed attestation signed by `vendor` (or `none` without one), the
     /// authenticator claiming `aaguid`.
-    static func registration(_ device: Device, _ options: JSONValue, vendor: Vendor?, aaguid: String = model) throws -> JSONValue {
+    static func registration(_ device: Device, _ options: JSONValue, vendor: Vendor?, aaguid: String = model, backupEligible: Bool = false) throws -> JSONValue {
         let challenge = options.objectValue?["challenge"]?.stringValue ?? ""
         if let handle = options.objectValue?["user"]?.objectValue?["id"]?.stringValue.flatMap(Base64URL.decode) {
             device.authenticator.userHandle = handle
@@ -64,6 +64,7 @@ struct AttestationPolicyTests {
         let authData = device.authenticator.authData(for: "create") {
             $0.rpID = rpID
             $0.aaguid = AAGUID(aaguid)?.bytes ?? []
+            if backupEligible { $0.flags.insert(.backupEligible) }
         }.build()
         guard let vendor else { return device.authenticator.registration(authData: authData, clientData: clientData).json }
         let signed = authData + Array(SHA256.hash(data: clientData))

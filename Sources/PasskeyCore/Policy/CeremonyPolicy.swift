@@ -64,17 +64,27 @@ public struct AttestationPolicy: Sendable, Hashable {
     /// registration (`authenticator_compromised`), whatever the attestation: a client that claims a compromised model
     /// only refuses itself.
     public var compromisedAAGUIDs: Set<AAGUID>
-    /// The models whose credential keys can be taken from the authenticator: their passkeys are refused at sign-in too.
+    /// The models whose passkeys are refused at sign-in (by default those whose credential keys can be taken from the
+    /// authenticator).
     public var keyCompromisedAAGUIDs: Set<AAGUID>
+    /// The models a metadata policy admits (those the FIDO Metadata Service lists, or certifies at a level); `nil`
+    /// (default): any. Like ``allowedAAGUIDs`` it needs a trusted attestation to vouch for the model
+    /// (`authenticator_not_admitted` otherwise).
+    public var admittedAAGUIDs: Set<AAGUID>?
+    /// Models refused at registration whatever their attestation (`aaguid_not_allowed`): the claim of an honest
+    /// client, since a client that lies about its model only escapes the list.
+    public var deniedAAGUIDs: Set<AAGUID>
 
     public init(
         requireTrustedAttestation: Bool = false, allowedAAGUIDs: Set<AAGUID>? = nil, compromisedAAGUIDs: Set<AAGUID> = [],
-        keyCompromisedAAGUIDs: Set<AAGUID> = []
+        keyCompromisedAAGUIDs: Set<AAGUID> = [], admittedAAGUIDs: Set<AAGUID>? = nil, deniedAAGUIDs: Set<AAGUID> = []
     ) {
         self.requireTrustedAttestation = requireTrustedAttestation
         self.allowedAAGUIDs = allowedAAGUIDs
         self.compromisedAAGUIDs = compromisedAAGUIDs
         self.keyCompromisedAAGUIDs = keyCompromisedAAGUIDs
+        self.admittedAAGUIDs = admittedAAGUIDs
+        self.deniedAAGUIDs = deniedAAGUIDs
     }
 
     public static let acceptAny = AttestationPolicy(requireTrustedAttestation: false)

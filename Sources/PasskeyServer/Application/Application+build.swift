@@ -85,13 +85,18 @@ public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [Str
             requireTrustedAttestation: configuration.requireTrustedAttestation,
             allowedAAGUIDs: configuration.allowedAAGUIDs.isEmpty ? nil : Set(configuration.allowedAAGUIDs.compactMap { AAGUID($0) }),
             compromisedAAGUIDs: configuration.allowCompromisedAuthenticators ? [] : configuration.compromisedAAGUIDs,
-            keyCompromisedAAGUIDs: configuration.allowCompromisedAuthenticators ? [] : configuration.keyCompromisedAAGUIDs)
+            keyCompromisedAAGUIDs: configuration.allowCompromisedAuthenticators ? [] : configuration.keyCompromisedAAGUIDs,
+            // A policy with no BLOB to judge by admits nothing.
+            admittedAAGUIDs: configuration.admitAuthenticators == .any ? nil : configuration.admittedAAGUIDs ?? [],
+            deniedAAGUIDs: Set(configuration.deniedAAGUIDs.compactMap { AAGUID($0) }))
     return RelyingParty(
         id: configuration.rpID, name: configuration.rpName, origins: origins ?? configuration.effectiveOrigins,
         policy: CeremonyPolicy(
             userVerification: configuration.userVerification, algorithms: configuration.algorithms, attestation: attestation,
             counter: forAdmins || !configuration.allowCounterRegression ? .rejectRegression : .reportRegression,
-            backup: BackupPolicy(requireUnchangedBackupEligibility: forAdmins || !configuration.allowBackupEligibilityChange)),
+            backup: BackupPolicy(
+                allowBackupEligible: forAdmins || !configuration.requireDeviceBound,
+                requireUnchangedBackupEligibility: forAdmins || !configuration.allowBackupEligibilityChange)),
         attestationVerifiers: .standard(trustAnchors: forAdmins ? .empty : configuration.attestationTrustAnchors))
 }
 

@@ -128,6 +128,17 @@ extension ServerConfiguration {
             throw ConfigurationError(
                 "--auto-append cannot go with --require-trusted-attestation: passkeys created automatically come from the platform's password manager, which sends no attestation, so every one would be refused")
         }
+        if admitAuthenticators != .any, attestation != .direct {
+            throw ConfigurationError(
+                "--admit-authenticators \(admitAuthenticators) needs --attestation direct: only an attestation proves an authenticator's model, and with none every registration would be refused")
+        }
+        for aaguid in deniedAAGUIDs where AAGUID(aaguid) == nil {
+            throw ConfigurationError("--denied-aaguid \(aaguid) must be an AAGUID such as cb69481e-8ff7-4039-93ec-0a2729a154a8")
+        }
+        for status in refuseSignInStatuses where !status.isCompromise {
+            throw ConfigurationError(
+                "--refuse-sign-in-status \(status) is not a compromise kind: use USER_KEY_PHYSICAL_COMPROMISE, USER_KEY_REMOTE_COMPROMISE, ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS or REVOKED")
+        }
         for aaguid in allowedAAGUIDs where AAGUID(aaguid) == nil {
             throw ConfigurationError("--allowed-aaguid \(aaguid) must be an AAGUID such as cb69481e-8ff7-4039-93ec-0a2729a154a8")
         }

@@ -60,6 +60,20 @@ public struct ServerConfiguration: Sendable {
     public var keyCompromisedAAGUIDs: Set<AAGUID> = []
     /// Admit the models the metadata reports compromised (`--allow-compromised-authenticators`). Off by default.
     public var allowCompromisedAuthenticators = false
+    /// The compromise statuses whose passkeys stop signing in once the BLOB reports their model
+    /// (`--refuse-sign-in-status`); a passkey of a model with another compromise kind is flagged and keeps signing in.
+    /// Default: the two that say its keys can be taken.
+    public var refuseSignInStatuses: Set<AuthenticatorStatus> = AuthenticatorStatus.keyCompromises
+    /// Which models may register, by the metadata BLOB (`--admit-authenticators`): any (default), those it lists, or
+    /// those it certifies at a level or above.
+    public var admitAuthenticators: AuthenticatorAdmission = .any
+    /// The models the admission policy admits under the BLOB in force (filled from the BLOB); nil under `.any`.
+    public var admittedAAGUIDs: Set<AAGUID>?
+    /// Models refused at registration (`--denied-aaguid`), whatever their attestation.
+    public var deniedAAGUIDs: [String] = []
+    /// Only device-bound passkeys register (`--require-device-bound`): a passkey that can be synced (BE set) is
+    /// refused (`backup_policy_violation`).
+    public var requireDeviceBound = false
     /// Refuse registrations whose attestation does not reach one of ``attestationTrustAnchors``: `none`, self
     /// attestation, and formats without roots (`attestation_not_allowed` / `attestation_untrusted`). For
     /// deployments that admit only the security keys they issue. Needs `--attestation direct` and roots.
@@ -234,9 +248,9 @@ public struct ServerConfiguration: Sendable {
     public var webOrigins: [String] { effectiveOrigins.filter { $0.hasPrefix("https://") || $0.hasPrefix("http://") } }
 
     /// The verifier of metadata BLOBs: ``metadataRootPEM``'s root, or the FIDO Alliance's.
-    /// The compromise statuses whose passkeys are refused at sign-in: the key compromises, unless
+    /// The compromise statuses whose passkeys are refused at sign-in: ``refuseSignInStatuses``, unless
     /// ``allowCompromisedAuthenticators``.
-    public var signInRefusedStatuses: Set<AuthenticatorStatus> { allowCompromisedAuthenticators ? [] : AuthenticatorStatus.keyCompromises }
+    public var signInRefusedStatuses: Set<AuthenticatorStatus> { allowCompromisedAuthenticators ? [] : refuseSignInStatuses }
 
     public func metadataVerifier() throws(MetadataError) -> MetadataBLOBVerifier {
         guard let metadataRootPEM else { return try MetadataBLOBVerifier.fido() }
@@ -270,6 +284,9 @@ public struct ServerConfiguration: Sendable {
         }
         if requireTrustedAttestation { lines.append("trusted attestation required") }
         if !allowedAAGUIDs.isEmpty { lines.append("models: " + allowedAAGUIDs.joined(separator: ", ")) }
+        if admitAuthenticators != .any { lines.append("metadata admits: \(admitAuthenticators)") }
+        if !deniedAAGUIDs.isEmpty { lines.append("models refused: " + deniedAAGUIDs.joined(separator: ", ")) }
+        if requireDeviceBound { lines.append("device-bound passkeys only") }
         return lines.joined(separator: "\n")
     }
 }

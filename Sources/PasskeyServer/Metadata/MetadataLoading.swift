@@ -24,7 +24,14 @@ enum MetadataLoading {
             logger.warning("metadata", metadata: ["refused": "\(error)", "effect": "attestation is checked without the metadata BLOB"])
             return (configuration, nil)
         }
-        guard let blob = current?.blob else { return (configuration, nil) }
+        guard let blob = current?.blob else {
+            if configuration.admitAuthenticators != .any {
+                logger.warning(
+                    "metadata",
+                    metadata: ["missing": "no BLOB is in force", "effect": "--admit-authenticators \(configuration.admitAuthenticators) admits no registration until one is imported"])
+            }
+            return (configuration, nil)
+        }
         let time = now()
         let loaded = apply(blob, to: configuration, at: time)
         log(blob, loaded, at: time, logger: logger)
@@ -37,7 +44,8 @@ enum MetadataLoading {
         var loaded = configuration
         loaded.attestationTrustAnchors = configuration.attestationTrustAnchors.replacing(models: AuthenticatorModelRoots(blob))
         loaded.compromisedAAGUIDs = compromised(blob, at: time)
-        loaded.keyCompromisedAAGUIDs = compromised(blob, at: time, of: AuthenticatorStatus.keyCompromises)
+        loaded.keyCompromisedAAGUIDs = compromised(blob, at: time, of: configuration.refuseSignInStatuses)
+        loaded.admittedAAGUIDs = configuration.admitAuthenticators.admitted(by: blob, at: time)
         return loaded
     }
 
