@@ -87,17 +87,23 @@ struct MetadataCommand: AsyncParsableCommand {
                 let reports = entry.compromises(at: now).map { $0.status.rawValue }.joined(separator: ", ")
                 say("  \(entry.aaguid ?? "-")  \(UsersCommand.visible(name))  \(reports)")
             }
-            let models = Set(compromised.compactMap(\.aaguid))
-            guard !models.isEmpty else { return }
-            // Key compromises stop the passkeys signing in; the other kinds stop new registrations only.
-            let keyCompromised = Set(blob.compromisedEntries(at: now, of: configuration.signInRefusedStatuses).compactMap { $0.aaguid?.lowercased() })
-            let affected = try await store.passkeys(of: Set(models.map { $0.lowercased() }))
-            say("passkeys of these models: \(affected.count)")
-            for (passkey, owner) in affected {
-                let id = Base64URL.encode(passkey.id)
-                let effect = keyCompromised.contains(passkey.aaguid.lowercased()) ? "refused at sign-in" : "signs in; new ones refused"
-                say("  \(UsersCommand.visible(owner?.username ?? passkey.userID))  \(id.prefix(12))…  \(passkey.aaguid)  registered \(passkey.createdAt.formatted(.iso8601))  \(effect)")
-            }
+            guard !compromised.isEmpty else { return }
+            for line in try await MetadataCommand.flaggedPasskeys(blob, store: store, configuration: configuration, at: now) { say(line) }
         }
+    }
+
+    /// The passkeys of the models `blob` reports compromised, a line each, after a count: account, passkey ID, model,
+    /// registration time, and whether its sign-ins are refused.
+    static func flaggedPasskeys(_ blob: MetadataBLOB, store: MetadataStore, configuration: ServerConfiguration, at now: Date) async throws -> [String] {
+        let models = Set(blob.compromisedEntries(at: now).compactMap { $0.aaguid?.lowercased() })
+        // The statuses --refuse-sign-in-status names stop the passkeys signing in; the other kinds stop new registrations only.
+        let refused = Set(blob.compromisedEntries(at: now, of: configuration.signInRefusedStatuses).compactMap { $0.aaguid?.lowercased() })
+        let affected = try await store.passkeys(of: models)
+        return ["passkeys of models reported compromised: \(affected.count)"]
+            + affected.map { passkey, owner in
+                let id = Base64URL.encode(passkey.id)
+                let effect = refused.contains(passkey.aaguid.lowercased()) ? "refused at sign-in" : "signs in; new ones refused"
+                return "  \(UsersCommand.visible(owner?.username ?? passkey.userID))  \(id.prefix(12))…  \(passkey.aaguid)  registered \(passkey.createdAt.formatted(.iso8601))  \(effect)"
+            }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PasskeyAttestation
 import PasskeyRelyingParty
 import PasskeyServer
 import PasskeyStorage
@@ -10,7 +11,7 @@ import PasskeyWire
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users", abstract: "List accounts, disable or enable one, and give one a recovery or onboarding link.",
-        subcommands: [List.self, Disable.self, Enable.self, Link.self, Unlink.self])
+        subcommands: [List.self, Flagged.self, Disable.self, Enable.self, Link.self, Unlink.self])
 
     /// One line per account, with the fields an operator decides on.
     static func line(_ user: UserRecord) -> String {
@@ -79,6 +80,24 @@ struct UsersCommand: AsyncParsableCommand {
             let users = try await openStorage(root, mustExist: true).users(matching: search, limit: limit, offset: 0)
             if users.isEmpty { say(search == nil ? "no accounts" : "no account's username contains \(visible(search ?? ""))") }
             for user in users { say(UsersCommand.line(user)) }
+        }
+    }
+
+    struct Flagged: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the passkeys whose authenticator model the metadata BLOB in force reports compromised, with their accounts.",
+            usage: databaseUsage("users flagged"), discussion: databaseDiscussion())
+        @ParentCommand var root: PasskeyServerCommand
+
+        func run() async throws {
+            let (store, _, configuration) = try await MetadataCommand.store(root, mustExist: true)
+            let current: (blob: MetadataBLOB, stored: StoredMetadataBLOB)?
+            do { current = try await store.current() } catch { throw CommandFailure("the stored metadata BLOB does not verify: \(error)") }
+            guard let blob = current?.blob else {
+                say("no metadata BLOB is in force: import one with `passkey-server metadata import FILE`")
+                return
+            }
+            for line in try await MetadataCommand.flaggedPasskeys(blob, store: store, configuration: configuration, at: Date()) { say(line) }
         }
     }
 

@@ -21,6 +21,8 @@ public final class TestClock: @unchecked Sendable {
 /// server's tests and of the client flows' tests alike.
 public struct TestServer: Sendable {
     public var configuration: ServerConfiguration
+    /// What passkey lists tell of authenticator models (a metadata BLOB's names, icons and compromise reports).
+    public var catalog: AuthenticatorCatalog = .community
     public let repository = InMemoryRepository()
     public let clock = TestClock()
     /// The live event feed the dashboard's stream reads.
@@ -43,7 +45,7 @@ public struct TestServer: Sendable {
 
     public func router() -> Router<PasskeyRequestContext> {
         let clock = self.clock
-        return buildRouter(configuration, repository: repository, now: { clock.now }, broadcaster: broadcaster)
+        return buildRouter(configuration, repository: repository, now: { clock.now }, broadcaster: broadcaster, catalog: catalog)
     }
 
     /// Runs `test` against the router in process (no sockets).

@@ -158,6 +158,8 @@ struct GoldenAnswerTests {
         try await golden.call(client, .get, "/users/{id}/passkeys", "\(user)/passkeys?by=userId", headers: backend)
         try await golden.call(client, .get, "/users/{id}/passkeys", "/users/nobody/passkeys", headers: backend, label: "unknown")
         try await golden.call(client, .get, "/users/{id}/passkeys", "\(user)/passkeys?by=userId", label: "no key")
+        try await golden.call(client, .get, "/passkeys/compromised", headers: backend, label: "no metadata")
+        try await golden.call(client, .get, "/passkeys/compromised", label: "no key")
         try await golden.call(client, .patch, "/users/{id}", "\(user)?by=userId", json: ["disabled": true], headers: backend)
         try await golden.call(client, .patch, "/users/{id}", "\(user)?by=userId", json: ["disabled": false], headers: backend, label: "enabled")
         try await golden.call(client, .patch, "/users/{id}", "\(user)?by=userId", json: ["disabled": "yes"], headers: backend, label: "bad value")

@@ -47,6 +47,9 @@ struct MetadataTrustTests {
             try blob(number: number, models: [(model, statuses)], vendorRootPEM: vendorRootPEM)
         }
 
+        /// The icon every model of these BLOBs has.
+        static let icon = "data:image/png;base64,iVBORw0KGgo="
+
         /// A BLOB with serial `number` describing each model (AAGUID) with its statuses.
         func blob(number: Int, models: [(aaguid: String, statuses: [String])], vendorRootPEM: String) throws -> [UInt8] {
             let vendorRoot = try Certificate(pemEncoded: vendorRootPEM).serializeAsPEM().derBytes
@@ -55,7 +58,7 @@ struct MetadataTrustTests {
                     "aaguid": .string(model.aaguid),
                     "statusReports": .array(model.statuses.map { ["status": .string($0), "effectiveDate": "2024-01-01"] }),
                     "metadataStatement": [
-                        "description": "Issued Key", "aaguid": .string(model.aaguid), "attestationTypes": ["basic_full"],
+                        "description": "Issued Key", "aaguid": .string(model.aaguid), "attestationTypes": ["basic_full"], "icon": .string(Self.icon),
                         "attestationRootCertificates": [.string(Base64URL.encodeStandard(vendorRoot))],
                     ],
                 ]
@@ -154,10 +157,14 @@ struct MetadataTrustTests {
         let shown = try await run(["metadata", "show"])
         #expect(shown.status == 0 && shown.output.contains("metadata BLOB no 7"), "\(shown.output)")
         #expect(shown.output.contains("\(AttestationPolicyTests.model)  Issued Key  USER_VERIFICATION_BYPASS"), "\(shown.output)")
-        #expect(shown.output.contains("passkeys of these models: 1"), "\(shown.output)")
+        #expect(shown.output.contains("passkeys of models reported compromised: 1"), "\(shown.output)")
         #expect(shown.output.contains("  bo  \(Base64URL.encode(device.credentialID).prefix(12))…  \(AttestationPolicyTests.model)  registered "), "\(shown.output)")
         // A bypassable user verification stops new registrations; the passkeys made before keep signing in.
         #expect(shown.output.contains("signs in; new ones refused"), "\(shown.output)")
+        // The same passkeys from the accounts' side; and refused at sign-in where the setting names the kind.
+        let flagged = try await run(["users", "flagged", "--refuse-sign-in-status", "USER_VERIFICATION_BYPASS"])
+        #expect(flagged.status == 0 && flagged.output.contains("passkeys of models reported compromised: 1"), "\(flagged.output)")
+        #expect(flagged.output.contains("  bo  \(Base64URL.encode(device.credentialID).prefix(12))…") && flagged.output.contains("refused at sign-in"), "\(flagged.output)")
 
         // A server started on the database uses the BLOB, and says so.
         let log = folder.appendingPathComponent("server.log").path

@@ -19,7 +19,7 @@ struct ModuleImportTests {
         "PasskeyStorage": ["Foundation", "PasskeyWire"],
         "PasskeyRelyingParty": [
             "Foundation", "Crypto", "JWTKit", "PasskeyCBOR", "PasskeyWire", "PasskeyAPI", "PasskeyCore", "PasskeyAttestation", "PasskeyStorage",
-            "PasskeyAuthenticatorNames",
+            "PasskeyAuthenticatorNames", "Synchronization",
         ],
         "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire", "PasskeyAPI", "PasskeyCBOR", "PasskeyAuthenticatorData"],
         "PasskeySoftwareAuthenticator": [

@@ -19,11 +19,18 @@ public struct PasskeyEntry: JSONRepresentable, Hashable {
     public var transports: [String]
     /// The COSE algorithm.
     public var algorithm: Int
+    /// The model's icon from the FIDO metadata (a `data:` URL), when the server has one; absent otherwise.
+    public var icon: String?
+    /// Present when the FIDO Metadata Service reports the passkey's model compromised.
+    public var compromise: AuthenticatorCompromiseJSON?
 
     public init(
         id: String, name: String, provider: String?, aaguid: String, createdAt: String, lastUsedAt: String?, synced: Bool,
-        backupEligible: Bool, deviceBound: Bool, transports: [String], algorithm: Int
+        backupEligible: Bool, deviceBound: Bool, transports: [String], algorithm: Int, icon: String? = nil,
+        compromise: AuthenticatorCompromiseJSON? = nil
     ) {
+        self.icon = icon
+        self.compromise = compromise
         self.id = id
         self.name = name
         self.provider = provider
@@ -50,14 +57,20 @@ public struct PasskeyEntry: JSONRepresentable, Hashable {
         deviceBound = try reader.bool("deviceBound")
         transports = try reader.strings("transports")
         algorithm = try reader.int("algorithm")
+        icon = try reader.optionalString("icon")
+        compromise = try reader.optional("compromise", as: AuthenticatorCompromiseJSON.self)
     }
 
     public var json: JSONValue {
-        [
+        var object: JSONObject = [
             "id": .string(id), "name": .string(name), "provider": provider.map(JSONValue.string) ?? .null, "aaguid": .string(aaguid),
             "createdAt": .string(createdAt), "lastUsedAt": lastUsedAt.map(JSONValue.string) ?? .null, "synced": .bool(synced),
             "backupEligible": .bool(backupEligible), "deviceBound": .bool(deviceBound), "transports": .array(transports.map(JSONValue.string)),
             "algorithm": .number(Double(algorithm)),
         ]
+        // Absent rather than null: answers of servers without metadata stay as they were.
+        if let icon { object["icon"] = .string(icon) }
+        if let compromise { object["compromise"] = compromise.json }
+        return .object(object)
     }
 }

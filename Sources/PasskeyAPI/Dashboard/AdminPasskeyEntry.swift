@@ -18,11 +18,18 @@ public struct AdminPasskeyEntry: JSONRepresentable, Hashable {
     /// ISO 8601.
     public var createdAt: String?
     public var lastUsedAt: String?
+    /// The model's icon from the FIDO metadata (a `data:` URL); absent when there is none.
+    public var icon: String?
+    /// Present when the FIDO Metadata Service reports the passkey's model compromised.
+    public var compromise: AuthenticatorCompromiseJSON?
 
     public init(
         id: String, name: String?, provider: String?, aaguid: String, synced: Bool, backedUp: Bool, attestationFormat: String, algorithm: String,
-        transports: [String], signCount: Int, createdAt: String?, lastUsedAt: String?
+        transports: [String], signCount: Int, createdAt: String?, lastUsedAt: String?, icon: String? = nil,
+        compromise: AuthenticatorCompromiseJSON? = nil
     ) {
+        self.icon = icon
+        self.compromise = compromise
         self.id = id
         self.name = name
         self.provider = provider
@@ -51,15 +58,20 @@ public struct AdminPasskeyEntry: JSONRepresentable, Hashable {
         signCount = try reader.int("signCount")
         createdAt = try reader.optionalString("createdAt")
         lastUsedAt = try reader.optionalString("lastUsedAt")
+        icon = try reader.optionalString("icon")
+        compromise = try reader.optional("compromise", as: AuthenticatorCompromiseJSON.self)
     }
 
     public var json: JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        return [
+        var object: JSONObject = [
             "id": .string(id), "name": text(name), "provider": text(provider), "aaguid": .string(aaguid), "synced": .bool(synced),
             "backedUp": .bool(backedUp), "attestationFormat": .string(attestationFormat), "algorithm": .string(algorithm),
             "transports": .array(transports.map(JSONValue.string)), "signCount": .number(Double(signCount)), "createdAt": text(createdAt),
             "lastUsedAt": text(lastUsedAt),
         ]
+        if let icon { object["icon"] = .string(icon) }
+        if let compromise { object["compromise"] = compromise.json }
+        return .object(object)
     }
 }

@@ -9,10 +9,10 @@ public import PasskeyStorage
 /// Storing a BLOB announces, with a `passkey.authenticator_compromised` webhook message each, the stored passkeys whose
 /// model it newly reports compromised, in the same write: whichever instance stores it, they are announced once.
 public struct MetadataStore: Sendable {
-    public let repository: any MetadataRepository & TransferRepository
+    public let repository: any MetadataRepository & TransferRepository & UserRepository
     public let verifier: MetadataBLOBVerifier
 
-    public init(repository: any MetadataRepository & TransferRepository, verifier: MetadataBLOBVerifier) {
+    public init(repository: any MetadataRepository & TransferRepository & UserRepository, verifier: MetadataBLOBVerifier) {
         self.repository = repository
         self.verifier = verifier
     }
@@ -114,32 +114,8 @@ public struct MetadataStore: Sendable {
         return found
     }
 
-    /// The stored passkeys whose model (lowercase AAGUID) is one of `models`, oldest first, with their accounts: one
-    /// pass over the export, none when `models` is empty.
+    /// ``PasskeysOfModels/find(_:in:)`` in this store's repository.
     public func passkeys(of models: Set<String>) async throws -> [(passkey: CredentialRecordEntry, owner: UserRecord?)] {
-        guard !models.isEmpty else { return [] }
-        let found = FoundRecords()
-        try await repository.exportRecords(includingSecrets: false) { record in
-            switch record {
-            case .user(let user, _): found.add(user: user)
-            case .credential(let credential) where models.contains(credential.aaguid.lowercased()): found.add(passkey: credential)
-            default: break
-            }
-        }
-        return found.matches()
-    }
-
-    /// What the export's callback hands over, from whichever thread it runs on.
-    final class FoundRecords: @unchecked Sendable {
-        // Guarded by `lock`.
-        private let lock = NSLock()
-        private var users: [String: UserRecord] = [:]
-        private var passkeys: [CredentialRecordEntry] = []
-
-        func add(user: UserRecord) { lock.withLock { users[user.id] = user } }
-        func add(passkey: CredentialRecordEntry) { lock.withLock { passkeys.append(passkey) } }
-        func matches() -> [(passkey: CredentialRecordEntry, owner: UserRecord?)] {
-            lock.withLock { passkeys.sorted { $0.createdAt < $1.createdAt }.map { ($0, users[$0.userID]) } }
-        }
+        try await PasskeysOfModels.find(models, in: repository)
     }
 }

@@ -31,13 +31,14 @@ public func buildApplication<Repository: PasskeyRepository>(
     // A logger given is used at its own level (`--log-level`); the default one logs from info up.
     let logger = logger ?? defaultLogger()
     let base = configuration
-    let (configuration, metadataNumber) = try await MetadataLoading.load(into: base, from: repository, logger: logger)
+    let (configuration, catalog, metadataNumber) = try await MetadataLoading.load(into: base, from: repository, logger: logger)
     let relyingParty = RelyingPartyInForce(makeRelyingParty(configuration))
+    let catalogInForce = InForce(catalog)
     // One event log for the routes and the background services: stored, then shown live (through `eventSink` on
     // PostgreSQL, which feeds the broadcaster with every instance's events).
     let events = EventRecorder(repository: repository, sink: eventSink ?? broadcaster)
     let router = buildRouter(
-        configuration, repository: repository, relyingParty: relyingParty, now: Date.init, random: .system, metrics: CeremonyMetrics(),
+        configuration, repository: repository, relyingParty: relyingParty, catalog: catalogInForce, now: Date.init, random: .system, metrics: CeremonyMetrics(),
         broadcaster: broadcaster, events: events, logger: logger)
     await UsernameCollisionReport.log(repository, logger: logger)
     let address = BindAddress.hostname(configuration.host, port: configuration.port)
@@ -57,7 +58,8 @@ public func buildApplication<Repository: PasskeyRepository>(
         if let setupLink { FileHandle.standardOutput.write(Data(setupLink.utf8)) }
     }
     let purger = ChallengePurger(repository: repository, logger: logger, dashboard: configuration.dashboard, broadcaster: broadcaster, events: events)
-    var services: [any Service] = [purger, MetadataRefresh(base: base, repository: repository, relyingParty: relyingParty, loaded: metadataNumber, logger: logger)] + extra
+    var services: [any Service] = [purger, MetadataRefresh(
+            base: base, repository: repository, relyingParty: relyingParty, catalog: catalogInForce, loaded: metadataNumber, logger: logger)] + extra
     if configuration.webhooks.deliver {
         services.append(
             WebhookDelivery(repository: repository, settings: configuration.webhooks, events: events, logger: logger))
@@ -104,10 +106,11 @@ public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [Str
 public func buildRouter<Repository: PasskeyRepository>(
     _ configuration: ServerConfiguration, repository: Repository, now: @escaping @Sendable () -> Date = Date.init,
     random: RandomSource = .system, metrics: CeremonyMetrics = CeremonyMetrics(), broadcaster: EventBroadcaster = EventBroadcaster(),
-    eventSink: (any EventSink)? = nil
+    eventSink: (any EventSink)? = nil, catalog: AuthenticatorCatalog = .community
 ) -> Router<PasskeyRequestContext> {
     buildRouter(
-        configuration, repository: repository, relyingParty: RelyingPartyInForce(makeRelyingParty(configuration)), now: now, random: random,
+        configuration, repository: repository, relyingParty: RelyingPartyInForce(makeRelyingParty(configuration)), catalog: InForce(catalog),
+        now: now, random: random,
         metrics: metrics, broadcaster: broadcaster, events: EventRecorder(repository: repository, sink: eventSink ?? broadcaster, now: now),
         logger: defaultLogger())
 }
@@ -118,7 +121,8 @@ func defaultLogger() -> Logger { Logger(label: "passkey-server", factory: { LogL
 /// ``buildRouter(_:repository:now:random:metrics:broadcaster:eventSink:)`` with the application's event log, and its
 /// logger for what is not a request's (an audit entry that could not be stored).
 func buildRouter<Repository: PasskeyRepository>(
-    _ configuration: ServerConfiguration, repository: Repository, relyingParty: RelyingPartyInForce, now: @escaping @Sendable () -> Date,
+    _ configuration: ServerConfiguration, repository: Repository, relyingParty: RelyingPartyInForce, catalog: InForce<AuthenticatorCatalog>,
+    now: @escaping @Sendable () -> Date,
     random: RandomSource, metrics: CeremonyMetrics, broadcaster: EventBroadcaster, events: EventRecorder, logger: Logger
 ) -> Router<PasskeyRequestContext> {
     // HEAD answers wherever GET does (monitors and link checkers probe with it), with the same headers and no body;
@@ -145,7 +149,7 @@ func buildRouter<Repository: PasskeyRepository>(
         repository: repository, audit: EventAuditLog(events: events, logger: logger), rpID: configuration.rpID,
         now: now, random: random)
     ceremonies.addRoutes(to: router)
-    ConnectController(service: connect, accounts: accounts, steps: steps, throttle: throttle, bodyLimit: bodyLimit).addRoutes(to: router)
+    ConnectController(service: connect, accounts: accounts, catalog: catalog, steps: steps, throttle: throttle, bodyLimit: bodyLimit).addRoutes(to: router)
     AccountLinkController(service: connect, accounts: accounts, steps: steps, throttle: throttle, bodyLimit: bodyLimit, linkBase: configuration.linkBase)
         .addRoutes(to: router)
     let webhookEndpoints = WebhookEndpoints(
@@ -159,7 +163,7 @@ func buildRouter<Repository: PasskeyRepository>(
         admins: AdminService(
             repository: repository, relyingParty: makeRelyingParty(configuration, origins: configuration.dashboardOrigins, forAdmins: true),
             configuration: configuration, now: now, random: random),
-        accounts: accounts, repository: repository, configuration: configuration, events: events, broadcaster: broadcaster, steps: steps,
+        accounts: accounts, repository: repository, configuration: configuration, catalog: catalog, events: events, broadcaster: broadcaster, steps: steps,
         throttle: ClientThrottle(limiter: RateLimiter(perMinute: configuration.optionsPerMinute, now: now), clientAddress: clientAddress), now: now
     ).addRoutes(to: router)
     OperationsController<PasskeyRequestContext>(metrics: metrics, metricsToken: configuration.metricsToken, health: DatabaseHealth { _ = try await repository.challengeCount() })

@@ -1,6 +1,5 @@
 import Foundation
 import PasskeyAPI
-import PasskeyAuthenticatorNames
 import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
@@ -9,14 +8,15 @@ import PasskeyWire
 extension PasskeyEntry {
     /// A stored passkey as its owner and the app's backend see it: its name (else its provider's, else "Passkey"), the
     /// provider known by its AAGUID, and whether it syncs.
-    init(_ credential: CredentialRecordEntry) {
-        let provider = AuthenticatorNames.bundled.name(for: credential.aaguid)
+    init(_ credential: CredentialRecordEntry, catalog: AuthenticatorCatalog) {
+        let provider = catalog.name(for: credential.aaguid)
         let formatter = ISO8601DateFormatter()
         self.init(
             id: Base64URL.encode(credential.id), name: credential.name ?? provider ?? "Passkey", provider: provider, aaguid: credential.aaguid,
             createdAt: formatter.string(from: credential.createdAt), lastUsedAt: credential.lastUsedAt.map(formatter.string(from:)),
             synced: credential.backupState, backupEligible: credential.backupEligible, deviceBound: !credential.backupEligible,
-            transports: credential.transports, algorithm: credential.algorithm)
+            transports: credential.transports, algorithm: credential.algorithm, icon: catalog.icon(for: credential.aaguid),
+            compromise: catalog.compromise(for: credential.aaguid))
     }
 }
 
@@ -27,9 +27,9 @@ extension ConnectDecision {
 extension PasskeyListAnswer {
     /// With the RP ID and the account as its passkeys carry it, an SDK tells the device's passkey manager which passkeys
     /// the account still has and its current names (WebAuthn L3 §5.1.10 signals).
-    init<Repository: PasskeyRepository>(_ list: PasskeyList, ceremonies: CeremonyService<Repository>) {
+    init<Repository: PasskeyRepository>(_ list: PasskeyList, ceremonies: CeremonyService<Repository>, catalog: AuthenticatorCatalog) {
         self.init(
-            passkeys: list.credentials.map(PasskeyEntry.init), rpId: ceremonies.configuration.rpID, user: ceremonies.userEntity(for: list.user),
+            passkeys: list.credentials.map { PasskeyEntry($0, catalog: catalog) }, rpId: ceremonies.configuration.rpID, user: ceremonies.userEntity(for: list.user),
             append: list.append.map(ConnectDecision.init))
     }
 }

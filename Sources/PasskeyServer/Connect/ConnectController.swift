@@ -16,6 +16,8 @@ import PasskeyWire
 struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestContext>: Sendable {
     let service: ConnectService<Repository>
     let accounts: AccountAdministration<Repository>
+    /// Names, icons and compromise reports of authenticator models in passkey lists.
+    let catalog: InForce<AuthenticatorCatalog>
     /// Each call's metric, log line and event.
     let steps: StepRecorder<Context>
     let throttle: ClientThrottle<Context>
@@ -72,6 +74,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
         router.post("connect/tokens", use: mintToken)
         router.post("connect/verify", use: verifySignedData)
         router.get("users/:id/passkeys", use: listPasskeysForBackend)
+        router.get("passkeys/compromised", use: listCompromisedPasskeys)
         router.delete("users/:id/passkeys/:credentialId", use: deletePasskeyForBackend)
         router.patch("users/:id", use: setUserStateForBackend)
         router.delete("users/:id", use: deleteUserForBackend)
@@ -132,7 +135,21 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
         await steps.observed("manage", "list", request, context) { _ throws in
             _ = try context.backendKey()
             let user = try await service.backendUser(context.parameters.get("id") ?? "", by: try request.formQuery.single("by"))
-            return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies)
+            return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies, catalog: catalog.current)
+        }
+    }
+
+    /// `GET /passkeys/compromised`: the passkeys of the models the metadata BLOB in force reports compromised.
+    func listCompromisedPasskeys(_ request: Request, context: Context) async -> Response {
+        await steps.observed("manage", "compromised", request, context) { _ throws in
+            _ = try context.backendKey()
+            let catalog = catalog.current
+            let found: [(passkey: CredentialRecordEntry, owner: UserRecord?)]
+            do { found = try await PasskeysOfModels.find(catalog.compromisedModels, in: service.ceremonies.repository) } catch let error as StorageError {
+                throw RelyingPartyError(error)
+            }
+            return CompromisedPasskeysAnswer(
+                passkeys: found.map { .init(userId: $0.passkey.userID, username: $0.owner?.username, passkey: PasskeyEntry($0.passkey, catalog: catalog)) })
         }
     }
 
@@ -222,7 +239,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
                 account: VerifiedAccountFields(
                     username: result.user.entityName, userId: result.user.id, isAnonymous: result.user.isAnonymous,
                     credentialId: Base64URL.encode(result.credential.id), signedPasskeyData: token),
-                passkey: PasskeyEntry(result.credential), list: PasskeyListAnswer(list, ceremonies: service.ceremonies))
+                passkey: PasskeyEntry(result.credential, catalog: catalog.current), list: PasskeyListAnswer(list, ceremonies: service.ceremonies, catalog: catalog.current))
         }
     }
 
@@ -230,7 +247,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
     func listPasskeys(_ request: Request, context: Context) async -> Response {
         await steps.observed("manage", "list", request, context) { _ throws in
             let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
-            return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies)
+            return PasskeyListAnswer(try await service.passkeyList(of: user), ceremonies: service.ceremonies, catalog: catalog.current)
         }
     }
 
@@ -241,7 +258,8 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
             let user = try await service.authorize(Self.authorization(request), .passkeyList, consume: false)
             let body = try await request.decode(PasskeyRenameRequest.self, limit: bodyLimit)
             let id = try service.credentialID(context.parameters.get("credentialId"))
-            return PasskeyEntry(try await accounts.renamePasskey(id, of: user, to: body.name, by: actor(.accountHolder, request, context)))
+            return PasskeyEntry(
+                try await accounts.renamePasskey(id, of: user, to: body.name, by: actor(.accountHolder, request, context)), catalog: catalog.current)
         }
     }
 
@@ -258,7 +276,7 @@ struct ConnectController<Repository: PasskeyRepository, Context: CallerRequestCo
             try await accounts.deletePasskey(id, of: user, by: actor(.accountHolder, request, context))
             // The passkeys left, in the answer: the delete token is used up, and the screen shows the list next.
             let list = try await service.passkeyList(of: user, client: client, lastDeclinedAt: declined)
-            return PasskeyDeleteAnswer(list: PasskeyListAnswer(list, ceremonies: service.ceremonies))
+            return PasskeyDeleteAnswer(list: PasskeyListAnswer(list, ceremonies: service.ceremonies, catalog: catalog.current))
         }
     }
 

@@ -5,7 +5,6 @@ import Hummingbird
 import PasskeyAPI
 import Logging
 import NIOCore
-import PasskeyAuthenticatorNames
 import PasskeyStorage
 import PasskeyWire
 
@@ -83,7 +82,7 @@ extension DashboardController {
         await data(request, context) { _ throws(APIError) in
             let (user, passkeys) = try await findUser(context.parameters.get("id"))
             return UserDetailAnswer(
-                user: DashboardJSON.user(user, passkeys: passkeys.count), passkeys: passkeys.map { DashboardJSON.passkey($0, names: names) })
+                user: DashboardJSON.user(user, passkeys: passkeys.count), passkeys: passkeys.map { [catalog = catalog.current] in DashboardJSON.passkey($0, catalog: catalog) })
         }
     }
 

@@ -45,7 +45,7 @@ extension DashboardController {
     func userPage(_ request: Request, context: Context) async -> Response {
         await page(request, context) { principal throws(APIError) in
             let (user, passkeys) = try await findUser(context.parameters.get("id"))
-            return DashboardPages.user(principal: principal, user: user, passkeys: passkeys, names: names, linkLifetime: configuration.connect.accountLinkLifetime)
+            return DashboardPages.user(principal: principal, user: user, passkeys: passkeys, catalog: catalog.current, linkLifetime: configuration.connect.accountLinkLifetime)
         }
     }
 

@@ -5,7 +5,6 @@ import Hummingbird
 import PasskeyAPI
 import Logging
 import NIOCore
-import PasskeyAuthenticatorNames
 import PasskeyStorage
 import PasskeyWire
 
@@ -26,14 +25,16 @@ struct DashboardController<Repository: PasskeyRepository, Context: AdminRequestC
     let broadcaster: EventBroadcaster
     /// Where a request came from, as events record it (the ceremony API's ``StepRecorder``).
     let steps: StepRecorder<Context>
-    let names: AuthenticatorNames
+    /// Names, icons and compromise reports of authenticator models.
+    let catalog: InForce<AuthenticatorCatalog>
     let assets: [String: (bytes: [UInt8], type: String)]
     let now: @Sendable () -> Date
     /// Limits the unauthenticated admin ceremony options (sign-in, setup) per client.
     let throttle: ClientThrottle<Context>
 
     init(
-        admins: AdminService<Repository>, accounts: AccountAdministration<Repository>, repository: Repository, configuration: ServerConfiguration, events: EventRecorder,
+        admins: AdminService<Repository>, accounts: AccountAdministration<Repository>, repository: Repository, configuration: ServerConfiguration,
+        catalog: InForce<AuthenticatorCatalog>, events: EventRecorder,
         broadcaster: EventBroadcaster, steps: StepRecorder<Context>, throttle: ClientThrottle<Context>,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
@@ -46,7 +47,7 @@ struct DashboardController<Repository: PasskeyRepository, Context: AdminRequestC
         self.broadcaster = broadcaster
         self.steps = steps
         self.now = now
-        names = AuthenticatorNames.bundled
+        self.catalog = catalog
         var assets: [String: (bytes: [UInt8], type: String)] = [:]
         for (name, type) in [
             ("dashboard.js", "text/javascript; charset=utf-8"), ("qr.js", "text/javascript; charset=utf-8"), ("dashboard.css", "text/css; charset=utf-8"),
@@ -63,7 +64,7 @@ struct DashboardController<Repository: PasskeyRepository, Context: AdminRequestC
 
     static var csrfHeader: HTTPField.Name? { HTTPField.Name("X-CSRF-Token") }
     static var contentSecurityPolicy: String {
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     }
 
     /// The session cookie's name for a request: `__Host-passkey_admin` (with `Secure`) when the client came over TLS,

@@ -1,6 +1,5 @@
 import Foundation
 import PasskeyAPI
-import PasskeyAuthenticatorNames
 import PasskeyCore
 import PasskeyStorage
 import PasskeyWire
@@ -29,12 +28,13 @@ enum DashboardJSON {
     }
 
     /// A passkey as the user page shows it. The full credential ID is here (admins act on it); events never hold it.
-    static func passkey(_ credential: CredentialRecordEntry, names: AuthenticatorNames) -> AdminPasskeyEntry {
+    static func passkey(_ credential: CredentialRecordEntry, catalog: AuthenticatorCatalog) -> AdminPasskeyEntry {
         AdminPasskeyEntry(
-            id: Base64URL.encode(credential.id), name: credential.name, provider: names.name(for: credential.aaguid), aaguid: credential.aaguid,
+            id: Base64URL.encode(credential.id), name: credential.name, provider: catalog.name(for: credential.aaguid), aaguid: credential.aaguid,
             synced: credential.backupEligible, backedUp: credential.backupState, attestationFormat: credential.attestationFormat,
             algorithm: algorithmName(credential.algorithm), transports: credential.transports, signCount: Int(credential.signCount),
-            createdAt: time(credential.createdAt), lastUsedAt: time(credential.lastUsedAt))
+            createdAt: time(credential.createdAt), lastUsedAt: time(credential.lastUsedAt), icon: catalog.icon(for: credential.aaguid),
+            compromise: catalog.compromise(for: credential.aaguid))
     }
 
     static func algorithmName(_ value: Int) -> String {

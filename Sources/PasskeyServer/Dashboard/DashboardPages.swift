@@ -1,5 +1,4 @@
 import Foundation
-import PasskeyAuthenticatorNames
 import PasskeyRelyingParty
 import PasskeyStorage
 import PasskeyWire
@@ -180,16 +179,29 @@ enum DashboardPages {
             """)
     }
 
+    /// The model's icon (a `data:` URL from the metadata BLOB) and name, and what the BLOB reports when it reports the
+    /// model compromised.
+    static func providerCell(_ aaguid: String, _ catalog: AuthenticatorCatalog) -> String {
+        var cell = ""
+        if let icon = catalog.icon(for: aaguid), icon.hasPrefix("data:image/") { cell += "<img class=\"model-icon\" alt=\"\" src=\"\(escape(icon))\">" }
+        cell += escape(catalog.name(for: aaguid) ?? "Unknown (\(aaguid))")
+        if let compromise = catalog.compromise(for: aaguid) {
+            let effect = compromise.signInRefused ? "refused at sign-in" : "flagged; signs in"
+            cell += "<br><span class=\"compromised\">reported compromised: \(escape(compromise.statuses.joined(separator: ", "))) (\(effect))</span>"
+        }
+        return cell
+    }
+
     /// `linkLifetime`: how long a recovery link made on the page lives.
     static func user(
-        principal: AdminPrincipal, user: UserRecord, passkeys: [CredentialRecordEntry], names: AuthenticatorNames, linkLifetime: TimeInterval
+        principal: AdminPrincipal, user: UserRecord, passkeys: [CredentialRecordEntry], catalog: AuthenticatorCatalog, linkLifetime: TimeInterval
     ) -> String {
         let rows: String = passkeys.map { (credential: CredentialRecordEntry) -> String in
             let id = Base64URL.encode(credential.id)
             return """
                 <tr data-credential="\(escape(id))">
                 <td>\(escape(credential.name ?? "—"))</td>
-                <td>\(escape(names.name(for: credential.aaguid) ?? "Unknown (\(credential.aaguid))"))</td>
+                <td>\(providerCell(credential.aaguid, catalog))</td>
                 <td>\(credential.backupEligible ? "synced" : "device-bound")</td>
                 <td>\(escape(credential.attestationFormat))</td><td>\(escape(DashboardJSON.algorithmName(credential.algorithm)))</td>
                 <td>\(escape(credential.transports.joined(separator: ", ")))</td><td>\(credential.signCount)</td>

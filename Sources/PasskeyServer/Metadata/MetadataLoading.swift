@@ -11,9 +11,9 @@ enum MetadataLoading {
     /// `configuration` with the stored BLOB applied, and the serial number of that BLOB. A BLOB that no longer verifies
     /// (the metadata root was changed, the row was edited) is left out with a warning: the server starts as without one.
     static func load(
-        into configuration: ServerConfiguration, from repository: some MetadataRepository & TransferRepository, logger: Logger,
+        into configuration: ServerConfiguration, from repository: some MetadataRepository & TransferRepository & UserRepository, logger: Logger,
         now: @Sendable () -> Date = Date.init
-    ) async throws -> (configuration: ServerConfiguration, number: Int?) {
+    ) async throws -> (configuration: ServerConfiguration, catalog: AuthenticatorCatalog, number: Int?) {
         let current: (blob: MetadataBLOB, stored: StoredMetadataBLOB)?
         do {
             current = try await MetadataStore(repository: repository, verifier: try configuration.metadataVerifier()).current()
@@ -22,7 +22,7 @@ enum MetadataLoading {
             throw error
         } catch {
             logger.warning("metadata", metadata: ["refused": "\(error)", "effect": "attestation is checked without the metadata BLOB"])
-            return (configuration, nil)
+            return (configuration, .community, nil)
         }
         guard let blob = current?.blob else {
             if configuration.admitAuthenticators != .any {
@@ -30,12 +30,12 @@ enum MetadataLoading {
                     "metadata",
                     metadata: ["missing": "no BLOB is in force", "effect": "--admit-authenticators \(configuration.admitAuthenticators) admits no registration until one is imported"])
             }
-            return (configuration, nil)
+            return (configuration, .community, nil)
         }
         let time = now()
         let loaded = apply(blob, to: configuration, at: time)
         log(blob, loaded, at: time, logger: logger)
-        return (loaded, blob.number)
+        return (loaded, AuthenticatorCatalog(blob, at: time, signInRefused: configuration.signInRefusedStatuses), blob.number)
     }
 
     /// `configuration` (as given, without any BLOB) with `blob`'s model roots among its trust anchors and its

@@ -17,6 +17,7 @@ struct MetadataRefresh<Repository: PasskeyRepository>: Service {
     let base: ServerConfiguration
     let repository: Repository
     let relyingParty: RelyingPartyInForce
+    let catalog: InForce<AuthenticatorCatalog>
     /// The serial of the BLOB applied at start.
     let loaded: Int?
     let logger: Logger
@@ -76,6 +77,7 @@ struct MetadataRefresh<Repository: PasskeyRepository>: Service {
             let time = now()
             let applied = MetadataLoading.apply(current.blob, to: base, at: time)
             relyingParty.replace(with: makeRelyingParty(applied))
+            catalog.replace(with: AuthenticatorCatalog(current.blob, at: time, signInRefused: base.signInRefusedStatuses))
             MetadataLoading.log(current.blob, applied, at: time, logger: logger)
             return current.blob.number
         } catch {
