@@ -259,6 +259,7 @@ struct MetadataBLOBTests {
         let verifiers = AttestationVerifiers.standard(trustAnchors: TrustAnchors(roots: [:], models: AuthenticatorModelRoots(blob)))
         var verified: [String] = []
         var unanchored: [String] = []
+        var judged: [String] = []
         for id in AttestationFixtures.registrationIDs {
             let fixture = try AttestationFixtures.registration(id)
             let format = fixture.attestationObject.format
@@ -269,6 +270,11 @@ struct MetadataBLOBTests {
             guard let entry = try Self.entry(for: fixture, in: blob), entry.metadataStatement?.attestationRootCertificates.isEmpty == false
             else { continue }
             let result = try verifiers.verify(try fixture.input())
+            // The statement's attestation types admit what the real authenticator made.
+            if let aaguid = fixture.attestationObject.authenticatorData.attestedCredentialData?.aaguid, let rules = entry.metadataStatement?.rules {
+                #expect(rules.refusal(aaguid, type: result.type) == nil, "\(id): \(rules)")
+                if !rules.attestationTypes.isEmpty { judged.append(id) }
+            }
             switch result.trust {
             case .trusted: verified.append(id)
             case .noTrustAnchors: unanchored.append(id)
@@ -279,6 +285,7 @@ struct MetadataBLOBTests {
         // SafetyNet Attestation", whose roots are the TLS roots SafetyNet's signing certificate chains to, not
         // Google's hardware attestation roots: metadata gives android-key no roots (`--attestation-root android-key=…`).
         #expect(unanchored.sorted() == ["py_webauthn-android-key-pixel-8a", "simplewebauthn-android-key-galaxy-s9"])
+        #expect(judged.count >= 17, "statements with attestation types this library maps: \(judged.sorted())")
         #expect(
             Set(verified) == [
                 "py_webauthn-tpm-ecc-public-area", "py_webauthn-tpm-surface-pro-4-intel", "simplewebauthn-tpm-non-spec-san",

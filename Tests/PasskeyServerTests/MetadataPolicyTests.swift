@@ -1,9 +1,12 @@
 import Foundation
+import Crypto
 import HummingbirdTesting
+import PasskeyCBOR
 import PasskeyAttestation
 import PasskeyCore
 @testable import PasskeyServer
 import PasskeyServerTestSupport
+import PasskeyTestSupport
 import PasskeyWire
 import Testing
 
@@ -164,6 +167,44 @@ struct MetadataPolicyTests {
         try await refusing.run { client in
             let (answer, _) = try await CompromisedModelTests.signIn(device, signCount: 2, client)
             #expect(answer.status == .badRequest && answer["error"] == "authenticator_compromised", "\(answer.json)")
+        }
+    }
+
+    /// Registers `name` with a self-attested passkey (packed, signed by the credential key) claiming `model`.
+    static func registerSelfAttested(_ name: String, model: String, on server: TestServer, _ client: some TestClientProtocol) async throws -> String {
+        let device = try Device(server: server, credentialID: 7)
+        let options = try await client.call(.get, "/generate-registration-options?username=\(name)")
+        if let handle = options.json.objectValue?["user"]?.objectValue?["id"]?.stringValue.flatMap(Base64URL.decode) {
+            device.authenticator.userHandle = handle
+        }
+        let clientData = TestAuthenticator.clientData(type: "webauthn.create", challenge: options["challenge"]?.stringValue ?? "", origin: device.origin)
+        let rpID = device.rpID
+        let authData = device.authenticator.authData(for: "create") {
+            $0.rpID = rpID
+            $0.aaguid = AAGUID(model)?.bytes ?? []
+        }.build()
+        let signature = try device.authenticator.key.sign(authData + Array(SHA256.hash(data: clientData)))
+        let statement: CBORValue = .map(["alg": .int(-7), "sig": .bytes(signature)])
+        let credential = device.authenticator.registration(authData: authData, clientData: clientData, fmt: "packed", attStmt: statement).json
+        let answer = try await client.call(
+            .post, "/verify-registration", json: ["username": .string(name), "challengeKey": options["challengeKey"] ?? nil, "cred": credential])
+        return "\(answer.status.code) \(answer["error"]?.stringValue ?? "-")"
+    }
+
+    @Test("a self attestation claiming a model whose statement lists basic_full only is refused; without the BLOB it registers, and Basic does with it")
+    func statementAttestationTypes() async throws {
+        let vendor = try AttestationPolicyTests.Vendor(name: "Issued")
+        let without = Self.server(nil) { _ in }
+        try await without.run { client in
+            let admitted = try await Self.registerSelfAttested("ann", model: Self.levelTwo, on: without, client)
+            #expect(admitted == "200 -")
+        }
+        let server = Self.server(try Self.blob(vendor: vendor)) { _ in }
+        try await server.run { client in
+            let refused = try await Self.registerSelfAttested("ann", model: Self.levelTwo, on: server, client)
+            #expect(refused == "400 attestation_not_allowed")
+            let basic = try await Self.register("bo", model: Self.levelTwo, vendor: vendor, on: server, client, credential: 2)
+            #expect(basic == "200 -")
         }
     }
 }

@@ -1,7 +1,11 @@
+import PasskeyWire
+
 extension RelyingParty {
     /// Step 24, the relying party's policy on authenticator models beyond its own list: models the FIDO Metadata
-    /// Service reports compromised, models a metadata policy does not admit, models it denies.
-    func verifyModelPolicy(_ aaguid: AAGUID, trust: AttestationTrust) throws(WebAuthnError) {
+    /// Service reports compromised, models a metadata policy does not admit, models it denies, and registrations that
+    /// contradict their model's metadata statement.
+    func verifyModelPolicy(_ aaguid: AAGUID, attestation verified: VerifiedAttestation) throws(WebAuthnError) {
+        let trust = verified.trust
         let attestation = policy.attestation
         if attestation.compromisedAAGUIDs.contains(aaguid) {
             throw WebAuthnError(
@@ -23,5 +27,6 @@ extension RelyingParty {
         if attestation.deniedAAGUIDs.contains(aaguid) {
             throw WebAuthnError(.aaguidNotAllowed, "authenticator model \(aaguid) is one this relying party refuses", received: aaguid.description)
         }
+        if let refusal = attestation.modelStatements[aaguid]?.refusal(aaguid, type: verified.type) { throw refusal }
     }
 }

@@ -99,7 +99,7 @@ extension RelyingParty {
                 .aaguidNotAllowed, "authenticator model \(credential.aaguid) is not one this relying party accepts",
                 expected: allowed.map(\.description).sorted().joined(separator: ", "), received: credential.aaguid.description)
         }
-        try verifyModelPolicy(credential.aaguid, trust: attestation.trust)
+        try verifyModelPolicy(credential.aaguid, attestation: attestation)
         // Step 25: credential ID length ≤ 1023 bytes is enforced while parsing attested credential data.
         // Step 26 (not registered yet) needs storage: the caller does it.
         // Step 27: the record's values, all from authData but the transports, which are the client's word: only those

@@ -74,11 +74,16 @@ public struct AttestationPolicy: Sendable, Hashable {
     /// Models refused at registration whatever their attestation (`aaguid_not_allowed`): the claim of an honest
     /// client, since a client that lies about its model only escapes the list.
     public var deniedAAGUIDs: Set<AAGUID>
+    /// What each model's metadata statement says its attestations can be: a registration claiming the model with
+    /// another attestation type is refused (`attestation_not_allowed`).
+    public var modelStatements: [AAGUID: ModelStatementRules]
 
     public init(
         requireTrustedAttestation: Bool = false, allowedAAGUIDs: Set<AAGUID>? = nil, compromisedAAGUIDs: Set<AAGUID> = [],
-        keyCompromisedAAGUIDs: Set<AAGUID> = [], admittedAAGUIDs: Set<AAGUID>? = nil, deniedAAGUIDs: Set<AAGUID> = []
+        keyCompromisedAAGUIDs: Set<AAGUID> = [], admittedAAGUIDs: Set<AAGUID>? = nil, deniedAAGUIDs: Set<AAGUID> = [],
+        modelStatements: [AAGUID: ModelStatementRules] = [:]
     ) {
+        self.modelStatements = modelStatements
         self.requireTrustedAttestation = requireTrustedAttestation
         self.allowedAAGUIDs = allowedAAGUIDs
         self.compromisedAAGUIDs = compromisedAAGUIDs

@@ -90,7 +90,7 @@ public func makeRelyingParty(_ configuration: ServerConfiguration, origins: [Str
             keyCompromisedAAGUIDs: configuration.allowCompromisedAuthenticators ? [] : configuration.keyCompromisedAAGUIDs,
             // A policy with no BLOB to judge by admits nothing.
             admittedAAGUIDs: configuration.admitAuthenticators == .any ? nil : configuration.admittedAAGUIDs ?? [],
-            deniedAAGUIDs: Set(configuration.deniedAAGUIDs.compactMap { AAGUID($0) }))
+            deniedAAGUIDs: Set(configuration.deniedAAGUIDs.compactMap { AAGUID($0) }), modelStatements: configuration.modelStatements)
     return RelyingParty(
         id: configuration.rpID, name: configuration.rpName, origins: origins ?? configuration.effectiveOrigins,
         policy: CeremonyPolicy(

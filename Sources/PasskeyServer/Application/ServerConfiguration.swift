@@ -69,6 +69,8 @@ public struct ServerConfiguration: Sendable {
     public var admitAuthenticators: AuthenticatorAdmission = .any
     /// The models the admission policy admits under the BLOB in force (filled from the BLOB); nil under `.any`.
     public var admittedAAGUIDs: Set<AAGUID>?
+    /// What each model's metadata statement says its attestations can be (filled from the BLOB).
+    public var modelStatements: [AAGUID: ModelStatementRules] = [:]
     /// Models refused at registration (`--denied-aaguid`), whatever their attestation.
     public var deniedAAGUIDs: [String] = []
     /// Only device-bound passkeys register (`--require-device-bound`): a passkey that can be synced (BE set) is

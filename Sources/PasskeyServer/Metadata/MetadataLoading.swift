@@ -46,6 +46,7 @@ enum MetadataLoading {
         loaded.compromisedAAGUIDs = compromised(blob, at: time)
         loaded.keyCompromisedAAGUIDs = compromised(blob, at: time, of: configuration.refuseSignInStatuses)
         loaded.admittedAAGUIDs = configuration.admitAuthenticators.admitted(by: blob, at: time)
+        loaded.modelStatements = blob.modelStatementRules
         return loaded
     }
 
