@@ -3,6 +3,7 @@ import Foundation
 import PasskeyCBOR
 import PasskeyCore
 import PasskeyWire
+import PasskeyAttestation
 import PasskeyAuthenticatorNames
 import X509
 
@@ -20,11 +21,24 @@ struct InspectCommand: ParsableCommand {
 
     @Argument(help: "The response JSON file, or - for standard input.") var file: String
     @Flag(name: .long, help: "Print one JSON object instead of text.") var json = false
+    @Option(help: "A FIDO Metadata Service BLOB (downloaded from https://mds3.fidoalliance.org/) to name the authenticator model from, with its certification level, compromise reports and icon. It is verified first.")
+    var metadata: String?
+    @Option(help: "PEM file of the root the --metadata BLOB must chain to (default: the FIDO Alliance's).") var metadataRoot: String?
+    @Option(help: "Verify the --metadata BLOB as of this time (ISO 8601, default now), for an archived BLOB.") var metadataTime: String?
 
     func run() throws {
         let report: JSONObject
-        do {
-            report = try Self.inspect(try readInput())
+        do throws(Problem) {
+            var time = Date()
+            if let metadataTime {
+                guard let parsed = ISO8601DateFormatter().date(from: metadataTime) else {
+                    throw Problem(message: "--metadata-time \(metadataTime) is not an ISO 8601 time such as 2024-12-20T00:00:00Z")
+                }
+                time = parsed
+            }
+            var blob: MetadataBLOB?
+            if let metadata { blob = try Self.metadataBLOB(metadata, rootPath: metadataRoot, at: time) }
+            report = try Self.inspect(try readInput(), metadata: blob.map { ($0, time) })
         } catch {
             if json {
                 let body = CeremonyFailure.failureJSON(
@@ -53,7 +67,7 @@ struct InspectCommand: ParsableCommand {
         do { return try CLIFile.read(file) } catch { throw Problem(message: error.description) }
     }
 
-    static func inspect(_ bytes: [UInt8]) throws(Problem) -> JSONObject {
+    static func inspect(_ bytes: [UInt8], metadata: (blob: MetadataBLOB, time: Date)? = nil) throws(Problem) -> JSONObject {
         var value: JSONValue
         do { value = try JSONValue.parse(bytes) } catch { throw Problem(message: "not JSON: \(error.description)") }
         for wrapper in ["cred", "credential", "assertion"] {
@@ -71,7 +85,7 @@ struct InspectCommand: ParsableCommand {
             guard let raw = Base64URL.decode(attestation) else { throw Problem(message: "response.attestationObject is not base64url") }
             let object: AttestationObject
             do { object = try AttestationObject(bytes: raw) } catch { throw Problem(message: "attestationObject: \(error.description)") }
-            out["authenticatorData"] = authenticatorData(object.authenticatorData)
+            out["authenticatorData"] = authenticatorData(object.authenticatorData, metadata: metadata)
             out["attestation"] = attestationReport(object)
         } else {
             guard let encoded = response["authenticatorData"]?.stringValue, let raw = Base64URL.decode(encoded) else {
@@ -102,7 +116,7 @@ struct InspectCommand: ParsableCommand {
         return .object(out)
     }
 
-    static func authenticatorData(_ data: AuthenticatorData) -> JSONValue {
+    static func authenticatorData(_ data: AuthenticatorData, metadata: (blob: MetadataBLOB, time: Date)? = nil) -> JSONValue {
         var flags = JSONObject()
         flags["UP"] = .bool(data.userPresent)
         flags["UV"] = .bool(data.userVerified)
@@ -116,7 +130,11 @@ struct InspectCommand: ParsableCommand {
         out["signCount"] = .number(Double(data.signCount))
         if let attested = data.attestedCredentialData {
             out["aaguid"] = .string(attested.aaguid.description)
-            out["authenticator"] = AuthenticatorNames.bundled.name(for: attested.aaguid.description).map(JSONValue.string) ?? .null
+            let model = metadata.map { metadataReport($0.blob, aaguid: attested.aaguid, at: $0.time) }
+            // The verified metadata's name first; the bundled community list names synced-passkey providers.
+            let name = model?.objectValue?["description"]?.stringValue ?? AuthenticatorNames.bundled.name(for: attested.aaguid.description)
+            out["authenticator"] = name.map(JSONValue.string) ?? .null
+            if let model { out["metadata"] = model }
             out["credentialId"] = .string(Base64URL.encode(attested.credentialID))
             out["credentialPublicKey"] = coseKey(attested.credentialPublicKey)
         }

@@ -294,6 +294,30 @@ struct ClientCommandsTests {
         #expect(try CLIRun.run(["inspect", "/nonexistent.json"]).status == 2)
     }
 
+    /// The real Metadata BLOB the core's tests verify (Tests/PasskeyCoreTests/Fixtures/metadata, with its provenance).
+    static var realBLOB: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("PasskeyCoreTests/Fixtures/metadata/mds3-blob-no122.jwt").path
+    }
+
+    @Test("inspect --metadata names the model from the verified BLOB with its certification, reports, attestation types and icon; a BLOB that does not verify exits 2")
+    func inspectWithMetadata() throws {
+        let fixture = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: CLIRun.fixture("registration/yubico-tpm-windows-hello.json")))))
+        let file = try privateFile("hello.json", contents: try #require(fixture.objectValue?["credential"]).serializedBytes)
+        let run = try CLIRun.run(["inspect", file, "--json", "--metadata", Self.realBLOB, "--metadata-time", "2024-12-20T00:00:00Z"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let authData = try JSONValue.parse(run.stdout).objectValue?["authenticatorData"]?.objectValue
+        #expect(authData?["authenticator"] == "Windows Hello Hardware Authenticator")
+        let model = authData?["metadata"]?.objectValue
+        #expect(model?["blob"] == 122 && model?["certification"] == "FIDO_CERTIFIED_L1" && model?["compromise"] == [])
+        #expect(model?["attestationTypes"] == ["attca"] && model?["icon"]?.stringValue?.hasPrefix("data:image/") == true)
+        // Verified as of now, the BLOB's signing certificate has expired: refused, nothing decoded.
+        let expired = try CLIRun.run(["inspect", file, "--json", "--metadata", Self.realBLOB])
+        #expect(expired.status == 2 && expired.stdout.contains("metadata_untrusted"), "\(expired.stdout)")
+        let badTime = try CLIRun.run(["inspect", file, "--metadata", Self.realBLOB, "--metadata-time", "yesterday"])
+        #expect(badTime.status == 2 && badTime.stderr.contains("ISO 8601"), "\(badTime.stderr)")
+    }
+
     @Test("a hostile server's refusal is shown escaped: its message cannot drive the terminal or forge a line of the report")
     func hostileServerMessage() async throws {
         let store = try privateFile("hostile.json")
