@@ -200,6 +200,8 @@ let package = Package(
                 "PasskeyCore", "PasskeyCBOR", "PasskeyAuthenticatorData", "PasskeyWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: strict
         ),

@@ -1,51 +1,19 @@
 import Crypto
 import Foundation
 import PasskeyAttestation
+import PasskeyTestSupport
 import SwiftASN1
 import Testing
 import X509
 
 extension TestCertificateAuthority {
-    /// A CRL (RFC 5280 §5) this authority signs, revoking `serials`, made byte by byte as a CA makes one.
+    /// A CRL this authority signs (or `signer` does, under its name), revoking `serials`.
     func revocationList(
         revoking serials: [Certificate.SerialNumber], thisUpdate: Date = validationTime, nextUpdate: Date? = validationTime.addingTimeInterval(86_400),
         signer: P256.Signing.PrivateKey? = nil, corrupt: Bool = false
     ) throws -> [UInt8] {
-        func time(_ date: Date) throws -> UTCTime {
-            let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC") ?? .current, from: date)
-            return try UTCTime(year: c.year ?? 0, month: c.month ?? 0, day: c.day ?? 0, hours: c.hour ?? 0, minutes: c.minute ?? 0, seconds: c.second ?? 0)
-        }
-        func algorithm(_ s: inout DER.Serializer) throws {
-            try s.appendConstructedNode(identifier: .sequence) { try $0.serialize(ASN1ObjectIdentifier(elements: [1, 2, 840, 10_045, 4, 3, 2])) }
-        }
-        var tbs = DER.Serializer()
-        try tbs.appendConstructedNode(identifier: .sequence) { s in
-            try s.serialize(1)
-            try algorithm(&s)
-            try s.serialize(name)
-            try s.serialize(try time(thisUpdate))
-            if let nextUpdate { try s.serialize(try time(nextUpdate)) }
-            if !serials.isEmpty {
-                try s.appendConstructedNode(identifier: .sequence) { entries in
-                    for serial in serials {
-                        try entries.appendConstructedNode(identifier: .sequence) { entry in
-                            try entry.serialize(serial.bytes)
-                            try entry.serialize(try time(thisUpdate))
-                        }
-                    }
-                }
-            }
-        }
-        let signature = try (signer ?? key).signature(for: tbs.serializedBytes).derRepresentation
-        var list = DER.Serializer()
-        try list.appendConstructedNode(identifier: .sequence) { s in
-            s.serializeRawBytes(tbs.serializedBytes)
-            try algorithm(&s)
-            var bits = Array(signature)
-            if corrupt { bits[bits.count - 1] ^= 1 }
-            try s.serialize(ASN1BitString(bytes: ArraySlice(bits)))
-        }
-        return list.serializedBytes
+        try TestRevocationList.make(
+            issuer: name, key: signer ?? key, revoking: serials, thisUpdate: thisUpdate, nextUpdate: nextUpdate, corrupt: corrupt)
     }
 }
 
@@ -93,6 +61,9 @@ struct CertificateRevocationListTests {
         #expect(leaf.crlDistributionPoints == ["http://crl.globalsign.com/gs/gsextendvalsha2g3r3.crl"])
         #expect(intermediate.crlDistributionPoints == ["http://crl.globalsign.com/root-r3.crl"])
         #expect(try TestCertificateAuthority("Test CA").certificate.crlDistributionPoints == [])
+        let extensions = try Certificate.Extensions([try TestRevocationList.distributionPoints(["http://crl.example/a.crl", "ldap://x", "https://crl.example/b.crl"])])
+        let named = try Certificate(derEncoded: try TestCertificateAuthority("Test CA").issue(subject: try DistinguishedName { CommonName("x") }, key: P256.Signing.PrivateKey().publicKey, extensions: extensions))
+        #expect(named.crlDistributionPoints == ["http://crl.example/a.crl", "https://crl.example/b.crl"])
     }
 }
 
