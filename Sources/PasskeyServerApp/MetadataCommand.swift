@@ -17,7 +17,8 @@ struct MetadataCommand: AsyncParsableCommand {
         let configuration = try root.metadataConfiguration()
         let verifier = try configuration.metadataVerifier()
         let repository = try await openStorage(root, mustExist: mustExist)
-        return (MetadataStore(repository: repository, verifier: verifier), repository, configuration)
+        let revocation = RevocationChecker(source: HTTPRevocationLists())
+        return (MetadataStore(repository: repository, verifier: verifier, revocation: revocation), repository, configuration)
     }
 
     /// One line about a BLOB: its serial, when the next comes, how many models, and how many are reported compromised.
@@ -51,6 +52,7 @@ struct MetadataCommand: AsyncParsableCommand {
                 throw CommandFailure("refused: \(error)\n\(inForce)")
             }
             let blob = imported.blob
+            for warning in imported.revocationWarnings { note("warning: revocation not checked: \(warning)") }
             await recordCommand("import_metadata", "metadata BLOB no \(blob.number) imported", in: repository)
             say(MetadataCommand.summary(blob, at: now))
             if !imported.flagged.isEmpty {

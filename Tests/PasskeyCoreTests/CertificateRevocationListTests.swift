@@ -74,3 +74,74 @@ extension Data {
         self.init(base64Encoded: base64)
     }
 }
+
+/// Lists by URL, as a test hands them out; a URL it does not have is out of reach.
+struct StaticRevocationLists: RevocationListSource {
+    let lists: [String: [UInt8]]
+    func revocationList(at url: String) async -> Result<[UInt8], RevocationListUnavailable> {
+        lists[url].map { .success($0) } ?? .failure(RevocationListUnavailable("no answer"))
+    }
+}
+
+@Suite("Revocation of a certificate path")
+struct RevocationCheckerTests {
+    /// Root → intermediate (naming the root's list) → leaf (naming the intermediate's list).
+    struct Path {
+        let root: TestCertificateAuthority
+        let intermediate: TestCertificateAuthority
+        let leaf: Certificate
+        let intermediateCertificate: Certificate
+        var certificates: [Certificate] { [leaf, intermediateCertificate, root.certificate] }
+
+        init() throws {
+            root = try TestCertificateAuthority("Root")
+            intermediate = try TestCertificateAuthority("Intermediate", issuer: root)
+            intermediateCertificate = try Certificate(
+                derEncoded: try root.issue(
+                    subject: intermediate.name, key: intermediate.key.publicKey,
+                    extensions: try Certificate.Extensions {
+                        Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                        try TestRevocationList.distributionPoints(["http://crl.test/root.crl"])
+                    }))
+            leaf = try Certificate(
+                derEncoded: try intermediate.issue(
+                    subject: try DistinguishedName { CommonName("signer") }, key: P256.Signing.PrivateKey().publicKey,
+                    extensions: try Certificate.Extensions([try TestRevocationList.distributionPoints(["http://crl.test/unreachable.crl", "http://crl.test/intermediate.crl"])])))
+        }
+    }
+
+    static let time = TestCertificateAuthority.validationTime
+
+    @Test("good lists pass; a revoked leaf or intermediate is refused; an unreachable, foreign or stale list is a warning")
+    func outcomes() async throws {
+        let path = try Path()
+        func check(intermediate: [UInt8]?, root: [UInt8]?) async -> RevocationChecker.Status {
+            var lists: [String: [UInt8]] = [:]
+            lists["http://crl.test/intermediate.crl"] = intermediate
+            lists["http://crl.test/root.crl"] = root
+            return await RevocationChecker(source: StaticRevocationLists(lists: lists)).check(path.certificates, at: Self.time)
+        }
+        let goodIntermediateList = try path.intermediate.revocationList(revoking: [])
+        let goodRootList = try path.root.revocationList(revoking: [])
+        // The leaf's first URL is out of reach; its second answers: checked, no warning.
+        #expect(await check(intermediate: goodIntermediateList, root: goodRootList) == .good)
+        let leafRevoked = await check(intermediate: try path.intermediate.revocationList(revoking: [path.leaf.serialNumber]), root: goodRootList)
+        guard case .revoked(let subject) = leafRevoked else { Issue.record("\(leafRevoked)"); return }
+        #expect(subject.contains("signer"))
+        let intermediateRevoked = await check(intermediate: goodIntermediateList, root: try path.root.revocationList(revoking: [path.intermediateCertificate.serialNumber]))
+        guard case .revoked(let other) = intermediateRevoked else { Issue.record("\(intermediateRevoked)"); return }
+        #expect(other.contains("Intermediate"))
+        // Out of reach; signed by another key under the issuer's name; past its next update.
+        guard case .unknown(let unreachable) = await check(intermediate: nil, root: goodRootList) else { Issue.record("unreachable"); return }
+        #expect(unreachable.count == 1 && unreachable[0].contains("no answer"))
+        let forged = try path.intermediate.revocationList(revoking: [], signer: P256.Signing.PrivateKey())
+        guard case .unknown(let foreign) = await check(intermediate: forged, root: goodRootList) else { Issue.record("foreign"); return }
+        #expect(foreign.count == 1 && foreign[0].contains("not signed by"))
+        let stale = try path.intermediate.revocationList(revoking: [], thisUpdate: Self.time.addingTimeInterval(-7 * 86_400), nextUpdate: Self.time.addingTimeInterval(-86_400))
+        guard case .unknown(let old) = await check(intermediate: stale, root: goodRootList) else { Issue.record("stale"); return }
+        #expect(old.count == 1 && old[0].contains("past its next update"))
+        // Certificates that name no list: nothing to ask.
+        let bare = try TestCertificateAuthority("Bare")
+        #expect(await RevocationChecker(source: StaticRevocationLists(lists: [:])).check([bare.certificate], at: Self.time) == .good)
+    }
+}

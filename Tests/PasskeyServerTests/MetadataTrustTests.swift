@@ -22,9 +22,12 @@ struct MetadataTrustTests {
         let rootPEM: String
         let signingKey = P256.Signing.PrivateKey()
         let signingDER: [UInt8]
+        let signingSerial: Certificate.SerialNumber
 
-        /// - Parameter until: when the signing certificate expires.
-        init(until: Date = Date(timeIntervalSince1970: 1_900_000_000)) throws {
+        /// - Parameters:
+        ///   - until: when the signing certificate expires.
+        ///   - revocationList: the CRL distribution point the signing certificate names, if any.
+        init(until: Date = Date(timeIntervalSince1970: 1_900_000_000), revocationList: String? = nil) throws {
             let from = Date(timeIntervalSince1970: 1_700_000_000)
             rootName = try DistinguishedName { CommonName("Test Metadata Root") }
             let root = try Certificate(
@@ -35,16 +38,26 @@ struct MetadataTrustTests {
                     KeyUsage(keyCertSign: true)
                 }, issuerPrivateKey: .init(rootKey))
             rootPEM = try root.serializeAsPEM().pemString
+            var extensions = try Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) }
+            if let revocationList { try extensions.append(TestRevocationList.distributionPoints([revocationList])) }
             let signing = try Certificate(
                 version: .v3, serialNumber: .init(), publicKey: .init(signingKey.publicKey), notValidBefore: from, notValidAfter: until,
                 issuer: rootName, subject: try DistinguishedName { CommonName("mds.example") }, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions { Critical(BasicConstraints.notCertificateAuthority) }, issuerPrivateKey: .init(rootKey))
+                extensions: extensions, issuerPrivateKey: .init(rootKey))
             signingDER = try signing.serializeAsPEM().derBytes
+            signingSerial = signing.serialNumber
         }
 
         /// A BLOB with serial `number` describing `model`, whose attestations chain to `vendorRootPEM`, with `statuses`.
         func blob(number: Int, model: String, vendorRootPEM: String, statuses: [String] = ["FIDO_CERTIFIED"]) throws -> [UInt8] {
             try blob(number: number, models: [(model, statuses)], vendorRootPEM: vendorRootPEM)
+        }
+
+        /// The root's revocation list, revoking the signing certificate or not.
+        func revocationList(revokingSigner: Bool) throws -> [UInt8] {
+            try TestRevocationList.make(
+                issuer: rootName, key: rootKey, revoking: revokingSigner ? [signingSerial] : [], thisUpdate: Date().addingTimeInterval(-3600),
+                nextUpdate: Date().addingTimeInterval(86_400))
         }
 
         /// The icon every model of these BLOBs has.

@@ -1,4 +1,5 @@
 public import Foundation
+public import X509
 import PasskeyWire
 
 /// The verified payload of a FIDO Metadata Service BLOB (FIDO Metadata Service 3.0 §3.1.6, `MetadataBLOBPayload`):
@@ -13,6 +14,9 @@ public struct MetadataBLOB: Sendable {
     public let nextUpdate: Date
     public let legalHeader: String?
     public let entries: [MetadataBLOBEntry]
+    /// The certificate path its signature was verified along, signing certificate first, root last: what revocation is
+    /// checked on (``CertificateRevocationList``).
+    public internal(set) var certificatePath: [Certificate] = []
     private let byAAGUID: [String: Int]
     private let byKeyIdentifier: [String: Int]
 

@@ -62,7 +62,10 @@ public struct MetadataBLOBVerifier: Sendable {
         guard let leaf = chain.first else { throw MetadataError(.malformed, "the metadata BLOB's x5c is empty") }
         // §3.2 step 4: the chain leads to the FIDO root, every certificate valid at `time`.
         let path = CertificateChainVerifier(roots: roots, validationTime: time).verify(leaf: leaf, intermediates: Array(chain.dropFirst()))
-        if case .failure(let failure) = path {
+        var certificatePath: [Certificate] = []
+        switch path {
+        case .success(let certificates): certificatePath = certificates
+        case .failure(let failure):
             throw MetadataError(
                 .untrusted, "the metadata BLOB's certificate chain does not lead to the metadata root at \(time)",
                 expected: roots.map { $0.subject.description }.joined(separator: " | "),
@@ -93,7 +96,8 @@ public struct MetadataBLOBVerifier: Sendable {
         }
         let payload: JSONObject
         do { payload = try jws.payload() } catch { throw MetadataError(.malformed, error.reason) }
-        let blob = try MetadataBLOB(payload: payload)
+        var blob = try MetadataBLOB(payload: payload)
+        blob.certificatePath = certificatePath
         // §3.2 step 7: a BLOB whose `no` is not higher than the one in force is ignored; refused here, so a replayed old
         // BLOB cannot hide a compromise reported since.
         if let currentNumber, blob.number <= currentNumber {

@@ -22,6 +22,8 @@ public struct MetadataError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The BLOB's serial number `no` is not higher than the one in force: a replayed or rolled-back BLOB, which
         /// could hide a compromise reported since. (`metadata_rolled_back`)
         public static let rolledBack = Code(rawValue: "metadata_rolled_back")
+        /// A certificate of the `x5c` chain is on its issuer's revocation list. (`metadata_revoked`)
+        public static let revoked = Code(rawValue: "metadata_revoked")
     }
 
     public let code: Code

@@ -11,10 +11,15 @@ public import PasskeyStorage
 public struct MetadataStore: Sendable {
     public let repository: any MetadataRepository & TransferRepository & UserRepository
     public let verifier: MetadataBLOBVerifier
+    /// Checks an imported BLOB's certificate path against revocation lists; nil: not checked (offline).
+    public let revocation: RevocationChecker?
 
-    public init(repository: any MetadataRepository & TransferRepository & UserRepository, verifier: MetadataBLOBVerifier) {
+    public init(
+        repository: any MetadataRepository & TransferRepository & UserRepository, verifier: MetadataBLOBVerifier, revocation: RevocationChecker? = nil
+    ) {
         self.repository = repository
         self.verifier = verifier
+        self.revocation = revocation
     }
 
     /// Why an import or a load failed: the BLOB itself, or the storage.
@@ -34,6 +39,8 @@ public struct MetadataStore: Sendable {
     public struct Imported: Sendable {
         public let blob: MetadataBLOB
         public let flagged: [(passkey: CredentialRecordEntry, owner: UserRecord?)]
+        /// What revocation could not check (a list out of reach, stale or signed by another): stored anyway.
+        public let revocationWarnings: [String]
     }
 
     /// Verifies `bytes` as of `now` and stores it as the BLOB in force. A BLOB that is not newer than the stored one is
@@ -49,6 +56,14 @@ public struct MetadataStore: Sendable {
             do { previous = try await currentOrUnreadable() } catch { throw .storage(error) }
             let blob: MetadataBLOB
             do { blob = try verifier.verify(bytes, at: now, replacing: previous.stored?.number) } catch { throw .metadata(error) }
+            // A revoked certificate in the path is a refusal; what cannot be checked is a warning.
+            var warnings: [String] = []
+            switch await revocation?.check(blob.certificatePath, at: now) ?? .good {
+            case .good: break
+            case .revoked(let certificate):
+                throw .metadata(MetadataError(.revoked, "a certificate of the metadata BLOB's chain is revoked by its issuer's list", received: certificate))
+            case .unknown(let problems): warnings = problems
+            }
             let announcements = Self.newlyCompromised(blob, since: previous.blob, at: now, refusingSignIn: refusingSignIn)
             let flagged: [(passkey: CredentialRecordEntry, owner: UserRecord?)]
             do { flagged = try await passkeys(of: Set(announcements.keys)) } catch let error as StorageError { throw .storage(error) } catch {
@@ -62,7 +77,7 @@ public struct MetadataStore: Sendable {
             do { stored = try await repository.storeMetadataBLOB(row, replacing: previous.stored?.number, announcing: messages) } catch {
                 throw .storage(error)
             }
-            if stored { return Imported(blob: blob, flagged: flagged) }
+            if stored { return Imported(blob: blob, flagged: flagged, revocationWarnings: warnings) }
         }
         throw .metadata(
             MetadataError(.rolledBack, "other instances kept storing newer BLOBs meanwhile", expected: "no > the stored one", received: "no longer the newest"))

@@ -22,6 +22,8 @@ struct MetadataRefresh<Repository: PasskeyRepository>: Service {
     let loaded: Int?
     let logger: Logger
     var now: @Sendable () -> Date = Date.init
+    /// The revocation lists of BLOBs' chains, kept between downloads.
+    let revocationLists = HTTPRevocationLists()
 
     func run() async throws {
         var inForce = loaded
@@ -45,13 +47,18 @@ struct MetadataRefresh<Repository: PasskeyRepository>: Service {
             return time.addingTimeInterval(3600)
         }
         let store: MetadataStore
-        do { store = MetadataStore(repository: repository, verifier: try base.metadataVerifier()) } catch {
+        do {
+            store = MetadataStore(repository: repository, verifier: try base.metadataVerifier(), revocation: RevocationChecker(source: revocationLists))
+        } catch {
             logger.error("metadata", metadata: ["root": "\(error)"])
             return time.addingTimeInterval(3600)
         }
         do {
             let imported = try await store.importBLOB(bytes, now: time, refusingSignIn: base.signInRefusedStatuses)
             logger.notice("metadata", metadata: ["stored": "no \(imported.blob.number) from \(url)", "flagged": "\(imported.flagged.count)"])
+            for warning in imported.revocationWarnings {
+                logger.warning("metadata", metadata: ["revocation": "\(warning)", "effect": "stored: the chain is valid, its revocation could not be checked"])
+            }
             return Self.nextDownload(after: time, nextUpdate: imported.blob.nextUpdate)
         } catch .metadata(let error) where error.code == .rolledBack {
             // Not newer than the one in force (this instance or another stored it already): the usual case.
