@@ -74,4 +74,40 @@ struct CompromisedPasskeyListingTests {
         #expect(DashboardPages.providerCell("fbfc3007-154e-4ecc-8c0b-6e020557d7bd", catalog) == "Apple Passwords")
         #expect(DashboardPages.providerCell(MetadataPolicyTests.unlisted, catalog) == "Unknown (\(MetadataPolicyTests.unlisted))")
     }
+
+    @Test("the dashboard's overview says how many models are reported, and its flagged page lists their passkeys with their accounts")
+    func dashboardFlaggedPage() async throws {
+        let vendor = try AttestationPolicyTests.Vendor(name: "Issued")
+        let blob = try MetadataPolicyTests.blob(vendor: vendor)
+        let harness = try DashboardHarness()
+        let ann = try Device(server: harness.server, credentialID: 1)
+        let session = try await harness.server.run { client in
+            let session = try await harness.setUp(client)
+            let options = try await client.call(.get, "/generate-registration-options?username=ann")
+            let answer = try await client.call(
+                .post, "/verify-registration",
+                json: [
+                    "username": "ann", "challengeKey": options["challengeKey"] ?? nil,
+                    "cred": try AttestationPolicyTests.registration(ann, options.json, vendor: nil, aaguid: MetadataPolicyTests.levelOne),
+                ])
+            #expect(answer.status == .ok, "\(answer.json)")
+            let overview = String(buffer: try await client.execute(uri: "/dashboard", method: .get, headers: session.headers).body)
+            #expect(!overview.contains("/dashboard/flagged"))
+            return session
+        }
+        var reported = harness.server
+        reported.catalog = AuthenticatorCatalog(blob, at: MetadataPolicyTests.time, signInRefused: AuthenticatorStatus.keyCompromises)
+        let server = reported
+        try await server.run { client in
+            let overview = String(buffer: try await client.execute(uri: "/dashboard", method: .get, headers: session.headers).body)
+            #expect(overview.contains("reports 1 authenticator model compromised") && overview.contains("/dashboard/flagged"), "\(overview)")
+            let page = try await client.execute(uri: "/dashboard/flagged", method: .get, headers: session.headers)
+            let text = String(buffer: page.body)
+            #expect(page.status == .ok)
+            let annID = try #require(await server.repository.user(username: "ann")?.id)
+            #expect(text.contains("/dashboard/users/\(annID)") && text.contains("USER_VERIFICATION_BYPASS (flagged; signs in)"), "\(text)")
+            let anonymous = try await client.execute(uri: "/dashboard/flagged", method: .get)
+            #expect(anonymous.status == .seeOther || anonymous.status == .found, "\(anonymous.status)")
+        }
+    }
 }

@@ -138,7 +138,7 @@ struct DashboardTests {
     ]
     static let pages: Set<String> = [
         "GET /dashboard", "GET /dashboard/log", "GET /dashboard/users", "GET /dashboard/users/{id}", "GET /dashboard/settings",
-        "GET /dashboard/webhooks",
+        "GET /dashboard/webhooks", "GET /dashboard/flagged",
     ]
     static let dataEndpoints: Set<String> = [
         "GET /dashboard/api/events", "GET /dashboard/events/stream", "GET /dashboard/api/stats", "GET /dashboard/api/users",

@@ -14,7 +14,7 @@ struct GoldenAnswerTests {
         "GET /", "GET /demo.js", "GET /demo.css", "GET /favicon.svg", "GET /openapi.json", "GET /metrics", "GET /dashboard",
         "GET /dashboard/log", "GET /dashboard/users", "GET /dashboard/users/{id}", "GET /dashboard/settings", "GET /dashboard/webhooks",
         "GET /dashboard/login", "GET /dashboard/setup", "GET /dashboard/dashboard.js", "GET /dashboard/qr.js",
-        "GET /dashboard/dashboard.css", "GET /dashboard/events/stream",
+        "GET /dashboard/dashboard.css", "GET /dashboard/events/stream", "GET /dashboard/flagged",
     ]
 
     static func configure(_ configuration: inout ServerConfiguration) {

@@ -15,6 +15,7 @@ extension DashboardController {
         router.get("dashboard/users", use: usersListPage)
         router.get("dashboard/users/:id", use: userPage)
         router.get("dashboard/settings", use: settingsPage)
+        router.get("dashboard/flagged", use: flaggedPage)
     }
 
     /// `GET /dashboard`.
@@ -22,7 +23,20 @@ extension DashboardController {
         await page(request, context) { principal throws(APIError) in
             let totals: StorageTotals
             do throws(StorageError) { totals = try await repository.totals() } catch { throw APIError(error) }
-            return DashboardPages.overview(principal: principal, totals: totals, hours: try await hours())
+            return DashboardPages.overview(
+                principal: principal, totals: totals, hours: try await hours(), compromisedModels: catalog.current.compromisedModels.count)
+        }
+    }
+
+    /// `GET /dashboard/flagged`: one pass over the stored passkeys, on an admin's demand only.
+    func flaggedPage(_ request: Request, context: Context) async -> Response {
+        await page(request, context) { principal throws(APIError) in
+            let catalog = catalog.current
+            let found: [(passkey: CredentialRecordEntry, owner: UserRecord?)]
+            do { found = try await PasskeysOfModels.find(catalog.compromisedModels, in: repository) } catch {
+                throw APIError(StorageError(.unavailable, "reading the passkeys of reported models: \(error)"))
+            }
+            return DashboardPages.flagged(principal: principal, passkeys: found, catalog: catalog)
         }
     }
 

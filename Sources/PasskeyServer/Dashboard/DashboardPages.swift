@@ -103,7 +103,8 @@ enum DashboardPages {
 
     // MARK: Overview
 
-    static func overview(principal: AdminPrincipal, totals: StorageTotals, hours: [EventHourCount]) -> String {
+    /// `compromisedModels`: how many models the metadata BLOB in force reports compromised.
+    static func overview(principal: AdminPrincipal, totals: StorageTotals, hours: [EventHourCount], compromisedModels: Int = 0) -> String {
         let registrations = hours.reduce(0) { $0 + $1.registrations }
         let signIns = hours.reduce(0) { $0 + $1.signIns }
         let failures = hours.reduce(0) { $0 + $1.failures }
@@ -116,8 +117,13 @@ enum DashboardPages {
         ].map { (label: String, value: String, note: String) -> String in
             "<div class=\"stat\"><span class=\"label\">\(label)</span><span class=\"value\">\(value)</span><span class=\"note\">\(note)</span></div>"
         }.joined()
+        let flagged =
+            compromisedModels == 0
+            ? ""
+            : "<p class=\"compromised\">The FIDO metadata reports \(compromisedModels) authenticator model\(compromisedModels == 1 ? "" : "s") compromised: <a href=\"/dashboard/flagged\">the passkeys they made</a>.</p>"
         return layout(title: "Overview", page: "overview", principal: principal, body: """
             <h1>Overview</h1>
+            \(flagged)
             <div class="stats">\(cards)</div>
             <section class="card">
             <h2>Ceremonies per hour, last 7 days</h2>
