@@ -21,6 +21,20 @@ struct MetadataCommand: AsyncParsableCommand {
         return (MetadataStore(repository: repository, verifier: verifier, revocation: revocation), repository, configuration)
     }
 
+    /// The BLOB in force with the store and settings it was read with; nil, after saying so, when none is.
+    static func inForce(
+        _ root: PasskeyServerCommand
+    ) async throws -> (store: MetadataStore, configuration: ServerConfiguration, blob: MetadataBLOB, stored: StoredMetadataBLOB)? {
+        let (store, _, configuration) = try await store(root, mustExist: true)
+        let current: (blob: MetadataBLOB, stored: StoredMetadataBLOB)?
+        do { current = try await store.current() } catch { throw CommandFailure("the stored metadata BLOB does not verify: \(error)") }
+        guard let (blob, stored) = current else {
+            say("no metadata BLOB is in force: import one with `passkey-server metadata import FILE`")
+            return nil
+        }
+        return (store, configuration, blob, stored)
+    }
+
     /// One line about a BLOB: its serial, when the next comes, how many models, and how many are reported compromised.
     static func summary(_ blob: MetadataBLOB, at time: Date) -> String {
         let compromised = blob.compromisedEntries(at: time).count
@@ -72,13 +86,7 @@ struct MetadataCommand: AsyncParsableCommand {
         @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
-            let (store, _, configuration) = try await MetadataCommand.store(root, mustExist: true)
-            let current: (blob: MetadataBLOB, stored: StoredMetadataBLOB)?
-            do { current = try await store.current() } catch { throw CommandFailure("the stored BLOB does not verify: \(error)") }
-            guard let (blob, stored) = current else {
-                say("no metadata BLOB is in force: import one with `passkey-server metadata import FILE`")
-                return
-            }
+            guard let (store, configuration, blob, stored) = try await MetadataCommand.inForce(root) else { return }
             let now = Date()
             say(MetadataCommand.summary(blob, at: now))
             say("verified \(stored.verifiedAt.formatted(.iso8601))")

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import PasskeyAttestation
 import PasskeyRelyingParty
 import PasskeyServer
 import PasskeyStorage
@@ -90,13 +89,7 @@ struct UsersCommand: AsyncParsableCommand {
         @ParentCommand var root: PasskeyServerCommand
 
         func run() async throws {
-            let (store, _, configuration) = try await MetadataCommand.store(root, mustExist: true)
-            let current: (blob: MetadataBLOB, stored: StoredMetadataBLOB)?
-            do { current = try await store.current() } catch { throw CommandFailure("the stored metadata BLOB does not verify: \(error)") }
-            guard let blob = current?.blob else {
-                say("no metadata BLOB is in force: import one with `passkey-server metadata import FILE`")
-                return
-            }
+            guard let (store, configuration, blob, _) = try await MetadataCommand.inForce(root) else { return }
             for line in try await MetadataCommand.flaggedPasskeys(blob, store: store, configuration: configuration, at: Date()) { say(line) }
         }
     }

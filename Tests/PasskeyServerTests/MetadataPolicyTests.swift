@@ -72,71 +72,69 @@ struct MetadataPolicyTests {
         #expect(AuthenticatorAdmission("FIDO_CERTIFIED_L4") == nil && AuthenticatorAdmission("USER_VERIFICATION_BYPASS") == nil)
     }
 
+    /// One registration: a new account's passkey of `model`, attested by `vendor` (nil: `none`).
+    struct Attempt {
+        let model: String
+        var vendor: AttestationPolicyTests.Vendor?
+        var backupEligible = false
+    }
+
+    /// Registers each attempt on `server` in turn, as accounts of their own, and returns what each got: the status and
+    /// the error code (`-` for none).
+    static func outcomes(_ attempts: [Attempt], on server: TestServer) async throws -> [String] {
+        try await server.run { client in
+            var outcomes: [String] = []
+            for (index, attempt) in attempts.enumerated() {
+                outcomes.append(
+                    try await register(
+                        "user\(index)", model: attempt.model, vendor: attempt.vendor, backupEligible: attempt.backupEligible, on: server, client,
+                        credential: UInt8(index + 1)))
+            }
+            return outcomes
+        }
+    }
+
     @Test("known: a listed model proven by its attestation registers; an unlisted one, or a listed one without a trusted attestation, does not")
     func admitKnown() async throws {
         let vendor = try AttestationPolicyTests.Vendor(name: "Issued")
         let server = Self.server(try Self.blob(vendor: vendor)) { $0.admitAuthenticators = .known }
-        try await server.run { client in
-            let outcome1 = try await Self.register("ann", model: Self.levelTwo, vendor: vendor, on: server, client, credential: 1)
-            #expect(outcome1 == "200 -")
-            let outcome2 = try await Self.register("bo", model: Self.unlisted, vendor: vendor, on: server, client, credential: 2)
-            #expect(outcome2 == "400 authenticator_not_admitted")
-            let outcome3 = try await Self.register("cy", model: Self.levelTwo, vendor: nil, on: server, client, credential: 3)
-            #expect(outcome3 == "400 authenticator_not_admitted")
-        }
+        let outcomes = try await Self.outcomes(
+            [Attempt(model: Self.levelTwo, vendor: vendor), Attempt(model: Self.unlisted, vendor: vendor), Attempt(model: Self.levelTwo)], on: server)
+        #expect(outcomes == ["200 -", "400 authenticator_not_admitted", "400 authenticator_not_admitted"])
     }
 
     @Test("a certification level admits the models certified at it or above, and no other")
     func admitLevel() async throws {
         let vendor = try AttestationPolicyTests.Vendor(name: "Issued")
         let server = Self.server(try Self.blob(vendor: vendor)) { $0.admitAuthenticators = .certified(.l2) }
-        try await server.run { client in
-            let outcome4 = try await Self.register("ann", model: Self.levelTwo, vendor: vendor, on: server, client, credential: 1)
-            #expect(outcome4 == "200 -")
-            let outcome5 = try await Self.register("bo", model: Self.levelOne, vendor: vendor, on: server, client, credential: 2)
-            #expect(outcome5 == "400 authenticator_compromised")
-        }
+        let outcomes = try await Self.outcomes([Attempt(model: Self.levelTwo, vendor: vendor), Attempt(model: Self.levelOne, vendor: vendor)], on: server)
+        #expect(outcomes == ["200 -", "400 authenticator_compromised"])
         // Below the level, without a compromise to refuse it first.
         let lenient = Self.server(try Self.blob(vendor: vendor)) {
             $0.admitAuthenticators = .certified(.l2)
             $0.allowCompromisedAuthenticators = true
         }
-        try await lenient.run { client in
-            let outcome6 = try await Self.register("bo", model: Self.levelOne, vendor: vendor, on: lenient, client, credential: 2)
-            #expect(outcome6 == "400 authenticator_not_admitted")
-        }
+        #expect(try await Self.outcomes([Attempt(model: Self.levelOne, vendor: vendor)], on: lenient) == ["400 authenticator_not_admitted"])
     }
 
     @Test("without a BLOB, an admission policy admits nothing")
     func admitWithoutBLOB() async throws {
         let vendor = try AttestationPolicyTests.Vendor(name: "Issued")
         let server = Self.server(nil) { $0.admitAuthenticators = .known }
-        try await server.run { client in
-            let outcome7 = try await Self.register("ann", model: Self.levelTwo, vendor: vendor, on: server, client, credential: 1)
-            #expect(outcome7 == "400 authenticator_not_admitted")
-        }
+        #expect(try await Self.outcomes([Attempt(model: Self.levelTwo, vendor: vendor)], on: server) == ["400 authenticator_not_admitted"])
     }
 
     @Test("a denied model is refused whatever its attestation; others register")
     func denied() async throws {
         let server = Self.server(nil) { $0.deniedAAGUIDs = [Self.unlisted.uppercased()] }
-        try await server.run { client in
-            let outcome8 = try await Self.register("ann", model: Self.unlisted, vendor: nil, on: server, client, credential: 1)
-            #expect(outcome8 == "400 aaguid_not_allowed")
-            let outcome9 = try await Self.register("bo", model: Self.levelTwo, vendor: nil, on: server, client, credential: 2)
-            #expect(outcome9 == "200 -")
-        }
+        #expect(try await Self.outcomes([Attempt(model: Self.unlisted), Attempt(model: Self.levelTwo)], on: server) == ["400 aaguid_not_allowed", "200 -"])
     }
 
     @Test("device-bound only: a passkey that can be synced is refused, a device-bound one registers")
     func deviceBound() async throws {
         let server = Self.server(nil) { $0.requireDeviceBound = true }
-        try await server.run { client in
-            let outcome10 = try await Self.register("ann", model: Self.levelTwo, vendor: nil, backupEligible: true, on: server, client, credential: 1)
-            #expect(outcome10 == "400 backup_policy_violation")
-            let outcome11 = try await Self.register("bo", model: Self.levelTwo, vendor: nil, on: server, client, credential: 2)
-            #expect(outcome11 == "200 -")
-        }
+        let outcomes = try await Self.outcomes([Attempt(model: Self.levelTwo, backupEligible: true), Attempt(model: Self.levelTwo)], on: server)
+        #expect(outcomes == ["400 backup_policy_violation", "200 -"])
     }
 
     @Test("which compromise kinds stop sign-ins is a setting: a bypassable user verification signs in by default, and not when listed")
