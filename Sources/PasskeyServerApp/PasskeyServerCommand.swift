@@ -53,7 +53,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var attestationRoot: [String] = []
     @Option(help: "PEM file of the root the FIDO Metadata Service BLOB must chain to (default: GlobalSign Root CA - R3, the FIDO Alliance's, shipped with the server): for a metadata service of one's own, or when FIDO moves to another root. The BLOB is imported with `passkey-server metadata import`.")
     var metadataRoot: String?
-    @Option(help: "Download the FIDO Metadata Service BLOB from this URL (FIDO's: https://mds3.fidoalliance.org/) at start when none is stored, then daily and when its nextUpdate comes; a newer one is verified, stored for every instance and applied without a restart (default: none; `passkey-server metadata import` only).")
+    @Option(help: "Download the FIDO Metadata Service BLOB from this URL (FIDO's: https://mds3.fidoalliance.org/) at each start, then daily and when its nextUpdate comes; a newer one is verified, stored for every instance and applied without a restart (default: none; `passkey-server metadata import` only).")
     var metadataUrl: String?
     @Option(help: "How often, in seconds, a running server looks for a metadata BLOB stored by another instance or `metadata import` (default 300).")
     var metadataRefreshSeconds: Double?

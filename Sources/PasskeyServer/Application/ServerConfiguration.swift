@@ -48,7 +48,7 @@ public struct ServerConfiguration: Sendable {
     /// without an `--attestation-root`.
     public var metadataRootPEM: String?
     /// Where the BLOB is downloaded from while the server runs (`--metadata-url`, FIDO's is
-    /// https://mds3.fidoalliance.org/): at start when none is stored, then daily and at its `nextUpdate`. Nil: only
+    /// https://mds3.fidoalliance.org/): at each start, then daily and at its `nextUpdate`. Nil: only
     /// `passkey-server metadata import`.
     public var metadataURL: String?
     /// How often a running server looks for a BLOB stored by another instance or an import, in seconds.

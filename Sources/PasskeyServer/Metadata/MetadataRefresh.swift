@@ -6,7 +6,7 @@ import PasskeyStorage
 import ServiceLifecycle
 
 /// Keeps the metadata BLOB in force current while the server runs:
-/// - with `--metadata-url`, downloads the BLOB at start when none is stored, then daily and when the stored one's
+/// - with `--metadata-url`, downloads the BLOB at each start, then daily and when the stored one's
 ///   `nextUpdate` comes, and stores it when it is newer (announcing newly compromised passkeys to webhooks, once
 ///   across instances: ``PasskeyRelyingParty/MetadataStore``); an hour later again after a failure;
 /// - every ``ServerConfiguration/metadataRefreshInterval``, reads the stored serial number, and when another instance
