@@ -78,8 +78,9 @@ extension Data {
 /// Lists by URL, as a test hands them out; a URL it does not have is out of reach.
 struct StaticRevocationLists: RevocationListSource {
     let lists: [String: [UInt8]]
-    func revocationList(at url: String) async -> Result<[UInt8], RevocationListUnavailable> {
-        lists[url].map { .success($0) } ?? .failure(RevocationListUnavailable("no answer"))
+    func revocationList(at url: String) async -> Result<CertificateRevocationList, RevocationListUnavailable> {
+        guard let bytes = lists[url] else { return .failure(RevocationListUnavailable("no answer")) }
+        do { return .success(try CertificateRevocationList(derEncoded: bytes)) } catch { return .failure(RevocationListUnavailable(error.description)) }
     }
 }
 

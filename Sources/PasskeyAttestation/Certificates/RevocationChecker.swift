@@ -4,11 +4,11 @@ public import X509
 /// Where certificate revocation lists come from: the server downloads them (and keeps them until their next update);
 /// the library does no I/O.
 public protocol RevocationListSource: Sendable {
-    /// The DER list published at `url`, or why it could not be had.
-    func revocationList(at url: String) async -> Result<[UInt8], RevocationListUnavailable>
+    /// The list published at `url`, read (``CertificateRevocationList/init(derEncoded:)``), or why it could not be had.
+    func revocationList(at url: String) async -> Result<CertificateRevocationList, RevocationListUnavailable>
 }
 
-/// Why a revocation list could not be had (the network, an answer, its size).
+/// Why a revocation list could not be had (the network, an answer, its size, bytes that are not a list).
 public struct RevocationListUnavailable: Error, Sendable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
@@ -43,12 +43,7 @@ public struct RevocationChecker: Sendable {
             for url in urls where !checked {
                 switch await source.revocationList(at: url) {
                 case .failure(let error): problems.append("\(url): \(error)")
-                case .success(let bytes):
-                    let list: CertificateRevocationList
-                    do { list = try CertificateRevocationList(derEncoded: bytes) } catch {
-                        problems.append("\(url): \(error)")
-                        continue
-                    }
+                case .success(let list):
                     guard list.isSigned(by: issuer) else {
                         problems.append("\(url): not signed by \(issuer.subject)")
                         continue

@@ -8,21 +8,21 @@ import Synchronization
 public final class HTTPRevocationLists: RevocationListSource {
     /// A list larger than this is refused (GlobalSign's are a few kilobytes).
     static let limit = 16 * 1024 * 1024
-    private let cache = Mutex<[String: (bytes: [UInt8], until: Date)]>([:])
+    private let cache = Mutex<[String: (list: CertificateRevocationList, until: Date)]>([:])
     private let now: @Sendable () -> Date
 
     public init(now: @escaping @Sendable () -> Date = Date.init) { self.now = now }
 
-    public func revocationList(at url: String) async -> Result<[UInt8], RevocationListUnavailable> {
+    /// Read once when downloaded; a cached list is handed out as read.
+    public func revocationList(at url: String) async -> Result<CertificateRevocationList, RevocationListUnavailable> {
         let time = now()
-        if let cached = cache.withLock({ $0[url] }), cached.until > time { return .success(cached.bytes) }
-        let bytes: [UInt8]
-        do { bytes = try await MetadataDownload.fetch(url, limit: Self.limit, timeout: .seconds(15)) } catch {
-            return .failure(RevocationListUnavailable(error.description))
+        if let cached = cache.withLock({ $0[url] }), cached.until > time { return .success(cached.list) }
+        let list: CertificateRevocationList
+        do { list = try CertificateRevocationList(derEncoded: try await MetadataDownload.fetch(url, limit: Self.limit, timeout: .seconds(15))) } catch {
+            return .failure(RevocationListUnavailable("\(error)"))
         }
-        let nextUpdate = (try? CertificateRevocationList(derEncoded: bytes))?.nextUpdate ?? time.addingTimeInterval(3600)
-        let until = min(time.addingTimeInterval(86_400), nextUpdate)
-        cache.withLock { $0[url] = (bytes, until) }
-        return .success(bytes)
+        let until = min(time.addingTimeInterval(86_400), list.nextUpdate ?? time.addingTimeInterval(3600))
+        cache.withLock { $0[url] = (list, until) }
+        return .success(list)
     }
 }
