@@ -29,6 +29,8 @@ public actor InMemoryRepository: PasskeyRepository {
     var adminSessionsByHash: [[UInt8]: AdminSessionRecord] = [:]
     // Webhook endpoints and outbox (InMemoryRepository+Webhooks.swift).
     var webhooks = InMemoryWebhooks()
+    // OpenID Provider clients, codes, tokens and sessions (InMemoryRepository+OpenID.swift).
+    var openID = InMemoryOpenID()
 
     public init() {}
 

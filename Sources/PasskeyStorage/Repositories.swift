@@ -302,4 +302,4 @@ public typealias CeremonyRepository = UserRepository & CredentialRepository & Ch
 /// Everything the relying-party server stores.
 public typealias PasskeyRepository = UserRepository & CredentialRepository & ChallengeRepository & SecretRepository & SignInReader
     & SigningKeyRepository & APIKeyRepository & ConnectTokenRepository & ExternalUserRepository & EventRepository & AdminRepository
-    & TotalsRepository & TransferRepository & WebhookRepository & MetadataRepository
+    & TotalsRepository & TransferRepository & WebhookRepository & MetadataRepository & OpenIDRepository

@@ -268,5 +268,76 @@ enum PostgresSchema {
                     verified_at BIGINT NOT NULL, next_update BIGINT NOT NULL)
                 """
             ]),
+        PostgresMigration(
+            // The OpenID Provider's state, shared by every instance: a code made on one is exchanged on another, and a
+            // reused one is caught on any. Codes, tokens and sessions are keyed by their secret's SHA-256. No foreign
+            // keys: a client's codes and tokens go with it in the same transaction, and expired rows go with the purge.
+            version: 20, name: "OpenID Provider clients, codes, tokens and sessions",
+            statements: [
+                """
+                CREATE TABLE IF NOT EXISTS oidc_clients (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    secret_hash BYTEA,
+                    redirect_uris TEXT[] NOT NULL,
+                    post_logout_redirect_uris TEXT[] NOT NULL,
+                    scopes TEXT[] NOT NULL,
+                    id_token_algorithm TEXT NOT NULL,
+                    third_party BOOLEAN NOT NULL,
+                    access_token_lifetime BIGINT NOT NULL,
+                    refresh_token_lifetime BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    disabled_at BIGINT
+                )
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS oidc_codes (
+                    hash BYTEA PRIMARY KEY,
+                    family_id TEXT NOT NULL,
+                    client_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    scopes TEXT[] NOT NULL,
+                    nonce TEXT,
+                    auth_time BIGINT NOT NULL,
+                    user_verified BOOLEAN NOT NULL,
+                    redirect_uri TEXT NOT NULL,
+                    code_challenge TEXT,
+                    expires_at BIGINT NOT NULL,
+                    used_at BIGINT
+                )
+                """,
+                "CREATE INDEX IF NOT EXISTS oidc_codes_family_id ON oidc_codes (family_id)",
+                "CREATE INDEX IF NOT EXISTS oidc_codes_client_id ON oidc_codes (client_id)",
+                "CREATE INDEX IF NOT EXISTS oidc_codes_expires_at ON oidc_codes (expires_at)",
+                """
+                CREATE TABLE IF NOT EXISTS oidc_tokens (
+                    hash BYTEA PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    family_id TEXT NOT NULL,
+                    client_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    scopes TEXT[] NOT NULL,
+                    nonce TEXT,
+                    auth_time BIGINT NOT NULL,
+                    user_verified BOOLEAN NOT NULL,
+                    issued_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    used_at BIGINT
+                )
+                """,
+                "CREATE INDEX IF NOT EXISTS oidc_tokens_family_id ON oidc_tokens (family_id)",
+                "CREATE INDEX IF NOT EXISTS oidc_tokens_client_id ON oidc_tokens (client_id)",
+                "CREATE INDEX IF NOT EXISTS oidc_tokens_expires_at ON oidc_tokens (expires_at)",
+                """
+                CREATE TABLE IF NOT EXISTS oidc_sessions (
+                    hash BYTEA PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    auth_time BIGINT NOT NULL,
+                    user_verified BOOLEAN NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX IF NOT EXISTS oidc_sessions_expires_at ON oidc_sessions (expires_at)",
+            ]),
     ]
 }

@@ -159,4 +159,66 @@ extension SQLiteSchema {
         CREATE TABLE metadata_blob (id INTEGER PRIMARY KEY CHECK (id = 1), number INTEGER NOT NULL, bytes BLOB NOT NULL,
             verified_at INTEGER NOT NULL, next_update INTEGER NOT NULL)
         """
+
+    /// The OpenID Provider's clients, authorization codes, tokens and browser sessions. Codes, tokens and sessions are
+    /// keyed by their secret's SHA-256; lists are JSON arrays of strings (a redirect URI may hold a comma). No foreign
+    /// keys: a client's codes and tokens go with it in the same transaction, and expired rows go with the purge.
+    static let openIDTables = """
+        CREATE TABLE oidc_clients (
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL,
+            secret_hash BLOB,
+            redirect_uris TEXT NOT NULL,
+            post_logout_redirect_uris TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            id_token_algorithm TEXT NOT NULL,
+            third_party INTEGER NOT NULL,
+            access_token_lifetime INTEGER NOT NULL,
+            refresh_token_lifetime INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            disabled_at INTEGER
+        );
+        CREATE TABLE oidc_codes (
+            hash BLOB PRIMARY KEY NOT NULL,
+            family_id TEXT NOT NULL,
+            client_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            nonce TEXT,
+            auth_time INTEGER NOT NULL,
+            user_verified INTEGER NOT NULL,
+            redirect_uri TEXT NOT NULL,
+            code_challenge TEXT,
+            expires_at INTEGER NOT NULL,
+            used_at INTEGER
+        );
+        CREATE INDEX oidc_codes_family_id ON oidc_codes (family_id);
+        CREATE INDEX oidc_codes_client_id ON oidc_codes (client_id);
+        CREATE INDEX oidc_codes_expires_at ON oidc_codes (expires_at);
+        CREATE TABLE oidc_tokens (
+            hash BLOB PRIMARY KEY NOT NULL,
+            kind TEXT NOT NULL,
+            family_id TEXT NOT NULL,
+            client_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            nonce TEXT,
+            auth_time INTEGER NOT NULL,
+            user_verified INTEGER NOT NULL,
+            issued_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            used_at INTEGER
+        );
+        CREATE INDEX oidc_tokens_family_id ON oidc_tokens (family_id);
+        CREATE INDEX oidc_tokens_client_id ON oidc_tokens (client_id);
+        CREATE INDEX oidc_tokens_expires_at ON oidc_tokens (expires_at);
+        CREATE TABLE oidc_sessions (
+            hash BLOB PRIMARY KEY NOT NULL,
+            user_id TEXT NOT NULL,
+            auth_time INTEGER NOT NULL,
+            user_verified INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL
+        );
+        CREATE INDEX oidc_sessions_expires_at ON oidc_sessions (expires_at);
+        """
 }

@@ -79,6 +79,9 @@ enum SQLiteSchema {
         migrator.registerMigration("v19: the FIDO metadata BLOB in force") { db in
             try db.execute(sql: metadataTable)
         }
+        migrator.registerMigration("v20: OpenID Provider clients, codes, tokens and sessions") { db in
+            try db.execute(sql: openIDTables)
+        }
         return migrator
     }
 }
