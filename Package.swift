@@ -147,6 +147,7 @@ let package = Package(
             dependencies: [
                 "PasskeyAPI", "PasskeyCore", "PasskeyAttestation", "PasskeyWire", "PasskeyCBOR", "PasskeyStorage", "PasskeyAuthenticatorNames",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strict
@@ -277,6 +278,7 @@ let package = Package(
                 "PasskeyCore", "PasskeyWire", "PasskeyCBOR",
                 "PasskeyAttestation", "PasskeyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -108,6 +108,28 @@ extension ErrorCode {
     public static let tokenReplayed = ErrorCode(rawValue: "token_replayed")
     public static let tokenRevoked = ErrorCode(rawValue: "token_revoked")
 
+    // The OpenID Provider (docs/oidc.md): OAuth 2.0 (RFC 6749 §4.1.2.1, §5.2, RFC 6750 §3.1) and OpenID Connect Core
+    // §3.1.2.6 names, so that every OAuth client reads them.
+    public static let invalidRequest = ErrorCode(rawValue: "invalid_request")
+    public static let invalidClient = ErrorCode(rawValue: "invalid_client")
+    public static let invalidGrant = ErrorCode(rawValue: "invalid_grant")
+    public static let unauthorizedClient = ErrorCode(rawValue: "unauthorized_client")
+    public static let unsupportedGrantType = ErrorCode(rawValue: "unsupported_grant_type")
+    public static let unsupportedResponseType = ErrorCode(rawValue: "unsupported_response_type")
+    public static let invalidScope = ErrorCode(rawValue: "invalid_scope")
+    public static let invalidToken = ErrorCode(rawValue: "invalid_token")
+    public static let accessDenied = ErrorCode(rawValue: "access_denied")
+    public static let loginRequired = ErrorCode(rawValue: "login_required")
+    public static let consentRequired = ErrorCode(rawValue: "consent_required")
+    public static let requestNotSupported = ErrorCode(rawValue: "request_not_supported")
+    public static let requestURINotSupported = ErrorCode(rawValue: "request_uri_not_supported")
+    /// Not OAuth's: an authorization request whose client or redirect URI cannot be trusted, answered on an error page.
+    public static let oidcClientUnknown = ErrorCode(rawValue: "oidc_client_unknown")
+    public static let redirectURIUnregistered = ErrorCode(rawValue: "redirect_uri_unregistered")
+    public static let oidcClientNotFound = ErrorCode(rawValue: "oidc_client_not_found")
+    public static let oidcClientInvalid = ErrorCode(rawValue: "oidc_client_invalid")
+    public static let oidcDisabled = ErrorCode(rawValue: "oidc_disabled")
+
     // The dashboard (docs/dashboard.md).
     public static let adminUnauthorized = ErrorCode(rawValue: "admin_unauthorized")
     public static let csrfInvalid = ErrorCode(rawValue: "csrf_invalid")
@@ -216,6 +238,25 @@ extension ErrorCode {
         Definition(.tokenExpired, 400, "signedPasskeyData is past its exp."),
         Definition(.tokenReplayed, 400, "signedPasskeyData was already verified once."),
         Definition(.tokenRevoked, 400, "signedPasskeyData was issued before its account was last disabled."),
+
+        Definition(.invalidRequest, 400, "An OAuth or OpenID request missing a parameter, repeating one, or with one this provider refuses."),
+        Definition(.invalidClient, 401, "The client is unknown, disabled, or its authentication failed."),
+        Definition(.invalidGrant, 400, "The code or refresh token is unknown, expired, used, another client's, or its PKCE verifier or redirect URI does not match."),
+        Definition(.unauthorizedClient, 400, "The client may not use this grant or scope."),
+        Definition(.unsupportedGrantType, 400, "A grant type other than authorization_code and refresh_token."),
+        Definition(.unsupportedResponseType, 400, "A response type other than code (sent to the redirect URI)."),
+        Definition(.invalidScope, 400, "A scope without openid, or one the client may not ask for (sent to the redirect URI)."),
+        Definition(.invalidToken, 401, "The access token is unknown, expired or revoked, or its account is disabled or gone."),
+        Definition(.accessDenied, 400, "The person declined, or the account cannot sign in here (sent to the redirect URI)."),
+        Definition(.loginRequired, 400, "prompt=none without a browser session that satisfies the request (sent to the redirect URI)."),
+        Definition(.consentRequired, 400, "prompt=none for a third-party client the person has not consented to (sent to the redirect URI)."),
+        Definition(.requestNotSupported, 400, "A request object (request=): not supported (sent to the redirect URI)."),
+        Definition(.requestURINotSupported, 400, "request_uri=: not supported (sent to the redirect URI)."),
+        Definition(.oidcClientUnknown, 400, "An authorization request for an unknown or disabled client: an error page, never a redirect."),
+        Definition(.redirectURIUnregistered, 400, "A redirect URI the client did not register: an error page, never a redirect."),
+        Definition(.oidcClientNotFound, 404, "No OpenID client has this id."),
+        Definition(.oidcClientInvalid, 400, "A client's redirect URI, scope, algorithm, lifetime or name is not accepted."),
+        Definition(.oidcDisabled, 404, "This server is not an OpenID Provider: start it with --oidc-issuer."),
 
         Definition(.adminUnauthorized, 401, "A dashboard call without an admin session."),
         Definition(.csrfInvalid, 403, "A dashboard call without this session's CSRF token."),

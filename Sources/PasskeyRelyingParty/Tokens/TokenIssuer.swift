@@ -81,7 +81,6 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
     /// signature itself. jwt-kit still verifies (``verify(_:consume:)``), and the tests check every token with joserfc.
     public func sign(_ subject: SignedPasskeySubject) async throws(RelyingPartyError) -> (token: String, expiresAt: Date) {
         try await load()
-        guard let signer else { throw RelyingPartyError.internalError("no signing key") }
         let issuedAt = now()
         let expiresAt = issuedAt.addingTimeInterval(lifetime)
         let claims = SignedPasskeyClaims(
@@ -89,10 +88,18 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
             exp: Int(expiresAt.timeIntervalSince1970), jti: Base64URL.encode(random.bytes(16)), amr: subject.userVerified ? ["fido", "mfa"] : ["fido"],
             ceremony: subject.ceremony.rawValue, username: subject.username, externalUserID: subject.externalUserID,
             credentialID: Base64URL.encode(subject.credentialID), counterRegressed: subject.counterRegressed ? true : nil)
-        let signingInput = signer.encodedHeader + "." + Base64URL.encode(claims.json.serializedBytes)
+        return (try await signClaims(claims.json), expiresAt)
+    }
+
+    /// Signs any claims with the current ES256 key (an OpenID Connect ID token): the same header, key and JWKS as
+    /// `signedPasskeyData`.
+    public func signClaims(_ claims: JSONValue) async throws(RelyingPartyError) -> String {
+        try await load()
+        guard let signer else { throw RelyingPartyError.internalError("no signing key") }
+        let signingInput = signer.encodedHeader + "." + Base64URL.encode(claims.serializedBytes)
         do {
             let signature = try signer.key.signature(for: Array(signingInput.utf8))
-            return (signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation)), expiresAt)
+            return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
         } catch {
             throw RelyingPartyError.internalError("signing failed: \(error)")
         }
