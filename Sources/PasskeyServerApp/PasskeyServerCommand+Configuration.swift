@@ -130,6 +130,8 @@ extension PasskeyServerCommand {
         c.origins = settings.list(origin, "origin")
         c.relatedOrigins = settings.list(relatedOrigin, "related-origin")
         c.publicURL = publicUrl ?? settings.value("public-url")
+        c.oidcIssuer = oidcIssuer ?? settings.value("oidc-issuer")
+        if let seconds = try oidcSessionSeconds ?? settings.double("oidc-session-seconds") { c.oidcSessionLifetime = seconds }
         c.enrollURL = enrollUrl ?? settings.value("enroll-url")
         c.manageURL = manageUrl ?? settings.value("manage-url")
         c.prfUsageURL = prfUsageUrl ?? settings.value("prf-usage-url")

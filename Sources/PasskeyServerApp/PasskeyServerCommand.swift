@@ -29,7 +29,7 @@ struct PasskeyServerCommand: AsyncParsableCommand {
         version: PasskeyVersion.description,
         subcommands: [
             MigrateCommand.self, APIKeysCommand.self, KeysCommand.self, AdminCommand.self, UsersCommand.self, ExportCommand.self, ImportCommand.self, BackupCommand.self,
-            HealthCommand.self, WebhooksCommand.self, MetadataCommand.self,
+            HealthCommand.self, WebhooksCommand.self, MetadataCommand.self, OpenIDClientsCommand.self,
         ]
     )
 
@@ -44,6 +44,10 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     @Option(help: "Another web origin that may use this RP ID (WebAuthn related origins): accepted like --origin and listed in /.well-known/webauthn, repeatable.") var relatedOrigin: [String] = []
     @Option(help: "The address browsers reach this server at, such as https://auth.example.com, when it is not the first --origin: printed links (dashboard setup, admin invites) start there, /openapi.json names it, and the dashboard's passkeys may be used there (default: the first web --origin).")
     var publicUrl: String?
+    @Option(help: "Be an OpenID Provider with this issuer URL, such as https://auth.example.com (docs/oidc.md): discovery at <issuer>/.well-known/openid-configuration, clients added with `passkey-server oidc-clients add` (default: not a provider).")
+    var oidcIssuer: String?
+    @Option(help: "Seconds a browser's sign-in at the OpenID Provider lasts, so another application signs in without a new passkey ceremony (default 28800, 8 hours).")
+    var oidcSessionSeconds: Double?
     @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite), postgres://user:password@host:5432/database (also postgresql://) or memory:.")
     var database: String?
     @Option(help: "Seconds options stay valid (default 60, minimum 1).") var challengeTtl: Double?

@@ -155,6 +155,18 @@ func buildRouter<Repository: PasskeyRepository>(
     let webhookEndpoints = WebhookEndpoints(
         repository: repository, receivers: configuration.webhooks.receivers, resolver: configuration.webhooks.resolver, now: now, random: random)
     WebhookController(endpoints: webhookEndpoints, connect: connect, steps: steps, bodyLimit: bodyLimit).addRoutes(to: router)
+    OpenIDClientController<Repository, PasskeyRequestContext>(
+        clients: OpenIDClients(repository: repository, audit: EventAuditLog(events: events, logger: logger), now: now, random: random), connect: connect,
+        steps: steps, bodyLimit: bodyLimit
+    ).addRoutes(to: router)
+    if let oidcIssuer = configuration.oidcIssuer {
+        let provider = OpenIDProvider(
+            settings: OpenIDSettings(issuer: oidcIssuer, sessionLifetime: configuration.oidcSessionLifetime), ceremonies: service,
+            signer: OpenIDSigner(tokens: issuer, repository: repository))
+        OpenIDController<Repository, PasskeyRequestContext>(
+            provider: provider, configuration: configuration, steps: steps, throttle: throttle, bodyLimit: bodyLimit
+        ).addRoutes(to: router)
+    }
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)
     // The served OpenAPI document names this server: its public URL, or its default address; when both are unknown
     // (web origins given, no --public-url), "/", which readers resolve against where they fetched the document.

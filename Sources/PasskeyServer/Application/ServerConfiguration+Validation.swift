@@ -81,6 +81,23 @@ extension ServerConfiguration {
                 throw ConfigurationError("origin \(origin) names its scheme's default port, which browsers leave out: write \(serialized)")
             }
         }
+        if let oidcIssuer {
+            // OpenID Connect Discovery §3: an https URL with no query or fragment; http only on this machine, for trying it out.
+            let components = URLComponents(string: oidcIssuer)
+            let host = components?.host?.lowercased() ?? ""
+            let local = ["localhost", "127.0.0.1"].contains(host)
+            guard let components, components.scheme == "https" || (components.scheme == "http" && local), !host.isEmpty, components.query == nil,
+                components.fragment == nil, components.user == nil, components.path.isEmpty
+            else {
+                throw ConfigurationError("--oidc-issuer \(oidcIssuer) must be https://host[:port], with no path, query or trailing / (http:// only on localhost)")
+            }
+            guard host == rpID || host.hasSuffix("." + rpID) else {
+                throw ConfigurationError("--oidc-issuer \(oidcIssuer): its sign-in page signs in with passkeys of RP ID \(rpID), so its host must be \(rpID) or under it")
+            }
+        }
+        guard oidcSessionLifetime.isFinite, (60...30 * 86_400).contains(oidcSessionLifetime) else {
+            throw ConfigurationError("--oidc-session-seconds must be between 60 and 2592000 (30 days)")
+        }
         if let publicURL {
             guard publicURL.hasPrefix("https://") || publicURL.hasPrefix("http://"), !publicURL.hasSuffix("/"), Self.isWebOrigin(publicURL) else {
                 throw ConfigurationError("--public-url \(publicURL) must be scheme://host[:port], lower case, with no path (not even /), query or user")

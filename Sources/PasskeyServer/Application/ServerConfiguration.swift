@@ -27,6 +27,12 @@ public struct ServerConfiguration: Sendable {
     /// served OpenAPI document names it as the server, and the dashboard's own passkey ceremonies accept it as an
     /// origin. The public ceremony API does not: its origins are ``origins``. Unset: see ``linkBase``.
     public var publicURL: String?
+    /// The OpenID Provider's issuer (`--oidc-issuer`, `https://auth.example.com`): set, the server is an OpenID
+    /// Provider (docs/oidc.md), its endpoints under this URL, and its sign-in page's origin is accepted for passkeys.
+    /// Nil: no OpenID endpoints.
+    public var oidcIssuer: String?
+    /// Seconds a browser session at the OpenID Provider lasts (`--oidc-session-seconds`, default 8 hours).
+    public var oidcSessionLifetime: TimeInterval = 8 * 3600
     /// `sqlite:PATH` (default `sqlite:./data/passkey.sqlite`), `postgres://…` (also `postgresql://`; several instances
     /// can share it, see docs/deploy.md) or `memory:`.
     public var database = "sqlite:./data/passkey.sqlite"
@@ -204,8 +210,16 @@ public struct ServerConfiguration: Sendable {
         var all = origins.isEmpty ? defaultOrigins : origins
         all += relatedOrigins
         all += androidApps.flatMap(\.origins)
+        // The OpenID Provider's sign-in page runs there.
+        if let oidcOrigin { all.append(oidcOrigin) }
         var seen = Set<String>()
         return all.filter { seen.insert($0).inserted }
+    }
+
+    /// The origin of ``oidcIssuer`` (`scheme://host[:port]`), where its sign-in page runs.
+    public var oidcOrigin: String? {
+        guard let oidcIssuer, let components = URLComponents(string: oidcIssuer), let scheme = components.scheme, let host = components.host else { return nil }
+        return "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
     }
 
     /// `http://localhost:<port>` for RP ID `localhost` (browsers treat it as secure; `https://` with `--tls-cert`),

@@ -38,6 +38,7 @@ struct ChallengePurger<Repository: PasskeyRepository>: Service {
                 let expiredLinks = try await repository.takeExpiredConnectTokens(types: ConnectTokenType.accountLinks.map(\.rawValue), now: Date())
                 for link in expiredLinks { await events.record(Self.expiryEvent(link), logger: logger) }
                 try await repository.purgeExpiredTokens(now: Date())
+                try await repository.purgeOpenIDRecords(now: Date())
                 try await repository.deleteRetiredSigningKeys(now: Date())
                 let now = Date()
                 try await repository.deleteEvents(olderThan: now.addingTimeInterval(-Double(dashboard.eventRetentionDays) * 86_400))

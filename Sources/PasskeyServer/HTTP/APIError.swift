@@ -77,6 +77,10 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
             self.init(refusal)
         } else if let storage = error as? StorageError {
             self.init(storage)
+        } else if let refusal = error as? AuthorizationRefusal {
+            self.init(refusal.code, refusal.description)
+        } else if let refusal = error as? OpenIDTokenRefusal {
+            self.init(refusal.code, refusal.description, logDetail: refusal.logDetail)
         } else {
             self = .internalError("\(error)")
         }

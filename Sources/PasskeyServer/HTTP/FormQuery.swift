@@ -19,6 +19,9 @@ struct FormQuery: Sendable {
         }
     }
 
+    /// Every name and value, in order (repeated names included): for a reader that refuses repetition itself.
+    var all: [(name: String, value: String)] { pairs }
+
     /// The first value given for `name`, or nil when the query has none. For the dashboard's own pages (a page
     /// number, a search), where a repeated name is harmless; the API reads its parameters with ``single(_:)``.
     subscript(_ name: String) -> String? { pairs.first { $0.name == name }?.value }

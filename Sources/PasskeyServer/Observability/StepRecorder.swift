@@ -26,14 +26,23 @@ struct StepRecorder<Context: RequestContext>: Sendable {
     func observed<Answer: JSONRepresentable>(
         _ ceremony: String, _ step: String, _ request: Request, _ context: Context, _ body: (CeremonyNote) async throws -> Answer
     ) async -> Response {
+        await observedResponse(ceremony, step, request, context, refusal: { error, _ in Response.error(error) }) { note in Response.json(try await body(note)) }
+    }
+
+    /// ``observed(_:_:_:_:_:)`` for a step that answers in a form of its own (a redirect, a page, OAuth's error
+    /// JSON): `body` makes the response, `refusal` answers a failure.
+    func observedResponse(
+        _ ceremony: String, _ step: String, _ request: Request, _ context: Context, refusal: (APIError, any Error) -> Response,
+        _ body: (CeremonyNote) async throws -> Response
+    ) async -> Response {
         let logger = context.logger
         let start = ContinuousClock.now
-        let value: Answer
+        let response: Response
         let note = CeremonyNote()
         do {
-            value = try await body(note)
-        } catch {
-            let error = APIError(mapping: error)
+            response = try await body(note)
+        } catch let thrown {
+            let error = APIError(mapping: thrown)
             metrics.record(ceremony: ceremony, step: step, code: error.code, duration: ContinuousClock.now - start)
             let level: Logger.Level = error.code == .counterRegressed ? .warning : (error.statusCode >= 500 ? .error : .notice)
             logger.log(
@@ -43,11 +52,11 @@ struct StepRecorder<Context: RequestContext>: Sendable {
                     "detail": .string(error.logDetail ?? error.message),
                 ])
             await emit(ceremony, step, request, context, error: error, note: note)
-            return Response.error(error)
+            return refusal(error, thrown)
         }
         metrics.record(ceremony: ceremony, step: step, code: nil, duration: ContinuousClock.now - start)
         await emit(ceremony, step, request, context, error: nil, note: note)
-        return Response.json(value)
+        return response
     }
 
     /// Where a request came from, as its events record it.
