@@ -158,10 +158,17 @@ struct OpenIDController<Repository: PasskeyRepository, Context: CallerRequestCon
         }
     }
 
-    /// `GET` or `POST /oidc/userinfo` with `Authorization: Bearer <access token>`.
+    /// `GET` or `POST /oidc/userinfo` with `Authorization: Bearer <access token>`, or a POST with `access_token` in its
+    /// form body (RFC 6750 §2.2, what pyoidc sends), not both.
     func userInfo(_ request: Request, context: Context) async -> Response {
-        await steps.observedResponse("oidc", "userinfo", request, context, refusal: userInfoRefusal) { note in
-            let (answer, _, user) = try await provider.userInfo(accessToken: BearerSecrets.bearer(request.headers[.authorization]))
+        var request = request
+        return await steps.observedResponse("oidc", "userinfo", request, context, refusal: userInfoRefusal) { note in
+            var token = BearerSecrets.bearer(request.headers[.authorization])
+            if request.method == .post, request.headers[.contentType] != nil, let posted = try await formBody(&request).single("access_token") {
+                guard token == nil else { throw APIError(.invalidRequest, "Send the access token once: in the Authorization header or the body.") }
+                token = posted
+            }
+            let (answer, _, user) = try await provider.userInfo(accessToken: token)
             note.concerns(user)
             var response = Response.json(answer)
             response.headers[.cacheControl] = "no-store"

@@ -30,6 +30,8 @@ final class BrowserRun {
     private(set) var page: DemoPage?
     /// The server's flags beyond its port and database, and the virtual authenticator's options.
     let serverArguments: [String]
+    /// Flags that name the server's own port (an OpenID issuer on its origin).
+    var portArguments: (Int) -> [String] = { _ in [] }
     let authenticator: JSONValue
 
     /// Chromium's flags: headless, and what it needs to run as root in a container.
@@ -72,7 +74,8 @@ final class BrowserRun {
         var failed = false
         do {
             let serverPort = try LocalPorts.free()
-            server = try await PasskeyServerLauncher.start(port: serverPort, database: database, directory: folder, arguments: serverArguments)
+            server = try await PasskeyServerLauncher.start(
+                port: serverPort, database: database, directory: folder, arguments: serverArguments + portArguments(serverPort))
             let (driverProcess, driverPort) = try await ChromeDriverLauncher.startOnFreePort(executable: chromedriver, directory: folder)
             self.driverProcess = driverProcess
             self.driverPort = driverPort
