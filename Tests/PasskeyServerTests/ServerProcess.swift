@@ -61,5 +61,14 @@ final class ProcessClient: Sendable {
         return HTTPAnswer(status: Int(response.status.code), json: (try? JSONValue.parse(bytes)) ?? .null)
     }
 
+    /// One request with any body; the status, headers and body as they came (status 0 for a transport failure).
+    func send(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: String? = nil) async -> (status: Int, headers: HTTPFields, body: String) {
+        guard
+            let response = try? await client.execute(
+                TestClient.Request(path, method: method, authority: "localhost", headers: headers, body: body.map { ByteBuffer(string: $0) }))
+        else { return (0, [:], "") }
+        return (Int(response.status.code), response.headers, response.body.map { String(buffer: $0) } ?? "")
+    }
+
     func close() async { try? await client.shutdown() }
 }
