@@ -138,7 +138,7 @@ struct DashboardTests {
     ]
     static let pages: Set<String> = [
         "GET /dashboard", "GET /dashboard/log", "GET /dashboard/users", "GET /dashboard/users/{id}", "GET /dashboard/settings",
-        "GET /dashboard/webhooks", "GET /dashboard/flagged",
+        "GET /dashboard/webhooks", "GET /dashboard/flagged", "GET /dashboard/applications",
     ]
     static let dataEndpoints: Set<String> = [
         "GET /dashboard/api/events", "GET /dashboard/events/stream", "GET /dashboard/api/stats", "GET /dashboard/api/users",
@@ -148,7 +148,8 @@ struct DashboardTests {
         "POST /dashboard/api/recheck/verify", "POST /dashboard/api/logout", "POST /dashboard/api/users/{id}/links",
         "DELETE /dashboard/api/users/{id}/links", "GET /dashboard/api/webhooks", "POST /dashboard/api/webhooks",
         "PATCH /dashboard/api/webhooks/{id}", "DELETE /dashboard/api/webhooks/{id}", "POST /dashboard/api/webhooks/{id}/rotate",
-        "POST /dashboard/api/webhooks/{id}/retry",
+        "POST /dashboard/api/webhooks/{id}/retry", "GET /dashboard/api/oidc-clients", "POST /dashboard/api/oidc-clients",
+        "PATCH /dashboard/api/oidc-clients/{id}", "DELETE /dashboard/api/oidc-clients/{id}", "POST /dashboard/api/oidc-clients/{id}/rotate",
     ]
 
     static func routes(_ server: TestServer) -> Set<String> {

@@ -289,6 +289,58 @@ struct OpenIDProviderTests {
         }
     }
 
+    @Test("the dashboard's Applications section adds, changes, rotates and removes clients, each an admin event")
+    func dashboard() async throws {
+        let token = String(repeating: "k", count: 40)
+        let harness = try DashboardHarness {
+            $0.dashboard.adminToken = token
+            $0.oidcIssuer = H.issuer
+        }
+        let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
+        try await harness.server.run { client in
+            let created = try await client.call(
+                .post, "/dashboard/api/oidc-clients", json: ["name": "Gitea", "redirectUris": ["https://git.example.com/user/oauth2/passkey/callback"]],
+                headers: bearer)
+            #expect(created.status == .ok && created["clientSecret"]?.stringValue?.hasPrefix("ocs_") == true, "\(created.json)")
+            let id = try #require(created["clientId"]?.stringValue)
+            let page = try await client.execute(uri: "/dashboard/applications", method: .get, headers: bearer)
+            let html = String(buffer: page.body)
+            #expect(page.status == .ok && html.contains("Gitea") && html.contains(H.issuer + "/.well-known/openid-configuration"))
+            #expect(!html.contains(created["clientSecret"]?.stringValue ?? "-"), "the secret is shown once, in the answer that made it")
+            let rotated = try await client.call(.post, "/dashboard/api/oidc-clients/\(id)/rotate", headers: bearer)
+            #expect(rotated["clientSecret"]?.stringValue != created["clientSecret"]?.stringValue)
+            let changed = try await client.call(.patch, "/dashboard/api/oidc-clients/\(id)", json: ["enabled": false], headers: bearer)
+            #expect(changed["enabled"] == false)
+            let removed = try await client.call(.delete, "/dashboard/api/oidc-clients/\(id)", headers: bearer)
+            #expect(removed["deleted"] == true)
+            let events = try await client.call(.get, "/dashboard/api/events", headers: bearer)
+            let kinds = events["events"]?.arrayValue?.compactMap { $0.objectValue?["kind"]?.stringValue } ?? []
+            #expect(
+                ["admin.oidc_client_added", "admin.oidc_client_secret_rotated", "admin.oidc_client_updated", "admin.oidc_client_removed"]
+                    .allSatisfy(kinds.contains), "\(kinds)")
+        }
+    }
+
+    @Test("no code, token, secret or session appears in the server's log")
+    func nothingSecretLogged() async throws {
+        let harness = try H()
+        let client = try await harness.client()
+        let capture = LogCapture()
+        try await harness.server.run(logger: capture.logger) { http in
+            _ = try await harness.register(http)
+            let (code, cookie) = try await harness.code(http, client.id)
+            let tokens = try await H.exchange(http, code, client: client)
+            _ = try await H.exchange(http, code, client: client)  // refused, logged
+            _ = try await H.userInfo(http, "not-a-token")
+            let secrets = [code, cookie ?? "-", client.secret ?? "-"] + ["access_token", "refresh_token", "id_token"].compactMap { tokens[$0]?.stringValue }
+            for secret in secrets {
+                let value = String(secret.split(separator: "=").last ?? "")
+                #expect(!capture.lines.contains { $0.contains(value) }, "\(value.prefix(8))… is in the log")
+            }
+            #expect(capture.lines.contains { $0.contains("invalid_grant") }, "the refusal itself is logged")
+        }
+    }
+
     @Test("without --oidc-issuer there are no OpenID endpoints")
     func disabled() async throws {
         let server = TestServer()

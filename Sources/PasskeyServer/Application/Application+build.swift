@@ -164,7 +164,7 @@ func buildRouter<Repository: PasskeyRepository>(
             settings: OpenIDSettings(issuer: oidcIssuer, sessionLifetime: configuration.oidcSessionLifetime), ceremonies: service,
             signer: OpenIDSigner(tokens: issuer, repository: repository))
         OpenIDController<Repository, PasskeyRequestContext>(
-            provider: provider, configuration: configuration, steps: steps, throttle: throttle, bodyLimit: bodyLimit
+            provider: provider, configuration: configuration, steps: steps, bodyLimit: bodyLimit
         ).addRoutes(to: router)
     }
     WellKnownController<PasskeyRequestContext>(configuration: configuration).addRoutes(to: router)

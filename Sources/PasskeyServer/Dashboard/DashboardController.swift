@@ -183,6 +183,7 @@ struct DashboardController<Repository: PasskeyRepository, Context: AdminRequestC
         addPageRoutes(to: signedIn)
         addDataRoutes(to: signedIn)
         addWebhookRoutes(to: signedIn)
+        addOpenIDClientRoutes(to: signedIn)
     }
 
     func addAssetRoutes(to router: some RouterMethods<Context>) {

@@ -37,7 +37,8 @@ enum DashboardPages {
         let nav: String
         if let principal {
             let links = [("overview", "/dashboard", "Overview"), ("log", "/dashboard/log", "Live log"), ("users", "/dashboard/users", "Users"),
-                         ("webhooks", "/dashboard/webhooks", "Webhooks"), ("settings", "/dashboard/settings", "Settings")]
+                         ("webhooks", "/dashboard/webhooks", "Webhooks"), ("applications", "/dashboard/applications", "Applications"),
+                         ("settings", "/dashboard/settings", "Settings")]
                 .map { (id: String, href: String, label: String) -> String in "<a href=\"\(href)\"\(id == page ? " aria-current=\"page\"" : "")>\(label)</a>" }.joined()
             nav = """
                 <header class="top"><span class="brand">passkey-server</span><nav>\(links)</nav>

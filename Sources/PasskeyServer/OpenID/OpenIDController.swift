@@ -20,16 +20,14 @@ struct OpenIDController<Repository: PasskeyRepository, Context: CallerRequestCon
     let provider: OpenIDProvider<Repository>
     let configuration: ServerConfiguration
     let steps: StepRecorder<Context>
-    let throttle: ClientThrottle<Context>
     let bodyLimit: Int
     let script: [UInt8]
     let style: [UInt8]
 
-    init(provider: OpenIDProvider<Repository>, configuration: ServerConfiguration, steps: StepRecorder<Context>, throttle: ClientThrottle<Context>, bodyLimit: Int) {
+    init(provider: OpenIDProvider<Repository>, configuration: ServerConfiguration, steps: StepRecorder<Context>, bodyLimit: Int) {
         self.provider = provider
         self.configuration = configuration
         self.steps = steps
-        self.throttle = throttle
         self.bodyLimit = bodyLimit
         func asset(_ name: String) -> [UInt8] {
             let url = Bundle.module.url(forResource: "Public/" + name, withExtension: nil) ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Public")
@@ -105,7 +103,6 @@ struct OpenIDController<Repository: PasskeyRepository, Context: CallerRequestCon
         var request = request
         return await steps.observedResponse("oidc", "sign_in", request, context, refusal: signInRefusal) { note in
             let body = try await request.decode(OpenIDSignInRequest.self, limit: bodyLimit)
-            if body.cred != nil { try await throttle.enforce(request, context) }
             let outcome = try await provider.completeSignIn(
                 sealed: body.request, credential: body.cred, challengeKey: body.challengeKey, consent: body.consent, sessionSecret: sessionSecret(request))
             if let signIn = outcome.signIn { note.concerns(signIn.user, credentialID: signIn.credential.id) }

@@ -306,6 +306,49 @@ function startWebhooks() {
   }
 }
 
+function startApplications() {
+  const field = document.getElementById("client-credentials");
+  const showCredentials = (client, what) => {
+    field.value = client.clientSecret ? `client_id ${client.clientId}  client_secret ${client.clientSecret}` : `client_id ${client.clientId}`;
+    field.hidden = false;
+    field.select();
+    status(`${what} ${client.clientSecret ? "Its secret is above, shown only now: paste it into the application." : ""}`.trim(), true);
+  };
+  document.getElementById("add-client").addEventListener("click", async () => {
+    const body = {
+      name: document.getElementById("client-name").value.trim(),
+      redirectUris: document.getElementById("client-redirects").value.split("\n").map((line) => line.trim()).filter(Boolean),
+      public: document.getElementById("client-public").checked,
+      thirdParty: document.getElementById("client-third-party").checked,
+      idTokenAlgorithm: document.getElementById("client-algorithm").value,
+    };
+    const result = await withFreshCheck(() => api("POST", "/dashboard/api/oidc-clients", body));
+    if (result.status !== 200) return status(result.json.message || "The application was not added.", false);
+    showCredentials(result.json, "Application added (reload to see it in the list).");
+  });
+  for (const row of document.querySelectorAll("tr[data-client]")) {
+    const path = "/dashboard/api/oidc-clients/" + encodeURIComponent(row.dataset.client);
+    row.querySelector(".toggle-client").addEventListener("click", async () => {
+      const result = await withFreshCheck(() => api("PATCH", path, { enabled: row.dataset.enabled !== "true" }));
+      if (result.status === 200) window.location.reload(); else status(result.json.message || "The change failed.", false);
+    });
+    const rotate = row.querySelector(".rotate-client");
+    if (rotate) {
+      rotate.addEventListener("click", async () => {
+        if (!window.confirm("Make a new secret? The current one stops working at once.")) return;
+        const result = await withFreshCheck(() => api("POST", path + "/rotate", {}));
+        if (result.status !== 200) return status(result.json.message || "No new secret was made.", false);
+        showCredentials(result.json, "New secret made.");
+      });
+    }
+    row.querySelector(".delete-client").addEventListener("click", async () => {
+      if (!window.confirm("Remove this application? Its sign-ins and tokens stop working.")) return;
+      const result = await withFreshCheck(() => api("DELETE", path));
+      if (result.status === 200) window.location.reload(); else status(result.json.message || "Remove failed.", false);
+    });
+  }
+}
+
 const signOut = document.getElementById("sign-out");
 if (signOut) {
   signOut.addEventListener("click", async () => {
@@ -318,3 +361,4 @@ if (page === "setup" && document.getElementById("create-admin")) document.getEle
 if (page === "log") startLog();
 if (page === "user") startUser();
 if (page === "webhooks") startWebhooks();
+if (page === "applications") startApplications();
