@@ -14,7 +14,9 @@ struct GoldenAnswerTests {
         "GET /", "GET /demo.js", "GET /demo.css", "GET /favicon.svg", "GET /openapi.json", "GET /metrics", "GET /dashboard",
         "GET /dashboard/log", "GET /dashboard/users", "GET /dashboard/users/{id}", "GET /dashboard/settings", "GET /dashboard/webhooks",
         "GET /dashboard/login", "GET /dashboard/setup", "GET /dashboard/dashboard.js", "GET /dashboard/qr.js",
-        "GET /dashboard/dashboard.css", "GET /dashboard/events/stream", "GET /dashboard/flagged",
+        "GET /dashboard/dashboard.css", "GET /dashboard/events/stream", "GET /dashboard/flagged", "GET /dashboard/applications",
+        // The OpenID Provider's browser-facing routes: pages, redirects and the sign-in page's files.
+        "GET /oidc/authorize", "POST /oidc/authorize", "GET /oidc/end-session", "POST /oidc/end-session", "GET /oidc/oidc.js", "GET /oidc/oidc.css",
     ]
 
     static func configure(_ configuration: inout ServerConfiguration) {
@@ -24,6 +26,7 @@ struct GoldenAnswerTests {
         configuration.androidApps = [.init(packageName: "com.example.app", sha256Fingerprints: [String(repeating: "AB:", count: 31) + "AB"])]
         configuration.enrollURL = "https://example.com/account/passkeys/new"
         configuration.manageURL = "https://example.com/account/passkeys"
+        configuration.oidcIssuer = "https://example.com"
     }
 
     @Test("a session through every endpoint answers as recorded in Golden/answers.json")
@@ -40,6 +43,7 @@ struct GoldenAnswerTests {
             try await Self.usersAndLinks(client, server, golden, backend: backend)
             try await Self.webhooks(client, golden, backend: backend, prefix: "", rotate: "rotate-secret")
             try await Self.documents(client, golden)
+            try await Self.openID(client, server, golden, backend: backend)
             try await Self.dashboard(client, harness, golden)
         }
         let routes = Set(buildRouter(server.configuration, repository: server.repository).routes.map { route in
@@ -251,6 +255,60 @@ struct GoldenAnswerTests {
         try await golden.call(client, .delete, "/dashboard/api/users/{id}", "/dashboard/api/users/\(userID)", headers: headers)
         try await golden.call(client, .delete, "/dashboard/api/users/{id}", "/dashboard/api/users/\(userID)", headers: session.headers, label: "no CSRF")
         try await webhooks(client, golden, backend: headers, prefix: "/dashboard/api", rotate: "rotate")
+        try await openIDClients(client, golden, headers: headers, base: "/dashboard/api/oidc-clients", rotate: "rotate")
+    }
+
+    /// The OpenID client API (`/oidc/clients`, or the dashboard's); returns the client made and its latest secret.
+    @discardableResult
+    static func openIDClients(
+        _ client: any TestClientProtocol, _ golden: GoldenAnswers, headers: HTTPFields, base: String, rotate: String
+    ) async throws -> (id: String, secret: String) {
+        let created = try await golden.call(
+            client, .post, base, json: ["name": "App", "redirectUris": ["https://app.example.com/callback"], "scopes": ["openid", "profile", "offline_access"]],
+            headers: headers)
+        try await golden.call(client, .post, base, json: ["name": "App", "redirectUris": ["http://app.example.com/cb"]], headers: headers, label: "invalid")
+        let id = created["clientId"]?.stringValue ?? ""
+        try await golden.call(client, .get, base, headers: headers)
+        if base == "/oidc/clients" {
+            try await golden.call(client, .get, "\(base)/{id}", "\(base)/\(id)", headers: headers)
+            try await golden.call(client, .get, "\(base)/{id}", "\(base)/oc_nothing", headers: headers, label: "unknown")
+        }
+        try await golden.call(client, .patch, "\(base)/{id}", "\(base)/\(id)", json: ["thirdParty": false], headers: headers)
+        let rotated = try await golden.call(client, .post, "\(base)/{id}/\(rotate)", "\(base)/\(id)/\(rotate)", headers: headers)
+        if base != "/oidc/clients" { try await golden.call(client, .delete, "\(base)/{id}", "\(base)/\(id)", headers: headers) }
+        return (id, rotated["clientSecret"]?.stringValue ?? "")
+    }
+
+    /// The OpenID Provider: discovery, keys, a passkey sign-in on its page, the token and userinfo endpoints.
+    static func openID(_ client: any TestClientProtocol, _ server: TestServer, _ golden: GoldenAnswers, backend: HTTPFields) async throws {
+        let (id, secret) = try await openIDClients(client, golden, headers: backend, base: "/oidc/clients", rotate: "rotate-secret")
+        try await golden.call(client, .get, "/.well-known/openid-configuration")
+        try await golden.call(client, .get, "/oidc/jwks.json")
+        let oscar = try Device(server: server, credentialID: 0x0c)
+        let options = try await client.call(.get, "/generate-registration-options?username=oscar")
+        _ = try await client.call(
+            .post, "/verify-registration", json: ["username": "oscar", "challengeKey": options["challengeKey"] ?? nil, "cred": oscar.create(options.json)])
+        let query = "response_type=code&client_id=\(id)&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback&scope=openid%20profile%20offline_access&nonce=n"
+        let page = String(buffer: try await client.execute(uri: "/oidc/authorize?" + query, method: .get).body)
+        let sealed = page.range(of: "data-request=\"").map { String(page[$0.upperBound...].prefix { $0 != "\"" }) } ?? ""
+        let signInOptions = try await client.call(.get, "/generate-authentication-options")
+        let signedIn = try await golden.call(
+            client, .post, "/oidc/sign-in",
+            json: ["request": .string(sealed), "cred": try oscar.get(signInOptions.json), "challengeKey": signInOptions["challengeKey"] ?? nil])
+        try await golden.call(client, .post, "/oidc/sign-in", json: ["request": "expired"], label: "expired page")
+        let code = URLComponents(string: signedIn["location"]?.stringValue ?? "")?.queryItems?.first { $0.name == "code" }?.value ?? ""
+        let basic: HTTPFields = [.authorization: "Basic " + Data("\(id):\(secret)".utf8).base64EncodedString()]
+        let exchange = "grant_type=authorization_code&code=\(code)&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback"
+        let tokens = try await golden.call(client, .post, "/oidc/token", form: exchange, headers: basic)
+        let access = tokens["access_token"]?.stringValue ?? ""
+        try await golden.call(client, .get, "/oidc/userinfo", headers: [.authorization: "Bearer \(access)"])
+        try await golden.call(client, .post, "/oidc/userinfo", form: "access_token=\(access)", label: "form")
+        try await golden.call(client, .get, "/oidc/userinfo", label: "no token")
+        let refresh = tokens["refresh_token"]?.stringValue ?? ""
+        try await golden.call(client, .post, "/oidc/token", form: "grant_type=refresh_token&refresh_token=\(refresh)", headers: basic, label: "refresh")
+        try await golden.call(client, .post, "/oidc/token", form: exchange, headers: basic, label: "reused code")
+        try await golden.call(client, .post, "/oidc/token", form: exchange, label: "no client")
+        try await golden.call(client, .delete, "/oidc/clients/{id}", "/oidc/clients/\(id)", headers: backend)
     }
 
     /// The member names an OpenAPI schema documents, following `$ref` and `allOf`; nil when it lists none.

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import HTTPTypes
 import HummingbirdTesting
 import PasskeyWire
@@ -20,9 +21,19 @@ final class GoldenAnswers: @unchecked Sendable {
     @discardableResult
     func call(
         _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ pattern: String, _ uri: String? = nil, json: JSONValue? = nil,
-        headers: HTTPFields = [:], label: String? = nil
+        form: String? = nil, headers: HTTPFields = [:], label: String? = nil
     ) async throws -> JSONResponse {
-        let answer = try await client.call(method, uri ?? pattern, json: json, headers: headers)
+        let answer: JSONResponse
+        if let form {
+            // An OAuth endpoint's application/x-www-form-urlencoded body.
+            var headers = headers
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            let response = try await client.execute(uri: uri ?? pattern, method: method, headers: headers, body: ByteBuffer(string: form))
+            let bytes = Array(response.body.readableBytesView)
+            answer = JSONResponse(status: response.status, headers: response.headers, json: (try? JSONValue.parse(bytes)) ?? .null)
+        } else {
+            answer = try await client.call(method, uri ?? pattern, json: json, headers: headers)
+        }
         var key = "\(method.rawValue) \(pattern) \(answer.status.code)"
         if answer.status.code >= 400, let code = answer["error"]?.stringValue { key += " \(code)" }
         if let label { key += " (\(label))" }

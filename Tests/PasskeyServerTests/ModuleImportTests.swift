@@ -18,8 +18,8 @@ struct ModuleImportTests {
         "PasskeyAttestation": ["Foundation", "Crypto", "_CryptoExtras", "X509", "SwiftASN1", "PasskeyCBOR", "PasskeyWire", "PasskeyCore"],
         "PasskeyStorage": ["Foundation", "PasskeyWire"],
         "PasskeyRelyingParty": [
-            "Foundation", "Crypto", "JWTKit", "PasskeyCBOR", "PasskeyWire", "PasskeyAPI", "PasskeyCore", "PasskeyAttestation", "PasskeyStorage",
-            "PasskeyAuthenticatorNames", "Synchronization",
+            "Foundation", "Crypto", "_CryptoExtras", "JWTKit", "PasskeyCBOR", "PasskeyWire", "PasskeyAPI", "PasskeyCore", "PasskeyAttestation",
+            "PasskeyStorage", "PasskeyAuthenticatorNames", "Synchronization",
         ],
         "PasskeyClient": ["Foundation", "FoundationNetworking", "Security", "PasskeyWire", "PasskeyAPI", "PasskeyCBOR", "PasskeyAuthenticatorData"],
         "PasskeySoftwareAuthenticator": [
