@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -20,6 +21,10 @@ enum Ceremony: String, CaseIterable {
     /// Only the first request of a sign-in (`GET /generate-authentication-options?username=`): with the sign-in's
     /// figure, splits its cost between the two requests.
     case signInOptions = "sign-in-options"
+    /// A whole OpenID Connect code flow without a browser session (docs/oidc.md): `GET /oidc/authorize` (the sign-in
+    /// page), the passkey sign-in of a random seeded account (options, `POST /oidc/sign-in`), `POST /oidc/token` with
+    /// PKCE and client_secret_basic, and `GET /oidc/userinfo`.
+    case openIDCodeFlow = "oidc-code-flow"
 }
 
 /// One keep-alive HTTP/1.1 connection of the load generator, on the generator's one event-loop thread: a lean client, so
@@ -31,6 +36,11 @@ final class LoadClient: @unchecked Sendable {
     let signInAuthData: [UInt8]
     /// xorshift state: each worker picks its accounts from its own sequence.
     var state: UInt64
+    /// The OpenID client the code flow signs in to: its id and secret.
+    var openIDClient: (id: String, secret: String)?
+    static let verifier = String(repeating: "bench-verifier-", count: 4)
+    static let challenge = Base64URL.encode(Array(SHA256.hash(data: Array(verifier.utf8))))
+    static let redirect = "https://app.example.com/callback"
 
     init(port: Int, group: any EventLoopGroup, key: TestKey, seed: UInt64) throws {
         client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(30)), eventLoopGroupProvider: .shared(group))
@@ -56,6 +66,17 @@ final class LoadClient: @unchecked Sendable {
         state ^= state >> 7
         state ^= state << 17
         return Int(state % UInt64(bound))
+    }
+
+    /// One request; the body as it came, when the status is 200.
+    func send(_ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields = [:], body: String? = nil) async throws -> [UInt8] {
+        let response = try await client.execute(
+            TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body.map { ByteBuffer(string: $0) }))
+        let bytes = Array(response.body?.readableBytesView ?? ByteBuffer().readableBytesView)
+        guard response.status == .ok else {
+            throw BenchFailure("\(method) \(uri.prefix(60)): \(response.status.code) \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+        }
+        return bytes
     }
 
     func call(_ method: HTTPRequest.Method, _ uri: String, _ body: JSONValue? = nil) async throws -> JSONObject {
@@ -85,6 +106,8 @@ final class LoadClient: @unchecked Sendable {
                 "challengeKey": options["challengeKey"] ?? nil, "cred": try device.assertion(authData: signInAuthData, clientData: clientData).json,
             ]
             guard try await call(.post, "/verify-authentication", body)["verified"] == true else { throw BenchFailure("not verified") }
+        case .openIDCodeFlow:
+            try await codeFlow(accounts: accounts)
         case .signInOptions:
             _ = try await call(.get, "/generate-authentication-options?username=" + Seeding.username(next(below: accounts)))
         case .twoStaticRequests:
@@ -103,6 +126,34 @@ final class LoadClient: @unchecked Sendable {
             ]
             guard try await call(.post, "/verify-registration", body)["verified"] == true else { throw BenchFailure("not verified") }
         }
+    }
+
+    /// A whole code flow for a random seeded account, as an application and a browser without a session run it.
+    func codeFlow(accounts: Int) async throws {
+        guard let openIDClient else { throw BenchFailure("no OpenID client was added") }
+        let index = next(below: accounts)
+        let query = "response_type=code&client_id=\(openIDClient.id)&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback&scope=openid%20profile"
+            + "&state=bench&nonce=bench&code_challenge=\(Self.challenge)&code_challenge_method=S256&login_hint=\(Seeding.username(index))"
+        let page = String(decoding: try await send(.get, "/oidc/authorize?" + query), as: UTF8.self)
+        guard let start = page.range(of: "data-request=\"") else { throw BenchFailure("no sign-in page") }
+        let sealed = String(page[start.upperBound...].prefix { $0 != "\"" })
+        let options = try await call(.get, "/generate-authentication-options?username=" + Seeding.username(index))
+        var device = base
+        device.credentialID = Seeding.credentialID(index)
+        device.userHandle = Seeding.userHandle(index)
+        let clientData = TestAuthenticator.clientData(type: "webauthn.get", challenge: options["challenge"]?.stringValue ?? "", origin: origin)
+        let signedIn = try await call(
+            .post, "/oidc/sign-in",
+            ["request": .string(sealed), "challengeKey": options["challengeKey"] ?? nil, "cred": try device.assertion(authData: signInAuthData, clientData: clientData).json])
+        guard let location = signedIn["location"]?.stringValue, let code = URLComponents(string: location)?.queryItems?.first(where: { $0.name == "code" })?.value
+        else { throw BenchFailure("no code: \(JSONValue.object(signedIn).serialized())") }
+        let basic = "Basic " + Data("\(openIDClient.id):\(openIDClient.secret)".utf8).base64EncodedString()
+        let tokens = try JSONValue.parse(
+            try await send(
+                .post, "/oidc/token", headers: [.contentType: "application/x-www-form-urlencoded", .authorization: basic],
+                body: "grant_type=authorization_code&code=\(code)&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcallback&code_verifier=\(Self.verifier)"))
+        guard let access = tokens.objectValue?["access_token"]?.stringValue else { throw BenchFailure("no access token") }
+        _ = try await send(.get, "/oidc/userinfo", headers: [.authorization: "Bearer " + access])
     }
 
     func close() async { try? await client.shutdown() }

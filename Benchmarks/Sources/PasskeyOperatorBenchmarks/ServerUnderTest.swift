@@ -14,8 +14,10 @@ final class ServerUnderTest: @unchecked Sendable {
 
     static var executable: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passkey-server") }
 
-    /// Runs `passkey-server <arguments>` to completion (migrate, import); throws with its output when it fails.
-    static func run(_ arguments: [String]) throws {
+    /// Runs `passkey-server <arguments>` to completion (migrate, import); throws with its output when it fails, and
+    /// returns it otherwise.
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -32,14 +34,26 @@ final class ServerUnderTest: @unchecked Sendable {
         guard process.terminationStatus == 0 else {
             throw BenchFailure("passkey-server \(arguments.prefix(2).joined(separator: " ")) failed: \(text.suffix(1500))")
         }
+        return text
+    }
+
+    /// `passkey-server oidc-clients add` on `database`: a confidential client for the code flow; its id and secret.
+    static func addOpenIDClient(database: String) throws -> (id: String, secret: String) {
+        let text = try run(["oidc-clients", "add", "bench", "--redirect-uri", LoadClient.redirect, "--database", database])
+        func value(_ name: String) -> String? {
+            text.split(separator: "\n").first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) }
+        }
+        guard let id = value("client_id"), let secret = value("client_secret") else { throw BenchFailure("oidc-clients add printed: \(text)") }
+        return (id, secret)
     }
 
     /// Starts the server on `port` over `database` with `--log-level info` and its other defaults; the one deviation is
     /// the options rate limit, which counts per client address and every connection here comes from 127.0.0.1.
-    convenience init(database: String, port: Int, folder: URL) async throws {
+    /// `extra`: more flags (the OpenID issuer, for the code flow).
+    convenience init(database: String, port: Int, folder: URL, extra: [String] = []) async throws {
         try await self.init(
             executable: Self.executable, port: port, folder: folder, database: database,
-            arguments: ["--port", String(port), "--database", database, "--log-level", "info", "--options-per-minute", "1000000000"])
+            arguments: ["--port", String(port), "--database", database, "--log-level", "info", "--options-per-minute", "1000000000"] + extra)
     }
 
     /// `passkey-http-floor` beside this program: Hummingbird alone (the minimal reproduction of the HTTP edge's cost).

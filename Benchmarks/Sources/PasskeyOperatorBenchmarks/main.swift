@@ -58,7 +58,7 @@ while let argument = arguments.popFirst() {
             usage: passkey-operator-bench [--storage sqlite,postgres] [--accounts 1000,1000000] [--connections 32] [--seconds 10]
                                           [--rounds 3] [--postgres postgres://…]   (default: a cluster of its own, fsync on, shared_buffers 128 MB + 1 KB per account)
                                           [--memory-connections 256]   (a last sign-in phase with that many connections; 0: none)
-                                          [--ceremonies sign-in,usernameless,registration]   (also: sign-in-options, two-static-requests)
+                                          [--ceremonies sign-in,usernameless,registration]   (also: sign-in-options, two-static-requests, oidc-code-flow)
                                           [--http-floor]   (also two-static-requests against passkey-http-floor: Hummingbird alone)
                                           [--sign-in-floor]   (also sign-in against passkey-sign-in-floor: the guarantees and nothing else)
             """)
@@ -235,11 +235,16 @@ for storage in storages {
         print(String(format: "postgres: vacuumed, analysed and checkpointed after the import in %.1f s", (ContinuousClock.now - began).seconds))
     }
     for (index, (count, database, seedSeconds)) in databases.enumerated() {
-        let server = try await ServerUnderTest(database: database, port: ports[index], folder: folder)
+        // The code flow needs the server to be an OpenID Provider (on its own origin) and a client to sign in to.
+        let openID = ceremonies.contains(.openIDCodeFlow)
+        let openIDClient = openID ? try ServerUnderTest.addOpenIDClient(database: database) : nil
+        let server = try await ServerUnderTest(
+            database: database, port: ports[index], folder: folder, extra: openID ? ["--oidc-issuer", "http://localhost:\(ports[index])"] : [])
         try await Task.sleep(for: .seconds(2))
         let idle = server.memory()
         print(String(format: "%@, %@ accounts: imported in %.1f s; server idle %.0f MB resident", storage, count.formatted(), seedSeconds, idle.resident))
         let clients = try (0..<connections).map { try LoadClient(port: server.port, group: group, key: key, seed: UInt64($0 + 1)) }
+        for client in clients { client.openIDClient = openIDClient }
         servers.append((count, server, clients))
     }
     // Warm-up: page caches, the signing key, the connections.
@@ -248,7 +253,7 @@ for storage in storages {
     for round in 0..<rounds {
         let order = round.isMultiple(of: 2) ? servers : servers.reversed()
         for entry in order {
-            for ceremony in [Ceremony.signIn, .usernameless, .signInOptions, .twoStaticRequests] where ceremonies.contains(ceremony) {
+            for ceremony in [Ceremony.signIn, .openIDCodeFlow, .usernameless, .signInOptions, .twoStaticRequests] where ceremonies.contains(ceremony) {
                 results["\(ceremony.rawValue) \(entry.accounts)", default: []].append(
                     await phase(ceremony, entry.server, entry.clients, accounts: entry.accounts, seconds: seconds, tag: "r\(round)"))
             }
