@@ -139,6 +139,11 @@ struct TransferFileTests {
         let sealKey = TransferRecord.secret(name: "challenge-seal-key", value: Array(repeating: 1, count: 32))
         #expect(!TransferFile.carries(sealKey))
         #expect(TransferFile.carries(.secret(name: "fake-credential-key", value: Array(repeating: 1, count: 32))))
+        // The OpenID Provider's: its RSA key moves (ID tokens keep verifying), its request seal stays like the ceremonies'.
+        let rsa: JSONObject = ["type": "secret", "name": "oidc-rs256-key", "value": .string(Base64URL.encode(Array(repeating: 2, count: 1_192)))]
+        #expect(refusal(rsa) == nil)
+        #expect(TransferFile.carries(.secret(name: "oidc-rs256-key", value: Array(repeating: 2, count: 1_192))))
+        #expect(!TransferFile.carries(.secret(name: "oidc-request-seal-key", value: Array(repeating: 1, count: 32))))
     }
 
     @Test("a first line that is not this format's header, or of a later version, is refused")

@@ -38,8 +38,8 @@ final class ServerUnderTest: @unchecked Sendable {
     }
 
     /// `passkey-server oidc-clients add` on `database`: a confidential client for the code flow; its id and secret.
-    static func addOpenIDClient(database: String) throws -> (id: String, secret: String) {
-        let text = try run(["oidc-clients", "add", "bench", "--redirect-uri", LoadClient.redirect, "--database", database])
+    static func addOpenIDClient(database: String, algorithm: String) throws -> (id: String, secret: String) {
+        let text = try run(["oidc-clients", "add", "bench", "--redirect-uri", LoadClient.redirect, "--id-token-algorithm", algorithm, "--database", database])
         func value(_ name: String) -> String? {
             text.split(separator: "\n").first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) }
         }

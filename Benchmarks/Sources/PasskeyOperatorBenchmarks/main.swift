@@ -33,6 +33,8 @@ var memoryConnections = 256
 var ceremonies: [Ceremony] = [.signIn, .usernameless, .registration]
 var httpFloor = false
 var signInFloor = false
+/// The ID token algorithm of the code flow's client.
+var idTokenAlgorithm = "RS256"
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--http-floor" {
@@ -53,12 +55,14 @@ while let argument = arguments.popFirst() {
     case "--postgres": postgresURL = value
     case "--memory-connections": memoryConnections = Int(value) ?? memoryConnections
     case "--ceremonies": ceremonies = value.split(separator: ",").compactMap { Ceremony(rawValue: String($0)) }
+    case "--id-token-algorithm": idTokenAlgorithm = value
     default:
         print("""
             usage: passkey-operator-bench [--storage sqlite,postgres] [--accounts 1000,1000000] [--connections 32] [--seconds 10]
                                           [--rounds 3] [--postgres postgres://…]   (default: a cluster of its own, fsync on, shared_buffers 128 MB + 1 KB per account)
                                           [--memory-connections 256]   (a last sign-in phase with that many connections; 0: none)
                                           [--ceremonies sign-in,usernameless,registration]   (also: sign-in-options, two-static-requests, oidc-code-flow)
+                                          [--id-token-algorithm RS256]   (the code flow's client: RS256 or ES256)
                                           [--http-floor]   (also two-static-requests against passkey-http-floor: Hummingbird alone)
                                           [--sign-in-floor]   (also sign-in against passkey-sign-in-floor: the guarantees and nothing else)
             """)
@@ -237,7 +241,7 @@ for storage in storages {
     for (index, (count, database, seedSeconds)) in databases.enumerated() {
         // The code flow needs the server to be an OpenID Provider (on its own origin) and a client to sign in to.
         let openID = ceremonies.contains(.openIDCodeFlow)
-        let openIDClient = openID ? try ServerUnderTest.addOpenIDClient(database: database) : nil
+        let openIDClient = openID ? try ServerUnderTest.addOpenIDClient(database: database, algorithm: idTokenAlgorithm) : nil
         let server = try await ServerUnderTest(
             database: database, port: ports[index], folder: folder, extra: openID ? ["--oidc-issuer", "http://localhost:\(ports[index])"] : [])
         try await Task.sleep(for: .seconds(2))

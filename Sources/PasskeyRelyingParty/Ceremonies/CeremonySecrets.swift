@@ -14,6 +14,11 @@ public final class CeremonySecrets: @unchecked Sendable {
     public static let fakeCredentialKey = "fake-credential-key"
     /// The key that seals sign-in challenges (``SealedChallenge``).
     public static let challengeSealKey = "challenge-seal-key"
+    /// The key that seals the OpenID Provider's authorization requests while the sign-in page is open
+    /// (``SealedAuthorizationRequest``).
+    public static let openIDRequestSealKey = "oidc-request-seal-key"
+    /// The OpenID Provider's RSA key for RS256 ID tokens, as PKCS #1 DER (``OpenIDSigner``).
+    public static let openIDSigningKey = "oidc-rs256-key"
 
     // Guarded by `lock`.
     private let lock = NSLock()

@@ -23,8 +23,6 @@ public struct OpenIDProvider<Repository: PasskeyRepository>: Sendable {
         self.signer = signer
     }
 
-    public static var requestSealKey: String { "oidc-request-seal-key" }
-
     // MARK: Authorization
 
     /// What `/authorize` does with a request.
@@ -156,7 +154,7 @@ public struct OpenIDProvider<Repository: PasskeyRepository>: Sendable {
     }
 
     func sealKey() async throws(RelyingPartyError) -> SymmetricKey {
-        do { return try await secrets.key(Self.requestSealKey, in: repository) } catch { throw RelyingPartyError(error) }
+        do { return try await secrets.key(CeremonySecrets.openIDRequestSealKey, in: repository) } catch { throw RelyingPartyError(error) }
     }
 
     static func hash(_ secret: String) -> [UInt8] { Array(SHA256.hash(data: Array(secret.utf8))) }

@@ -21,8 +21,6 @@ public final class OpenIDSigner<Repository: SigningKeyRepository & ConnectTokenR
         let encodedHeader: String
     }
 
-    public static var rsaSecretName: String { "oidc-rs256-key" }
-
     public init(tokens: TokenIssuer<Repository>, repository: Repository) {
         self.tokens = tokens
         self.repository = repository
@@ -54,7 +52,7 @@ public final class OpenIDSigner<Repository: SigningKeyRepository & ConnectTokenR
         if let known = rsa.withLock({ $0 }) { return known }
         let der: [UInt8]
         do {
-            der = try await repository.secret(named: Self.rsaSecretName) {
+            der = try await repository.secret(named: CeremonySecrets.openIDSigningKey) {
                 (try? _RSA.Signing.PrivateKey(keySize: .bits2048)).map { Array($0.derRepresentation) } ?? []
             }
         } catch { throw RelyingPartyError(error) }

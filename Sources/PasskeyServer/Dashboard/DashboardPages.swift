@@ -254,6 +254,7 @@ enum DashboardPages {
             ("RP ID", configuration.rpID), ("RP name", configuration.rpName),
             ("Accepted origins", configuration.effectiveOrigins.joined(separator: "\n")),
             ("Public URL", configuration.publicURL.map { "\($0) (also accepted for admin passkeys)" } ?? "\(configuration.linkBase) (assumed: no --public-url)"),
+            ("OpenID Provider", configuration.oidcIssuer.map { "issuer \($0), browser sessions of \(Int(configuration.oidcSessionLifetime)) s (docs/oidc.md)" } ?? "off (no --oidc-issuer)"),
             ("User verification", configuration.userVerification.rawValue),
             ("Backup eligibility changes", configuration.allowBackupEligibilityChange ? "accepted (--allow-backup-eligibility-change)" : "refused"),
             ("Counter regressions", configuration.allowCounterRegression ? "accepted and flagged (--allow-counter-regression)" : "refused"), ("Attestation", configuration.attestationDescription),

@@ -167,15 +167,20 @@ public enum TransferFile {
         ]
     }()
 
-    /// The secrets a server keeps, and their sizes: an import takes no others.
-    static let knownSecrets = [CeremonySecrets.fakeCredentialKey: 32, CeremonySecrets.challengeSealKey: 32]
+    /// The secrets a server keeps, and their sizes: an import takes no others. The OpenID Provider's RSA key (PKCS #1
+    /// DER of a 2048-bit key) moves, so that ID tokens issued before a move still verify and clients keep their JWKS.
+    static let knownSecrets: [String: ClosedRange<Int>] = [
+        CeremonySecrets.fakeCredentialKey: 32...32, CeremonySecrets.challengeSealKey: 32...32, CeremonySecrets.openIDRequestSealKey: 32...32,
+        CeremonySecrets.openIDSigningKey: 1_000...2_500,
+    ]
 
     /// Secrets that seal only ceremonies in progress (``CeremonySecrets/challengeSealKey``). They do not move: with the
     /// key, a challenge sealed and used on the old server would still open on the new one, whose database has no record
     /// that it was spent. Without it, ceremonies in progress fail once, as stored ones always did (they are not
     /// carried), and the new database's server makes its own key. Exports before 2026-11-27 carried it: an import
     /// leaves it out.
-    static let ceremonySecrets: Set<String> = [CeremonySecrets.challengeSealKey]
+    /// The OpenID Provider's request key is of the same kind: it seals only sign-in pages still open.
+    static let ceremonySecrets: Set<String> = [CeremonySecrets.challengeSealKey, CeremonySecrets.openIDRequestSealKey]
 
     /// Whether `record` moves with the data: everything but ``ceremonySecrets``.
     public static func carries(_ record: TransferRecord) -> Bool {
@@ -281,7 +286,7 @@ public enum TransferFile {
             guard let size = knownSecrets[name] else {
                 throw fields.invalid("name", "\(DisplayEscaping.escape(String(name.prefix(40)))) is not a secret this server keeps (\(knownSecrets.keys.sorted().joined(separator: ", ")))")
             }
-            return .secret(name: name, value: try fields.bytes("value", count: size...size))
+            return .secret(name: name, value: try fields.bytes("value", count: size))
         default:
             throw fields.invalid("type", "\(DisplayEscaping.escape(String(type.prefix(40)))) is not user, passkey, admin, adminPasskey, apiKey, signingKey or secret")
         }
