@@ -37,6 +37,11 @@ class Callback(http.server.BaseHTTPRequestHandler):
     done = threading.Event()
 
     def do_GET(self):
+        # Only the redirect URI: the browser also asks this server for /favicon.ico once the page is shown.
+        if not self.path.startswith("/callback") or Callback.done.is_set():
+            self.send_response(404)
+            self.end_headers()
+            return
         Callback.received = self.path
         self.send_response(200)
         self.send_header("content-type", "text/html")
