@@ -11,7 +11,7 @@ import Testing
 struct GoldenAnswerTests {
     /// Routes whose answers are not JSON of ours: pages, static files, the event stream, metrics, the OpenAPI document.
     static let notJSON: Set<String> = [
-        "GET /", "GET /demo.js", "GET /demo.css", "GET /favicon.svg", "GET /openapi.json", "GET /metrics", "GET /dashboard",
+        "GET /", "GET /demo.js", "GET /webauthn-json.js", "GET /demo.css", "GET /favicon.svg", "GET /openapi.json", "GET /metrics", "GET /dashboard",
         "GET /dashboard/log", "GET /dashboard/users", "GET /dashboard/users/{id}", "GET /dashboard/settings", "GET /dashboard/webhooks",
         "GET /dashboard/login", "GET /dashboard/setup", "GET /dashboard/dashboard.js", "GET /dashboard/qr.js",
         "GET /dashboard/dashboard.css", "GET /dashboard/events/stream", "GET /dashboard/flagged", "GET /dashboard/applications",

@@ -4,7 +4,7 @@ import PasskeyStorage
 
 /// The OpenID Provider's pages, rendered on the server: the sign-in page, the form that posts a response
 /// (`response_mode=form_post`), the error page and the signed-out page. Every value goes through
-/// ``DashboardPages/escape(_:)``; the script and style come from `/oidc/oidc.js` and `/oidc/oidc.css` only.
+/// ``DashboardPages/escape(_:)``; the scripts and style come from `/webauthn-json.js`, `/oidc/oidc.js` and `/oidc/oidc.css` only.
 enum OpenIDPages {
     static func escape(_ text: String) -> String { DashboardPages.escape(text) }
 
@@ -14,7 +14,7 @@ enum OpenIDPages {
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="referrer" content="no-referrer"><title>\(escape(title))</title>
         <link rel="stylesheet" href="/oidc/oidc.css"><link rel="icon" href="/favicon.svg"></head>
-        <body>\(body)<script src="/oidc/oidc.js"></script></body></html>
+        <body>\(body)<script src="/webauthn-json.js"></script><script src="/oidc/oidc.js"></script></body></html>
         """
     }
 

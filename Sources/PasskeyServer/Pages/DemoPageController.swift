@@ -20,6 +20,7 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
         var assets: [String: Asset] = [:]
         for (name, type) in [
             ("index.html", "text/html; charset=utf-8"), ("demo.js", "text/javascript; charset=utf-8"), ("demo.css", "text/css; charset=utf-8"),
+            ("webauthn-json.js", "text/javascript; charset=utf-8"),
             ("openapi.json", "application/json; charset=utf-8"), ("favicon.svg", "image/svg+xml"),
         ] {
             if let url = Bundle.module.url(forResource: "Public/" + name, withExtension: nil) ?? Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Public"),
@@ -42,6 +43,7 @@ public struct DemoPageController<Context: RequestContext>: Sendable {
         // logged its 404 on every page.
         for (path, name) in [
             ("/", "index.html"), ("/demo.js", "demo.js"), ("/demo.css", "demo.css"), ("/openapi.json", "openapi.json"), ("/favicon.svg", "favicon.svg"),
+            ("/webauthn-json.js", "webauthn-json.js"),
         ] {
             router.get(RouterPath(path)) { _, _ in
                 guard let asset = assets[name] else {

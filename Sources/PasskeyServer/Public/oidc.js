@@ -18,30 +18,6 @@ function buttons(on) {
   for (const button of document.querySelectorAll("button")) button.disabled = !on || (button.dataset.passkey && !webAuthn);
 }
 
-function toBuffer(b64url) {
-  const b64 = b64url.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((b64url.length + 3) % 4);
-  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
-}
-function toB64url(buffer) {
-  let s = "";
-  for (const b of new Uint8Array(buffer)) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-function requestOptions(json) {
-  if (PublicKeyCredential.parseRequestOptionsFromJSON) return PublicKeyCredential.parseRequestOptionsFromJSON(json);
-  return { ...json, challenge: toBuffer(json.challenge), allowCredentials: (json.allowCredentials || []).map((c) => ({ ...c, id: toBuffer(c.id) })) };
-}
-function assertionJSON(credential) {
-  if (typeof credential.toJSON === "function") return credential.toJSON();
-  const r = credential.response;
-  const response = { clientDataJSON: toB64url(r.clientDataJSON), authenticatorData: toB64url(r.authenticatorData), signature: toB64url(r.signature) };
-  if (r.userHandle) response.userHandle = toB64url(r.userHandle);
-  return {
-    id: credential.id, rawId: toB64url(credential.rawId), type: credential.type, response,
-    authenticatorAttachment: credential.authenticatorAttachment || undefined, clientExtensionResults: credential.getClientExtensionResults(),
-  };
-}
-
 async function call(method, path, body, signal) {
   const init = { method, signal, headers: {} };
   if (body) {
@@ -92,7 +68,7 @@ async function signIn(controller) {
   if (controller) Object.assign(request, { mediation: "conditional", signal: controller.signal });
   const credential = await navigator.credentials.get(request);
   say("Checking your passkey…");
-  return call("POST", "/oidc/sign-in", { request: sealed, cred: assertionJSON(credential), challengeKey: options.challengeKey });
+  return call("POST", "/oidc/sign-in", { request: sealed, cred: credentialJSON(credential), challengeKey: options.challengeKey });
 }
 
 async function withButton(action) {
