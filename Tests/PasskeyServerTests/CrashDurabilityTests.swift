@@ -79,23 +79,37 @@ struct CrashDurabilityTests {
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
-                    let client = TestClient(host: "127.0.0.1", port: port)
+                    var client = TestClient(host: "127.0.0.1", port: port)
                     client.connect()
+                    /// After a failed request, a new connection: the old one may be what failed.
+                    func reconnect() async {
+                        try? await client.shutdown()
+                        try? await Task.sleep(for: .milliseconds(20))
+                        client = TestClient(host: "127.0.0.1", port: port)
+                        client.connect()
+                    }
                     var index = 0
-                    while ContinuousClock.now < deadline {
+                    // A failed request (a slow machine's timeout) does not end the worker: only the kill or the deadline does.
+                    while ContinuousClock.now < deadline, server.process.isRunning {
                         index += 1
                         guard var device = try? TestAuthenticator() else { return }
                         device.credentialID = Array("w\(worker)-\(index)-".utf8) + [UInt8](repeating: 1, count: 16)
                         guard let options = try? await client.execute(TestClient.Request("/generate-registration-options", method: .get, authority: "localhost")),
                             let bodyBuffer = options.body, let json = try? JSONValue.parse(Array(bodyBuffer.readableBytesView)).objectValue,
                             let challenge = json["challenge"]?.stringValue, let key = json["challengeKey"]
-                        else { return }
+                        else {
+                            await reconnect()
+                            continue
+                        }
                         device.userHandle = json["user"]?.objectValue?["id"]?.stringValue.flatMap(Base64URL.decode) ?? []
                         let clientData = TestAuthenticator.clientData(type: "webauthn.create", challenge: challenge)
                         let body: JSONValue = ["challengeKey": key, "cred": device.registration(clientData: clientData).json]
                         guard let answer = try? await client.execute(
                             TestClient.Request("/verify-registration", method: .post, authority: "localhost", headers: [.contentType: "application/json"], body: ByteBuffer(bytes: body.serializedBytes)))
-                        else { return }
+                        else {
+                            await reconnect()
+                            continue
+                        }
                         if answer.status == .ok { confirmed.append(device.credentialID) }
                     }
                     try? await client.shutdown()

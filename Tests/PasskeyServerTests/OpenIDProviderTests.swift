@@ -284,7 +284,7 @@ struct OpenIDProviderTests {
             #expect(missing["error"] == "oidc_client_not_found")
             let deleted = try await http.call(.delete, "/oidc/clients/\(id)", headers: backend)
             #expect(deleted["deleted"] == true)
-            let events = try await harness.server.repository.events(matching: EventFilter(), before: nil, limit: 100).map(\.kind)
+            let events = await harness.server.repository.events(matching: EventFilter(), before: nil, limit: 100).map(\.kind)
             #expect(events.contains("admin.oidc_client_added") && events.contains("admin.oidc_client_secret_rotated") && events.contains("admin.oidc_client_removed"))
         }
     }

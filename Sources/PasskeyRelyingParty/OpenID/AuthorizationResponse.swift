@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where the browser goes with the outcome of an authorization request: the redirect URI and its parameters
 /// (`code` or `error`, `state`, `iss`), in the query or posted.

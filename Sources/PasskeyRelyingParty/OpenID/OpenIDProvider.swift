@@ -1,7 +1,7 @@
 import Crypto
-public import Foundation
-public import PasskeyAPI
-public import PasskeyCore
+import Foundation
+import PasskeyAPI
+import PasskeyCore
 public import PasskeyStorage
 public import PasskeyWire
 
@@ -54,7 +54,9 @@ public struct OpenIDProvider<Repository: PasskeyRepository>: Sendable {
         }
         let key = try await sealKey()
         let sealed = SealedAuthorizationRequest.seal(request, expiresAt: now.addingTimeInterval(settings.requestLifetime), key: key)
-        let consentOnly = request.prompt.contains("login") ? nil : session?.user
+        // Signed in already, a third-party client needs only consent; any other page is a passkey sign-in (prompt=login,
+        // select_account: another account may be wanted).
+        let consentOnly = client.thirdParty && request.prompt.isDisjoint(with: ["login", "select_account"]) ? session?.user : nil
         return .signIn(sealed: sealed, client: client, request: request, session: consentOnly)
     }
 

@@ -1,6 +1,6 @@
 import _CryptoExtras
 import Crypto
-public import Foundation
+import Foundation
 public import PasskeyStorage
 public import PasskeyWire
 import Synchronization

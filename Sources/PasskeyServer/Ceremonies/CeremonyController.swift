@@ -83,20 +83,6 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
         return try await signer(SignedPasskeySubject(result, externalUserID: externalID))
     }
 
-    /// A sign-in accepted under `--allow-counter-regression` although its counter did not increase: a warning in the log
-    /// and the explanation of its event, so an operator can see which passkeys may have been cloned.
-    func flagCounterRegression(_ note: CeremonyNote, _ context: Context, _ user: UserRecord, _ credential: CredentialRecordEntry) {
-        note.detail = "counter did not increase (accepted: --allow-counter-regression)"
-        steps.metrics.recordAcceptedCounterRegression()
-        context.logger.warning(
-            "sign-in accepted with a signature counter that did not increase (--allow-counter-regression)",
-            metadata: [
-                "user": "\(user.id)",
-                // The ID's first characters, as the event log shows them: enough to find the passkey, not the whole ID.
-                "credential": "\(String(Base64URL.encode(credential.id).prefix(EventRecord.credentialIDPrefixLength)))",
-            ])
-    }
-
     func throttle(_ request: Request, _ context: Context) async throws(APIError) {
         try await throttle.enforce(request, context)
     }
@@ -204,7 +190,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             let result = try await service.verifyAuthentication(body.cred, challengeKey: body.challengeKey)
             context.logger.info("sign-in verified", metadata: ["user": "\(result.user.id)"])
             note.concerns(result.user, credentialID: result.credential.id)
-            if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
+            if result.counterRegressed { steps.flagCounterRegression(note, context, result.user, result.credential) }
             let token = try await signer(SignedPasskeySubject(result))
             // The account's current names and passkeys, for the device's passkey manager (WebAuthn L3 §5.1.10):
             // `rpId` and `user` as before, and each signal's argument as the browser method takes it.
@@ -262,7 +248,7 @@ public struct CeremonyController<Repository: PasskeyRepository, Context: Request
             note.username = body.username
             let username = try UsernameRules.normalized(note.username)
             let result = try await service.verifyAuthentication(body.assertion, challengeKey: nil, expectedUsername: username)
-            if result.counterRegressed { flagCounterRegression(note, context, result.user, result.credential) }
+            if result.counterRegressed { steps.flagCounterRegression(note, context, result.user, result.credential) }
             note.concerns(result.user, credentialID: result.credential.id)
             let token = try await signer(SignedPasskeySubject(result))
             return Self.backendUser(result.user, signedPasskeyData: token, counterRegressed: result.counterRegressed)

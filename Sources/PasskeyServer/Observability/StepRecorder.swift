@@ -59,6 +59,20 @@ struct StepRecorder<Context: RequestContext>: Sendable {
         return response
     }
 
+    /// A sign-in accepted under `--allow-counter-regression` although its counter did not increase: a warning in the log
+    /// and the explanation of its event, so an operator can see which passkeys may have been cloned.
+    func flagCounterRegression(_ note: CeremonyNote, _ context: Context, _ user: UserRecord, _ credential: CredentialRecordEntry) {
+        note.detail = "counter did not increase (accepted: --allow-counter-regression)"
+        metrics.recordAcceptedCounterRegression()
+        context.logger.warning(
+            "sign-in accepted with a signature counter that did not increase (--allow-counter-regression)",
+            metadata: [
+                "user": "\(user.id)",
+                // The ID's first characters, as the event log shows them: enough to find the passkey, not the whole ID.
+                "credential": "\(String(Base64URL.encode(credential.id).prefix(EventRecord.credentialIDPrefixLength)))",
+            ])
+    }
+
     /// Where a request came from, as its events record it.
     func metadata(_ request: Request, _ context: Context) -> RequestMetadata {
         let requestID: String?

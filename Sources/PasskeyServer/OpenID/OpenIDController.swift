@@ -105,7 +105,10 @@ struct OpenIDController<Repository: PasskeyRepository, Context: CallerRequestCon
             let body = try await request.decode(OpenIDSignInRequest.self, limit: bodyLimit)
             let outcome = try await provider.completeSignIn(
                 sealed: body.request, credential: body.cred, challengeKey: body.challengeKey, consent: body.consent, sessionSecret: sessionSecret(request))
-            if let signIn = outcome.signIn { note.concerns(signIn.user, credentialID: signIn.credential.id) }
+            if let signIn = outcome.signIn {
+                note.concerns(signIn.user, credentialID: signIn.credential.id)
+                if signIn.counterRegressed { steps.flagCounterRegression(note, context, signIn.user, signIn.credential) }
+            }
             var response = Response.json(Self.answer(outcome.response))
             if let secret = outcome.newSession {
                 response.headers[.setCookie] = cookie(secret, maxAge: Int(provider.settings.sessionLifetime), for: request)
