@@ -131,6 +131,7 @@ extension PasskeyServerCommand {
         c.relatedOrigins = settings.list(relatedOrigin, "related-origin")
         c.publicURL = publicUrl ?? settings.value("public-url")
         c.oidcIssuer = oidcIssuer ?? settings.value("oidc-issuer")
+        c.oidcRecoveryURL = oidcRecoveryUrl ?? settings.value("oidc-recovery-url")
         if let seconds = try oidcSessionSeconds ?? settings.double("oidc-session-seconds") { c.oidcSessionLifetime = seconds }
         c.enrollURL = enrollUrl ?? settings.value("enroll-url")
         c.manageURL = manageUrl ?? settings.value("manage-url")

@@ -48,6 +48,8 @@ struct PasskeyServerCommand: AsyncParsableCommand {
     var oidcIssuer: String?
     @Option(help: "Seconds a browser's sign-in at the OpenID Provider lasts, so another application signs in without a new passkey ceremony (default 28800, 8 hours).")
     var oidcSessionSeconds: Double?
+    @Option(help: "Where the OpenID sign-in page sends a person who lost the device with their passkey: your page that checks who they are and has your backend mint a recovery link (default: the page tells them to ask for one).")
+    var oidcRecoveryUrl: String?
     @Option(help: "Database: sqlite:PATH (default sqlite:./data/passkey.sqlite), postgres://user:password@host:5432/database (also postgresql://) or memory:.")
     var database: String?
     @Option(help: "Seconds options stay valid (default 60, minimum 1).") var challengeTtl: Double?

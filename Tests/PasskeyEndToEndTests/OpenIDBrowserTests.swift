@@ -78,17 +78,51 @@ struct OpenIDBrowserTests {
                     try check(result["issuer"]?.stringValue == issuer, "pyoidc read the discovery document: \(JSONValue.object(result).serialized())")
                 }
             }
+            try await Self.declineThirdParty(run, page)
         }
     }
 
+    /// A third-party client, with the browser signed in already: the page asks only for consent (its screenshot is kept
+    /// with the dashboard's), and Cancel sends the browser back with `access_denied`, its `state` and `iss`.
+    static func declineThirdParty(_ run: BrowserRun, _ page: DemoPage) async throws {
+        // A page that answers, so the browser really arrives there (this server's own /health will do).
+        let redirect = page.origin + "/health"
+        let (clientID, _) = try addClient(run, name: "Someone else's app", redirect: redirect, isPublic: false, algorithm: "RS256", thirdParty: true)
+        var components = URLComponents(string: page.origin + "/oidc/authorize")
+        components?.queryItems = [
+            URLQueryItem(name: "response_type", value: "code"), URLQueryItem(name: "client_id", value: clientID), URLQueryItem(name: "redirect_uri", value: redirect),
+            URLQueryItem(name: "scope", value: "openid profile"), URLQueryItem(name: "state", value: "third-party"),
+        ]
+        try await page.driver.navigate(to: components?.string ?? "")
+        let consent = try await page.driver.element("#consent").text()
+        try check(consent.contains("Continue as ann"), "the consent page names the signed-in account: \(consent)")
+        try FileManager.default.createDirectory(at: DashboardBrowserTests.screenshots, withIntermediateDirectories: true)
+        try await page.driver.screenshot().write(to: DashboardBrowserTests.screenshots.appendingPathComponent("oidc-consent.png"))
+        try await page.driver.element("#decline").click()
+        let deadline = ContinuousClock.now + .seconds(10)
+        var location = ""
+        while ContinuousClock.now < deadline {
+            location = try await page.driver.command("GET", "url").stringValue ?? ""
+            if location.hasPrefix(redirect) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let returned = Dictionary(
+            (URLComponents(string: location)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+        try check(
+            returned["error"] == "access_denied" && returned["state"] == "third-party" && returned["iss"] == page.origin,
+            "Cancel returns access_denied to the client: \(location)")
+    }
+
     /// `passkey-server oidc-clients add` on the run's database; returns the client id and secret it printed.
-    static func addClient(_ run: BrowserRun, name: String, redirect: String, isPublic: Bool, algorithm: String) throws -> (String, String?) {
+    static func addClient(
+        _ run: BrowserRun, name: String, redirect: String, isPublic: Bool, algorithm: String, thirdParty: Bool = false
+    ) throws -> (String, String?) {
         guard let executable = PasskeyServerLauncher.executable else { throw LaunchError(description: "passkey-server is not built") }
         let process = Process()
         let output = Pipe()
         process.executableURL = executable
         process.arguments = ["oidc-clients", "add", name, "--redirect-uri", redirect, "--id-token-algorithm", algorithm, "--database", "sqlite:" + run.database.path]
-            + (isPublic ? ["--public"] : [])
+            + (isPublic ? ["--public"] : []) + (thirdParty ? ["--third-party"] : [])
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PASSKEY_") }
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -341,6 +341,22 @@ struct OpenIDProviderTests {
         }
     }
 
+    @Test("the sign-in page links a lost device to the recovery page given, and says what to do without one")
+    func recoveryLink() async throws {
+        for url in [nil, "https://www.example.com/account/recover?from=sign-in"] {
+            let harness = try H { $0.oidcRecoveryURL = url }
+            let client = try await harness.client()
+            try await harness.server.run { http in
+                let page = String(buffer: try await harness.authorize(http, H.authorization(client.id)).body)
+                if url != nil {
+                    #expect(page.contains(#"<a id="recovery" href="https://www.example.com/account/recover?from=sign-in">"#), "\(page)")
+                } else {
+                    #expect(!page.contains("id=\"recovery\"") && page.contains("Ask Passkey Server for a recovery link"), "\(page)")
+                }
+            }
+        }
+    }
+
     @Test("without --oidc-issuer there are no OpenID endpoints")
     func disabled() async throws {
         let server = TestServer()

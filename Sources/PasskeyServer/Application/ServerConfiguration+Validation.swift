@@ -114,7 +114,7 @@ extension ServerConfiguration {
                 throw ConfigurationError("--public-url \(publicURL) names its scheme's default port, which browsers leave out of the origin: write \(serialized)")
             }
         }
-        for (flag, url) in [("--enroll-url", enrollURL), ("--manage-url", manageURL), ("--prf-usage-url", prfUsageURL)] {
+        for (flag, url) in [("--enroll-url", enrollURL), ("--manage-url", manageURL), ("--prf-usage-url", prfUsageURL), ("--oidc-recovery-url", oidcRecoveryURL)] {
             guard let url else { continue }
             guard Self.isPageURL(url) else {
                 throw ConfigurationError("\(flag) \(url) must be an absolute https:// URL (http:// only on localhost), as passkey managers open it")

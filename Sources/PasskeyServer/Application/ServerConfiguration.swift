@@ -33,6 +33,10 @@ public struct ServerConfiguration: Sendable {
     public var oidcIssuer: String?
     /// Seconds a browser session at the OpenID Provider lasts (`--oidc-session-seconds`, default 8 hours).
     public var oidcSessionLifetime: TimeInterval = 8 * 3600
+    /// Where the provider's sign-in page sends a person who lost the device with their passkey
+    /// (`--oidc-recovery-url`): the app's own page that checks who they are and has the backend mint a recovery link
+    /// (docs/connect.md). Nil: the page tells them to ask for one.
+    public var oidcRecoveryURL: String?
     /// `sqlite:PATH` (default `sqlite:./data/passkey.sqlite`), `postgres://…` (also `postgresql://`; several instances
     /// can share it, see docs/deploy.md) or `memory:`.
     public var database = "sqlite:./data/passkey.sqlite"

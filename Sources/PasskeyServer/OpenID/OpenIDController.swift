@@ -91,7 +91,9 @@ struct OpenIDController<Repository: PasskeyRepository, Context: CallerRequestCon
             case .signIn(let sealed, let client, let authorization, let session):
                 note.detail = "sign-in page for \(client.name)"
                 return page(
-                    OpenIDPages.signIn(client: client, sealed: sealed, request: authorization, session: session, rpName: configuration.rpName),
+                    OpenIDPages.signIn(
+                        client: client, sealed: sealed, request: authorization, session: session, rpName: configuration.rpName,
+                        recoveryURL: configuration.oidcRecoveryURL),
                     formTarget: authorization.redirectURI)
             }
         }

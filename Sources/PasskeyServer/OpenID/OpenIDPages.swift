@@ -20,7 +20,10 @@ enum OpenIDPages {
 
     /// The sign-in page for a pending authorization request. With `session`, the person is signed in already and a
     /// third-party client needs only their consent.
-    static func signIn(client: OpenIDClientRecord, sealed: String, request: AuthorizationRequest, session: UserRecord?, rpName: String) -> String {
+    /// `recoveryURL`: where a person who lost their device goes (`--oidc-recovery-url`).
+    static func signIn(
+        client: OpenIDClientRecord, sealed: String, request: AuthorizationRequest, session: UserRecord?, rpName: String, recoveryURL: String?
+    ) -> String {
         let name = escape(client.name)
         var body = #"<main id="oidc" data-request="\#(escape(sealed))""#
         if let session {
@@ -39,7 +42,11 @@ enum OpenIDPages {
                 body += "<p class=\"muted\">\(name) is not run by \(escape(rpName)); signing in lets it know your account name.</p>"
                 body += #"<button id="decline" type="button" class="secondary">Cancel</button>"#
             }
-            body += "<p class=\"muted\">Lost the device with your passkey? Ask \(escape(rpName)) for a recovery link: it adds a passkey on this device.</p>"
+            if let recoveryURL {
+                body += "<p class=\"muted\"><a id=\"recovery\" href=\"\(escape(recoveryURL))\">Lost the device with your passkey?</a> A recovery link adds a passkey on this device.</p>"
+            } else {
+                body += "<p class=\"muted\">Lost the device with your passkey? Ask \(escape(rpName)) for a recovery link: it adds a passkey on this device.</p>"
+            }
         }
         body += #"<p id="status" role="status" aria-live="polite"></p></main>"#
         return document(title: "Sign in to \(client.name)", body: body)
