@@ -180,25 +180,28 @@ extension PostgresRepository: OpenIDRepository {
 
     /// A code the `UPDATE` did not take is looked up again: used, it revokes its family (under the family's lock, then
     /// read once more, so the answer is the one a serial run would give).
+    /// The family is locked first (``lockOpenIDFamily(_:_:_:)``), before any row: every change to a family's code and
+    /// tokens then takes its locks in one order, so concurrent replays cannot deadlock, and they run as if one at a time.
     public func redeemOpenIDCode(hash: [UInt8], now: Date) async throws(StorageError) -> OpenIDCodeRedemption {
         let logger = self.logger
         let now = PostgresTime.milliseconds(now)
         let hash = ByteBuffer(hash)
         return try await transaction("redeem OpenID code") { connection in
+            let families = try await connection.rows("SELECT family_id FROM oidc_codes WHERE hash = \(hash)", logger)
+            guard let family = try families.first.map({ row throws(StorageError) in try PostgresRowReader(row).value(0, String.self) }) else {
+                return .unknown
+            }
+            try await Self.lockOpenIDFamily(family, connection, logger)
             let redeemed = try await connection.rows(
                 """
                 UPDATE oidc_codes SET used_at = \(now) WHERE hash = \(hash) AND used_at IS NULL AND expires_at > \(now)
                 RETURNING \(unescaped: Self.openIDCodeColumns)
                 """, logger)
             if let row = redeemed.first { return .redeemed(try Self.openIDCode(row)) }
-            func used() async throws -> OpenIDCodeRecord? {
-                try await connection.rows(
-                    "SELECT \(unescaped: Self.openIDCodeColumns) FROM oidc_codes WHERE hash = \(hash) AND used_at IS NOT NULL", logger
-                ).first.map(Self.openIDCode)
-            }
-            guard let seen = try await used() else { return .unknown }
-            try await Self.lockOpenIDFamily(seen.grant.familyID, connection, logger)
-            guard let code = try await used() else { return .unknown }
+            let used = try await connection.rows(
+                "SELECT \(unescaped: Self.openIDCodeColumns) FROM oidc_codes WHERE hash = \(hash) AND used_at IS NOT NULL", logger
+            ).first.map(Self.openIDCode)
+            guard let code = used else { return .unknown }
             _ = try await Self.revokeOpenIDFamily(code.grant.familyID, codes: false, connection, logger)
             return .reused(code)
         }
@@ -223,17 +226,23 @@ extension PostgresRepository: OpenIDRepository {
         return try rows.first.map(Self.openIDToken)
     }
 
-    /// As ``redeemOpenIDCode(hash:now:)``: the `UPDATE` decides, a token it did not take is looked up again, and a used
-    /// one revokes its family. The first revocation deletes the token itself, so a later replay finds nothing.
+    /// As ``redeemOpenIDCode(hash:now:)``: the family locked first, then the `UPDATE` decides, and a used token revokes
+    /// its family. The first revocation deletes the token itself, so a later replay finds nothing.
     public func rotateOpenIDRefreshToken(hash: [UInt8], replacements: [OpenIDTokenRecord], now: Date) async throws(StorageError) -> OpenIDRefreshRotation {
         let logger = self.logger
         let now = PostgresTime.milliseconds(now)
         let hash = ByteBuffer(hash)
+        let refresh = OpenIDTokenKind.refresh.rawValue
         return try await transaction("rotate OpenID refresh token") { connection in
+            let families = try await connection.rows("SELECT family_id FROM oidc_tokens WHERE hash = \(hash) AND kind = \(refresh)", logger)
+            guard let family = try families.first.map({ row throws(StorageError) in try PostgresRowReader(row).value(0, String.self) }) else {
+                return .unknown
+            }
+            try await Self.lockOpenIDFamily(family, connection, logger)
             let rotated = try await connection.rows(
                 """
                 UPDATE oidc_tokens SET used_at = \(now)
-                WHERE hash = \(hash) AND kind = \(OpenIDTokenKind.refresh.rawValue) AND used_at IS NULL AND expires_at > \(now)
+                WHERE hash = \(hash) AND kind = \(refresh) AND used_at IS NULL AND expires_at > \(now)
                 RETURNING \(unescaped: Self.openIDTokenColumns)
                 """, logger)
             if let row = rotated.first {
@@ -241,17 +250,13 @@ extension PostgresRepository: OpenIDRepository {
                 try await Self.insert(replacements, connection, logger)
                 return .rotated(token)
             }
-            func used() async throws -> OpenIDTokenRecord? {
-                try await connection.rows(
-                    """
-                    SELECT \(unescaped: Self.openIDTokenColumns) FROM oidc_tokens
-                    WHERE hash = \(hash) AND kind = \(OpenIDTokenKind.refresh.rawValue) AND used_at IS NOT NULL
-                    """, logger
-                ).first.map(Self.openIDToken)
-            }
-            guard let seen = try await used() else { return .unknown }
-            try await Self.lockOpenIDFamily(seen.grant.familyID, connection, logger)
-            guard let token = try await used() else { return .unknown }
+            let used = try await connection.rows(
+                """
+                SELECT \(unescaped: Self.openIDTokenColumns) FROM oidc_tokens
+                WHERE hash = \(hash) AND kind = \(refresh) AND used_at IS NOT NULL
+                """, logger
+            ).first.map(Self.openIDToken)
+            guard let token = used else { return .unknown }
             _ = try await Self.revokeOpenIDFamily(token.grant.familyID, codes: true, connection, logger)
             return .reused(token)
         }
