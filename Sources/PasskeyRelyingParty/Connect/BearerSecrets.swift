@@ -3,7 +3,7 @@ import Foundation
 public import PasskeyCore
 import PasskeyWire
 
-/// High-entropy bearer secrets (API keys, connect tokens): 32 random bytes after a short prefix that says what the
+/// High-entropy bearer secrets (API keys, connect tokens, the OpenID Provider's codes, tokens, sessions and client secrets): 32 random bytes after a short prefix that says what the
 /// secret is. Only SHA-256 of a secret is stored; with 256 bits of entropy a plain hash is enough, and lookups by hash
 /// leak nothing useful through timing.
 public enum BearerSecrets {
@@ -20,6 +20,8 @@ public enum BearerSecrets {
     public static var accountLinkPrefix: String { "pal_" }
     /// Dashboard admin invites (setup links and `admin invite`).
     public static var adminInvitePrefix: String { "pai_" }
+    /// OpenID client secrets (``OpenIDClients``).
+    public static var openIDClientSecretPrefix: String { "ocs_" }
 
     /// The secret in `Authorization: Bearer …`, if any.
     public static func bearer(_ header: String?) -> String? {

@@ -1,4 +1,3 @@
-import Crypto
 public import Foundation
 public import PasskeyCore
 public import PasskeyStorage
@@ -59,9 +58,9 @@ public struct OpenIDClients: Sendable {
     public func create(_ settings: Settings, isPublic: Bool, by actor: AuditActor) async throws(RelyingPartyError) -> (OpenIDClientRecord, secret: String?) {
         guard let name = settings.name else { throw Self.invalid("A client needs a name.") }
         guard let redirects = settings.redirectURIs, !redirects.isEmpty else { throw Self.invalid("A client needs at least one redirect URI.") }
-        let secret = isPublic ? nil : Self.makeSecret(random)
+        let secret = isPublic ? nil : BearerSecrets.make(prefix: BearerSecrets.openIDClientSecretPrefix, random: random)
         var client = OpenIDClientRecord(
-            id: "oc_" + Base64URL.encode(random.bytes(12)), name: name, secretHash: secret.map(Self.hash), redirectURIs: redirects,
+            id: "oc_" + Base64URL.encode(random.bytes(12)), name: name, secretHash: secret.map(BearerSecrets.hash), redirectURIs: redirects,
             scopes: AuthorizationRequest.knownScopes, createdAt: now())
         try apply(settings, to: &client)
         do { try await repository.addOpenIDClient(client) } catch { throw RelyingPartyError(error) }
@@ -95,8 +94,8 @@ public struct OpenIDClients: Sendable {
     public func rotateSecret(id: String, by actor: AuditActor) async throws(RelyingPartyError) -> (OpenIDClientRecord, secret: String) {
         var client = try await self.client(id: id)
         guard !client.isPublic else { throw Self.invalid("A public client has no secret to rotate.") }
-        let secret = Self.makeSecret(random)
-        client.secretHash = Self.hash(secret)
+        let secret = BearerSecrets.make(prefix: BearerSecrets.openIDClientSecretPrefix, random: random)
+        client.secretHash = BearerSecrets.hash(secret)
         try await store(client)
         await audit.record(actor.entry("oidc_client_secret_rotated", detail: "OpenID client \(client.name) (\(client.id)) got a new secret", time: now()))
         return (client, secret)
@@ -114,13 +113,9 @@ public struct OpenIDClients: Sendable {
     /// Whether `secret` is the client's, compared in constant time over the hashes.
     public static func verify(secret: String, of client: OpenIDClientRecord) -> Bool {
         guard let stored = client.secretHash else { return false }
-        let given = hash(secret)
+        let given = BearerSecrets.hash(secret)
         return given.count == stored.count && zip(given, stored).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
-
-    static func makeSecret(_ random: RandomSource) -> String { "ocs_" + Base64URL.encode(random.bytes(32)) }
-
-    static func hash(_ secret: String) -> [UInt8] { Array(SHA256.hash(data: Array(secret.utf8))) }
 
     private func store(_ client: OpenIDClientRecord) async throws(RelyingPartyError) {
         do { try await repository.updateOpenIDClient(client) } catch {

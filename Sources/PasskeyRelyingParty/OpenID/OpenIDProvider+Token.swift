@@ -69,7 +69,7 @@ extension OpenIDProvider {
     func exchangeCode(_ parameters: [String: String], client: OpenIDClientRecord) async throws -> Issued {
         guard let code = parameters["code"], !code.isEmpty, code.utf8.count <= 200 else { throw OpenIDTokenRefusal(.invalidRequest, "The request has no code.") }
         let redemption: OpenIDCodeRedemption
-        do { redemption = try await repository.redeemOpenIDCode(hash: Self.hash(code), now: now) } catch { throw RelyingPartyError(error) }
+        do { redemption = try await repository.redeemOpenIDCode(hash: BearerSecrets.hash(code), now: now) } catch { throw RelyingPartyError(error) }
         let record: OpenIDCodeRecord
         switch redemption {
         case .unknown: throw OpenIDTokenRefusal(.invalidGrant, "The code is unknown or expired.")
@@ -102,7 +102,7 @@ extension OpenIDProvider {
         guard let token = parameters["refresh_token"], !token.isEmpty, token.utf8.count <= 200 else {
             throw OpenIDTokenRefusal(.invalidRequest, "The request has no refresh_token.")
         }
-        let hash = Self.hash(token)
+        let hash = BearerSecrets.hash(token)
         let current: OpenIDTokenRecord?
         do { current = try await repository.openIDToken(hash: hash, kind: .refresh, now: now) } catch { throw RelyingPartyError(error) }
         guard let current else {
@@ -162,18 +162,18 @@ extension OpenIDProvider {
         -> (OpenIDTokenAnswer, [OpenIDTokenRecord])
     {
         let time = now
-        let access = Base64URL.encode(ceremonies.random.bytes(32))
+        let access = BearerSecrets.make(prefix: "", random: ceremonies.random)
         var records = [
             OpenIDTokenRecord(
-                hash: Self.hash(access), kind: .access, grant: grant, issuedAt: time, expiresAt: time.addingTimeInterval(Double(client.accessTokenLifetime)))
+                hash: BearerSecrets.hash(access), kind: .access, grant: grant, issuedAt: time, expiresAt: time.addingTimeInterval(Double(client.accessTokenLifetime)))
         ]
         var refresh: String?
         if grant.scopes.contains("offline_access") {
-            let token = Base64URL.encode(ceremonies.random.bytes(32))
+            let token = BearerSecrets.make(prefix: "", random: ceremonies.random)
             refresh = token
             records.append(
                 OpenIDTokenRecord(
-                    hash: Self.hash(token), kind: .refresh, grant: grant, issuedAt: time,
+                    hash: BearerSecrets.hash(token), kind: .refresh, grant: grant, issuedAt: time,
                     expiresAt: time.addingTimeInterval(Double(client.refreshTokenLifetime))))
         }
         // at_hash: the left half of SHA-256 of the access token (both algorithms hash with SHA-256).
@@ -229,7 +229,7 @@ extension OpenIDProvider {
         let record: OpenIDTokenRecord?
         let client: OpenIDClientRecord?
         do {
-            record = try await repository.openIDToken(hash: Self.hash(accessToken), kind: .access, now: now)
+            record = try await repository.openIDToken(hash: BearerSecrets.hash(accessToken), kind: .access, now: now)
             if let record { client = try await repository.openIDClient(id: record.grant.clientID) } else { client = nil }
         } catch { throw RelyingPartyError(error) }
         guard let record, let client, client.disabledAt == nil else { throw OpenIDTokenRefusal(.invalidToken, "The access token is unknown, expired or revoked.") }

@@ -79,10 +79,10 @@ public struct OpenIDProvider<Repository: PasskeyRepository>: Sendable {
         if consent == false { throw AuthorizationRefusal(.accessDenied, "The person declined.", redirect: request) }
         if let credential {
             let result = try await ceremonies.verifyAuthentication(credential, challengeKey: challengeKey)
-            let secret = Base64URL.encode(ceremonies.random.bytes(32))
+            let secret = BearerSecrets.make(prefix: "", random: ceremonies.random)
             let time = now
             let record = OpenIDSessionRecord(
-                hash: Self.hash(secret), userID: result.user.id, authTime: time, userVerified: result.userVerified,
+                hash: BearerSecrets.hash(secret), userID: result.user.id, authTime: time, userVerified: result.userVerified,
                 expiresAt: time.addingTimeInterval(settings.sessionLifetime))
             do { try await repository.saveOpenIDSession(record) } catch { throw RelyingPartyError(error) }
             let response = try await issueCode(request, client: client, user: result.user, authTime: time, userVerified: result.userVerified)
@@ -102,7 +102,7 @@ public struct OpenIDProvider<Repository: PasskeyRepository>: Sendable {
     public func endSession(
         sessionSecret: String?, idTokenHint: String?, clientID: String?, postLogoutRedirectURI: String?, state: String?
     ) async throws(RelyingPartyError) -> String? {
-        if let sessionSecret { do { try await repository.deleteOpenIDSession(hash: Self.hash(sessionSecret)) } catch { throw RelyingPartyError(error) } }
+        if let sessionSecret { do { try await repository.deleteOpenIDSession(hash: BearerSecrets.hash(sessionSecret)) } catch { throw RelyingPartyError(error) } }
         guard let postLogoutRedirectURI else { return nil }
         // The hint only chooses whose registered list to look in; the redirect is always one the client registered.
         let audience = idTokenHint.flatMap(Self.unverifiedAudience)
@@ -130,7 +130,7 @@ public struct OpenIDProvider<Repository: PasskeyRepository>: Sendable {
         let record: OpenIDSessionRecord?
         let user: UserRecord?
         do {
-            record = try await repository.openIDSession(hash: Self.hash(secret), now: time)
+            record = try await repository.openIDSession(hash: BearerSecrets.hash(secret), now: time)
             if let record { user = try await repository.user(id: record.userID) } else { user = nil }
         } catch { throw RelyingPartyError(error) }
         guard let record, let user, !user.isDisabled, (user.tokensRevokedAt.map { $0 < record.authTime } ?? true) else { return nil }
@@ -141,12 +141,12 @@ public struct OpenIDProvider<Repository: PasskeyRepository>: Sendable {
     func issueCode(
         _ request: AuthorizationRequest, client: OpenIDClientRecord, user: UserRecord, authTime: Date, userVerified: Bool
     ) async throws(RelyingPartyError) -> AuthorizationResponse {
-        let code = Base64URL.encode(ceremonies.random.bytes(32))
+        let code = BearerSecrets.make(prefix: "", random: ceremonies.random)
         let grant = OpenIDGrantRecord(
             familyID: Base64URL.encode(ceremonies.random.bytes(16)), clientID: client.id, userID: user.id, scopes: request.scopes, nonce: request.nonce,
             authTime: authTime, userVerified: userVerified)
         let record = OpenIDCodeRecord(
-            hash: Self.hash(code), grant: grant, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+            hash: BearerSecrets.hash(code), grant: grant, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
             expiresAt: now.addingTimeInterval(settings.codeLifetime))
         do { try await repository.saveOpenIDCode(record) } catch { throw RelyingPartyError(error) }
         var parameters = [("code", code)]
@@ -158,8 +158,6 @@ public struct OpenIDProvider<Repository: PasskeyRepository>: Sendable {
     func sealKey() async throws(RelyingPartyError) -> SymmetricKey {
         do { return try await secrets.key(CeremonySecrets.openIDRequestSealKey, in: repository) } catch { throw RelyingPartyError(error) }
     }
-
-    static func hash(_ secret: String) -> [UInt8] { Array(SHA256.hash(data: Array(secret.utf8))) }
 
     /// The `aud` of a JWS's payload, unverified.
     static func unverifiedAudience(_ token: String) -> String? {

@@ -80,7 +80,6 @@ public actor TokenIssuer<Repository: SigningKeyRepository & ConnectTokenReposito
     /// the signature as `r || s`) rather than by jwt-kit, whose Foundation `JSONEncoder` cost more per sign-in than the
     /// signature itself. jwt-kit still verifies (``verify(_:consume:)``), and the tests check every token with joserfc.
     public func sign(_ subject: SignedPasskeySubject) async throws(RelyingPartyError) -> (token: String, expiresAt: Date) {
-        try await load()
         let issuedAt = now()
         let expiresAt = issuedAt.addingTimeInterval(lifetime)
         let claims = SignedPasskeyClaims(

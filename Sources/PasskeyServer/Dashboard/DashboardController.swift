@@ -82,17 +82,7 @@ struct DashboardController<Repository: PasskeyRepository, Context: AdminRequestC
     /// Every value the request carries under the session cookie's name, in order. A browser sends several cookies of
     /// one name when another site on the same host or a parent domain planted one (`Path=/dashboard` comes first):
     /// each is tried, so a planted value cannot lock an admin out.
-    func sessionSecrets(_ request: Request) -> [String] {
-        let name = cookieName(request)
-        var values: [String] = []
-        for header in request.headers[values: .cookie] {
-            for part in header.split(separator: ";") {
-                let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0] == name { values.append(String(pair[1])) }
-            }
-        }
-        return values
-    }
+    func sessionSecrets(_ request: Request) -> [String] { request.cookieValues(named: cookieName(request)) }
 
     /// The admin the request's session cookie or break-glass token names (``AdminSessionMiddleware`` asks once per
     /// request); nil without one.

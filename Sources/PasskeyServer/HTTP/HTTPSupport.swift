@@ -37,6 +37,21 @@ extension Response {
 }
 
 extension Request {
+    /// Every value the request's `Cookie` headers carry under `name`, in order. A browser sends several cookies of one
+    /// name when another site on the same host or a parent domain planted one.
+    func cookieValues(named name: String) -> [String] {
+        var values: [String] = []
+        for header in headers[values: .cookie] {
+            for part in header.split(separator: ";") {
+                let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0] == name { values.append(String(pair[1])) }
+            }
+        }
+        return values
+    }
+}
+
+extension Request {
     /// The body parsed as JSON, at most `limit` bytes. An empty body reads as `{}`.
     ///
     /// A body must say it is JSON (`Content-Type: application/json`, or a `+json` type), or the answer is 415

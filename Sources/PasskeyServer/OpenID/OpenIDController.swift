@@ -291,14 +291,5 @@ struct OpenIDController<Repository: PasskeyRepository, Context: CallerRequestCon
         return "\(cookieName(request))=\(value); Path=/; HttpOnly; SameSite=Lax; Max-Age=\(maxAge)" + (secure ? "; Secure" : "")
     }
 
-    func sessionSecret(_ request: Request) -> String? {
-        let name = cookieName(request)
-        for header in request.headers[values: .cookie] {
-            for part in header.split(separator: ";") {
-                let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0] == name { return String(pair[1]) }
-            }
-        }
-        return nil
-    }
+    func sessionSecret(_ request: Request) -> String? { request.cookieValues(named: cookieName(request)).first }
 }
